@@ -1,0 +1,51 @@
+# Two commands set up everything: `make run` and `make test` (see README.md).
+# Both create .venv on first use and install the tested versions into it.
+
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+# Pins for `pip install -c`; the "newest releases" CI job runs with CONSTRAINTS= (empty).
+CONSTRAINTS ?= constraints.txt
+DEVICE ?= auto
+# Stamp file: reinstall only when the requirements or the pins change.
+INSTALLED := $(VENV)/.installed
+
+.PHONY: install run test lab sync execute lock clean
+
+install: $(INSTALLED)
+
+$(INSTALLED): requirements.txt $(CONSTRAINTS)
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "the course needs Python 3.10 or newer; found " + sys.version.split()[0] + " (set PYTHON=python3.x)")'
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade --disable-pip-version-check -r requirements.txt $(if $(CONSTRAINTS),-c $(CONSTRAINTS))
+	@touch $@
+
+run: $(INSTALLED)
+	$(BIN)/python -m utils.run --device $(DEVICE)
+
+test: $(INSTALLED)
+	$(BIN)/python -m pytest
+
+lab: $(INSTALLED)
+	$(BIN)/jupyter lab notebooks
+
+sync: $(INSTALLED)
+	$(BIN)/python -m utils.sync
+
+execute: $(INSTALLED)
+	$(BIN)/python -m utils.run --in-place
+
+# Resolve the pins for every supported Python at once (uv's universal resolver),
+# holding torch at the tested release.
+lock: $(INSTALLED)
+	$(BIN)/python -m pip install --quiet uv
+	echo "torch==2.13.0" > build-torch-pin.txt
+	$(BIN)/python -m uv pip compile requirements.txt -c build-torch-pin.txt --universal \
+	    --python-version 3.10 --no-header --quiet -o constraints.body.txt
+	rm build-torch-pin.txt
+	{ sed -n '1,3p' constraints.txt; cat constraints.body.txt; } > constraints.new && mv constraints.new constraints.txt
+	rm constraints.body.txt
+
+clean:
+	rm -rf build .pytest_cache .ruff_cache
+	find . -name __pycache__ -not -path './$(VENV)/*' -prune -exec rm -rf {} +

@@ -1,0 +1,132 @@
+"""The manifest, the notebooks, the README and the generated cells agree."""
+
+import re
+import shutil
+
+import pytest
+
+from utils import course, sync
+from utils.course import NOTEBOOKS, REPO_SLUG
+
+
+def test_manifest_is_numbered_in_order_with_unique_names():
+    assert [nb.number for nb in NOTEBOOKS] == list(range(1, len(NOTEBOOKS) + 1))
+    assert len({nb.stem for nb in NOTEBOOKS}) == len(NOTEBOOKS)
+    for nb in NOTEBOOKS:
+        assert nb.stem.startswith(f"{nb.number:02d}_"), nb.stem
+        assert nb.title and nb.title == nb.title.strip()
+
+
+def test_notebook_files_match_the_manifest():
+    on_disk = sorted(p.name for p in course.NOTEBOOK_DIR.glob("*.ipynb"))
+    assert on_disk == sorted(nb.filename for nb in NOTEBOOKS)
+
+
+def test_make_sync_would_change_nothing():
+    stale = sync.stale_files()
+    assert not stale, f"run `make sync` and commit: out of date {stale}"
+
+
+def test_sync_is_idempotent():
+    for entry in NOTEBOOKS:
+        once = sync.dumps_notebook(sync.sync_notebook(sync.read_notebook(entry.path), entry))
+        twice = sync.dumps_notebook(sync.sync_notebook(sync.read_notebook(entry.path), entry))
+        again = sync.dumps_notebook(sync.sync_notebook(sync.nbformat.reads(once, as_version=4), entry))
+        assert once == twice == again
+    readme = sync.README.read_text(encoding="utf-8")
+    assert sync.sync_readme(sync.sync_readme(readme)) == sync.sync_readme(readme)
+
+
+def test_every_header_has_title_badge_and_neighbour_links():
+    for index, entry in enumerate(NOTEBOOKS):
+        cells = sync.read_notebook(entry.path).cells
+        header, setup, footer = cells[0], cells[1], cells[-1]
+        assert (header.id, setup.id, footer.id) == (sync.HEADER_ID, sync.SETUP_ID, sync.FOOTER_ID)
+        assert f"# {entry.number}. {entry.title}" in header.source
+        assert f"(https://colab.research.google.com/github/{REPO_SLUG}/blob/{course.REPO_REF}/{entry.repo_path})" \
+            in header.source
+        links = re.findall(r"\]\(([\w.-]+\.ipynb)\)", header.source)  # relative links only
+        expected = [nb.filename for nb in NOTEBOOKS[max(index - 1, 0):index + 2] if nb != entry]
+        assert links == expected
+        for link in links:
+            assert (course.NOTEBOOK_DIR / link).is_file()
+        assert navigation_line(footer.source) == navigation_line(header.source)
+
+
+def navigation_line(source: str) -> str:
+    return source.strip().splitlines()[-1]
+
+
+def test_readme_table_lists_every_notebook_with_its_badge():
+    readme = sync.README.read_text(encoding="utf-8")
+    for entry in NOTEBOOKS:
+        assert f"| {entry.number} | [{entry.title}]({entry.repo_path}) |" in readme
+        assert entry.colab_url in readme
+
+
+def test_every_colab_and_binder_link_uses_the_one_slug():
+    texts = [sync.README.read_text(encoding="utf-8")] + [entry.path.read_text(encoding="utf-8") for entry in NOTEBOOKS]
+    for text in texts:
+        slugs = re.findall(SLUG_IN_LINK, text)
+        assert slugs, "expected at least one link to the repository"
+        assert set(slugs) == {REPO_SLUG}
+
+
+SLUG_IN_LINK = r"(?:https://github\.com/|colab\.research\.google\.com/github/|mybinder\.org/v2/gh/)([\w.-]+/[\w-]+)"
+
+
+def test_images_referenced_by_the_readme_exist():
+    readme = sync.README.read_text(encoding="utf-8")
+    for path in re.findall(r"\]\((images/[^)]+)\)", readme):
+        assert (course.ROOT / path).is_file(), path
+
+
+def test_colab_url_rejects_bad_paths():
+    with pytest.raises(ValueError, match="relative to the repository root, ending in .ipynb"):
+        course.colab_url("/notebooks/x.ipynb")
+    with pytest.raises(ValueError, match="ending in .ipynb"):
+        course.colab_url("README.md")
+    with pytest.raises(ValueError, match="there is no notebook 99 in the manifest"):
+        course.notebook(99)
+    assert course.notebook(1) is NOTEBOOKS[0]
+
+
+@pytest.fixture
+def course_copy(tmp_path, monkeypatch):
+    """A copy of the notebooks, README and images, with the modules pointed at it."""
+    shutil.copytree(course.NOTEBOOK_DIR, tmp_path / "notebooks")
+    shutil.copytree(course.IMAGE_DIR, tmp_path / "images")
+    shutil.copy(sync.README, tmp_path / "README.md")
+    monkeypatch.setattr(course, "ROOT", tmp_path)
+    monkeypatch.setattr(course, "NOTEBOOK_DIR", tmp_path / "notebooks")
+    monkeypatch.setattr(course, "IMAGE_DIR", tmp_path / "images")
+    monkeypatch.setattr(sync, "README", tmp_path / "README.md")
+    return tmp_path
+
+
+def test_drift_is_caught_and_sync_repairs_it(course_copy):
+    readme = course_copy / "README.md"
+    readme.write_text(readme.read_text().replace(NOTEBOOKS[0].title, "An old title"))
+    notebook = course_copy / "notebooks" / NOTEBOOKS[0].filename
+    notebook.write_text(notebook.read_text().replace(f"# {NOTEBOOKS[0].number}. ", "# Renamed ", 1))
+    (course_copy / "images" / "stray.png").write_bytes(b"\x89PNG")
+    (course_copy / "images" / "one_hot_product.png").unlink()
+
+    assert sync.stale_files() == [
+        f"notebooks/{NOTEBOOKS[0].filename}", "README.md", "images/one_hot_product.png", "images/stray.png",
+    ]
+    assert sync.main(["--check"]) == 1
+    assert sync.main([]) == 0
+    assert sync.stale_files() == []
+    assert sync.main(["--check"]) == 0
+
+
+def test_readme_without_markers_is_an_error():
+    with pytest.raises(ValueError, match="README.md has no notebook table markers"):
+        sync.sync_readme("# a README without the table")
+
+
+def test_missing_notebook_file_is_an_error(course_copy):
+    (course_copy / "notebooks" / NOTEBOOKS[0].filename).unlink()
+    with pytest.raises(FileNotFoundError, match="the manifest lists notebooks/.*but the file is missing"):
+        sync.stale_files()

@@ -1,0 +1,142 @@
+"""Every notebook: well-formed, executed, self-checking, and runnable with papermill.
+
+nbval (configured in pyproject.toml) re-executes each notebook and compares outputs;
+this file checks what nbval does not: the stored notebook's hygiene, and a papermill
+run through the `parameters` cell with the execution guard.
+"""
+
+import ast
+import getpass
+import os
+import re
+import time
+
+import nbformat
+import papermill
+import pytest
+import torch
+
+from utils.course import NOTEBOOK_DIR, NOTEBOOKS
+from utils.run import check_all_cells_executed
+
+# Outputs must not leak the machine they ran on.
+LEAKS = re.compile(r"(/root\b|/home/\w|/Users/\w|/tmp/|/work/|[A-Za-z]:\\\\|\bat 0x[0-9a-f]{6,})")
+FIGURE_REPR = re.compile(r"<Figure size \d+x\d+ with (\d+) Axes>")
+DEVICE = os.environ.get("COURSE_DEVICE", "auto")  # the GPU job sets COURSE_DEVICE=cuda
+
+ids = [nb.stem for nb in NOTEBOOKS]
+
+
+def _read(entry):
+    return nbformat.read(entry.path, as_version=4)
+
+
+def _code(nb):
+    return [cell for cell in nb.cells if cell.cell_type == "code"]
+
+
+def _python_source(cell):
+    """Cell source without IPython magics, for ast."""
+    return "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in cell.source.splitlines())
+
+
+def _text(output):
+    if output.output_type == "stream":
+        return output.text
+    return "\n".join(str(value) for key, value in output.get("data", {}).items() if key.startswith("text/"))
+
+
+@pytest.mark.parametrize("entry", NOTEBOOKS, ids=ids)
+def test_notebook_is_valid_and_uses_the_python3_kernel(entry):
+    nb = _read(entry)
+    nbformat.validate(nb)
+    assert nb.metadata["kernelspec"]["name"] == "python3"
+    cell_ids = [cell.id for cell in nb.cells]
+    assert len(cell_ids) == len(set(cell_ids)), "cell ids must be unique (translations refer to them)"
+
+
+@pytest.mark.parametrize("entry", NOTEBOOKS, ids=ids)
+def test_stored_outputs_come_from_one_clean_run(entry):
+    nb = _read(entry)
+    check_all_cells_executed(nb, entry.filename)  # code cells executed in order 1..n
+    for cell in _code(nb):
+        for output in cell.outputs:
+            assert output.output_type != "error", f"cell {cell.id} stored an error: {output.get('ename')}"
+            assert not (output.output_type == "stream" and output.name == "stderr"), \
+                f"cell {cell.id} wrote to stderr (a warning?): {output.text[:200]}"
+
+
+@pytest.mark.parametrize("entry", NOTEBOOKS, ids=ids)
+def test_outputs_hold_no_paths_user_names_or_addresses(entry):
+    user = getpass.getuser()
+    for cell in _code(_read(entry)):
+        for output in cell.outputs:
+            text = _text(output)
+            leak = LEAKS.search(text)
+            assert leak is None, f"cell {cell.id} output contains {leak.group(0)!r}"
+            if len(user) >= 4 and user != "root":
+                assert user not in text, f"cell {cell.id} output contains the user name"
+
+
+@pytest.mark.parametrize("entry", NOTEBOOKS, ids=ids)
+def test_every_image_is_a_drawn_figure(entry):
+    for cell in _code(_read(entry)):
+        for output in cell.outputs:
+            data = output.get("data", {})
+            match = FIGURE_REPR.search(data.get("text/plain", ""))
+            if "image/png" in data:
+                assert match and int(match.group(1)) >= 1, f"cell {cell.id}: an image/png that is not a figure"
+            elif match:
+                pytest.fail(f"cell {cell.id}: a figure printed as text without an image ({match.group(0)})")
+
+
+@pytest.mark.parametrize("entry", NOTEBOOKS, ids=ids)
+def test_claims_are_asserted(entry):
+    trees = [ast.parse(_python_source(cell)) for cell in _code(_read(entry))]
+    asserts = sum(isinstance(node, ast.Assert) for tree in trees for node in ast.walk(tree))
+    assert asserts >= 3, f"only {asserts} assert statements: every claim in the prose needs one"
+
+
+@pytest.mark.parametrize("entry", NOTEBOOKS, ids=ids)
+def test_notebook_has_the_course_structure(entry):
+    nb = _read(entry)
+    headings = [line for cell in nb.cells if cell.cell_type == "markdown" for line in cell.source.splitlines()
+                if line.startswith("#")]
+    for heading in ("## What you will learn", "## Summary", "## Exercises"):
+        assert heading in headings, f"missing section {heading!r}"
+    parameters = [cell for cell in _code(nb) if "parameters" in cell.metadata.get("tags", [])]
+    assert len(parameters) == 1, "exactly one code cell tagged `parameters` (papermill)"
+    assert re.search(r'^device = "auto"', parameters[0].source, re.M)
+    solutions = [cell for cell in _code(nb) if "solution" in cell.metadata.get("tags", [])]
+    checks = re.findall(r"exercises\.check_\w+", "\n".join(cell.source for cell in _code(nb)))
+    assert len(solutions) >= 2 and len(checks) >= len(solutions), "each exercise: a solution cell and a checker"
+
+
+@pytest.mark.parametrize("entry", NOTEBOOKS, ids=ids)
+def test_notebook_runs_with_papermill(entry, tmp_path):
+    output = tmp_path / entry.filename
+    nb = papermill.execute_notebook(
+        str(entry.path), str(output), parameters={"device": DEVICE}, kernel_name="python3",
+        cwd=str(NOTEBOOK_DIR), progress_bar=False,
+    )
+    executed = check_all_cells_executed(nb, entry.filename)  # the execution guard
+    assert executed == len(_code(_read(entry))) + 1  # + papermill's injected-parameters cell
+    assert "injected-parameters" in nb.cells[_injected_index(nb)].metadata.tags
+
+
+def _injected_index(nb):
+    return next(i for i, cell in enumerate(nb.cells) if "injected-parameters" in cell.metadata.get("tags", []))
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has CUDA; the test is for machines without it")
+def test_asking_for_cuda_without_a_gpu_stops_at_once(tmp_path):
+    entry = NOTEBOOKS[0]
+    start = time.perf_counter()
+    with pytest.raises(papermill.PapermillExecutionError) as info:
+        papermill.execute_notebook(
+            str(entry.path), str(tmp_path / entry.filename), parameters={"device": "cuda"},
+            kernel_name="python3", cwd=str(NOTEBOOK_DIR), progress_bar=False,
+        )
+    assert info.value.ename == "RuntimeError"
+    assert "device='cuda' was requested, but CUDA is not available here" in info.value.evalue
+    assert time.perf_counter() - start < 60

@@ -1,0 +1,71 @@
+"""The headless runner behind `make run`, and its execution guard."""
+
+import nbformat
+import pytest
+
+from utils import course, run
+from utils.course import Notebook
+
+
+def _notebook(*sources, executed=True):
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.cells = [nbformat.v4.new_code_cell(src) for src in sources]
+    if executed:
+        for count, cell in enumerate(nb.cells, start=1):
+            cell.execution_count = count
+    return nb
+
+
+def test_execution_guard_accepts_cells_run_in_order():
+    assert run.check_all_cells_executed(_notebook("1", "2"), "x.ipynb") == 2
+
+
+def test_execution_guard_rejects_unexecuted_or_empty_runs():
+    with pytest.raises(run.NotExecutedError, match=r"x.ipynb: expected code cells executed in order 1..2, got "
+                                                   r"execution counts \[None, None\]"):
+        run.check_all_cells_executed(_notebook("1", "2", executed=False), "x.ipynb")
+    with pytest.raises(run.NotExecutedError, match="no code cells; nothing was executed"):
+        run.check_all_cells_executed(nbformat.v4.new_notebook(), "x.ipynb")
+    skipped = _notebook("1", "2", "3")
+    skipped.cells[1].execution_count = None
+    with pytest.raises(run.NotExecutedError, match=r"\[1, None, 3\]"):
+        run.check_all_cells_executed(skipped, "x.ipynb")
+
+
+def test_format_table():
+    entry = course.NOTEBOOKS[0]
+    table = run.format_table([run.RunResult(entry, "ok", 3.14159, cells=20)])
+    header, row = table.splitlines()
+    assert header.split() == ["notebook", "status", "cells", "seconds"]
+    assert row.split() == [entry.stem, "ok", "20", "3.1"]
+
+
+def test_select_rejects_unknown_numbers():
+    assert run.select(None) == list(course.NOTEBOOKS)
+    with pytest.raises(SystemExit, match=r"unknown notebook number\(s\) \[99\]"):
+        run.select([99])
+
+
+@pytest.fixture
+def scratch_course(tmp_path, monkeypatch):
+    """A one-notebook course in tmp_path whose second cell fails."""
+    entry = Notebook(1, "01_broken", "A notebook that fails")
+    nb = _notebook('device = "auto"', "raise ValueError('boom')", executed=False)
+    nb.cells[0].metadata["tags"] = ["parameters"]
+    (tmp_path / entry.filename).write_text(nbformat.writes(nb))
+    monkeypatch.setattr(course, "NOTEBOOK_DIR", tmp_path)
+    monkeypatch.setattr(run, "NOTEBOOK_DIR", tmp_path)
+    monkeypatch.setattr(run, "NOTEBOOKS", (entry,))
+    return entry
+
+
+def test_a_failing_notebook_is_reported_with_its_cell(scratch_course, tmp_path, capsys):
+    result = run.run_with_papermill(scratch_course, tmp_path / "out", "cpu")
+    assert result.status == "FAILED"
+    assert result.error == "cell In [3]: ValueError: boom"  # papermill's injected-parameters cell is In [2]
+
+    assert run.main(["--out", str(tmp_path / "out")]) == 1
+    out = capsys.readouterr().out
+    assert "FAILED: notebooks/01_broken.ipynb, cell In [3]: ValueError: boom" in out
+    assert "01_broken  FAILED" in out

@@ -1,0 +1,51 @@
+"""Lint, workflow schemas and the CI entry point."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from utils.course import ROOT
+
+WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
+
+
+def _run(*args, cwd=ROOT):
+    return subprocess.run([sys.executable, "-m", *args], cwd=cwd, capture_output=True, text=True)
+
+
+def test_ruff_passes_on_utils_tests_and_notebooks():
+    result = _run("ruff", "check", "--no-cache", "utils", "tests", "notebooks")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_ruff_catches_a_comparison_that_is_never_asserted(tmp_path):
+    """B015 is on: `x == y` as a statement checks nothing."""
+    sample = tmp_path / "sample.py"
+    sample.write_text("def check(x):\n    x == 1\n")
+    result = _run("ruff", "check", "--no-cache", "--config", str(ROOT / "pyproject.toml"), str(sample))
+    assert result.returncode == 1 and "B015" in result.stdout, result.stdout
+
+
+def test_there_are_workflows():
+    names = {path.name for path in WORKFLOWS}
+    assert {"ci.yml", "gpu.yml"} <= names
+
+
+@pytest.mark.parametrize("workflow", WORKFLOWS, ids=lambda p: p.name)
+def test_workflow_validates_against_the_github_actions_schema(workflow):
+    result = subprocess.run(
+        [os.path.join(os.path.dirname(sys.executable), "check-jsonschema"),
+         "--builtin-schema", "vendor.github-workflows", str(workflow)],
+        capture_output=True, text=True,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_ci_entry_point_runs_make_test():
+    script = ROOT / ".ci" / "run"
+    assert os.access(script, os.X_OK), ".ci/run must be executable"
+    lines = [line.strip() for line in script.read_text().splitlines() if line.strip() and not line.startswith("#")]
+    assert "set -euo pipefail" in lines
+    assert lines[-1] == "make test"

@@ -1,0 +1,14 @@
+"""Helpers for the nn.Embedding course.
+
+The notebooks import from here instead of repeating code. Modules, one topic each:
+
+- ``course``     the manifest: notebooks in order, titles, the repository address
+- ``devices``    picking the device a notebook runs on
+- ``vocab``      a deterministic word-level vocabulary
+- ``lookup``     one-hot vectors, the lookup, id checks, operation counts
+- ``figures``    diagrams drawn from real tensors (also saved into ``images/``)
+- ``exercises``  checkers for the exercises at the end of each notebook
+- ``env_check``  ``python -m utils.env_check``: is this environment right?
+- ``sync``       ``python -m utils.sync``: regenerate headers, README table, images
+- ``run``        ``python -m utils.run``: execute every notebook headless
+"""

@@ -1,0 +1,112 @@
+"""One-hot vectors, the lookup, and what each costs.
+
+The two forms of the same computation, for ids of any shape ``S``:
+
+- ``one_hot_matmul(ids, W)``: ``F.one_hot(ids, V).to(W.dtype) @ W``, ``S -> S + (d,)``
+- ``lookup(ids, W)``:         ``W[ids]``,                          ``S -> S + (d,)``
+
+Both check their arguments first and say what was wrong in plain words; PyTorch's
+own messages for the same mistakes are terse ("index out of range in self").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+
+_INTEGER_DTYPES = (torch.int8, torch.uint8, torch.int16, torch.int32, torch.int64)
+
+
+def _check_size(name: str, value: object, *, minimum: int = 1) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    return value
+
+
+def check_ids(ids: torch.Tensor, num_embeddings: int) -> torch.Tensor:
+    """Check that ``ids`` is an integer tensor of token ids below ``num_embeddings``.
+
+    Returns ``ids`` unchanged. Raises ``TypeError`` for a non-tensor or a
+    non-integer dtype, ``ValueError`` for an id outside ``0..num_embeddings-1``
+    (naming the first offending id).
+    """
+    _check_size("num_embeddings", num_embeddings)
+    if not isinstance(ids, torch.Tensor):
+        raise TypeError(f"ids must be a torch.Tensor of integer token ids, got {type(ids).__name__}")
+    if ids.dtype not in _INTEGER_DTYPES:
+        raise TypeError(
+            f"ids must have an integer dtype (torch.long is usual), got {ids.dtype}; "
+            "token ids index rows, so they cannot be fractional"
+        )
+    if ids.numel() == 0:
+        return ids
+    bad = (ids < 0) | (ids >= num_embeddings)
+    if bool(bad.any()):
+        first = int(ids[bad].flatten()[0])
+        raise ValueError(
+            f"token id {first} is out of range for a vocabulary of {num_embeddings} "
+            f"(valid ids: 0..{num_embeddings - 1})"
+        )
+    return ids
+
+
+def _check_weight(weight: torch.Tensor) -> None:
+    if not isinstance(weight, torch.Tensor):
+        raise TypeError(f"weight must be a torch.Tensor, got {type(weight).__name__}")
+    if weight.dim() != 2:
+        raise ValueError(
+            f"weight must be 2-D with shape [num_embeddings, embedding_dim], got shape {tuple(weight.shape)}"
+        )
+    if not weight.is_floating_point():
+        raise TypeError(f"weight must be a floating-point tensor, got {weight.dtype}")
+
+
+def one_hot(ids: torch.Tensor, num_classes: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:
+    """``F.one_hot`` after checking the ids, cast to ``dtype``: ``S -> S + (num_classes,)``.
+
+    ``F.one_hot`` returns int64; a matrix product with a float weight needs a float.
+    """
+    check_ids(ids, num_classes)
+    return F.one_hot(ids.long(), num_classes).to(dtype)
+
+
+def one_hot_matmul(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
+    """The one-hot form: ``one_hot(ids, V) @ weight``; ids ``S`` -> ``S + (d,)``."""
+    _check_weight(weight)
+    return one_hot(ids, weight.shape[0], weight.dtype).to(weight.device) @ weight
+
+
+def lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
+    """The lookup form: rows of ``weight`` selected by ``ids``; ``S`` -> ``S + (d,)``."""
+    _check_weight(weight)
+    check_ids(ids, weight.shape[0])
+    return F.embedding(ids.to(weight.device), weight)
+
+
+@dataclass(frozen=True)
+class MultiplyAdds:
+    """Multiply-adds a one-hot matrix product spends, and how many of them matter."""
+
+    total: int  # every product x_v * W[v, j] the matmul computes
+    useful: int  # the ones where x_v == 1: the values that end up in the output
+
+    @property
+    def useful_fraction(self) -> float:
+        return self.useful / self.total if self.total else 0.0
+
+
+def one_hot_multiply_adds(num_tokens: int, vocab_size: int, embedding_dim: int) -> MultiplyAdds:
+    """Count the multiply-adds of ``one_hot(ids, V) @ W`` for ``num_tokens`` ids.
+
+    Each token's output has ``d`` entries, each a sum over ``V`` products:
+    ``V * d`` multiply-adds per token, of which ``d`` multiply by the single 1.
+    (A FLOP counter reports twice the multiply-adds: a multiply and an add each.)
+    """
+    _check_size("num_tokens", num_tokens, minimum=0)
+    _check_size("vocab_size", vocab_size)
+    _check_size("embedding_dim", embedding_dim)
+    return MultiplyAdds(total=num_tokens * vocab_size * embedding_dim, useful=num_tokens * embedding_dim)
