@@ -39,12 +39,12 @@ execute: $(INSTALLED)
 # holding torch at the tested release.
 lock: $(INSTALLED)
 	$(BIN)/python -m pip install --quiet uv
-	echo "torch==2.13.0" > build-torch-pin.txt
-	$(BIN)/python -m uv pip compile requirements.txt -c build-torch-pin.txt --universal \
-	    --python-version 3.10 --no-header --quiet -o constraints.body.txt
-	rm build-torch-pin.txt
-	{ sed -n '1,3p' constraints.txt; cat constraints.body.txt; } > constraints.new && mv constraints.new constraints.txt
-	rm constraints.body.txt
+	mkdir -p build
+	echo "torch==2.13.0" > build/torch-pin.txt
+	$(BIN)/python -m uv pip compile requirements.txt -c build/torch-pin.txt --universal \
+	    --python-version 3.10 --no-header --quiet -o build/constraints.body.txt
+	{ sed -n '1,3p' constraints.txt; cat build/constraints.body.txt; } > constraints.txt.new
+	mv constraints.txt.new constraints.txt
 
 clean:
 	rm -rf build .pytest_cache .ruff_cache

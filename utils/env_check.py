@@ -68,8 +68,9 @@ def main(path: Path = REQUIREMENTS) -> int:
     statuses = check_packages(read_requirements(path))
     for status in statuses:
         print(status.line())
-    print(f"[OK]   Python {platform.python_version()} ({sys.platform})" if sys.version_info >= (3, 10)
-          else f"[FAIL] Python {platform.python_version()} (the course needs 3.10 or newer)")
+    python_ok = sys.version_info >= (3, 10)
+    mark = "[OK]  " if python_ok else "[FAIL]"
+    print(f"{mark} Python {platform.python_version()} ({sys.platform}; the course needs 3.10 or newer)")
     try:
         import torch
 
@@ -79,7 +80,7 @@ def main(path: Path = REQUIREMENTS) -> int:
         print("[FAIL] PyTorch cannot be imported")
         return 1
     failed = [s.name for s in statuses if not s.ok]
-    if failed or sys.version_info < (3, 10):
+    if failed or not python_ok:
         print(f"environment check FAILED: {', '.join(failed) or 'Python version'}; run `make test` or "
               "`pip install -r requirements.txt -c constraints.txt`")
         return 1
