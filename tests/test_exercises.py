@@ -60,3 +60,124 @@ def test_selection_matrix():
         exercises.check_selection_matrix(right * 2, weight, [3, 0, 3])
     with pytest.raises(exercises.ExerciseError, match="must be a torch.Tensor"):
         exercises.check_selection_matrix(right.tolist(), weight, [3, 0, 3])
+
+
+# --- Notebooks 2 and 3 ------------------------------------------------------------------
+
+import torch.nn as nn  # noqa: E402
+
+
+def test_embedding_shapes():
+    assert exercises.check_embedding_shapes((100, 32), (8, 16, 32))
+    with pytest.raises(exercises.ExerciseError, match=r"weight_shape = \(32, 100\).*nn.Linear's order"):
+        exercises.check_embedding_shapes((32, 100), (8, 16, 32))
+    with pytest.raises(exercises.ExerciseError, match=r"output_shape = \(8, 32\), expected \(8, 16, 32\)"):
+        exercises.check_embedding_shapes((100, 32), (8, 32))
+
+
+def test_pretrained_embedding():
+    vectors = torch.randn(6, 3, generator=torch.Generator().manual_seed(0))
+    right = nn.Embedding.from_pretrained(vectors.clone(), freeze=False, padding_idx=0)
+    assert exercises.check_pretrained_embedding(right, vectors)
+
+    with pytest.raises(exercises.ExerciseError, match="frozen.*freeze=False"):
+        exercises.check_pretrained_embedding(nn.Embedding.from_pretrained(vectors.clone(), padding_idx=0), vectors)
+    with pytest.raises(exercises.ExerciseError, match="shares memory.*clone"):
+        exercises.check_pretrained_embedding(
+            nn.Embedding.from_pretrained(vectors, freeze=False, padding_idx=0), vectors)
+    with pytest.raises(exercises.ExerciseError, match="padding_idx is None, expected 0"):
+        exercises.check_pretrained_embedding(nn.Embedding.from_pretrained(vectors.clone(), freeze=False), vectors)
+    with pytest.raises(exercises.ExerciseError, match="does not hold the pretrained vectors"):
+        exercises.check_pretrained_embedding(nn.Embedding(6, 3, padding_idx=0), vectors)
+    with pytest.raises(exercises.ExerciseError, match="expected an nn.Embedding, got Tensor"):
+        exercises.check_pretrained_embedding(vectors, vectors)
+
+
+def test_max_norm_rows():
+    weight = torch.tensor([[3.0, 4.0], [0.3, 0.4], [6.0, 8.0], [0.0, 2.0]])  # norms 5, 0.5, 10, 2
+    ids = torch.tensor([0, 1, 1, 3])
+    assert exercises.check_max_norm_rows([0, 3], weight, ids, max_norm=1.0)
+    assert exercises.check_max_norm_rows([3, 0, 3], weight, ids, max_norm=1.0)  # order and repeats do not matter
+    with pytest.raises(exercises.ExerciseError, match=r"rows = \[0, 2, 3\], expected \[0, 3\].*looked up AND"):
+        exercises.check_max_norm_rows([0, 2, 3], weight, ids, max_norm=1.0)  # row 2 is never looked up
+    with pytest.raises(exercises.ExerciseError, match=r"rows = \[0, 1, 3\], expected \[0, 3\]"):
+        exercises.check_max_norm_rows([0, 1, 3], weight, ids, max_norm=1.0)  # row 1 is short enough
+    with pytest.raises(exercises.ExerciseError, match="rows must be a list of row numbers"):
+        exercises.check_max_norm_rows(["a"], weight, ids, max_norm=1.0)
+    assert torch.equal(weight[0], torch.tensor([3.0, 4.0]))  # the checker works on a copy
+
+
+def _embedding(seed=0, vocab=7, dim=3):
+    torch.manual_seed(seed)
+    return nn.Embedding(vocab, dim)
+
+
+def test_linear_from_embedding():
+    embedding = _embedding()
+    right = nn.Linear(7, 3, bias=False)
+    with torch.no_grad():
+        right.weight.copy_(embedding.weight.T)
+    assert exercises.check_linear_from_embedding(right, embedding)
+
+    untransposed = nn.Linear(7, 3, bias=False)
+    untransposed.weight = nn.Parameter(embedding.weight.detach().clone())
+    with pytest.raises(exercises.ExerciseError, match=r"shape \(7, 3\), expected \(3, 7\).*\[out_features, in_f"):
+        exercises.check_linear_from_embedding(untransposed, embedding)
+    with pytest.raises(exercises.ExerciseError, match="copy the embedding's weight"):
+        exercises.check_linear_from_embedding(nn.Linear(7, 3, bias=False), embedding)  # right shape, own numbers
+    with pytest.raises(exercises.ExerciseError, match="bias=False"):
+        exercises.check_linear_from_embedding(nn.Linear(7, 3), embedding)
+    with pytest.raises(exercises.ExerciseError, match=r"nn.Linear\(3, 7\); expected nn.Linear\(7, 3\)"):
+        exercises.check_linear_from_embedding(nn.Linear(3, 7, bias=False), embedding)
+    with pytest.raises(exercises.ExerciseError, match="expected an nn.Linear"):
+        exercises.check_linear_from_embedding(embedding, embedding)
+
+
+def test_tied_head():
+    embedding = _embedding()
+    right = nn.Linear(3, 7, bias=False)
+    right.weight = embedding.weight
+    assert exercises.check_tied_head(right, embedding)
+
+    copy = nn.Linear(3, 7, bias=False)
+    copy.weight = nn.Parameter(embedding.weight.detach().clone())
+    with pytest.raises(exercises.ExerciseError, match="same numbers, but as a copy"):
+        exercises.check_tied_head(copy, embedding)
+    with pytest.raises(exercises.ExerciseError, match=r"nn.Linear\(3, 7, bias=False\)"):
+        exercises.check_tied_head(nn.Linear(7, 3, bias=False), embedding)
+    with pytest.raises(exercises.ExerciseError, match="assign the Parameter itself"):
+        exercises.check_tied_head(nn.Linear(3, 7, bias=False), embedding)
+
+
+def test_parameter_embedding():
+    class Right(nn.Module):
+        def __init__(self, v, d):
+            super().__init__()
+            self.weight = nn.Parameter(torch.randn(v, d, generator=torch.Generator().manual_seed(0)))
+
+        def forward(self, ids):
+            return self.weight[ids]
+
+    class PlainTensor(nn.Module):
+        def __init__(self, v, d):
+            super().__init__()
+            self.weight = torch.randn(v, d, requires_grad=True)
+
+        def forward(self, ids):
+            return self.weight[ids]
+
+    class Transposed(Right):
+        def forward(self, ids):
+            return self.weight[ids].flip(-1)
+
+    module = Right(6, 4)
+    assert exercises.check_parameter_embedding(module, 6, 4)
+    assert module.weight.grad is None  # the checker leaves no gradient behind
+    with pytest.raises(exercises.ExerciseError, match="no parameter named 'weight'.*nn.Parameter"):
+        exercises.check_parameter_embedding(PlainTensor(6, 4), 6, 4)
+    with pytest.raises(exercises.ExerciseError, match=r"shape \(4, 6\), expected \(6, 4\)"):
+        exercises.check_parameter_embedding(Right(4, 6), 6, 4)
+    with pytest.raises(exercises.ExerciseError, match="differs from weight\\[ids\\]"):
+        exercises.check_parameter_embedding(Transposed(6, 4), 6, 4)
+    with pytest.raises(exercises.ExerciseError, match="expected an instance"):
+        exercises.check_parameter_embedding(Right, 6, 4)

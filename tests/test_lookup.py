@@ -80,3 +80,13 @@ def test_multiply_adds_rejects_negative_sizes():
         one_hot_multiply_adds(1, 0, 3)
     with pytest.raises(TypeError, match="embedding_dim must be an int, got str"):
         one_hot_multiply_adds(1, 5, "3")
+
+
+# --- Notebooks 2 and 3: every integer dtype that check_ids accepts also works in lookup ---
+
+
+@pytest.mark.parametrize("dtype", [torch.int8, torch.uint8, torch.int16, torch.int32, torch.int64])
+def test_lookup_accepts_every_integer_dtype_check_ids_accepts(weight, dtype):
+    ids = torch.tensor([[4, 0], [2, 2]], dtype=dtype)
+    assert torch.equal(lookup(ids, weight), weight[ids.long()])
+    assert torch.equal(lookup(ids, weight), one_hot_matmul(ids, weight))

@@ -81,3 +81,10 @@ def notebook(number: int) -> Notebook:
             return nb
     known = ", ".join(str(nb.number) for nb in NOTEBOOKS)
     raise ValueError(f"there is no notebook {number} in the manifest (known: {known})")
+
+
+# --- Notebooks 2 and 3 (kept sorted by number, whatever order the branches merge in) ---
+NOTEBOOKS = tuple(sorted(NOTEBOOKS + (
+    Notebook(2, "02_embedding_lookup", "nn.Embedding is a lookup table"),
+    Notebook(3, "03_embedding_vs_linear", "nn.Embedding vs nn.Linear"),
+), key=lambda nb: nb.number))

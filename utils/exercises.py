@@ -85,3 +85,169 @@ def check_selection_matrix(x: torch.Tensor, weight: torch.Tensor, rows: list[int
             f"x selects rows {picked}, expected {list(rows)}. Hint: put the 1 of row i in column rows[i]"
         )
     return _correct(f"x @ W returns rows {list(rows)} of W, exactly")
+
+
+# --- Notebook 2: nn.Embedding is a lookup table -------------------------------------
+
+
+def check_embedding_shapes(weight_shape: tuple[int, ...], output_shape: tuple[int, ...]) -> bool:
+    """Exercise 2.1: shapes for ``nn.Embedding(100, 32)`` applied to ids of shape ``(8, 16)``."""
+    import torch.nn as nn
+
+    embedding = nn.Embedding(100, 32)
+    expected_weight = tuple(embedding.weight.shape)
+    expected_output = tuple(embedding(torch.zeros(8, 16, dtype=torch.long)).shape)
+    weight_shape, output_shape = tuple(weight_shape), tuple(output_shape)
+    if weight_shape != expected_weight:
+        hint = " (that is nn.Linear's order)" if weight_shape == expected_weight[::-1] else ""
+        raise ExerciseError(
+            f"weight_shape = {weight_shape}, expected {expected_weight}{hint}. "
+            "Hint: the weight holds one row per id: [num_embeddings, embedding_dim]."
+        )
+    if output_shape != expected_output:
+        raise ExerciseError(
+            f"output_shape = {output_shape}, expected {expected_output}. "
+            "Hint: every id is replaced by its row, so the ids' shape gains a last axis of size embedding_dim."
+        )
+    return _correct(f"weight {expected_weight}, output {expected_output}: ids (B, T) -> (B, T, d)")
+
+
+def check_pretrained_embedding(embedding: object, vectors: torch.Tensor) -> bool:
+    """Exercise 2.2: ``vectors`` as a trainable embedding, id 0 as padding, with its own copy of the numbers."""
+    import torch.nn as nn
+
+    if not isinstance(embedding, nn.Embedding):
+        raise ExerciseError(f"expected an nn.Embedding, got {type(embedding).__name__}")
+    if tuple(embedding.weight.shape) != tuple(vectors.shape):
+        raise ExerciseError(f"weight has shape {tuple(embedding.weight.shape)}, expected {tuple(vectors.shape)}")
+    if not torch.equal(embedding.weight.detach().cpu(), vectors.detach().cpu()):
+        raise ExerciseError(
+            "the weight does not hold the pretrained vectors. Hint: nn.Embedding.from_pretrained keeps them as they "
+            "are (padding_idx does not zero a pretrained row)."
+        )
+    if not embedding.weight.requires_grad:
+        raise ExerciseError("the weight is frozen (requires_grad is False). Hint: from_pretrained(..., freeze=False)")
+    if embedding.padding_idx != 0:
+        raise ExerciseError(f"padding_idx is {embedding.padding_idx}, expected 0")
+    if embedding.weight.data_ptr() == vectors.data_ptr():
+        raise ExerciseError(
+            "the weight shares memory with `vectors`: training would overwrite them. "
+            "Hint: pass vectors.clone() to from_pretrained."
+        )
+    return _correct("trainable, padding id 0, the pretrained numbers in memory of its own")
+
+
+def check_max_norm_rows(rows: list[int], weight: torch.Tensor, ids: torch.Tensor, max_norm: float) -> bool:
+    """Exercise 2.3: which rows does one forward pass of ``nn.Embedding(max_norm=...)`` rewrite?
+
+    The reference answer comes from PyTorch itself: a copy of ``weight`` is looked up
+    with ``ids`` and the rows that changed are listed.
+    """
+    import torch.nn as nn
+
+    embedding = nn.Embedding.from_pretrained(weight.detach().cpu().clone(), max_norm=max_norm)
+    embedding(ids.cpu())
+    changed = (embedding.weight != weight.detach().cpu()).any(dim=1)
+    expected = [int(i) for i in changed.nonzero().flatten()]
+    try:
+        answer = sorted({int(r) for r in rows})
+    except (TypeError, ValueError):
+        raise ExerciseError(f"rows must be a list of row numbers, got {rows!r}") from None
+    if answer != expected:
+        norms = weight.detach().cpu().norm(dim=1)
+        raise ExerciseError(
+            f"rows = {answer}, expected {expected}. Hint: a row is rescaled only if it is looked up AND its norm "
+            f"exceeds max_norm={max_norm}; the row norms are {[round(float(n), 3) for n in norms]}."
+        )
+    return _correct(f"one forward pass rescales rows {expected} and leaves the others untouched")
+
+
+# --- Notebook 3: nn.Embedding vs nn.Linear ------------------------------------------
+
+
+def check_linear_from_embedding(linear: object, embedding: object) -> bool:
+    """Exercise 3.1: an ``nn.Linear`` that gives ``embedding(ids)`` on one-hot rows, exactly."""
+    import torch.nn as nn
+    import torch.nn.functional as F
+
+    if not isinstance(linear, nn.Linear):
+        raise ExerciseError(f"expected an nn.Linear, got {type(linear).__name__}")
+    vocab_size, dim = embedding.weight.shape
+    if (linear.in_features, linear.out_features) != (vocab_size, dim):
+        raise ExerciseError(
+            f"nn.Linear({linear.in_features}, {linear.out_features}); expected nn.Linear({vocab_size}, {dim}): "
+            "in_features is the vocabulary (the one-hot width), out_features the embedding size"
+        )
+    if linear.bias is not None:
+        raise ExerciseError("the layer has a bias, which is added to every output. Hint: bias=False")
+    if tuple(linear.weight.shape) != (dim, vocab_size):
+        raise ExerciseError(
+            f"linear.weight has shape {tuple(linear.weight.shape)}, expected {(dim, vocab_size)}. Hint: nn.Linear "
+            "stores [out_features, in_features], the transpose of the embedding's [num_embeddings, embedding_dim]."
+        )
+    ids = torch.arange(vocab_size, device=embedding.weight.device)
+    x = F.one_hot(ids, vocab_size).to(linear.weight.dtype).to(linear.weight.device)
+    with torch.no_grad():
+        got, expected = linear(x).to(embedding.weight.device), embedding(ids)
+    if not torch.equal(got, expected):
+        raise ExerciseError(
+            "linear(one_hot(ids)) differs from embedding(ids). Hint: copy the embedding's weight, "
+            "transposed, into linear.weight."
+        )
+    return _correct("linear(one_hot(ids)) == embedding(ids) for every id, exactly")
+
+
+def check_tied_head(head: object, embedding: object) -> bool:
+    """Exercise 3.2: an output layer ``nn.Linear(d, V, bias=False)`` whose weight IS the embedding's."""
+    import torch.nn as nn
+
+    if not isinstance(head, nn.Linear):
+        raise ExerciseError(f"expected an nn.Linear, got {type(head).__name__}")
+    vocab_size, dim = embedding.weight.shape
+    if (head.in_features, head.out_features) != (dim, vocab_size):
+        raise ExerciseError(
+            f"nn.Linear({head.in_features}, {head.out_features}); an output layer maps d={dim} features to "
+            f"V={vocab_size} logits: nn.Linear({dim}, {vocab_size}, bias=False)"
+        )
+    if head.weight is not embedding.weight:
+        same_values = tuple(head.weight.shape) == tuple(embedding.weight.shape) and torch.equal(
+            head.weight.detach().cpu(), embedding.weight.detach().cpu())
+        hint = " It holds the same numbers, but as a copy: they will drift apart in training." if same_values else ""
+        raise ExerciseError(
+            f"head.weight is not the embedding's weight.{hint} Hint: assign the Parameter itself: "
+            "head.weight = embedding.weight"
+        )
+    return _correct(f"one [V={vocab_size}, d={dim}] Parameter shared by the embedding and the output layer")
+
+
+def check_parameter_embedding(module: object, num_embeddings: int, embedding_dim: int) -> bool:
+    """Exercise 3.3: a module holding an ``nn.Parameter`` ``weight [V, d]`` whose forward indexes it."""
+    import torch.nn as nn
+
+    if not isinstance(module, nn.Module):
+        raise ExerciseError(f"expected an instance of your nn.Module subclass, got {type(module).__name__}")
+    parameters = dict(module.named_parameters())
+    if "weight" not in parameters:
+        raise ExerciseError(
+            f"the module has no parameter named 'weight' (its parameters: {sorted(parameters)}). Hint: a plain tensor "
+            "attribute is not registered; wrap it: self.weight = nn.Parameter(...)"
+        )
+    weight = parameters["weight"]
+    if tuple(weight.shape) != (num_embeddings, embedding_dim):
+        raise ExerciseError(f"weight has shape {tuple(weight.shape)}, expected {(num_embeddings, embedding_dim)}")
+    ids = torch.tensor([[1, 0, 1], [num_embeddings - 1, 2 % num_embeddings, 1]], device=weight.device)
+    out = module(ids)
+    if not isinstance(out, torch.Tensor) or tuple(out.shape) != (2, 3, embedding_dim):
+        raise ExerciseError(
+            f"module(ids) for ids of shape (2, 3) returned shape {tuple(getattr(out, 'shape', ()))}, "
+            f"expected {(2, 3, embedding_dim)}"
+        )
+    if not torch.equal(out, weight[ids]):
+        raise ExerciseError("module(ids) differs from weight[ids]. Hint: forward(ids) returns self.weight[ids]")
+    weight.grad = None
+    out.sum().backward()
+    counts = torch.bincount(ids.flatten(), minlength=num_embeddings).to(weight.dtype)
+    if weight.grad is None or not torch.equal(weight.grad, counts[:, None].expand_as(weight)):
+        raise ExerciseError("the gradient does not reach the weight row by row. Hint: index the Parameter itself")
+    weight.grad = None
+    return _correct("an nn.Parameter plus indexing: a registered, trainable lookup table")

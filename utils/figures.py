@@ -83,3 +83,149 @@ def save_figure(fig: Figure, path: Path) -> Path:
 def write_course_images(directory: Path) -> list[Path]:
     """Draw every figure in :data:`COURSE_IMAGES` into ``directory``; return the paths."""
     return [save_figure(draw(), Path(directory) / name) for name, draw in COURSE_IMAGES.items()]
+
+
+# --- Notebooks 2 and 3: the lookup as row selection; the transpose between Linear and Embedding ---
+
+_ID_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+               "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")  # matplotlib's tab10
+
+
+def _annotated_heatmap(ax, values: torch.Tensor, title: str, limit: float, fontsize: float = 8) -> None:
+    """A ``coolwarm`` heatmap of a 2-D tensor with every value written in its cell."""
+    data = values.detach().cpu().float()
+    ax.imshow(data.numpy(), cmap="coolwarm", vmin=-limit, vmax=limit, aspect="equal")
+    ax.set_title(title, fontsize=10)
+    ax.set_xticks([])
+    ax.set_yticks([])
+    for r, row in enumerate(data.tolist()):
+        for c, value in enumerate(row):
+            ax.text(c, r, f"{value:.2f}", ha="center", va="center", fontsize=fontsize,
+                    color="white" if abs(value) > 0.6 * limit else "black")
+
+
+def embedding_lookup_figure(ids: torch.Tensor, weight: torch.Tensor) -> Figure:
+    """Three panels: the ``(B, T)`` ids, the weight with the rows they pick framed, and ``E(ids)``.
+
+    ``ids``: ``(B, T)`` (or ``(T,)``) integer tensor; ``weight``: ``[V, d]`` with ``V <= 10``
+    (one colour per id) and at most 12 ids. The output panel is computed with
+    ``F.embedding`` and checked to equal ``weight[ids]`` before it is drawn.
+    """
+    import torch.nn.functional as F
+    from matplotlib.patches import ConnectionPatch
+
+    if not isinstance(weight, torch.Tensor) or weight.dim() != 2:
+        raise ValueError(f"weight must be a 2-D tensor [V, d], got {getattr(weight, 'shape', type(weight).__name__)}")
+    vocab_size, dim = weight.shape
+    if vocab_size > len(_ID_COLOURS):
+        raise ValueError(f"the figure colours each id, so V must be <= {len(_ID_COLOURS)}; got V={vocab_size}")
+    check_ids(ids, vocab_size)
+    if ids.dim() == 1:
+        ids = ids.unsqueeze(0)
+    if ids.dim() != 2 or ids.numel() > 12 or ids.numel() == 0:
+        raise ValueError(f"ids must be (T,) or (B, T) with 1 to 12 ids, got shape {tuple(ids.shape)}")
+    weight = weight.detach().cpu()
+    ids = ids.cpu().long()
+    out = F.embedding(ids, weight)  # (B, T, d)
+    if not torch.equal(out, weight[ids]):
+        raise AssertionError("F.embedding did not return weight[ids]; the figure would be wrong")
+    batch, steps = ids.shape
+    flat_ids = ids.flatten().tolist()
+    rows = out.reshape(-1, dim)  # (B*T, d)
+    limit = float(weight.abs().max())
+
+    fig = Figure(figsize=(12, 4.2), layout="constrained")
+    ax_ids, ax_w, ax_out = fig.subplots(1, 3, width_ratios=[max(steps, 2), dim, dim])
+    # ids, each cell in its id's colour
+    ax_ids.imshow(torch.ones(batch, steps).numpy(), cmap="Greys", vmin=0, vmax=4, aspect="equal")
+    for b in range(batch):
+        for t in range(steps):
+            i = int(ids[b, t])
+            ax_ids.add_patch(Rectangle((t - 0.45, b - 0.45), 0.9, 0.9, color=_ID_COLOURS[i], alpha=0.85))
+            ax_ids.text(t, b, str(i), ha="center", va="center", color="white", fontsize=14, fontweight="bold")
+    ax_ids.set_xticks(range(steps), [f"t={t}" for t in range(steps)])
+    ax_ids.set_yticks(range(batch), [f"b={b}" for b in range(batch)])
+    ax_ids.set_title(f"ids  (B={batch}, T={steps})", fontsize=10)
+    # the weight, each used row framed in its id's colour
+    _annotated_heatmap(ax_w, weight, f"weight  [V={vocab_size}, d={dim}]\n(one row per id)", limit)
+    ax_w.set_yticks(range(vocab_size), [f"id {v}" for v in range(vocab_size)])
+    for v in sorted(set(flat_ids)):
+        ax_w.add_patch(Rectangle((-0.5, v - 0.5), dim, 1, fill=False, ec=_ID_COLOURS[v], lw=3))
+        ax_w.get_yticklabels()[v].set_color(_ID_COLOURS[v])
+    # the output, one row per id, framed in the same colour and linked to its source row
+    _annotated_heatmap(ax_out, rows, f"E(ids)  (B, T, d) = {tuple(out.shape)}\nshown as B·T = {len(flat_ids)} rows",
+                       limit)
+    labels = [f"[{b},{t}] ← id {int(ids[b, t])}" for b in range(batch) for t in range(steps)]
+    ax_out.yaxis.tick_right()  # labels on the right, so the links from the weight's rows stay clear
+    ax_out.set_yticks(range(len(flat_ids)), labels)
+    for k, v in enumerate(flat_ids):
+        ax_out.add_patch(Rectangle((-0.5, k - 0.5), dim, 1, fill=False, ec=_ID_COLOURS[v], lw=3))
+        ax_out.get_yticklabels()[k].set_color(_ID_COLOURS[v])
+        fig.add_artist(ConnectionPatch(xyA=(dim - 0.5, v), coordsA=ax_w.transData, xyB=(-0.5, k),
+                                       coordsB=ax_out.transData, color=_ID_COLOURS[v], lw=1.2, alpha=0.7))
+    fig.suptitle("nn.Embedding looks rows up: E(ids)[b, t] = weight[ids[b, t]], copied, nothing multiplied",
+                 fontsize=12)
+    return fig
+
+
+def linear_embedding_transpose_figure(embedding_weight: torch.Tensor, linear_weight: torch.Tensor,
+                                      token_id: int) -> Figure:
+    """Three panels: ``nn.Embedding``'s weight ``[V, d]`` with row ``token_id`` framed, ``nn.Linear``'s
+    weight ``[d, V]`` with column ``token_id`` framed, and the one output row both give.
+
+    ``linear_weight`` must equal ``embedding_weight.T`` exactly (checked); the output is
+    computed both ways (``F.embedding`` and ``F.linear`` on a one-hot row) and checked equal.
+    """
+    import torch.nn.functional as F
+
+    if not isinstance(embedding_weight, torch.Tensor) or embedding_weight.dim() != 2:
+        raise ValueError("embedding_weight must be a 2-D tensor [V, d]")
+    vocab_size, dim = embedding_weight.shape
+    if not isinstance(linear_weight, torch.Tensor) or tuple(linear_weight.shape) != (dim, vocab_size):
+        raise ValueError(
+            f"linear_weight must have shape [out_features={dim}, in_features={vocab_size}], "
+            f"got {tuple(getattr(linear_weight, 'shape', ()))}"
+        )
+    ew, lw = embedding_weight.detach().cpu(), linear_weight.detach().cpu()
+    if not torch.equal(lw, ew.T):
+        raise ValueError("linear_weight is not embedding_weight transposed; the figure would be wrong")
+    ids = torch.tensor([token_id])
+    check_ids(ids, vocab_size)
+    from_embedding = F.embedding(ids, ew)  # (1, d)
+    from_linear = F.linear(one_hot(ids, vocab_size, lw.dtype), lw)  # (1, V) @ (V, d) -> (1, d)
+    if not torch.equal(from_embedding, from_linear):
+        raise AssertionError("the two layers disagree; the figure would be wrong")
+    limit = float(ew.abs().max())
+
+    fig = Figure(figsize=(12, 4.6), layout="constrained")
+    ax_e, ax_l, ax_o = fig.subplots(1, 3, width_ratios=[dim, vocab_size, dim])
+    _annotated_heatmap(ax_e, ew, f"nn.Embedding({vocab_size}, {dim}).weight\n"
+                                 f"[num_embeddings, embedding_dim]\n= [V, d] = [{vocab_size}, {dim}]", limit)
+    ax_e.set_yticks(range(vocab_size), [f"id {v}" for v in range(vocab_size)])
+    ax_e.add_patch(Rectangle((-0.5, token_id - 0.5), dim, 1, fill=False, ec=_HIGHLIGHT, lw=3))
+    ax_e.set_xlabel(f"row {token_id} = E.weight[{token_id}]", color=_HIGHLIGHT)
+    _annotated_heatmap(ax_l, lw, f"nn.Linear({vocab_size}, {dim}, bias=False).weight = E.weight.T\n"
+                                 f"[out_features, in_features]\n= [d, V] = [{dim}, {vocab_size}]", limit)
+    ax_l.set_xticks(range(vocab_size), [f"id {v}" for v in range(vocab_size)], fontsize=8)
+    ax_l.add_patch(Rectangle((token_id - 0.5, -0.5), 1, dim, fill=False, ec=_HIGHLIGHT, lw=3))
+    ax_l.set_xlabel(f"column {token_id} = L.weight[:, {token_id}]", color=_HIGHLIGHT)
+    _annotated_heatmap(ax_o, from_embedding, f"E({token_id}) = L(one_hot({token_id}))\n[1, d={dim}]", limit)
+    ax_o.add_patch(Rectangle((-0.5, -0.5), dim, 1, fill=False, ec=_HIGHLIGHT, lw=3))
+    fig.suptitle("The same numbers, stored transposed: the embedding's rows are the linear layer's columns",
+                 fontsize=12)
+    return fig
+
+
+def _course_embedding_lookup() -> Figure:
+    generator = torch.Generator().manual_seed(123)
+    weight = torch.randn(4, 5, generator=generator)  # the values of nn.Embedding(4, 5) after manual_seed(123)
+    return embedding_lookup_figure(torch.tensor([[2, 3, 1], [1, 0, 2]]), weight)
+
+
+def _course_linear_embedding_transpose() -> Figure:
+    weight = torch.randn(8, 4, generator=torch.Generator().manual_seed(3))
+    return linear_embedding_transpose_figure(weight, weight.T, 5)
+
+
+COURSE_IMAGES["embedding_lookup.png"] = _course_embedding_lookup
+COURSE_IMAGES["linear_embedding_transpose.png"] = _course_linear_embedding_transpose

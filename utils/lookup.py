@@ -81,10 +81,14 @@ def one_hot_matmul(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
 
 
 def lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
-    """The lookup form: rows of ``weight`` selected by ``ids``; ``S`` -> ``S + (d,)``."""
+    """The lookup form: rows of ``weight`` selected by ``ids``; ``S`` -> ``S + (d,)``.
+
+    Every integer dtype that :func:`check_ids` accepts works: the ids are cast to
+    int64 first (``F.embedding`` itself takes only int64 and int32).
+    """
     _check_weight(weight)
     check_ids(ids, weight.shape[0])
-    return F.embedding(ids.to(weight.device), weight)
+    return F.embedding(ids.to(device=weight.device, dtype=torch.long), weight)
 
 
 @dataclass(frozen=True)
