@@ -176,6 +176,7 @@ def test_stamping_keeps_translations_of_unchanged_comments():
     entry = translations.new_entry(nb.cells[1], cells["code"])
     assert entry["comments"] == [{"en": "# one", "zh": "# 一"}, {"en": "# the second", "zh": ""}]
     assert translations.new_entry(nb.cells[0], cells["intro"])["zh"] == cells["intro"]["zh"]
+    assert translations.new_entry(nb.cells[0], "a malformed entry")["zh"] == []
 
 
 # --- generating the Chinese notebook -------------------------------------------------------

@@ -258,6 +258,7 @@ def new_entry(cell: nbformat.NotebookNode, old: dict | None = None) -> dict:
     """An entry stamped with the cell's current English. For markdown the Chinese of
     ``old`` is kept (or left empty); for code, the translations of comments that did not
     change are kept and new comments get an empty ``zh``."""
+    old = old if isinstance(old, dict) else None
     entry: dict = {"type": cell.cell_type, "sha256": fingerprint(english_text(cell))}
     if cell.cell_type == "markdown":
         entry["en"] = cell.source.split("\n")
