@@ -34,6 +34,7 @@ sync: $(INSTALLED)
 
 execute: $(INSTALLED)
 	$(BIN)/python -m utils.run --in-place
+	$(BIN)/python -m utils.sync  # carry the fresh outputs into the Chinese edition, notebooks/zh/
 
 # Resolve the pins for every supported Python at once (uv's universal resolver),
 # holding torch at the tested release.

@@ -1,12 +1,14 @@
-"""The manifest, the notebooks, the README and the generated cells agree."""
+"""The manifest, the notebooks, the READMEs and the generated cells agree (both editions)."""
 
 import re
 import shutil
 
 import pytest
 
-from utils import course, sync
+from utils import course, sync, translations
 from utils.course import NOTEBOOKS, REPO_SLUG
+
+REPO_ROOT = course.ROOT  # before any fixture points course.ROOT at a copy
 
 
 def test_manifest_is_numbered_in_order_with_unique_names():
@@ -16,11 +18,24 @@ def test_manifest_is_numbered_in_order_with_unique_names():
     for nb in NOTEBOOKS:
         assert nb.stem.startswith(f"{nb.number:02d}_"), nb.stem
         assert nb.title and nb.title == nb.title.strip()
+        assert nb.title_zh and nb.title_zh == nb.title_zh.strip(), f"{nb.stem}: add its Chinese title, title_zh"
+        assert nb.edition == "en"
 
 
 def test_notebook_files_match_the_manifest():
     on_disk = sorted(p.name for p in course.NOTEBOOK_DIR.glob("*.ipynb"))
     assert on_disk == sorted(nb.filename for nb in NOTEBOOKS)
+    on_disk_zh = sorted(p.name for p in (course.NOTEBOOK_DIR / "zh").glob("*.ipynb"))
+    assert on_disk_zh == sorted(nb.filename for nb in NOTEBOOKS), "every notebook needs its Chinese twin"
+
+
+def test_editions_have_their_own_paths():
+    entry = NOTEBOOKS[0]
+    assert entry.zh.path == course.NOTEBOOK_DIR / "zh" / entry.filename and entry.zh.en == entry
+    assert (entry.repo_path, entry.zh.repo_path) == (f"notebooks/{entry.filename}", f"notebooks/zh/{entry.filename}")
+    assert entry.zh.colab_url.endswith("/notebooks/zh/" + entry.filename)
+    with pytest.raises(ValueError, match="unknown edition 'fr' for notebook 01_x; expected one of"):
+        course.Notebook(1, "01_x", "X", edition="fr")
 
 
 def test_make_sync_would_change_nothing():
@@ -36,6 +51,9 @@ def test_sync_is_idempotent():
         assert once == twice == again
     readme = sync.README.read_text(encoding="utf-8")
     assert sync.sync_readme(sync.sync_readme(readme)) == sync.sync_readme(readme)
+    assert translations.planned_text_files() == translations.planned_text_files()
+    readme_zh = translations.readme_zh_path().read_text(encoding="utf-8")
+    assert translations.sync_readme_zh(translations.sync_readme_zh(readme_zh)) == translations.sync_readme_zh(readme_zh)
 
 
 def test_every_header_has_title_badge_and_neighbour_links():
@@ -52,6 +70,22 @@ def test_every_header_has_title_badge_and_neighbour_links():
         for link in links:
             assert (course.NOTEBOOK_DIR / link).is_file()
         assert navigation_line(footer.source) == navigation_line(header.source)
+        assert f"](zh/{entry.filename})" in header.source  # the Chinese twin
+
+
+def test_every_chinese_header_has_title_badge_and_links_within_the_chinese_edition():
+    for index, entry in enumerate(NOTEBOOKS):
+        cells = sync.read_notebook(entry.zh.path).cells
+        header, setup, footer = cells[0], cells[1], cells[-1]
+        assert (header.id, setup.id, footer.id) == (sync.HEADER_ID, sync.SETUP_ID, sync.FOOTER_ID)
+        assert f"# {entry.number}. {entry.title_zh}" in header.source
+        assert f"({entry.zh.colab_url})" in header.source and "/notebooks/zh/" in entry.zh.colab_url
+        assert f"](../{entry.filename})" in header.source  # the English original
+        assert "](../../README.zh.md)" in header.source
+        siblings = re.findall(r"\]\(([\w.-]+\.ipynb)\)", header.source)  # within notebooks/zh/
+        assert siblings == [nb.filename for nb in NOTEBOOKS[max(index - 1, 0):index + 2] if nb != entry]
+        assert navigation_line(footer.source) == navigation_line(header.source)
+        assert f"第 {entry.number} 课，共 {len(NOTEBOOKS)} 课" in header.source
 
 
 def navigation_line(source: str) -> str:
@@ -63,10 +97,20 @@ def test_readme_table_lists_every_notebook_with_its_badge():
     for entry in NOTEBOOKS:
         assert f"| {entry.number} | [{entry.title}]({entry.repo_path}) |" in readme
         assert entry.colab_url in readme
+    assert "](README.zh.md)" in readme
+
+
+def test_chinese_readme_table_lists_every_chinese_notebook_with_its_badge():
+    readme = translations.readme_zh_path().read_text(encoding="utf-8")
+    for entry in NOTEBOOKS:
+        assert f"| {entry.number} | [{entry.title_zh}]({entry.zh.repo_path}) |" in readme
+        assert entry.zh.colab_url in readme
+    assert "](README.md)" in readme and course.binder_url("notebooks/zh") in readme
 
 
 def test_every_colab_and_binder_link_uses_the_one_slug():
-    texts = [sync.README.read_text(encoding="utf-8")] + [entry.path.read_text(encoding="utf-8") for entry in NOTEBOOKS]
+    texts = [sync.README.read_text(encoding="utf-8"), translations.readme_zh_path().read_text(encoding="utf-8")]
+    texts += [nb.path.read_text(encoding="utf-8") for entry in NOTEBOOKS for nb in (entry, entry.zh)]
     for text in texts:
         slugs = re.findall(SLUG_IN_LINK, text)
         assert slugs, "expected at least one link to the repository"
@@ -80,6 +124,23 @@ def test_images_referenced_by_the_readme_exist():
     readme = sync.README.read_text(encoding="utf-8")
     for path in re.findall(r"\]\((images/[^)]+)\)", readme):
         assert (course.ROOT / path).is_file(), path
+
+
+def _relative_links(text):
+    targets = re.findall(r"\]\(\s*<?([^)\s>]+)", text)
+    return [t.split("#")[0] for t in targets if not re.match(r"[a-z][a-z0-9+.-]*:|#", t, re.I)]
+
+
+def test_relative_links_in_readmes_and_notebooks_resolve():
+    """Links written by hand or by `make sync`, in both editions: a moved file breaks none."""
+    files = [sync.README, translations.readme_zh_path()]
+    files += [nb.path for entry in NOTEBOOKS for nb in (entry, entry.zh)]
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        if path.suffix == ".ipynb":
+            text = "\n".join(c.source for c in sync.read_notebook(path).cells if c.cell_type == "markdown")
+        for link in _relative_links(text):
+            assert (path.parent / link).exists(), f"{path.relative_to(course.ROOT)} links to a missing {link}"
 
 
 def test_colab_url_rejects_bad_paths():
@@ -98,6 +159,7 @@ def course_copy(tmp_path, monkeypatch):
     shutil.copytree(course.NOTEBOOK_DIR, tmp_path / "notebooks")
     shutil.copytree(course.IMAGE_DIR, tmp_path / "images")
     shutil.copy(sync.README, tmp_path / "README.md")
+    shutil.copy(course.ROOT / "README.zh.md", tmp_path / "README.zh.md")
     monkeypatch.setattr(course, "ROOT", tmp_path)
     monkeypatch.setattr(course, "NOTEBOOK_DIR", tmp_path / "notebooks")
     monkeypatch.setattr(course, "IMAGE_DIR", tmp_path / "images")
@@ -122,9 +184,26 @@ def test_drift_is_caught_and_sync_repairs_it(course_copy):
     assert sync.main(["--check"]) == 0
 
 
+def test_drift_in_the_chinese_edition_is_caught_and_sync_repairs_it(course_copy, capsys):
+    entry = NOTEBOOKS[0]
+    zh = course_copy / "notebooks" / "zh" / entry.filename
+    zh.write_text(zh.read_text().replace(entry.title_zh, "旧标题"))
+    readme_zh = course_copy / "README.zh.md"
+    readme_zh.write_text(readme_zh.read_text().replace(entry.title_zh, "旧标题"))
+    assert sync.stale_files() == [f"notebooks/zh/{entry.filename}", "README.zh.md"]
+    zh.unlink()
+    assert sync.stale_files() == [f"notebooks/zh/{entry.filename}", "README.zh.md"]
+    assert sync.main([]) == 0
+    assert "Chinese edition: " in capsys.readouterr().out  # and whether a translator has work to do
+    assert sync.stale_files() == []
+    assert zh.read_text() == (REPO_ROOT / entry.zh.repo_path).read_text()  # the committed Chinese notebook
+
+
 def test_readme_without_markers_is_an_error():
     with pytest.raises(ValueError, match="README.md has no notebook table markers"):
         sync.sync_readme("# a README without the table")
+    with pytest.raises(ValueError, match="README.zh.md has no notebook table markers"):
+        translations.sync_readme_zh("# 没有表格的 README")
 
 
 def test_missing_notebook_file_is_an_error(course_copy):

@@ -2,7 +2,8 @@
 
 nbval (configured in pyproject.toml) re-executes each notebook and compares outputs;
 this file checks what nbval does not: the stored notebook's hygiene, and a papermill
-run through the `parameters` cell with the execution guard.
+run through the `parameters` cell with the execution guard. Both editions: the English
+notebooks and their Chinese twins in notebooks/zh/ (same code, translated prose).
 """
 
 import ast
@@ -18,13 +19,16 @@ import torch
 
 from utils.course import NOTEBOOK_DIR, NOTEBOOKS
 from utils.run import check_all_cells_executed
+from utils.translations import SECTION_HEADINGS_ZH
 
 # Outputs must not leak the machine they ran on.
 LEAKS = re.compile(r"(/root\b|/home/\w|/Users/\w|/tmp/|/work/|[A-Za-z]:\\\\|\bat 0x[0-9a-f]{6,})")
 FIGURE_REPR = re.compile(r"<Figure size \d+x\d+ with (\d+) Axes>")
 DEVICE = os.environ.get("COURSE_DEVICE", "auto")  # the GPU job sets COURSE_DEVICE=cuda
 
-ids = [nb.stem for nb in NOTEBOOKS]
+# every notebook in both editions: English (notebooks/) and Chinese (notebooks/zh/)
+EDITIONS = [*NOTEBOOKS, *(nb.zh for nb in NOTEBOOKS)]
+ids = [nb.stem if nb.edition == "en" else f"{nb.edition}/{nb.stem}" for nb in EDITIONS]
 
 
 def _read(entry):
@@ -46,7 +50,7 @@ def _text(output):
     return "\n".join(str(value) for key, value in output.get("data", {}).items() if key.startswith("text/"))
 
 
-@pytest.mark.parametrize("entry", NOTEBOOKS, ids=ids)
+@pytest.mark.parametrize("entry", EDITIONS, ids=ids)
 def test_notebook_is_valid_and_uses_the_python3_kernel(entry):
     nb = _read(entry)
     nbformat.validate(nb)
@@ -55,7 +59,7 @@ def test_notebook_is_valid_and_uses_the_python3_kernel(entry):
     assert len(cell_ids) == len(set(cell_ids)), "cell ids must be unique (translations refer to them)"
 
 
-@pytest.mark.parametrize("entry", NOTEBOOKS, ids=ids)
+@pytest.mark.parametrize("entry", EDITIONS, ids=ids)
 def test_stored_outputs_come_from_one_clean_run(entry):
     nb = _read(entry)
     check_all_cells_executed(nb, entry.filename)  # code cells executed in order 1..n
@@ -66,7 +70,7 @@ def test_stored_outputs_come_from_one_clean_run(entry):
                 f"cell {cell.id} wrote to stderr (a warning?): {output.text[:200]}"
 
 
-@pytest.mark.parametrize("entry", NOTEBOOKS, ids=ids)
+@pytest.mark.parametrize("entry", EDITIONS, ids=ids)
 def test_outputs_hold_no_paths_user_names_or_addresses(entry):
     user = getpass.getuser()
     for cell in _code(_read(entry)):
@@ -78,7 +82,7 @@ def test_outputs_hold_no_paths_user_names_or_addresses(entry):
                 assert user not in text, f"cell {cell.id} output contains the user name"
 
 
-@pytest.mark.parametrize("entry", NOTEBOOKS, ids=ids)
+@pytest.mark.parametrize("entry", EDITIONS, ids=ids)
 def test_every_image_is_a_drawn_figure(entry):
     for cell in _code(_read(entry)):
         for output in cell.outputs:
@@ -90,19 +94,20 @@ def test_every_image_is_a_drawn_figure(entry):
                 pytest.fail(f"cell {cell.id}: a figure printed as text without an image ({match.group(0)})")
 
 
-@pytest.mark.parametrize("entry", NOTEBOOKS, ids=ids)
+@pytest.mark.parametrize("entry", EDITIONS, ids=ids)
 def test_claims_are_asserted(entry):
     trees = [ast.parse(_python_source(cell)) for cell in _code(_read(entry))]
     asserts = sum(isinstance(node, ast.Assert) for tree in trees for node in ast.walk(tree))
     assert asserts >= 3, f"only {asserts} assert statements: every claim in the prose needs one"
 
 
-@pytest.mark.parametrize("entry", NOTEBOOKS, ids=ids)
+@pytest.mark.parametrize("entry", EDITIONS, ids=ids)
 def test_notebook_has_the_course_structure(entry):
     nb = _read(entry)
     headings = [line for cell in nb.cells if cell.cell_type == "markdown" for line in cell.source.splitlines()
                 if line.startswith("#")]
     for heading in ("## What you will learn", "## Summary", "## Exercises"):
+        heading = SECTION_HEADINGS_ZH[heading] if entry.edition == "zh" else heading
         assert heading in headings, f"missing section {heading!r}"
     parameters = [cell for cell in _code(nb) if "parameters" in cell.metadata.get("tags", [])]
     assert len(parameters) == 1, "exactly one code cell tagged `parameters` (papermill)"
@@ -112,12 +117,12 @@ def test_notebook_has_the_course_structure(entry):
     assert len(solutions) >= 2 and len(checks) >= len(solutions), "each exercise: a solution cell and a checker"
 
 
-@pytest.mark.parametrize("entry", NOTEBOOKS, ids=ids)
+@pytest.mark.parametrize("entry", EDITIONS, ids=ids)
 def test_notebook_runs_with_papermill(entry, tmp_path):
     output = tmp_path / entry.filename
     nb = papermill.execute_notebook(
         str(entry.path), str(output), parameters={"device": DEVICE}, kernel_name="python3",
-        cwd=str(NOTEBOOK_DIR), progress_bar=False,
+        cwd=str(entry.path.parent), progress_bar=False,  # where a reader opens it: notebooks/ or notebooks/zh/
     )
     executed = check_all_cells_executed(nb, entry.filename)  # the execution guard
     assert executed == len(_code(_read(entry))) + 1  # + papermill's injected-parameters cell

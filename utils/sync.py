@@ -3,7 +3,8 @@
 - each notebook's header (title, Colab badge, previous/next links), its set-up cell
   and its closing navigation, as cells with fixed ids, amended in place or inserted once;
 - the table of notebooks in README.md, between its ``notebooks:start/end`` markers;
-- the diagrams in ``images/`` (:data:`utils.figures.COURSE_IMAGES`).
+- the diagrams in ``images/`` (:data:`utils.figures.COURSE_IMAGES`);
+- the Chinese edition, ``notebooks/zh/`` and README.zh.md (:mod:`utils.translations`).
 
 Idempotent: a second run changes nothing. ``--check`` writes nothing and exits 1,
 listing the files a run would change; the test suite runs it.
@@ -67,6 +68,7 @@ def header_source(nb: Notebook) -> str:
         f"# {nb.number}. {nb.title}",
         "",
         f"[![Open In Colab]({COLAB_BADGE})]({nb.colab_url})",
+        f"[中文版 (Chinese)](zh/{nb.filename})",  # the Chinese twin, notebooks/zh/ (utils/translations.py)
         "",
         navigation(nb),
     ])
@@ -155,7 +157,14 @@ def planned_text_files() -> dict[Path, str]:
             raise FileNotFoundError(f"the manifest lists {entry.repo_path}, but the file is missing")
         planned[entry.path] = dumps_notebook(sync_notebook(read_notebook(entry.path), entry))
     planned[README] = sync_readme(README.read_text(encoding="utf-8"))
+    from . import translations  # the Chinese edition, generated from the notebooks above
+
+    planned.update(translations.planned_text_files())
     return planned
+
+
+def _differs(path: Path, text: str) -> bool:
+    return not path.is_file() or path.read_text(encoding="utf-8") != text
 
 
 def stale_files() -> list[str]:
@@ -163,7 +172,7 @@ def stale_files() -> list[str]:
     from .figures import COURSE_IMAGES
 
     stale = [str(p.relative_to(course.ROOT)) for p, text in planned_text_files().items()
-             if p.read_text(encoding="utf-8") != text]
+             if _differs(p, text)]
     # Images are compared by name only: their bytes depend on the matplotlib version.
     present = {p.name for p in course.IMAGE_DIR.glob("*.png")}
     stale += [f"images/{name}" for name in sorted(present ^ set(COURSE_IMAGES))]
@@ -185,7 +194,8 @@ def main(argv: list[str] | None = None) -> int:
     from .figures import COURSE_IMAGES, write_course_images
 
     for path, text in planned_text_files().items():
-        if path.read_text(encoding="utf-8") != text:
+        if _differs(path, text):
+            path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
             print(f"updated {path.relative_to(course.ROOT)}")
     for stray in course.IMAGE_DIR.glob("*.png"):
@@ -193,6 +203,9 @@ def main(argv: list[str] | None = None) -> int:
             stray.unlink()
             print(f"removed images/{stray.name}")
     write_course_images(course.IMAGE_DIR)
+    from .translations import problems_summary
+
+    print(problems_summary())  # translations that a person must write or update (sync never stamps them)
     return 0
 
 

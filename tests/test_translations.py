@@ -1,0 +1,342 @@
+"""The Chinese edition: translations as data, the stale check, and the generated notebooks."""
+
+import json
+import shutil
+
+import nbformat
+import pytest
+
+from utils import course, sync, translations
+from utils.course import NOTEBOOKS
+from utils.translations import (
+    comment_tokens,
+    fingerprint,
+    invariant_differences,
+    rebase_link,
+    strip_comments,
+    translatable_comments,
+    translate_comments,
+)
+
+# --- comments, through tokenize -------------------------------------------------------------
+
+CELL = """\
+%matplotlib inline
+import torch  # the library
+# a whole-line comment
+text = "# not a comment"  # but this is
+x = 1  # noqa: F841
+!echo hi"""
+
+
+def test_comments_are_found_with_tokenize_not_by_searching_for_hashes():
+    found = [text for _, _, _, text in comment_tokens(CELL)]
+    assert found == ["# the library", "# a whole-line comment", "# but this is", "# noqa: F841"]
+    assert translatable_comments(CELL) == ["# the library", "# a whole-line comment", "# but this is"]
+    assert translatable_comments("y = 1  # same\nz = 2  # same") == ["# same"]  # distinct, in order
+
+
+def test_strip_comments_keeps_the_code_and_only_the_code():
+    assert strip_comments(CELL) == '%matplotlib inline\nimport torch\ntext = "# not a comment"\nx = 1\n!echo hi'
+    chinese = translate_comments(CELL, {"# the library": "# 这个库", "# a whole-line comment": "# 整行注释"})
+    assert "import torch  # 这个库\n# 整行注释\n" in chinese and "# but this is" in chinese
+    assert strip_comments(chinese) == strip_comments(CELL)
+    assert strip_comments(CELL.replace("x = 1", "x = 2")) != strip_comments(CELL)
+
+
+def test_a_cell_magic_has_no_python_comments_and_broken_code_is_an_error():
+    assert comment_tokens("%%bash\necho hi  # a shell comment") == []
+    assert translatable_comments("obj?\nfiles = !ls  # shell\ny = 1  # kept") == ["# kept"]
+    with pytest.raises(ValueError, match="tokenize cannot read this code cell"):
+        comment_tokens("x = (1,\n")
+
+
+# --- what a markdown translation must keep ---------------------------------------------------
+
+ENGLISH = "## 2. Ids\n\nThe ids of `vocab` are $i$; see [the README](../README.md).\n\n$$x = 1$$"
+
+
+def test_a_translation_keeps_code_formulas_links_and_headings():
+    good = "## 2. id\n\n`vocab` 的 id 是 $i$；见 [README](../README.md)。\n\n$$x = 1$$"
+    assert invariant_differences(ENGLISH, good) == []
+    broken = "### 2. id\n\n`vocab2` 的 id 是 $j$；见 [README](README.md)。\n\n$$x = 2$$"
+    assert invariant_differences(ENGLISH, broken) == [
+        "code missing: `vocab`", "code not in the English: `vocab2`",
+        "formulas missing: $$x = 1$$, $i$", "formulas not in the English: $$x = 2$$, $j$",
+        "link targets missing: ../README.md", "link targets not in the English: README.md",
+        "heading levels ['###'], expected ['##']",
+    ]
+
+
+@pytest.mark.parametrize(("target", "rebased"), [
+    ("../images/one_hot_product.png", "../../images/one_hot_product.png"),
+    ("../README.md#two-commands", "../../README.zh.md#two-commands"),
+    (NOTEBOOKS[0].filename, NOTEBOOKS[0].filename),  # the Chinese twin, next to it
+    ("https://pytorch.org/docs", "https://pytorch.org/docs"),
+    ("#summary", "#summary"),
+    ("attachment:figure.png", "attachment:figure.png"),
+])
+def test_links_are_rebased_for_notebooks_zh(target, rebased):
+    assert rebase_link(target) == rebased
+    text = "see [x]({}) and ![y]({})"
+    assert translations.rebase_links(text.format(target, target)) == text.format(rebased, rebased)
+
+
+# --- checking one translation ----------------------------------------------------------------
+
+def _english():
+    nb = nbformat.v4.new_notebook()
+    cells = [nbformat.v4.new_markdown_cell("## Intro\n\nA `tensor`."),
+             nbformat.v4.new_code_cell("x = 1  # one\ny = 2  # two"),
+             nbformat.v4.new_code_cell("z = 3")]
+    for cell, cell_id in zip(cells, ["intro", "code", "plain"], strict=True):
+        cell.id = cell_id
+    nb.cells = cells
+    return nb
+
+
+def _translated(nb):
+    intro, code = translations.new_entry(nb.cells[0]), translations.new_entry(nb.cells[1])
+    intro["zh"] = ["## 简介", "", "一个 `tensor`。"]
+    code["comments"] = [{"en": "# one", "zh": "# 一"}, {"en": "# two", "zh": "# 二"}]
+    return {"intro": intro, "code": code}
+
+
+def _problems(nb, cells):
+    return [(p.cell, p.kind, p.message) for p in translations.check_translation("01_x", nb, cells)]
+
+
+def test_a_complete_translation_has_no_problems():
+    nb = _english()
+    cells = _translated(nb)
+    assert cells["intro"]["sha256"] == fingerprint("## Intro\n\nA `tensor`.")
+    assert cells["code"]["sha256"] == fingerprint("# one\n# two")  # a code cell's English is its comments
+    assert _problems(nb, cells) == []
+
+
+def test_a_changed_english_markdown_cell_is_stale_with_a_diff_of_the_change():
+    nb, cells = _english(), _translated(_english())
+    nb.cells[0].source = "## Intro\n\nA `tensor`, twice."
+    [(cell, kind, message)] = _problems(nb, cells)
+    assert (cell, kind) == ("intro", "stale")
+    assert "`python -m utils.translations stamp 01_x intro`" in message
+    assert "--- intro (English, as translated)\n+++ intro (English, now)" in message
+    assert "\n-A `tensor`.\n+A `tensor`, twice." in message
+
+
+def test_a_changed_comment_is_stale_but_changed_code_is_not():
+    nb, cells = _english(), _translated(_english())
+    nb.cells[1].source = "x = 10  # one\ny = 20  # two"
+    assert _problems(nb, cells) == []  # the code comes from the English notebook anyway
+    nb.cells[1].source = "x = 1  # one\ny = 2  # the second"
+    [(cell, kind, message)] = _problems(nb, cells)
+    assert (cell, kind) == ("code", "stale") and "\n-# two\n+# the second" in message
+
+
+def test_missing_empty_and_unused_translations_are_reported():
+    nb, cells = _english(), _translated(_english())
+    assert _problems(nb, None)[0][1:] == ("missing", "there is no translation, notebooks/zh/translations/01_x.json: "
+                                          "run `python -m utils.translations init 01_x` and translate every entry")
+    del cells["intro"]
+    cells["code"]["comments"][1]["zh"] = ""
+    cells["gone"] = translations.new_entry(nb.cells[0])
+    cells["plain"] = {"type": "code", "sha256": fingerprint(""), "comments": []}
+    assert [(cell, kind) for cell, kind, _ in _problems(nb, cells)] == [
+        ("intro", "missing"), ("code", "missing"), ("gone", "unused"), ("plain", "unused")]
+    messages = [message for _, _, message in _problems(nb, cells)]
+    assert "comment '# two' has no translation" in messages[1]
+    assert "the English notebook has no cell with this id" in messages[2]
+    assert "nothing to translate any more" in messages[3]
+
+
+def test_malformed_or_hand_edited_entries_are_reported():
+    nb, cells = _english(), _translated(_english())
+    cells["intro"]["en"] = ["## Intro", "", "A `tensor`, edited by hand."]
+    cells["code"]["comments"][0]["zh"] = "一 (no hash sign)"
+    assert [(cell, kind) for cell, kind, _ in _problems(nb, cells)] == [("intro", "invalid"), ("code", "invalid")]
+    assert "does not match its stamp" in _problems(nb, cells)[0][2]
+    assert "must be translated as one line that starts with '#'" in _problems(nb, cells)[1][2]
+    cells["intro"] = {"type": "markdown", "zh": "not a list"}
+    assert 'an entry needs its stamp, "sha256"' in _problems(nb, cells)[0][2]
+    cells["intro"] = translations.new_entry(nb.cells[1])  # an entry for a code cell
+    assert _problems(nb, cells)[0][1:] == ("stale", "the cell is now a markdown cell, but its translation is for a "
+                                                    "code cell: replace the entry")
+
+
+def test_a_translation_that_drops_code_is_reported():
+    nb, cells = _english(), _translated(_english())
+    cells["intro"]["zh"] = ["## 简介", "", "一个张量。"]
+    [(cell, kind, message)] = _problems(nb, cells)
+    assert (cell, kind) == ("intro", "invalid") and message.endswith("code missing: `tensor`")
+
+
+def test_stamping_keeps_translations_of_unchanged_comments():
+    nb, cells = _english(), _translated(_english())
+    nb.cells[1].source = "x = 1  # one\ny = 2  # the second"
+    entry = translations.new_entry(nb.cells[1], cells["code"])
+    assert entry["comments"] == [{"en": "# one", "zh": "# 一"}, {"en": "# the second", "zh": ""}]
+    assert translations.new_entry(nb.cells[0], cells["intro"])["zh"] == cells["intro"]["zh"]
+    assert translations.new_entry(nb.cells[0], "a malformed entry")["zh"] == []
+
+
+# --- generating the Chinese notebook -------------------------------------------------------
+
+def test_the_chinese_cells_keep_code_outputs_and_ids():
+    nb, cells = _english(), _translated(_english())
+    nb.cells[1].outputs = [nbformat.v4.new_output("stream", text="1\n")]
+    nb.cells[1].execution_count = 1
+    zh = [translations.zh_cell(cell, cells.get(cell.id)) for cell in nb.cells]
+    assert zh[0].source == "## 简介\n\n一个 `tensor`。"
+    assert zh[1].source == "x = 1  # 一\ny = 2  # 二"
+    assert (zh[1].outputs, zh[1].execution_count, zh[1].id) == (nb.cells[1].outputs, 1, "code")
+    assert zh[2] == nb.cells[2]
+    fallback = translations.zh_cell(nb.cells[0], None)  # no translation yet: English under a marker
+    assert fallback.source == f"{translations.UNTRANSLATED}\n{nb.cells[0].source}"
+
+
+# --- the course: a copy to break -------------------------------------------------------------
+
+@pytest.fixture
+def course_copy(tmp_path, monkeypatch):
+    """A copy of the notebooks (both editions), READMEs and images, with the modules pointed at it."""
+    shutil.copytree(course.NOTEBOOK_DIR, tmp_path / "notebooks")
+    shutil.copytree(course.IMAGE_DIR, tmp_path / "images")
+    for name in ("README.md", "README.zh.md"):
+        shutil.copy(course.ROOT / name, tmp_path / name)
+    monkeypatch.setattr(course, "ROOT", tmp_path)
+    monkeypatch.setattr(course, "NOTEBOOK_DIR", tmp_path / "notebooks")
+    monkeypatch.setattr(course, "IMAGE_DIR", tmp_path / "images")
+    monkeypatch.setattr(sync, "README", tmp_path / "README.md")
+    return tmp_path
+
+
+def _new_problems(baseline):
+    """Problems of the copy that the real course does not already have (these tests break the copy)."""
+    return [p for p in translations.check() if str(p) not in baseline]
+
+
+@pytest.fixture
+def baseline(course_copy):
+    return {str(p) for p in translations.check()}
+
+
+def _edit_english(entry, cell_id, edit):
+    nb = sync.read_notebook(entry.path)
+    cell = next(cell for cell in nb.cells if cell.id == cell_id)
+    cell.source = edit(cell.source)
+    entry.path.write_text(sync.dumps_notebook(nb), encoding="utf-8")
+
+
+def test_an_english_edit_fails_until_a_person_updates_the_translation_and_stamps_it(baseline, capsys):
+    entry = NOTEBOOKS[0]
+    _edit_english(entry, "learn", lambda s: s.replace("## What you will learn", "## What you will learn here"))
+    for _ in range(2):  # before and after `make sync`: sync never silences a stale translation
+        [problem] = _new_problems(baseline)
+        assert (problem.notebook, problem.cell, problem.kind) == (entry.stem, "learn", "stale")
+        assert "\n-## What you will learn\n+## What you will learn here" in str(problem)
+        assert translations.main(["check"]) == 1
+        assert f"{entry.stem}: cell 'learn': stale translation" in capsys.readouterr().out
+        assert sync.main([]) == 0
+        assert "translation problem(s)" in capsys.readouterr().out
+    assert sync.stale_files() == []
+    # a person updates the Chinese (here: keeps it, the heading is unchanged) and stamps the cell
+    assert translations.main(["stamp", entry.stem, "learn"]) == 0
+    assert _new_problems(baseline) == []
+    stored = json.loads(translations.translation_path(entry.stem).read_text(encoding="utf-8"))
+    assert stored["cells"]["learn"]["en"][0] == "## What you will learn here"
+
+
+def test_a_code_change_reaches_the_chinese_notebook_through_sync(baseline):
+    entry = NOTEBOOKS[0]
+    _edit_english(entry, "encode", lambda s: s.replace('"The cat sat on the sofa."', '"The cat sat on the sofa!"'))
+    [problem] = _new_problems(baseline)  # the stored Chinese notebook still has the old code
+    assert (problem.cell, problem.kind) == ("encode", "drift")
+    assert '-sentence = "The cat sat on the sofa!"\n+sentence = "The cat sat on the sofa."' in problem.message
+    sync.main([])
+    assert _new_problems(baseline) == []
+    zh = sync.read_notebook(entry.zh.path)
+    assert 'sentence = "The cat sat on the sofa!"' in next(c for c in zh.cells if c.id == "encode").source
+
+
+def test_a_hand_edit_of_the_chinese_notebook_is_caught(baseline):
+    entry = NOTEBOOKS[0]
+    nb = sync.read_notebook(entry.zh.path)
+    cell = next(c for c in nb.cells if c.id == "select")
+    cell.source = cell.source.replace("d = 4", "d = 5")
+    cell.outputs = []
+    entry.zh.path.write_text(sync.dumps_notebook(nb), encoding="utf-8")
+    problems = _new_problems(baseline)
+    assert [(p.cell, p.kind) for p in problems] == [("select", "drift"), ("select", "drift")]
+    assert "-d = 4\n+d = 5" in problems[0].message and "outputs differ" in problems[1].message
+    assert sync.stale_files() == [entry.zh.repo_path]
+    entry.zh.path.unlink()
+    assert f"{entry.stem}: there is no Chinese notebook {entry.zh.repo_path}: run `make sync`" in [
+        str(p) for p in translations.check()]
+
+
+def test_init_adds_entries_only_for_cells_without_one(baseline, capsys):
+    entry = NOTEBOOKS[0]
+    path = translations.translation_path(entry.stem)
+    before = path.read_text(encoding="utf-8")
+    assert translations.init(entry.stem) == []
+    assert path.read_text(encoding="utf-8") == before  # the same file, byte for byte
+    data = json.loads(before)
+    del data["cells"]["summary"]
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert [(p.cell, p.kind) for p in _new_problems(baseline)] == [("summary", "missing")]
+    assert translations.main(["init", entry.stem]) == 0
+    assert "added 1 empty entry: summary" in capsys.readouterr().out
+    assert json.loads(path.read_text(encoding="utf-8"))["cells"]["summary"]["zh"] == []
+    assert [(p.cell, p.kind) for p in _new_problems(baseline)] == [("summary", "missing")]
+
+
+def test_a_new_notebook_without_translation_is_reported(course_copy, monkeypatch):
+    new = course.Notebook(2, "02_new", "A new notebook")
+    nb = sync.read_notebook(NOTEBOOKS[0].path)
+    monkeypatch.setattr(translations, "NOTEBOOKS", (*NOTEBOOKS, new))
+    monkeypatch.setattr(sync, "NOTEBOOKS", (*NOTEBOOKS, new))
+    new.path.write_text(sync.dumps_notebook(nb), encoding="utf-8")
+    sync.main([])
+    assert new.zh.path.is_file()  # generated, with the English text under "untranslated" markers
+    assert translations.UNTRANSLATED in new.zh.path.read_text(encoding="utf-8")
+    assert [str(p) for p in translations.check(["02_new"])] == [
+        "02_new: the manifest entry has no title_zh (utils/course.py)",
+        "02_new: there is no translation, notebooks/zh/translations/02_new.json: run "
+        "`python -m utils.translations init 02_new` and translate every entry",
+    ]
+
+
+def test_stamp_and_check_reject_what_does_not_exist(course_copy, capsys):
+    stem = NOTEBOOKS[0].stem
+    with pytest.raises(SystemExit, match=f"{stem} has no cell 'nope' with something to translate"):
+        translations.main(["stamp", stem, "nope"])
+    with pytest.raises(SystemExit, match="unknown notebook '99_nope'"):
+        translations.main(["stamp", "99_nope", "learn"])
+    with pytest.raises(SystemExit):
+        translations.main(["check", "99_nope"])
+    assert "unknown notebook(s) ['99_nope']" in capsys.readouterr().err
+    translations.translation_path(stem).write_text("{not json", encoding="utf-8")
+    with pytest.raises(translations.TranslationFileError, match=f"translations/{stem}.json is not valid JSON"):
+        translations.load(stem)
+    [problem] = translations.check([stem])
+    assert (problem.cell, problem.kind) == (None, "invalid") and "is not valid JSON" in problem.message
+    with pytest.raises(translations.TranslationFileError):
+        sync.stale_files()  # `make sync` stops rather than write a notebook from a broken file
+
+
+# --- the real course ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("entry", NOTEBOOKS, ids=[nb.stem for nb in NOTEBOOKS])
+def test_the_chinese_notebook_is_complete_current_and_has_the_english_code_and_outputs(entry):
+    problems = translations.check([entry.stem])
+    assert not problems, "\n\n".join(str(p) for p in problems)
+
+
+def test_the_shared_set_up_cell_is_translated_and_current():
+    problems = translations.check([translations.SHARED])
+    assert not problems, "\n\n".join(str(p) for p in problems)
+
+
+def test_the_check_command_passes_on_the_course(capsys):
+    assert translations.main(["check"]) == 0
+    assert "the Chinese edition is complete and up to date" in capsys.readouterr().out

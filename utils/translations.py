@@ -1,0 +1,705 @@
+"""The Chinese edition, ``notebooks/zh/``: translations kept as data, notebooks generated.
+
+Files
+- ``notebooks/zh/translations/<stem>.json``: the translation of one English notebook. For
+  every cell that has something to translate, by cell id: the English it was made from
+  (``en``), that text's SHA-256 (``sha256``, the *stamp*) and the Chinese (``zh``).
+  Markdown cells are translated whole; in code cells only the comments are translated
+  (``comments``: a list of ``{"en": "# ...", "zh": "# ..."}``), so the code stays the
+  English code by construction. Code cells without comments need no entry.
+- ``notebooks/zh/translations/_shared.json``: the same for the set-up cell that
+  ``make sync`` writes into every notebook (cell id ``course-setup``).
+- ``notebooks/zh/<stem>.ipynb``: written by ``make sync`` (:func:`zh_notebook`), never by
+  hand: the English notebook's cells, ids, code, metadata and outputs, with each markdown
+  cell replaced by its translation and each comment by its translation, under a Chinese
+  header and footer (:func:`header_source_zh`).
+- ``README.zh.md``: the README in Chinese; ``make sync`` writes its table of notebooks.
+
+A translation is *stale* when the English it was made from changed: the SHA-256 of the
+cell's current English (markdown source, or the list of its comments) differs from the
+stamp. :func:`check` reports it with a unified diff of the English change, and keeps
+reporting it until a person has updated the Chinese and re-stamped the cell with
+``python -m utils.translations stamp <stem> <cell-id>``; ``make sync`` never stamps.
+
+Command line::
+
+    python -m utils.translations check [<stem> ...]          # what is missing, stale or unused
+    python -m utils.translations init <stem>                 # add empty entries for every cell
+    python -m utils.translations stamp <stem> <cell-id> ...  # mark a translation as up to date
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import difflib
+import hashlib
+import io
+import json
+import re
+import sys
+import tokenize
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+
+from . import course, sync
+from .course import NOTEBOOKS, Notebook
+
+SHARED = "_shared"  # the translation file of the cells sync writes into every notebook
+SHARED_IDS = (sync.SETUP_ID,)
+
+#: The sections every notebook has, and their standard Chinese headings.
+SECTION_HEADINGS_ZH = {
+    "## What you will learn": "## 你将学到什么",
+    "## Summary": "## 小结",
+    "## Exercises": "## 练习",
+}
+
+#: Comments that are instructions to tools, not prose: kept as they are.
+PRAGMA = re.compile(r"#\s*(noqa\b|type:|fmt:|pragma\b|pylint:|ruff:|isort:)")
+UNTRANSLATED = "<!-- 尚未翻译 (untranslated): the English text follows -->"
+_GENERATED_NOTE_ZH = ("<!-- 由 `make sync` 根据 utils/course.py 与 notebooks/zh/translations/ 生成；"
+                      "在此处的修改会被覆盖 -->")
+
+
+# --- paths ----------------------------------------------------------------------------
+
+def translations_dir() -> Path:
+    return course.NOTEBOOK_DIR / "zh" / "translations"
+
+
+def translation_path(stem: str) -> Path:
+    """``notebooks/zh/translations/<stem>.json`` (``stem`` may be :data:`SHARED`)."""
+    return translations_dir() / f"{stem}.json"
+
+
+def readme_zh_path() -> Path:
+    return course.ROOT / "README.zh.md"
+
+
+def _repo(path: Path) -> str:
+    return path.relative_to(course.ROOT).as_posix()
+
+
+# --- comments in code, through tokenize --------------------------------------------------
+
+def _python_view(source: str) -> str | None:
+    """``source`` with IPython-only lines (magics, ``!shell``, ``obj?``) blanked, so that
+    ``tokenize`` reads it as Python; columns are kept. ``None`` for a ``%%`` cell magic."""
+    if source.lstrip().startswith("%%"):
+        return None
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    lines = source.split("\n")
+    transformed = TransformerManager().transform_cell(source).split("\n")
+    if transformed[-1] == "" and lines[-1] != "":
+        transformed.pop()
+    if len(transformed) != len(lines):  # a transformation that moved lines: read the source as it is
+        return source
+    return "\n".join(" " * len(old) if old != new else old for old, new in zip(lines, transformed, strict=True))
+
+
+def comment_tokens(source: str) -> list[tuple[int, int, int, str]]:
+    """Every comment in a code cell as ``(line index, start column, end column, text)``.
+
+    Found with :mod:`tokenize`, so a ``#`` inside a string is not a comment. Raises
+    ``ValueError`` when the cell is not Python that tokenize can read.
+    """
+    view = _python_view(source)
+    if view is None:
+        return []
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(view).readline))
+    except (tokenize.TokenError, SyntaxError) as error:
+        raise ValueError(f"tokenize cannot read this code cell ({error}); first lines: {source[:80]!r}") from error
+    return [(tok.start[0] - 1, tok.start[1], tok.end[1], tok.string) for tok in tokens if tok.type == tokenize.COMMENT]
+
+
+def translatable_comments(source: str) -> list[str]:
+    """The distinct comments of a code cell, in order, without tool pragmas (``# noqa`` ...)."""
+    seen: dict[str, None] = {}
+    for _, _, _, text in comment_tokens(source):
+        if not PRAGMA.match(text):
+            seen.setdefault(text, None)
+    return list(seen)
+
+
+def strip_comments(source: str) -> str:
+    """The code of a cell without its comments (found with tokenize).
+
+    A trailing comment is removed with the spaces before it; a line that held only a
+    comment is removed. Two cells whose code differs only in comments strip equal.
+    """
+    lines = source.split("\n")
+    drop = set()
+    for row, start, end, _ in comment_tokens(source):
+        line = lines[row]
+        kept = (line[:start] + line[end:]).rstrip()
+        if kept.strip() == "":
+            drop.add(row)
+        lines[row] = kept
+    return "\n".join(line for row, line in enumerate(lines) if row not in drop)
+
+
+def translate_comments(source: str, translations: dict[str, str]) -> str:
+    """``source`` with every comment found in ``translations`` replaced by its translation."""
+    lines = source.split("\n")
+    for row, start, end, text in reversed(comment_tokens(source)):
+        if text in translations:
+            lines[row] = lines[row][:start] + translations[text] + lines[row][end:]
+    return "\n".join(lines)
+
+
+def _comment_translation_error(zh: object) -> str | None:
+    if not isinstance(zh, str) or not zh.strip():
+        return "has no translation"
+    if "\n" in zh or "\r" in zh or not zh.startswith("#"):
+        return "must be translated as one line that starts with '#'"
+    return None
+
+
+# --- markdown: what a translation must keep --------------------------------------------
+
+_FENCE = re.compile(r"^(```|~~~).*?^\1", re.M | re.S)
+_CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.S)
+_DISPLAY_MATH = re.compile(r"\$\$(.+?)\$\$", re.S)
+_INLINE_MATH = re.compile(r"\$([^$\n]+?)\$")
+_LINK_TARGET = re.compile(r"\]\(\s*<?([^)\s>]+)")
+
+
+def markdown_invariants(text: str) -> dict[str, list[str]]:
+    """What a translated markdown cell keeps from the English: code (spans and fenced
+    blocks), formulas, link targets, and the levels of its headings."""
+    fences = [m.group(0) for m in _FENCE.finditer(text)]
+    rest = _FENCE.sub(" ", text)
+    spans = [m.group(0) for m in _CODE_SPAN.finditer(rest)]
+    rest = _CODE_SPAN.sub(" ", rest)
+    display = [m.group(0) for m in _DISPLAY_MATH.finditer(rest)]
+    rest = _DISPLAY_MATH.sub(" ", rest)
+    inline = [m.group(0) for m in _INLINE_MATH.finditer(rest)]
+    return {
+        "code": sorted(set(fences + spans)),
+        "formulas": sorted(set(display + inline)),
+        "link targets": sorted(set(_LINK_TARGET.findall(rest))),
+        "heading levels": [line.split(" ", 1)[0] for line in rest.splitlines() if re.match(r"#{1,6} ", line)],
+    }
+
+
+def invariant_differences(english: str, chinese: str) -> list[str]:
+    """How ``chinese`` fails to keep :func:`markdown_invariants` of ``english`` (empty: it keeps them)."""
+    want, got = markdown_invariants(english), markdown_invariants(chinese)
+    differences = []
+    for key in want:
+        if key == "heading levels":
+            if want[key] != got[key]:
+                differences.append(f"heading levels {got[key]}, expected {want[key]}")
+            continue
+        missing = [item for item in want[key] if item not in got[key]]
+        extra = [item for item in got[key] if item not in want[key]]
+        if missing:
+            differences.append(f"{key} missing: {', '.join(missing)}")
+        if extra:
+            differences.append(f"{key} not in the English: {', '.join(extra)}")
+    return differences
+
+
+def rebase_link(target: str) -> str:
+    """A link target written for ``notebooks/``, rewritten for ``notebooks/zh/``.
+
+    Other notebooks of the course (``02_x.ipynb``) stay: the link goes to their Chinese
+    twin. The README becomes README.zh.md. Other relative paths gain a ``../``.
+    URLs, anchors and absolute paths are kept.
+    """
+    if re.match(r"[a-z][a-z0-9+.-]*:", target, re.I) or target.startswith(("#", "/")):
+        return target
+    path, hash_sign, anchor = target.partition("#")
+    if path in {nb.filename for nb in NOTEBOOKS}:
+        return target
+    if path == "../README.md":
+        return f"../../README.zh.md{hash_sign}{anchor}"
+    return f"../{target}"
+
+
+def rebase_links(text: str) -> str:
+    return _LINK_TARGET.sub(lambda m: m.group(0)[: m.start(1) - m.start(0)] + rebase_link(m.group(1)), text)
+
+
+# --- translation files ------------------------------------------------------------------
+
+class TranslationFileError(ValueError):
+    """A translation file that is not valid JSON or not in the expected form."""
+
+
+def fingerprint(text: str) -> str:
+    """The stamp: SHA-256 (hex) of the English text a translation was made from."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def english_text(cell: nbformat.NotebookNode) -> str:
+    """What a translation of ``cell`` is made from: a markdown cell's source, or the
+    comments of a code cell (one per line)."""
+    if cell.cell_type == "code":
+        return "\n".join(translatable_comments(cell.source))
+    return cell.source
+
+
+def is_translatable(cell: nbformat.NotebookNode) -> bool:
+    """Markdown with text, or code with comments. Generated header/footer cells are not."""
+    if cell.get("id") in (sync.HEADER_ID, sync.FOOTER_ID):
+        return False
+    if cell.cell_type == "markdown":
+        return bool(cell.source.strip())
+    return cell.cell_type == "code" and bool(translatable_comments(cell.source))
+
+
+def new_entry(cell: nbformat.NotebookNode, old: dict | None = None) -> dict:
+    """An entry stamped with the cell's current English. For markdown the Chinese of
+    ``old`` is kept (or left empty); for code, the translations of comments that did not
+    change are kept and new comments get an empty ``zh``."""
+    old = old if isinstance(old, dict) else None
+    entry: dict = {"type": cell.cell_type, "sha256": fingerprint(english_text(cell))}
+    if cell.cell_type == "markdown":
+        entry["en"] = cell.source.split("\n")
+        entry["zh"] = list(old.get("zh", [])) if old and old.get("type") == "markdown" else []
+    else:
+        known = {}
+        if old and old.get("type") == "code":
+            known = {c.get("en"): c.get("zh", "") for c in old.get("comments", []) if isinstance(c, dict)}
+        entry["comments"] = [{"en": text, "zh": known.get(text, "")} for text in translatable_comments(cell.source)]
+    return entry
+
+
+def _entry_error(entry: object) -> str | None:
+    """Why ``entry`` is not a well-formed entry, or None."""
+    if not isinstance(entry, dict) or entry.get("type") not in ("markdown", "code"):
+        return 'an entry must be an object with "type": "markdown" or "code"'
+    if not isinstance(entry.get("sha256"), str):
+        return 'an entry needs its stamp, "sha256" (a string)'
+    if entry["type"] == "markdown":
+        for key in ("en", "zh"):
+            if not (isinstance(entry.get(key), list) and all(isinstance(line, str) for line in entry[key])):
+                return f'a markdown entry needs "{key}": a list of lines (strings)'
+    else:
+        comments = entry.get("comments")
+        if not (isinstance(comments, list) and all(
+                isinstance(c, dict) and isinstance(c.get("en"), str) and isinstance(c.get("zh"), str)
+                for c in comments)):
+            return 'a code entry needs "comments": a list of {"en": "# ...", "zh": "# ..."}'
+    return None
+
+
+def _stored_english(entry: dict) -> str:
+    if entry["type"] == "markdown":
+        return "\n".join(entry["en"])
+    return "\n".join(c["en"] for c in entry["comments"])
+
+
+def load(stem: str) -> dict[str, dict] | None:
+    """The entries of ``translations/<stem>.json`` by cell id; None when there is no file."""
+    path = translation_path(stem)
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise TranslationFileError(f"{_repo(path)} is not valid JSON: {error}") from error
+    if not isinstance(data, dict) or not isinstance(data.get("cells"), dict):
+        raise TranslationFileError(f'{_repo(path)}: expected an object with "cells": {{cell id: entry}}')
+    if data.get("notebook") != stem:
+        raise TranslationFileError(f'{_repo(path)}: "notebook" is {data.get("notebook")!r}, expected {stem!r}')
+    return data["cells"]
+
+
+def save(stem: str, cells: dict[str, dict], order: list[str]) -> Path:
+    """Write ``translations/<stem>.json``: entries in notebook order (``order``), then the rest."""
+    ranked = {cell_id: i for i, cell_id in enumerate(order)}
+    ordered = dict(sorted(cells.items(), key=lambda item: ranked.get(item[0], len(ranked))))
+    path = translation_path(stem)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = {"notebook": stem, "cells": ordered}
+    path.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    return path
+
+
+# --- checking ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Problem:
+    """Something a person must fix in the Chinese edition."""
+
+    notebook: str  # a stem, or SHARED
+    cell: str | None  # a cell id; None for the whole notebook
+    kind: str  # missing | stale | unused | invalid | drift
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.notebook}: cell {self.cell!r}" if self.cell else self.notebook
+        return f"{where}: {self.message}"
+
+
+def _stale_message(stem: str, cell_id: str, old: str, new: str) -> str:
+    diff = difflib.unified_diff(old.split("\n"), new.split("\n"), f"{cell_id} (English, as translated)",
+                                f"{cell_id} (English, now)", lineterm="")
+    return (f"stale translation: the English changed since it was translated. Update the Chinese in "
+            f"{_repo(translation_path(stem))}, then run `python -m utils.translations stamp {stem} {cell_id}`."
+            f" The English change:\n" + "\n".join(diff))
+
+
+def check_translation(stem: str, english: nbformat.NotebookNode, cells: dict[str, dict] | None,
+                      only: tuple[str, ...] | None = None) -> list[Problem]:
+    """Problems of the translation ``cells`` (None: no file) of the notebook ``english``.
+
+    ``only`` restricts the check to those cell ids (the shared file checks the set-up cell).
+    """
+    path = _repo(translation_path(stem))
+    if cells is None:
+        return [Problem(stem, None, "missing", f"there is no translation, {path}: run "
+                        f"`python -m utils.translations init {stem}` and translate every entry")]
+    by_id = {cell.get("id"): cell for cell in english.cells}
+    in_scope = (lambda cid: cid in only) if only is not None else (lambda cid: cid not in SHARED_IDS)
+    wanted = {cid: cell for cid, cell in by_id.items() if in_scope(cid) and is_translatable(cell)}
+    problems = []
+    for cell_id, cell in wanted.items():
+        entry = cells.get(cell_id)
+        if entry is None:
+            problems.append(Problem(stem, cell_id, "missing", f"the {cell.cell_type} cell has no translation in {path}"
+                                    f" (`python -m utils.translations init {stem}` adds an empty entry)"))
+            continue
+        error = _entry_error(entry)
+        if error:
+            problems.append(Problem(stem, cell_id, "invalid", f"{path}: {error}"))
+            continue
+        if entry["type"] != cell.cell_type:
+            problems.append(Problem(stem, cell_id, "stale", f"the cell is now a {cell.cell_type} cell, but its "
+                                    f"translation is for a {entry['type']} cell: replace the entry"))
+            continue
+        now = english_text(cell)
+        if fingerprint(now) != entry["sha256"]:  # the rest would only repeat it
+            problems.append(Problem(stem, cell_id, "stale", _stale_message(stem, cell_id, _stored_english(entry), now)))
+            continue
+        if fingerprint(_stored_english(entry)) != entry["sha256"]:
+            problems.append(Problem(stem, cell_id, "invalid", "the stored English (\"en\") does not match its stamp "
+                                    f"(edited by hand?): run `python -m utils.translations stamp {stem} {cell_id}`"))
+        if entry["type"] == "markdown":
+            if not "\n".join(entry["zh"]).strip():
+                problems.append(Problem(stem, cell_id, "missing", f'the translation ("zh") in {path} is empty'))
+            else:
+                differences = invariant_differences(cell.source, "\n".join(entry["zh"]))
+                if differences:
+                    problems.append(Problem(stem, cell_id, "invalid", "the translation must keep the English's code, "
+                                            "formulas, link targets and headings: " + "; ".join(differences)))
+        else:
+            comments = translatable_comments(cell.source)
+            for pair in entry["comments"]:
+                if pair["en"] in comments:
+                    error = _comment_translation_error(pair["zh"])
+                    if error:
+                        kind = "missing" if error == "has no translation" else "invalid"
+                        problems.append(Problem(stem, cell_id, kind, f"comment {pair['en']!r} {error}"))
+            stored = {pair["en"] for pair in entry["comments"]}
+            for text in comments:
+                if text not in stored:
+                    problems.append(Problem(stem, cell_id, "missing", f"comment {text!r} has no translation"))
+            for text in sorted(stored - set(comments)):
+                problems.append(Problem(stem, cell_id, "unused", f"a translation for comment {text!r}, which the "
+                                        "cell does not have: delete it"))
+    for cell_id in cells:
+        if cell_id in wanted or not in_scope(cell_id):
+            continue
+        if cell_id not in by_id:
+            why = "the English notebook has no cell with this id (delete the entry, or move it to the cell's new id)"
+        else:
+            why = "the cell has nothing to translate any more (no text, or no comments): delete the entry"
+        problems.append(Problem(stem, cell_id, "unused", f"a translation in {path}, but {why}"))
+    return problems
+
+
+def compare_editions(entry: Notebook) -> list[Problem]:
+    """Problems of the stored Chinese notebook against the stored English one: the same
+    cells (ids, types, metadata), the same code once comments are removed (tokenize), the
+    same outputs and execution counts."""
+    zh_path = entry.zh.path
+    if not zh_path.is_file():
+        return [Problem(entry.stem, None, "missing", f"there is no Chinese notebook {entry.zh.repo_path}: "
+                        "run `make sync`")]
+    english, chinese = sync.read_notebook(entry.path), sync.read_notebook(zh_path)
+    en_ids = [cell.get("id") for cell in english.cells]
+    zh_ids = [cell.get("id") for cell in chinese.cells]
+    if en_ids != zh_ids:
+        return [Problem(entry.stem, None, "drift", f"the Chinese notebook's cells {zh_ids} differ from the English "
+                        f"notebook's {en_ids}: run `make sync`")]
+    problems = []
+    for en, zh in zip(english.cells, chinese.cells, strict=True):
+        if en.cell_type != zh.cell_type:
+            problems.append(Problem(entry.stem, en.id, "drift", f"a {zh.cell_type} cell in Chinese, {en.cell_type} "
+                                    "in English"))
+            continue
+        if en.metadata != zh.metadata:
+            problems.append(Problem(entry.stem, en.id, "drift", "the cell's metadata (tags) differ from the English"))
+        if en.cell_type != "code":
+            continue
+        try:
+            en_code, zh_code = strip_comments(en.source), strip_comments(zh.source)
+        except ValueError as error:
+            problems.append(Problem(entry.stem, en.id, "invalid", str(error)))
+            continue
+        if en_code != zh_code:
+            diff = difflib.unified_diff(en_code.split("\n"), zh_code.split("\n"), "English", "Chinese", lineterm="")
+            problems.append(Problem(entry.stem, en.id, "drift", "the code without comments differs from the English:\n"
+                                    + "\n".join(diff)))
+        if en.outputs != zh.outputs or en.execution_count != zh.execution_count:
+            problems.append(Problem(entry.stem, en.id, "drift", "the outputs differ from the English: run `make sync`"))
+    return problems
+
+
+def _english_notebooks() -> dict[Notebook, nbformat.NotebookNode]:
+    """Every English notebook as ``make sync`` writes it (header, set-up and footer in place)."""
+    return {entry: sync.sync_notebook(sync.read_notebook(entry.path), entry) for entry in NOTEBOOKS}
+
+
+def _check_file(stem: str, english: nbformat.NotebookNode, only: tuple[str, ...] | None = None) -> list[Problem]:
+    try:
+        cells = load(stem)
+    except TranslationFileError as error:
+        return [Problem(stem, None, "invalid", str(error))]
+    return check_translation(stem, english, cells, only)
+
+
+def check(stems: list[str] | None = None) -> list[Problem]:
+    """Everything a person must fix in the Chinese edition (empty: the edition is complete).
+
+    For each notebook (or only ``stems``): its title, its translation (missing, stale,
+    unused or malformed entries) and the stored Chinese notebook against the English;
+    then the shared set-up cell and Chinese notebooks the manifest does not list.
+    """
+    problems: list[Problem] = []
+    english = _english_notebooks()
+    for entry, nb in english.items():
+        if stems and entry.stem not in stems:
+            continue
+        if not entry.title_zh.strip():
+            problems.append(Problem(entry.stem, None, "missing", "the manifest entry has no title_zh "
+                                    "(utils/course.py)"))
+        problems += _check_file(entry.stem, nb)
+        problems += compare_editions(entry)
+    if not stems or SHARED in stems:
+        seen = set()
+        for nb in english.values():  # the set-up cell is the same in every notebook: check each variant once
+            setup = [cell.source for cell in nb.cells if cell.get("id") == sync.SETUP_ID]
+            if setup and setup[0] not in seen:
+                seen.add(setup[0])
+                problems += [p for p in _check_file(SHARED, nb, only=SHARED_IDS) if p not in problems]
+        listed = {entry.filename for entry in NOTEBOOKS}
+        for path in sorted((course.NOTEBOOK_DIR / "zh").glob("*.ipynb")):
+            if path.name not in listed:
+                problems.append(Problem(path.stem, None, "unused", f"{_repo(path)} has no English notebook in the "
+                                        "manifest: delete it (and its translation)"))
+    return problems
+
+
+def problems_summary() -> str:
+    """One line for ``make sync``: whether the Chinese edition needs a translator."""
+    problems = check()
+    if not problems:
+        return "Chinese edition: every translation is present and up to date"
+    kinds = sorted({p.kind for p in problems})
+    return (f"Chinese edition: {len(problems)} translation problem(s) ({', '.join(kinds)}); "
+            "`python -m utils.translations check` lists them, and the tests fail until a person fixes them")
+
+
+# --- generating the Chinese notebooks and README -----------------------------------------
+
+def _link(nb: Notebook, label: str) -> str:
+    return f"[{label}]({nb.filename})"
+
+
+def navigation_zh(nb: Notebook) -> str:
+    """The Chinese ``← previous · n / N · next →``, with links within ``notebooks/zh/``."""
+    index = NOTEBOOKS.index(nb.en)
+    parts = []
+    if index > 0:
+        prev = NOTEBOOKS[index - 1]
+        parts.append(_link(prev, f"← {prev.number}. {prev.title_zh or prev.title}"))
+    parts.append(f"[课程主页](../../README.zh.md) · 第 {nb.number} 课，共 {len(NOTEBOOKS)} 课")
+    if index + 1 < len(NOTEBOOKS):
+        nxt = NOTEBOOKS[index + 1]
+        parts.append(_link(nxt, f"{nxt.number}. {nxt.title_zh or nxt.title} →"))
+    return " · ".join(parts)
+
+
+def header_source_zh(nb: Notebook) -> str:
+    return "\n".join([
+        _GENERATED_NOTE_ZH,
+        f"# {nb.number}. {nb.title_zh or nb.title}",
+        "",
+        f"[![Open In Colab]({sync.COLAB_BADGE})]({nb.zh.colab_url})",
+        f"[英文原版 (English)](../{nb.filename})",
+        "",
+        navigation_zh(nb),
+    ])
+
+
+def footer_source_zh(nb: Notebook) -> str:
+    return "\n".join([_GENERATED_NOTE_ZH, "---", "", navigation_zh(nb)])
+
+
+def zh_cell(cell: nbformat.NotebookNode, entry: dict | None) -> nbformat.NotebookNode:
+    """The Chinese twin of an English body cell, given its translation entry (or None).
+
+    Code: the English cell (code, metadata, outputs) with the translated comments
+    swapped in; a comment without a usable translation stays English. Markdown: the
+    translation, with relative links rebased to ``notebooks/zh/``; a cell without one
+    shows the English text under an "untranslated" marker. A stale translation is used
+    as it is (the check reports it).
+    """
+    new = copy.deepcopy(cell)
+    usable = entry is not None and _entry_error(entry) is None and entry["type"] == cell.cell_type
+    if cell.cell_type == "code" and usable:
+        swaps = {c["en"]: c["zh"] for c in entry["comments"] if _comment_translation_error(c["zh"]) is None}
+        new.source = translate_comments(cell.source, swaps)
+    elif cell.cell_type == "markdown" and is_translatable(cell):
+        text = "\n".join(entry["zh"]) if usable else ""
+        new.source = rebase_links(text) if text.strip() else f"{UNTRANSLATED}\n{rebase_links(cell.source)}"
+    return new
+
+
+def zh_notebook(entry: Notebook, english: nbformat.NotebookNode, cells: dict[str, dict] | None,
+                shared: dict[str, dict] | None) -> nbformat.NotebookNode:
+    """The Chinese notebook generated from the English one (as ``make sync`` writes it)."""
+    nb = copy.deepcopy(english)
+    out = []
+    for cell in english.cells:
+        cell_id = cell.get("id")
+        if cell_id == sync.HEADER_ID:
+            new = sync._markdown_cell(cell_id, header_source_zh(entry))
+        elif cell_id == sync.FOOTER_ID:
+            new = sync._markdown_cell(cell_id, footer_source_zh(entry))
+        elif cell_id in SHARED_IDS:
+            new = zh_cell(cell, (shared or {}).get(cell_id))
+        else:
+            new = zh_cell(cell, (cells or {}).get(cell_id))
+        out.append(new)
+    nb.cells = out
+    return nb
+
+
+def readme_table_zh() -> str:
+    binder = f"[![Binder](https://mybinder.org/badge_logo.svg)]({course.binder_url('notebooks/zh')})"
+    rows = [f"在 Binder 上用 JupyterLab 打开全部笔记本：{binder}", "", "| # | 笔记本 | 打开 |", "| ---: | --- | --- |"]
+    for nb in NOTEBOOKS:
+        badge = f"[![Open In Colab]({sync.COLAB_BADGE})]({nb.zh.colab_url})"
+        rows.append(f"| {nb.number} | [{nb.title_zh or nb.title}]({nb.zh.repo_path}) | {badge} |")
+    return "\n".join(rows)
+
+
+def sync_readme_zh(text: str) -> str:
+    pattern = re.compile(re.escape(sync.TABLE_START) + r".*?" + re.escape(sync.TABLE_END), re.S)
+    if not pattern.search(text):
+        raise ValueError(f"README.zh.md has no notebook table markers; expected {sync.TABLE_START!r} ... "
+                         f"{sync.TABLE_END!r}")
+    return pattern.sub(lambda _: f"{sync.TABLE_START}\n{readme_table_zh()}\n{sync.TABLE_END}", text)
+
+
+def planned_text_files() -> dict[Path, str]:
+    """The Chinese notebooks and README.zh.md, as ``make sync`` writes them."""
+    planned = {}
+    shared = load(SHARED)
+    for entry, english in _english_notebooks().items():
+        planned[entry.zh.path] = sync.dumps_notebook(zh_notebook(entry, english, load(entry.stem), shared))
+    readme = readme_zh_path()
+    if not readme.is_file():
+        raise FileNotFoundError(f"{_repo(readme)} is missing: the Chinese README holds the table of Chinese notebooks")
+    planned[readme] = sync_readme_zh(readme.read_text(encoding="utf-8"))
+    return planned
+
+
+# --- command line -------------------------------------------------------------------------
+
+def _english_for(stem: str) -> nbformat.NotebookNode:
+    english = _english_notebooks()
+    if stem == SHARED:
+        return next(iter(english.values()))
+    for entry, nb in english.items():
+        if entry.stem == stem:
+            return nb
+    known = ", ".join([entry.stem for entry in NOTEBOOKS] + [SHARED])
+    raise SystemExit(f"unknown notebook {stem!r}; expected one of: {known}")
+
+
+def _translatable_ids(stem: str, english: nbformat.NotebookNode) -> list[str]:
+    ids = [cell.id for cell in english.cells if is_translatable(cell)]
+    return [i for i in ids if i in SHARED_IDS] if stem == SHARED else [i for i in ids if i not in SHARED_IDS]
+
+
+def init(stem: str) -> list[str]:
+    """Add an empty, stamped entry for every cell of ``stem`` that has none. Returns their ids."""
+    english = _english_for(stem)
+    cells = load(stem) or {}
+    by_id = {cell.get("id"): cell for cell in english.cells}
+    order = _translatable_ids(stem, english)
+    added = [cell_id for cell_id in order if cell_id not in cells]
+    for cell_id in added:
+        cells[cell_id] = new_entry(by_id[cell_id])
+    save(stem, cells, order)
+    return added
+
+
+def stamp(stem: str, cell_ids: list[str]) -> None:
+    """Mark the translations of ``cell_ids`` as made from the current English.
+
+    Only for a person who has just brought the Chinese up to date: the stamp is what
+    makes a stale translation pass. Comments that changed lose their translation.
+    """
+    english = _english_for(stem)
+    cells = load(stem)
+    if cells is None:
+        raise SystemExit(f"there is no {_repo(translation_path(stem))}; run `python -m utils.translations init {stem}`")
+    order = _translatable_ids(stem, english)
+    by_id = {cell.get("id"): cell for cell in english.cells}
+    for cell_id in cell_ids:
+        if cell_id not in order:
+            raise SystemExit(f"{stem} has no cell {cell_id!r} with something to translate; cells: {', '.join(order)}")
+        if cell_id not in cells:
+            raise SystemExit(f"{stem}: cell {cell_id!r} has no translation yet; run `python -m utils.translations "
+                             f"init {stem}` first")
+    for cell_id in cell_ids:
+        cells[cell_id] = new_entry(by_id[cell_id], cells[cell_id])
+    save(stem, cells, order)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m utils.translations", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    check_parser = commands.add_parser("check", help="list what is missing, stale or unused; exit 1 if anything")
+    check_parser.add_argument("stems", nargs="*", help=f"notebook stems, or {SHARED} (default: everything)")
+    init_parser = commands.add_parser("init", help="add an empty entry for every cell that has none")
+    init_parser.add_argument("stem", help=f"a notebook stem such as 01_one_hot_matmul, or {SHARED}")
+    stamp_parser = commands.add_parser("stamp", help="after updating a translation: mark it as up to date")
+    stamp_parser.add_argument("stem")
+    stamp_parser.add_argument("cell_ids", nargs="+", metavar="cell-id")
+    args = parser.parse_args(argv)
+
+    if args.command == "check":
+        unknown = sorted(set(args.stems) - {entry.stem for entry in NOTEBOOKS} - {SHARED})
+        if unknown:
+            parser.error(f"unknown notebook(s) {unknown}; expected stems from utils/course.py, or {SHARED}")
+        problems = check(args.stems or None)
+        for problem in problems:
+            print(f"{problem}\n")
+        print(f"{len(problems)} problem(s)" if problems else "the Chinese edition is complete and up to date")
+        return 1 if problems else 0
+    if args.command == "init":
+        added = init(args.stem)
+        print(f"{_repo(translation_path(args.stem))}: added {len(added)} empty entr{'y' if len(added) == 1 else 'ies'}"
+              f"{': ' + ', '.join(added) if added else ''}")
+        print('fill in every "zh", then run `make sync` and `python -m utils.translations check`')
+        return 0
+    stamp(args.stem, args.cell_ids)
+    print(f"stamped {', '.join(args.cell_ids)} in {_repo(translation_path(args.stem))}; now run `make sync`")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
