@@ -52,6 +52,8 @@ class Notebook:
 
 NOTEBOOKS: tuple[Notebook, ...] = (
     Notebook(1, "01_one_hot_matmul", "One-hot vectors and the matrix product that only selects"),
+    # --- notebook 6 (issue 4) ---
+    Notebook(6, "06_what_the_lookup_saves", "What the lookup saves: measured"),
 )
 
 
