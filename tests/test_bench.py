@@ -342,6 +342,16 @@ def test_cli_skips_what_does_not_fit_and_goes_on(capsys):
     assert "memory budget 20.5 MiB" in printed
 
 
+def test_cli_sweep_runs_the_three_sweeps_of_a_preset(monkeypatch, capsys):
+    tiny = bench.Sweeps(vocab_sizes=(300, 600), embedding_dims=(4, 8), token_counts=(16,), anchor=Case(300, 4, 16),
+                        bandwidth=Case(300, 4, 16), min_run_time=0.001)
+    monkeypatch.setitem(bench.PRESETS, "quick", tiny)
+    assert bench.main(["--sweep", "quick", "--passes", "forward", "--min-run-time", "0.001", "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    for label in ("V=300, d=4, n=16", "V=600, d=4, n=16", "V=300, d=8, n=16"):  # each case once
+        assert printed.count(f"lookup vs dense (forward) at {label}:") == 1
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
