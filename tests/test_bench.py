@@ -128,6 +128,13 @@ def test_every_method_matches_the_lookup_exactly_forward_and_backward(case, dtyp
         assert grad.layout == torch.strided and torch.equal(grad, dense_grad), method
 
 
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_precision_runs_and_is_recorded(dtype):
+    rows = bench.run_benchmark([Case(200, 8, 32)], dtype=dtype, **FAST)
+    assert {r["dtype"] for r in rows} == {dtype} and all(r["status"] == "ok" for r in rows)
+    assert all(r["input_bytes"] == bench.input_bytes(r["method"], Case(200, 8, 32), dtype) for r in rows)
+
+
 def test_make_inputs_is_seeded_and_dyadic():
     case = Case(50, 4, 30)
     first, second = bench.make_inputs(case, seed=1), bench.make_inputs(case, seed=1)
@@ -360,6 +367,8 @@ def test_cli_sweep_runs_the_three_sweeps_of_a_preset(monkeypatch, capsys):
         (["--tokens", "0"], "expected positive whole numbers"),
         (["--methods", "gather"], "invalid choice: 'gather'"),
         (["--dtype", "int64", "--vocab-sizes", "5", "--dims", "2", "--tokens", "2"], "floating-point"),
+        (["--device", "tpu"], "unknown device 'tpu'"),
+        (["--threads", "0", "--vocab-sizes", "5", "--dims", "2", "--tokens", "2"], "threads must be >= 1"),
     ],
 )
 def test_cli_rejects_bad_arguments(argv, message, capsys):

@@ -745,7 +745,10 @@ def main(argv: list[str] | None = None) -> int:
         cases = list(dict.fromkeys(case for axis in SWEEP_AXES for case in sweeps.cases(axis)))
     else:
         cases = [Case(v, d, n) for v in args.vocab_sizes for d in args.dims for n in args.tokens]
-    device = resolve_device(args.device)
+    try:
+        device = resolve_device(args.device)
+    except (RuntimeError, ValueError) as error:  # an unknown device, or a GPU that is not there
+        parser.error(str(error))
     budget = None if args.memory_budget_gib is None else int(args.memory_budget_gib * GIB)
     try:
         rows = run_benchmark(cases, methods=args.methods, passes=args.passes, device=device, dtype=args.dtype,
