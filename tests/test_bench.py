@@ -315,6 +315,21 @@ def test_presets_and_sweeps():
         bench.preset("yes")
 
 
+def test_run_sweeps_measures_the_shared_anchor_once(monkeypatch):
+    tiny = bench.Sweeps(vocab_sizes=(300, 600), embedding_dims=(4, 8), token_counts=(16, 32), anchor=Case(300, 4, 16),
+                        bandwidth=Case(300, 4, 16), min_run_time=0.001)
+    seen = []
+    real = bench.run_benchmark
+    monkeypatch.setattr(bench, "run_benchmark", lambda cases, **kw: seen.extend(cases) or real(cases, **kw))
+    sweeps = bench.run_sweeps(tiny, ["embedding_dim", "num_tokens"], methods=["lookup"], passes=["forward"], **FAST)
+    assert seen == [Case(300, 4, 16), Case(300, 8, 16), Case(300, 4, 32)]  # the anchor once
+    assert [r["embedding_dim"] for r in sweeps["embedding_dim"]] == [4, 8]
+    assert [r["num_tokens"] for r in sweeps["num_tokens"]] == [16, 32]
+    assert sweeps["embedding_dim"][0] is sweeps["num_tokens"][0]
+    with pytest.raises(ValueError, match=r"unknown axes \['V'\]"):
+        bench.run_sweeps(tiny, ["V"])
+
+
 def test_quick_preset_needs_little_memory():
     quick = bench.PRESETS["quick"]
     cases = [c for axis in bench.SWEEP_AXES for c in quick.cases(axis)]

@@ -579,6 +579,22 @@ class Sweeps:
         return [Case(**{**base, axis: value}) for value in values]
 
 
+def run_sweeps(sweeps: Sweeps, axes: Sequence[str] = SWEEP_AXES, **kwargs) -> dict[str, list[dict]]:
+    """Run the sweeps along ``axes``, measuring each distinct case once; ``{axis: its rows}``.
+
+    The anchor case belongs to every sweep: it is measured once and its rows appear in each.
+    ``kwargs`` go to :func:`run_benchmark` (methods, passes, device, dtype, budget, ...).
+    """
+    axes = _check_choices("axes", axes, SWEEP_AXES)
+    per_axis = {axis: sweeps.cases(axis) for axis in axes}
+    cases = list(dict.fromkeys(case for cases in per_axis.values() for case in cases))
+    rows = run_benchmark(cases, **kwargs)
+    by_case: dict[Case, list[dict]] = {}
+    for row in rows:
+        by_case.setdefault(Case(*_case_key(row)), []).append(row)
+    return {axis: [row for case in cases for row in by_case[case]] for axis, cases in per_axis.items()}
+
+
 #: ``quick``: seconds on a laptop CPU (CI runs it). ``full``: GPT-2's sizes and Llama 3's vocabulary
 #: (minutes on a CPU; the memory guard skips what does not fit).
 PRESETS = {
@@ -742,7 +758,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--output must end in .csv or .json, got {args.output.name!r}")
     if args.sweep:
         sweeps = PRESETS[args.sweep]
-        cases = list(dict.fromkeys(case for axis in SWEEP_AXES for case in sweeps.cases(axis)))
+        cases = list(dict.fromkeys(case for axis in SWEEP_AXES for case in sweeps.cases(axis)))  # each once
     else:
         cases = [Case(v, d, n) for v in args.vocab_sizes for d in args.dims for n in args.tokens]
     try:
