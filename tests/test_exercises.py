@@ -181,3 +181,48 @@ def test_parameter_embedding():
         exercises.check_parameter_embedding(Transposed(6, 4), 6, 4)
     with pytest.raises(exercises.ExerciseError, match="expected an instance"):
         exercises.check_parameter_embedding(Right, 6, 4)
+# --- Notebook 6: what the lookup saves, measured ---------------------------------------
+
+
+def test_dense_costs():
+    assert exercises.check_dense_costs(2 * 2048 * 50_257 * 768, 2048 * 50_257 * 4)
+    with pytest.raises(exercises.ExerciseError, match="that counts multiply-adds"):
+        exercises.check_dense_costs(2048 * 50_257 * 768, 2048 * 50_257 * 4)
+    with pytest.raises(exercises.ExerciseError, match="int64 tensor F.one_hot returns"):
+        exercises.check_dense_costs(2 * 2048 * 50_257 * 768, 2048 * 50_257 * 8)
+    with pytest.raises(exercises.ExerciseError, match="n rows of V entries"):
+        exercises.check_dense_costs(2 * 2048 * 50_257 * 768, 50_257 * 4)
+
+
+@pytest.mark.filterwarnings("ignore:Sparse CSR tensor support is in beta")
+def test_sparse_one_hot():
+    ids = torch.tensor([4, 1, 4, 0, 2])
+    right = torch.sparse_coo_tensor(torch.stack([torch.arange(5), ids]), torch.ones(5), (5, 6), check_invariants=True)
+    assert exercises.check_sparse_one_hot(right, ids, 6)
+    assert exercises.check_sparse_one_hot(right.to_sparse_csr(), ids, 6)  # CSR is fine too
+    swapped = torch.sparse_coo_tensor(torch.stack([ids, torch.arange(5)]), torch.ones(5), (6, 5),
+                                      check_invariants=True)
+    with pytest.raises(exercises.ExerciseError, match=r"shape \(6, 5\), expected \(5, 6\)"):
+        exercises.check_sparse_one_hot(swapped, ids, 6)
+    wrong_columns = torch.sparse_coo_tensor(torch.stack([torch.arange(5), ids.flip(0)]), torch.ones(5), (5, 6),
+                                            check_invariants=True)
+    with pytest.raises(exercises.ExerciseError, match="does not return W\\[ids\\]"):
+        exercises.check_sparse_one_hot(wrong_columns, ids, 6)
+    with pytest.raises(exercises.ExerciseError, match="it is dense"):
+        exercises.check_sparse_one_hot(right.to_dense(), ids, 6)
+    with pytest.raises(exercises.ExerciseError, match="a single nonzero per row"):
+        exercises.check_sparse_one_hot(torch.ones(5, 6).to_sparse(), ids, 6)
+    with pytest.raises(exercises.ExerciseError, match="must be a torch.Tensor"):
+        exercises.check_sparse_one_hot([[0, 1]], ids, 6)
+
+
+def test_largest_batch():
+    assert exercises.check_largest_batch(697)
+    with pytest.raises(exercises.ExerciseError, match="counts only the float32 one-hot"):
+        exercises.check_largest_batch(2_092)
+    with pytest.raises(exercises.ExerciseError, match="one too many"):
+        exercises.check_largest_batch(698)
+    with pytest.raises(exercises.ExerciseError, match="expected 697"):
+        exercises.check_largest_batch(100)
+    with pytest.raises(exercises.ExerciseError, match="must be an int"):
+        exercises.check_largest_batch(697.0)

@@ -8,6 +8,7 @@ The notebooks import from here instead of repeating code. Modules, one topic eac
 - ``lookup``     one-hot vectors, the lookup, id checks, operation counts
 - ``figures``    diagrams drawn from real tensors (also saved into ``images/``)
 - ``exercises``  checkers for the exercises at the end of each notebook
+- ``bench``      ``python -m utils.bench``: lookup vs one-hot products, timed, with a memory guard
 - ``env_check``  ``python -m utils.env_check``: is this environment right?
 - ``sync``       ``python -m utils.sync``: regenerate headers, README table, images
 - ``run``        ``python -m utils.run``: execute every notebook headless

@@ -82,6 +82,12 @@ class Notebook:
 NOTEBOOKS: tuple[Notebook, ...] = (
     Notebook(1, "01_one_hot_matmul", "One-hot vectors and the matrix product that only selects",
              title_zh="独热向量与只做选取的矩阵乘法"),
+    Notebook(2, "02_embedding_lookup", "nn.Embedding is a lookup table",
+             title_zh="nn.Embedding 就是一张查找表"),
+    Notebook(3, "03_embedding_vs_linear", "nn.Embedding vs nn.Linear",
+             title_zh="nn.Embedding 与 nn.Linear"),
+    Notebook(6, "06_what_the_lookup_saves", "What the lookup saves: measured",
+             title_zh="查表省下了什么：实测"),
 )
 
 
@@ -112,9 +118,3 @@ def notebook(number: int) -> Notebook:
     known = ", ".join(str(nb.number) for nb in NOTEBOOKS)
     raise ValueError(f"there is no notebook {number} in the manifest (known: {known})")
 
-
-# --- Notebooks 2 and 3 (kept sorted by number, whatever order the branches merge in) ---
-NOTEBOOKS = tuple(sorted(NOTEBOOKS + (
-    Notebook(2, "02_embedding_lookup", "nn.Embedding is a lookup table"),
-    Notebook(3, "03_embedding_vs_linear", "nn.Embedding vs nn.Linear"),
-), key=lambda nb: nb.number))

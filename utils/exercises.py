@@ -251,3 +251,74 @@ def check_parameter_embedding(module: object, num_embeddings: int, embedding_dim
         raise ExerciseError("the gradient does not reach the weight row by row. Hint: index the Parameter itself")
     weight.grad = None
     return _correct("an nn.Parameter plus indexing: a registered, trainable lookup table")
+# --- Notebook 6: what the lookup saves, measured ---------------------------------------
+
+#: GPT-2's sizes, as the benchmark's command line uses them: n tokens, V rows, d columns.
+_GPT2_N, _GPT2_V, _GPT2_D = 2_048, 50_257, 768
+_LLAMA3_V = 128_256
+
+
+def check_dense_costs(flops: int, one_hot_bytes: int) -> bool:
+    """Exercise 6.1: FLOPs of ``one_hot @ W`` and bytes of the float32 one-hot, at GPT-2's sizes (n=2048)."""
+    expected_flops = 2 * _GPT2_N * _GPT2_V * _GPT2_D
+    expected_bytes = _GPT2_N * _GPT2_V * 4
+    if flops != expected_flops:
+        if flops == expected_flops // 2:
+            hint = "that counts multiply-adds; a multiply-add is two FLOPs (a multiply and an add)"
+        else:
+            hint = "each of the n·d outputs sums V products: one multiply and one add per product"
+        raise ExerciseError(f"flops = {flops:,}, expected {expected_flops:,}. Hint: {hint}.")
+    if one_hot_bytes != expected_bytes:
+        if one_hot_bytes == 2 * expected_bytes:
+            hint = "that is the int64 tensor F.one_hot returns; after .float() each entry takes 4 bytes"
+        else:
+            hint = "the one-hot has n rows of V entries, 4 bytes each in float32"
+        raise ExerciseError(f"one_hot_bytes = {one_hot_bytes:,}, expected {expected_bytes:,}. Hint: {hint}.")
+    return _correct(f"{expected_flops / 1e9:,.0f} GFLOP and {expected_bytes / 2**20:,.0f} MiB of one-hot rows, "
+                    f"for {_GPT2_N * _GPT2_D:,} useful values")
+
+
+def check_sparse_one_hot(x: torch.Tensor, ids: torch.Tensor, num_classes: int) -> bool:
+    """Exercise 6.2: a sparse one-hot ``x`` of ``ids`` with ``torch.sparse.mm(x, W) == W[ids]`` exactly."""
+    if not isinstance(x, torch.Tensor):
+        raise ExerciseError(f"x must be a torch.Tensor, got {type(x).__name__}")
+    if x.layout not in (torch.sparse_coo, torch.sparse_csr):
+        raise ExerciseError(
+            f"x has layout {x.layout}: it is dense. Hint: build it with torch.sparse_coo_tensor(indices, values, size)"
+        )
+    expected_shape = (len(ids), num_classes)
+    if tuple(x.shape) != expected_shape:
+        raise ExerciseError(f"x has shape {tuple(x.shape)}, expected {expected_shape}: one row per id, V columns")
+    nnz = x._nnz() if x.layout == torch.sparse_coo else x.values().numel()
+    if nnz != len(ids):
+        raise ExerciseError(f"x stores {nnz} values, expected {len(ids)}: a single nonzero per row")
+    weight = torch.randn(num_classes, 3, generator=torch.Generator().manual_seed(6), dtype=x.dtype)
+    got = torch.sparse.mm(x.cpu(), weight)
+    expected = weight[ids.cpu()]
+    if not torch.equal(got, expected):
+        raise ExerciseError(
+            "torch.sparse.mm(x, W) does not return W[ids]. Hint: the indices are a (2, n) tensor whose first row "
+            "is the row number 0..n-1 and whose second row is the id (the column); every value is 1."
+        )
+    return _correct(f"a {expected_shape[0]} x {num_classes:,} one-hot stored as {nnz} nonzeros selects W[ids]")
+
+
+def check_largest_batch(num_tokens: int) -> bool:
+    """Exercise 6.3: the most tokens whose ``F.one_hot(ids, 128256).float()`` fits 1 GiB (int64 and float32 at once)."""
+    per_token = _LLAMA3_V * (8 + 4)
+    expected = 2**30 // per_token
+    if not isinstance(num_tokens, int) or isinstance(num_tokens, bool):
+        raise ExerciseError(f"num_tokens must be an int (a whole number of tokens), got {type(num_tokens).__name__}")
+    if num_tokens == 2**30 // (_LLAMA3_V * 4):
+        raise ExerciseError(
+            f"num_tokens = {num_tokens:,} counts only the float32 one-hot. Hint: F.one_hot first returns int64 "
+            "(8 bytes an entry); while .float() copies it, both exist: 12 bytes an entry."
+        )
+    if num_tokens == expected + 1:
+        raise ExerciseError(f"num_tokens = {num_tokens:,} is one too many: round down, or the last token overflows")
+    if num_tokens != expected:
+        raise ExerciseError(
+            f"num_tokens = {num_tokens:,}, expected {expected:,}. Hint: each token needs V·(8 + 4) bytes at the peak; "
+            "divide 2**30 by that and round down."
+        )
+    return _correct(f"{expected:,} tokens: {expected * per_token / 2**30:.3f} GiB at the peak of the cast")

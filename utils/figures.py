@@ -13,6 +13,7 @@ from pathlib import Path
 
 import torch
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
 
 from .lookup import check_ids, one_hot
@@ -229,3 +230,182 @@ def _course_linear_embedding_transpose() -> Figure:
 
 COURSE_IMAGES["embedding_lookup.png"] = _course_embedding_lookup
 COURSE_IMAGES["linear_embedding_transpose.png"] = _course_linear_embedding_transpose
+
+
+# --- Notebook 6: what the lookup saves, measured -----------------------------------------
+
+#: One colour and marker per benchmark method, the same in every figure.
+METHOD_STYLE = {
+    "lookup": {"color": "#1f77b4", "marker": "o", "label": "lookup (F.embedding)", "zorder": 4},
+    "dense": {"color": "#d62728", "marker": "s", "label": "dense one-hot @ W"},
+    "sparse": {"color": "#2ca02c", "marker": "^", "label": "sparse one-hot @ W"},
+    "copy": {"color": "#7f7f7f", "marker": "D", "label": "plain copy of n·d values"},
+}
+_AXIS_LABELS = {
+    "vocab_size": "vocabulary size V",
+    "embedding_dim": "embedding dim d",
+    "num_tokens": "tokens per batch n",
+}
+_SIZES = tuple(_AXIS_LABELS)
+_PASS_TITLES = {"forward": "forward", "backward": "forward + backward (grad of W)"}
+#: Fixed margins instead of a layout engine (constrained layout doubles the drawing time).
+_GRID = {"left": 0.08, "right": 0.98, "bottom": 0.12, "top": 0.85, "wspace": 0.08}
+
+
+def _sweep_rows(rows: list[dict], axis: str) -> tuple[list[dict], str]:
+    """The measured rows of a one-dimensional sweep along ``axis``, and a note on the fixed sizes."""
+    if axis not in _AXIS_LABELS:
+        raise ValueError(f"unknown axis {axis!r}; expected one of {tuple(_AXIS_LABELS)}")
+    ok = [r for r in rows if r.get("status") == "ok"]
+    if not ok:
+        raise ValueError("no measured rows (status 'ok') to draw; run utils.bench.run_benchmark first")
+    fixed = [name for name in _SIZES if name != axis]
+    varying = [name for name in fixed if len({r[name] for r in ok}) > 1]
+    if varying:
+        raise ValueError(f"the rows vary in {varying} as well as {axis}: pass the rows of one sweep along {axis}")
+    short = {"vocab_size": "V", "embedding_dim": "d", "num_tokens": "n"}
+    note = ", ".join(f"{short[name]}={ok[0][name]:,}" for name in fixed)
+    threads = ok[0]["threads"]
+    return ok, f"{note}, {ok[0]['dtype']}, {ok[0]['device_name']}, {threads} thread{'' if threads == 1 else 's'}"
+
+
+def _log_axes(ax, axis: str, rows: list[dict], ybase: float = 10) -> None:
+    """Log-log axes labelled at the measured sizes, without minor ticks (they cost drawing time, add little)."""
+    from matplotlib.ticker import NullLocator
+
+    ax.set_xscale("log")
+    ax.set_yscale("log", base=ybase)
+    sizes = sorted({r[axis] for r in rows})
+    ax.set_xticks(sizes, [f"{v:,}" for v in sizes], fontsize=8)
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.yaxis.set_minor_locator(NullLocator())
+    ax.set_xlabel(_AXIS_LABELS[axis])
+    ax.grid(True, which="major", alpha=0.3)
+
+
+def _series(rows: list[dict], axis: str, method: str, pass_: str, field: str) -> tuple[list[int], list[float]]:
+    points = sorted((r[axis], r[field]) for r in rows if r["method"] == method and r["pass"] == pass_
+                    and r[field] is not None)
+    return [p[0] for p in points], [p[1] for p in points]
+
+
+def benchmark_time_figure(rows: list[dict], axis: str = "vocab_size") -> Figure:
+    """Median time per call against one size, log-log: forward and forward+backward panels, a line per method.
+
+    ``rows``: the tidy rows of :func:`utils.bench.run_benchmark` for a sweep along ``axis``
+    (``"vocab_size"``, ``"embedding_dim"`` or ``"num_tokens"``). A dotted grey line of slope 1
+    through the dense product's first point shows what "grows in proportion" looks like.
+    """
+    ok, note = _sweep_rows(rows, axis)
+    fig = Figure(figsize=(11, 4.2))  # no layout engine: Jupyter crops with bbox_inches="tight", and it is faster
+    axes = fig.subplots(1, 2, sharey=True, gridspec_kw=_GRID)
+    for ax, pass_ in zip(axes, _PASS_TITLES, strict=True):
+        for method, style in METHOD_STYLE.items():
+            xs, ys = _series(ok, axis, method, pass_, "time_s")
+            if xs:
+                ax.plot(xs, ys, **style)
+        xs, ys = _series(ok, axis, "dense", pass_, "time_s")
+        if len(xs) > 1:
+            ax.plot([xs[0], xs[-1]], [ys[0], ys[0] * xs[-1] / xs[0]], ":", color="0.5", label=f"∝ {axis_symbol(axis)}")
+        _log_axes(ax, axis, ok)
+        ax.set_title(_PASS_TITLES[pass_], fontsize=10)
+    axes[0].set_ylabel("median time per call (s)")
+    axes[0].legend(fontsize=8, loc="best")
+    fig.suptitle(f"Time against {_AXIS_LABELS[axis]} ({note})", fontsize=11)
+    return fig
+
+
+def axis_symbol(axis: str) -> str:
+    """``"vocab_size"`` -> ``"V"``, ``"embedding_dim"`` -> ``"d"``, ``"num_tokens"`` -> ``"n"``."""
+    symbols = {"vocab_size": "V", "embedding_dim": "d", "num_tokens": "n"}
+    if axis not in symbols:
+        raise ValueError(f"unknown axis {axis!r}; expected one of {tuple(symbols)}")
+    return symbols[axis]
+
+
+def benchmark_speedup_figure(rows: list[dict], axis: str = "vocab_size") -> Figure:
+    """How many times slower than the lookup the dense and sparse products are, against one size, log-log."""
+    from .bench import speedups
+
+    ok, note = _sweep_rows(rows, axis)
+    fig = Figure(figsize=(6.5, 4.2))
+    ax = fig.subplots(gridspec_kw=_GRID)
+    for method in ("dense", "sparse"):
+        for pass_, line in (("forward", "-"), ("backward", "--")):
+            points = sorted((s[axis], s["speedup"]) for s in speedups(ok, method, pass_))
+            if points:
+                style = METHOD_STYLE[method]
+                ax.plot([p[0] for p in points], [p[1] for p in points], line, color=style["color"],
+                        marker=style["marker"], label=f"{method} / lookup, {_PASS_TITLES[pass_]}")
+    ax.axhline(1.0, color="black", lw=0.8)
+    ax.text(0.01, 1.0, " as fast as the lookup", transform=ax.get_yaxis_transform(), va="bottom", fontsize=8)
+    _log_axes(ax, axis, ok)
+    ax.set_ylabel("time / lookup's time (how much faster the lookup is)")
+    ax.legend(fontsize=8)
+    ax.set_title(f"The lookup's speed-up ({note})", fontsize=10)
+    return fig
+
+
+def benchmark_memory_figure(rows: list[dict], axis: str = "vocab_size") -> Figure:
+    """Bytes against one size, log-log: what each method builds from the ids, and one call's peak."""
+    ok, note = _sweep_rows(rows, axis)
+    fig = Figure(figsize=(11, 4.2))
+    left, right = fig.subplots(1, 2, sharey=True, gridspec_kw=_GRID)
+    for method, style in METHOD_STYLE.items():
+        xs, ys = _series(ok, axis, method, "forward", "input_bytes")
+        if xs:
+            left.plot(xs, ys, **style)
+        for pass_, line in (("forward", "-"), ("backward", "--")):
+            xs, ys = _series(ok, axis, method, pass_, "peak_bytes")
+            if xs:
+                right.plot(xs, ys, line, color=style["color"], marker=style["marker"], zorder=style.get("zorder", 2))
+    passes = [Line2D([], [], color="black", ls="-", label="forward"),
+              Line2D([], [], color="black", ls="--", label="forward + backward")]
+    right.legend(handles=passes, fontsize=8, title="colours as on the left; lines that coincide overlap",
+                 title_fontsize=7)
+    sources = sorted({r["peak_source"] for r in ok if r["peak_source"]})
+    left.set_title("input built from the ids (ids, one-hot, COO, copy source)", fontsize=10)
+    right.set_title(f"peak bytes one call allocates ({' and '.join(sources)})", fontsize=10)
+    for ax in (left, right):
+        _log_axes(ax, axis, ok, ybase=2)
+        ax.yaxis.set_major_formatter(_bytes_formatter())
+    left.set_ylabel("bytes")
+    left.legend(fontsize=8)
+    fig.suptitle(f"Memory against {_AXIS_LABELS[axis]} ({note})", fontsize=11)
+    return fig
+
+
+def _bytes_formatter():
+    from matplotlib.ticker import FuncFormatter
+
+    from .bench import format_bytes
+
+    return FuncFormatter(lambda value, _pos: format_bytes(value) if value > 0 else "")
+
+
+def benchmark_scaling_figure(sweeps: dict[str, list[dict]], pass_: str = "forward") -> Figure:
+    """Median time per call, log-log, one panel per sweep: ``{axis: rows of the sweep along axis}``.
+
+    A dotted grey line of slope 1 through each method's first point shows proportional growth.
+    """
+    if pass_ not in _PASS_TITLES:
+        raise ValueError(f"unknown pass {pass_!r}; expected one of {tuple(_PASS_TITLES)}")
+    if not isinstance(sweeps, dict) or not sweeps:
+        raise ValueError("sweeps must be a non-empty dict {axis: rows}, e.g. {'embedding_dim': rows}")
+    fig = Figure(figsize=(5.5 * len(sweeps), 4.2))
+    axes = fig.subplots(1, len(sweeps), squeeze=False, gridspec_kw={**_GRID, "wspace": 0.25})[0]
+    for ax, (axis, rows) in zip(axes, sweeps.items(), strict=True):
+        ok, note = _sweep_rows(rows, axis)
+        for method, style in METHOD_STYLE.items():
+            xs, ys = _series(ok, axis, method, pass_, "time_s")
+            if xs:
+                ax.plot(xs, ys, **style)
+                if len(xs) > 1:
+                    ax.plot([xs[0], xs[-1]], [ys[0], ys[0] * xs[-1] / xs[0]], ":", color="0.5",
+                            label=f"∝ {axis_symbol(axis)}" if method == "lookup" else None)
+        _log_axes(ax, axis, ok)
+        ax.set_title(note.split(", float")[0].split(", bfloat")[0], fontsize=10)
+        ax.legend(fontsize=8)
+    axes[0].set_ylabel("median time per call (s)")
+    fig.suptitle(f"Time against d and n, {_PASS_TITLES[pass_]}", fontsize=11)
+    return fig

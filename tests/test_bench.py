@@ -1,0 +1,397 @@
+"""utils.bench: counts, the memory guard, the equality checks, the tidy table, and the command line."""
+
+import csv
+import json
+import subprocess
+import sys
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from utils import bench
+from utils.bench import Case
+from utils.course import ROOT
+
+FAST = {"min_run_time": 0.001, "threads": 1, "progress": False}  # keep the timing loops short in tests
+
+
+# --- arguments ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("sizes", "error", "message"),
+    [
+        ((10.0, 4, 3), TypeError, "vocab_size must be an int, got float"),
+        ((10, True, 3), TypeError, "embedding_dim must be an int, got bool"),
+        ((10, 4, 0), ValueError, "num_tokens must be >= 1, got 0"),
+        ((-1, 4, 3), ValueError, "vocab_size must be >= 1, got -1"),
+    ],
+)
+def test_case_rejects_bad_sizes(sizes, error, message):
+    with pytest.raises(error, match=message):
+        Case(*sizes)
+
+
+def test_as_dtype():
+    assert bench.as_dtype("float32") is torch.float32
+    assert bench.as_dtype(torch.bfloat16) is torch.bfloat16
+    with pytest.raises(TypeError, match="must be a floating-point type.*got torch.int64"):
+        bench.as_dtype("int64")
+    with pytest.raises(ValueError, match="unknown dtype 'float33'"):
+        bench.as_dtype("float33")
+    with pytest.raises(TypeError, match="dtype must be a torch.dtype or its name, got int"):
+        bench.as_dtype(4)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"methods": ["lookup", "gather"]}, ValueError, r"unknown methods \['gather'\]; expected some of"),
+        ({"methods": "lookup"}, TypeError, "methods must be a list of names"),
+        ({"methods": []}, ValueError, "no methods given"),
+        ({"passes": ["sideways"]}, ValueError, r"unknown passes \['sideways'\]"),
+        ({"min_run_time": 0}, ValueError, "min_run_time must be a positive, finite number, got 0"),
+        ({"min_run_time": "1"}, TypeError, "min_run_time must be a number, got str"),
+        ({"threads": 0}, ValueError, "threads must be >= 1, got 0"),
+        ({"memory_budget": -5}, ValueError, "memory_budget must be a positive, finite number"),
+        ({"dtype": "int32"}, TypeError, "floating-point"),
+        ({"device": "tpu"}, ValueError, "unknown device 'tpu'"),
+        ({"device": 0}, TypeError, "device must be a torch.device or a name"),
+        ({"seed": -1}, ValueError, "seed must be >= 0"),
+    ],
+)
+def test_run_benchmark_rejects_bad_arguments(kwargs, error, message):
+    with pytest.raises(error, match=message):
+        bench.run_benchmark([Case(10, 4, 3)], **{**FAST, **kwargs})
+
+
+def test_run_benchmark_needs_cases():
+    with pytest.raises(TypeError, match="cases must be a non-empty list of Case"):
+        bench.run_benchmark([], **FAST)
+    with pytest.raises(TypeError, match="cases must be a non-empty list of Case"):
+        bench.run_benchmark([(10, 4, 3)], **FAST)
+
+
+# --- counts -------------------------------------------------------------------------------
+
+
+def test_flops_and_bytes_follow_the_formulas():
+    c = Case(vocab_size=1_000, embedding_dim=16, num_tokens=64)
+    n, V, d = 64, 1_000, 16
+    assert bench.flops("dense", "forward", c) == 2 * n * V * d
+    assert bench.flops("dense", "backward", c) == 4 * n * V * d
+    assert bench.flops("sparse", "forward", c) == 2 * n * d
+    assert bench.flops("lookup", "forward", c) == bench.flops("copy", "forward", c) == 0
+    assert bench.input_bytes("lookup", c) == n * 8
+    assert bench.input_bytes("dense", c, "float32") == n * V * 4
+    assert bench.input_bytes("dense", c, torch.float16) == n * V * 2
+    assert bench.input_bytes("sparse", c) == n * (8 + 8 + 4)
+    assert bench.input_bytes("copy", c) == n * d * 4
+    assert bench.bytes_moved("lookup", "forward", c) == n * 8 + 2 * n * d * 4
+    assert bench.bytes_moved("copy", "forward", c) == 2 * n * d * 4
+    assert bench.bytes_moved("dense", "forward", c) is None and bench.bytes_moved("lookup", "backward", c) is None
+    # the dense peak: int64 one-hot and its float copy at once
+    assert bench.peak_bytes_estimate("dense", "forward", c) == n * V * (8 + 4)
+    # a backward allocates the [V, d] weight gradient, for the lookup too
+    assert bench.peak_bytes_estimate("lookup", "backward", c) - bench.peak_bytes_estimate("lookup", "forward", c) \
+        == V * d * 4
+    assert bench.memory_needed("lookup", "forward", c) == V * d * 4 + n * 8 + n * d * 4
+    with pytest.raises(ValueError, match=r"unknown method \['gather'\]"):
+        bench.flops("gather", "forward", c)
+    with pytest.raises(ValueError, match=r"unknown pass \['up'\]"):
+        bench.peak_bytes_estimate("dense", "up", c)
+
+
+def test_format_bytes():
+    assert bench.format_bytes(512) == "512 B"
+    assert bench.format_bytes(1536) == "1.5 KiB"
+    assert bench.format_bytes(64 * 2**20) == "64 MiB"
+    assert bench.format_bytes(1002 * 2**20) == "1,002 MiB"
+    assert bench.format_bytes(3 * 2**40) == "3,072 GiB"
+
+
+# --- the methods agree -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("case", [Case(7, 3, 40), Case(1_000, 16, 64), Case(5, 2, 1)])  # n > V: repeated ids
+def test_every_method_matches_the_lookup_exactly_forward_and_backward(case, dtype):
+    ids, weight, grad_out = bench.make_inputs(case, "cpu", dtype, seed=3)
+    reference = F.embedding(ids, weight)
+    for method in bench.METHODS:
+        out = bench.forward_fn(method, ids, weight, copy_source=reference)()
+        assert out.dtype == dtype and torch.equal(out, reference), method
+    grads = {m: bench.backward_fn(m, ids, weight, grad_out)() for m in bench.BACKWARD_METHODS}
+    dense_grad = F.one_hot(ids, case.vocab_size).to(dtype).T @ grad_out
+    for method, grad in grads.items():
+        assert grad.layout == torch.strided and torch.equal(grad, dense_grad), method
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_precision_runs_and_is_recorded(dtype):
+    rows = bench.run_benchmark([Case(200, 8, 32)], dtype=dtype, **FAST)
+    assert {r["dtype"] for r in rows} == {dtype} and all(r["status"] == "ok" for r in rows)
+    assert all(r["input_bytes"] == bench.input_bytes(r["method"], Case(200, 8, 32), dtype) for r in rows)
+
+
+def test_make_inputs_is_seeded_and_dyadic():
+    case = Case(50, 4, 30)
+    first, second = bench.make_inputs(case, seed=1), bench.make_inputs(case, seed=1)
+    assert all(torch.equal(a, b) for a, b in zip(first, second, strict=True))
+    ids, weight, grad_out = first
+    assert ids.dtype == torch.int64 and int(ids.min()) >= 0 and int(ids.max()) < 50
+    assert weight.shape == (50, 4) and grad_out.shape == (30, 4)
+    assert torch.equal(grad_out * 8, (grad_out * 8).round()) and float(grad_out.abs().max()) <= 1
+    assert not torch.equal(bench.make_inputs(case, seed=2)[1], weight)
+
+
+def test_sparse_one_hot():
+    ids = torch.tensor([3, 0, 3])
+    x = bench.sparse_one_hot(ids, 5)
+    assert x.layout == torch.sparse_coo and x.shape == (3, 5) and x._nnz() == 3 and x.is_coalesced()
+    assert torch.equal(x.to_dense(), F.one_hot(ids, 5).float())
+    with pytest.raises(ValueError, match=r"ids must be a 1-D tensor of token ids, got torch.Size\(\[1, 3\]\)"):
+        bench.sparse_one_hot(ids[None], 5)
+
+
+def test_forward_and_backward_fn_reject_what_they_cannot_do():
+    ids, weight, grad_out = bench.make_inputs(Case(5, 2, 3))
+    with pytest.raises(ValueError, match="the copy needs copy_source"):
+        bench.forward_fn("copy", ids, weight)
+    with pytest.raises(ValueError, match="'copy' has no backward pass"):
+        bench.backward_fn("copy", ids, weight, grad_out)
+
+
+def test_available_methods():
+    assert bench.available_methods("cpu") == bench.METHODS
+
+
+def test_tolerance():
+    assert bench.tolerance("dense", "forward", "float32") == (0.0, 0.0)
+    assert bench.tolerance("dense", "backward", "float32") == (0.0, 0.0)
+    assert bench.tolerance("sparse", "forward", "float32") == (torch.finfo(torch.float32).eps, 0.0)
+    assert bench.tolerance("lookup", "backward", torch.bfloat16)[0] > 0
+
+
+def test_a_method_that_computes_something_else_is_never_timed(monkeypatch):
+    real = bench.forward_fn
+
+    def wrong_dense(method, ids, weight, copy_source=None):
+        fn = real(method, ids, weight, copy_source)
+        return (lambda: fn() + 1e-3) if method == "dense" else fn
+
+    monkeypatch.setattr(bench, "forward_fn", wrong_dense)
+    timed = []
+    monkeypatch.setattr(bench, "_time", lambda *args, **kwargs: timed.append(args) or pytest.fail("timed"))
+    with pytest.raises(AssertionError, match=r"dense forward at V=20, d=4, n=9 differs from the lookup's by up to "
+                                             r"0\.001 \(allowed: rtol=0\.0, atol=0\.0\)"):
+        bench.run_benchmark([Case(20, 4, 9)], methods=["dense"], passes=["forward"], **FAST)
+    assert not timed
+
+
+# --- the memory guard --------------------------------------------------------------------
+
+
+def test_available_memory_and_the_default_budget(monkeypatch):
+    available = bench.available_memory("cpu")
+    if sys.platform.startswith("linux"):
+        assert isinstance(available, int) and available > 0
+    assert 0 < bench.default_memory_budget("cpu") <= (available or bench.FALLBACK_BUDGET)
+    monkeypatch.setattr(bench, "available_memory", lambda device: None)
+    assert bench.default_memory_budget("cpu") == bench.FALLBACK_BUDGET == 2**30
+    monkeypatch.setattr(bench, "available_memory", lambda device: 10 * 2**30)
+    assert bench.default_memory_budget("cpu") == 5 * 2**30
+    assert bench.default_memory_budget("cpu", fraction=0.25) == 2.5 * 2**30
+    with pytest.raises(ValueError, match="fraction must be at most 1"):
+        bench.default_memory_budget("cpu", fraction=2)
+
+
+def test_a_case_over_budget_is_skipped_with_a_printed_reason(capsys):
+    case = Case(50_257, 64, 1_024)
+    rows = bench.run_benchmark([case], methods=["lookup", "dense"], passes=["forward"], memory_budget=64 * 2**20,
+                               **FAST)
+    printed = capsys.readouterr().out
+    assert "skipped dense forward at V=50,257, d=64, n=1,024: needs about 601 MiB, over the memory budget of " \
+           "64 MiB (the dense one-hot alone is 196 MiB)" in printed
+    lookup, dense = rows
+    assert (lookup["method"], lookup["status"]) == ("lookup", "ok") and lookup["time_s"] > 0
+    assert (dense["method"], dense["status"]) == ("dense", "skipped")
+    assert dense["time_s"] is None and dense["peak_bytes"] is None and "over the memory budget" in dense["reason"]
+    assert dense["input_bytes"] == 1_024 * 50_257 * 4  # the row still says what it would have needed
+
+
+def test_a_case_over_budget_is_never_attempted(monkeypatch, capsys):
+    def no_allocation(*args, **kwargs):
+        raise AssertionError("a skipped case must not allocate its inputs")
+
+    monkeypatch.setattr(bench, "make_inputs", no_allocation)
+    rows = bench.run_benchmark([Case(1_000, 16, 64), Case(2_000, 16, 64)], memory_budget=1_000, **FAST)
+    assert len(rows) == 2 * 7 and all(r["status"] == "skipped" for r in rows)
+    assert capsys.readouterr().out.count("skipped ") == 14
+
+
+# --- the tidy table ----------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def rows():
+    return bench.run_benchmark([Case(300, 8, 32), Case(1_000, 8, 32)], **FAST)
+
+
+def test_rows_are_a_tidy_table(rows):
+    assert len(rows) == 2 * (4 + 3)  # per case: 4 forward methods, 3 backward (no backward copy)
+    for row in rows:
+        assert list(row) == list(bench.FIELDS)
+        assert row["device"] == "cpu" and row["device_name"] == "cpu" and row["dtype"] == "float32"
+        assert row["threads"] == 1 and row["torch_version"] == torch.__version__ and row["min_run_time"] == 0.001
+        assert row["status"] == "ok" and row["reason"] == ""
+        assert row["time_s"] > 0 and row["time_iqr_s"] >= 0 and row["measurements"] >= 1
+        assert row["exact"] is True and row["max_abs_diff"] == 0.0  # every method matched the lookup exactly
+        assert row["peak_source"] == "computed" and row["peak_bytes"] > 0
+        case = Case(row["vocab_size"], row["embedding_dim"], row["num_tokens"])
+        assert row["flops"] == bench.flops(row["method"], row["pass"], case)
+        assert row["input_bytes"] == bench.input_bytes(row["method"], case)
+        has_bandwidth = row["pass"] == "forward" and row["method"] in ("lookup", "copy")
+        assert (row["bandwidth_gbs"] is not None) == has_bandwidth
+        if has_bandwidth:
+            assert row["bandwidth_gbs"] == pytest.approx(row["bytes_moved"] / row["time_s"] / 1e9)
+    assert {(r["method"], r["pass"]) for r in rows} == {
+        (m, p) for m in bench.METHODS for p in bench.PASSES if p == "forward" or m != "copy"}
+
+
+def test_speedups_and_bandwidth_ratios(rows):
+    speed = bench.speedups(rows, "dense", "forward")
+    assert [s["vocab_size"] for s in speed] == [300, 1_000]
+    for s in speed:
+        times = {r["method"]: r["time_s"] for r in rows
+                 if r["pass"] == "forward" and r["vocab_size"] == s["vocab_size"]}
+        assert s["speedup"] == pytest.approx(times["dense"] / times["lookup"])
+    ratios = bench.bandwidth_ratios(rows)
+    assert len(ratios) == 2 and all(r["ratio"] == pytest.approx(r["lookup_gbs"] / r["copy_gbs"]) for r in ratios)
+    assert bench.speedups(rows, "dense", "backward")[0]["pass"] == "backward"
+    skipped = [dict(r, status="skipped") if r["method"] == "dense" else r for r in rows]
+    assert bench.speedups(skipped, "dense") == []
+
+
+def test_format_table_and_environment_line(rows):
+    text = bench.format_table(rows)
+    header = text.splitlines()[0].split()
+    assert header == ["V", "d", "n", "method", "pass", "time", "GB/s", "input", "peak", "check", "status"]
+    assert len(text.splitlines()) == len(rows) + 1 and "exact" in text
+    assert bench.environment_line(rows) == f"device cpu, float32, 1 thread, torch {torch.__version__}"
+    assert bench.environment_line([dict(rows[0], threads=2)]).startswith("device cpu, float32, 2 threads,")
+    with pytest.raises(ValueError, match="no rows"):
+        bench.environment_line([])
+
+
+def test_write_results_as_csv_and_json(rows, tmp_path):
+    bench.write_results(rows, tmp_path / "out" / "r.csv")
+    with (tmp_path / "out" / "r.csv").open(newline="") as handle:
+        table = list(csv.DictReader(handle))
+    assert list(table[0]) == list(bench.FIELDS) and len(table) == len(rows)
+    bench.write_results(rows, tmp_path / "r.json")
+    assert json.loads((tmp_path / "r.json").read_text()) == rows
+    with pytest.raises(ValueError, match=r"cannot write results to 'r.txt': expected a file name ending in .csv"):
+        bench.write_results(rows, tmp_path / "r.txt")
+
+
+# --- sizes ---------------------------------------------------------------------------------
+
+
+def test_presets_and_sweeps():
+    quick, full = bench.preset(True), bench.preset(False)
+    assert quick is bench.PRESETS["quick"] and full is bench.PRESETS["full"]
+    assert full.vocab_sizes[0] == 1_000 and {50_257, 128_256} <= set(full.vocab_sizes)
+    assert min(full.embedding_dims) == 64 and max(full.embedding_dims) == 768
+    assert quick.bandwidth == full.bandwidth == Case(50_257, 768, 2_048)  # GPT-2's sizes
+    cases = quick.cases("vocab_size")
+    assert [c.vocab_size for c in cases] == list(quick.vocab_sizes)
+    assert {(c.embedding_dim, c.num_tokens) for c in cases} == {(quick.anchor.embedding_dim, quick.anchor.num_tokens)}
+    assert [c.num_tokens for c in quick.cases("num_tokens")] == list(quick.token_counts)
+    with pytest.raises(ValueError, match=r"unknown axis \['V'\]"):
+        quick.cases("V")
+    with pytest.raises(TypeError, match="quick must be True or False, got str"):
+        bench.preset("yes")
+
+
+def test_run_sweeps_measures_the_shared_anchor_once(monkeypatch):
+    tiny = bench.Sweeps(vocab_sizes=(300, 600), embedding_dims=(4, 8), token_counts=(16, 32), anchor=Case(300, 4, 16),
+                        bandwidth=Case(300, 4, 16), min_run_time=0.001)
+    seen = []
+    real = bench.run_benchmark
+    monkeypatch.setattr(bench, "run_benchmark", lambda cases, **kw: seen.extend(cases) or real(cases, **kw))
+    sweeps = bench.run_sweeps(tiny, ["embedding_dim", "num_tokens"], methods=["lookup"], passes=["forward"], **FAST)
+    assert seen == [Case(300, 4, 16), Case(300, 8, 16), Case(300, 4, 32)]  # the anchor once
+    assert [r["embedding_dim"] for r in sweeps["embedding_dim"]] == [4, 8]
+    assert [r["num_tokens"] for r in sweeps["num_tokens"]] == [16, 32]
+    assert sweeps["embedding_dim"][0] is sweeps["num_tokens"][0]
+    with pytest.raises(ValueError, match=r"unknown axes \['V'\]"):
+        bench.run_sweeps(tiny, ["V"])
+
+
+def test_quick_preset_needs_little_memory():
+    quick = bench.PRESETS["quick"]
+    cases = [c for axis in bench.SWEEP_AXES for c in quick.cases(axis)]
+    worst = max(bench.memory_needed(m, p, c) for c in cases for m in bench.METHODS for p in bench.PASSES)
+    assert worst < 256 * 2**20
+
+
+# --- the command line ------------------------------------------------------------------------
+
+
+def test_cli_prints_speedup_and_bandwidth_ratio_and_writes_the_table(tmp_path, capsys):
+    out = tmp_path / "results.csv"
+    code = bench.main(["--vocab-sizes", "2000", "--dims", "16", "--tokens", "64", "--device", "cpu",
+                       "--min-run-time", "0.001", "--threads", "1", "--no-progress", "--output", str(out)])
+    printed = capsys.readouterr().out
+    assert code == 0
+    assert "device cpu, float32, 1 thread, torch" in printed
+    assert "lookup vs dense (forward) at V=2,000, d=16, n=64: the lookup is" in printed
+    assert "lookup vs dense (backward) at V=2,000, d=16, n=64: the lookup is" in printed
+    assert "lookup bandwidth at V=2,000, d=16, n=64:" in printed and "a plain copy's" in printed
+    assert len(list(csv.DictReader(out.open()))) == 7
+
+
+def test_cli_skips_what_does_not_fit_and_goes_on(capsys):
+    code = bench.main(["--vocab-sizes", "1000,50_257", "--dims", "16", "--tokens", "512", "--methods", "lookup",
+                       "dense", "--passes", "forward", "--min-run-time", "0.001", "--threads", "1",
+                       "--memory-budget-gib", "0.02", "--no-progress"])
+    printed = capsys.readouterr().out
+    assert code == 0
+    assert "skipped dense forward at V=50,257, d=16, n=512: needs about" in printed
+    assert "lookup vs dense (forward) at V=1,000, d=16, n=512" in printed  # the case that fit was measured
+    assert "memory budget 20.5 MiB" in printed
+
+
+def test_cli_sweep_runs_the_three_sweeps_of_a_preset(monkeypatch, capsys):
+    tiny = bench.Sweeps(vocab_sizes=(300, 600), embedding_dims=(4, 8), token_counts=(16,), anchor=Case(300, 4, 16),
+                        bandwidth=Case(300, 4, 16), min_run_time=0.001)
+    monkeypatch.setitem(bench.PRESETS, "quick", tiny)
+    assert bench.main(["--sweep", "quick", "--passes", "forward", "--min-run-time", "0.001", "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    for label in ("V=300, d=4, n=16", "V=600, d=4, n=16", "V=300, d=8, n=16"):  # each case once
+        assert printed.count(f"lookup vs dense (forward) at {label}:") == 1
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--output", "results.txt"], "--output must end in .csv or .json"),
+        (["--vocab-sizes", "10,abc"], "expected comma-separated whole numbers"),
+        (["--tokens", "0"], "expected positive whole numbers"),
+        (["--methods", "gather"], "invalid choice: 'gather'"),
+        (["--dtype", "int64", "--vocab-sizes", "5", "--dims", "2", "--tokens", "2"], "floating-point"),
+        (["--device", "tpu"], "unknown device 'tpu'"),
+        (["--threads", "0", "--vocab-sizes", "5", "--dims", "2", "--tokens", "2"], "threads must be >= 1"),
+    ],
+)
+def test_cli_rejects_bad_arguments(argv, message, capsys):
+    with pytest.raises(SystemExit) as info:
+        bench.main(argv + ["--no-progress"])
+    assert info.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_cli_runs_as_a_module():
+    result = subprocess.run([sys.executable, "-m", "utils.bench", "--help"], cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 0 and "GPT-2's sizes (V=50257, d=768, n=2048)" in result.stdout
