@@ -115,6 +115,8 @@ def notebook(number: int) -> Notebook:
 
 # --- Notebooks 2 and 3 (kept sorted by number, whatever order the branches merge in) ---
 NOTEBOOKS = tuple(sorted(NOTEBOOKS + (
-    Notebook(2, "02_embedding_lookup", "nn.Embedding is a lookup table"),
-    Notebook(3, "03_embedding_vs_linear", "nn.Embedding vs nn.Linear"),
+    Notebook(2, "02_embedding_lookup", "nn.Embedding is a lookup table",
+             title_zh="nn.Embedding 是一张查找表"),
+    Notebook(3, "03_embedding_vs_linear", "nn.Embedding vs nn.Linear",
+             title_zh="nn.Embedding 与 nn.Linear 的对比"),
 ), key=lambda nb: nb.number))
