@@ -83,9 +83,9 @@ NOTEBOOKS: tuple[Notebook, ...] = (
     Notebook(1, "01_one_hot_matmul", "One-hot vectors and the matrix product that only selects",
              title_zh="独热向量与只做选取的矩阵乘法"),
     Notebook(2, "02_embedding_lookup", "nn.Embedding is a lookup table",
-             title_zh="nn.Embedding 就是一张查找表"),
+             title_zh="nn.Embedding 是一张查找表"),
     Notebook(3, "03_embedding_vs_linear", "nn.Embedding vs nn.Linear",
-             title_zh="nn.Embedding 与 nn.Linear"),
+             title_zh="nn.Embedding 与 nn.Linear 的对比"),
     Notebook(6, "06_what_the_lookup_saves", "What the lookup saves: measured",
              title_zh="查表省下了什么：实测"),
 )
