@@ -137,7 +137,8 @@ clones = [folder for folder in [cwd, *cwd.parents] if (folder / "utils" / "cours
 COURSE_ROOT = clones[0] if clones else cwd / "{folder}"
 if not (COURSE_ROOT / "utils" / "course.py").is_file():
     repo = os.environ.get("{REPO_OVERRIDE_ENV}", "{course.repo_url()}")
-    subprocess.run(["git", "clone", "--quiet", "--depth=1", "--branch={course.REPO_REF}", repo, str(COURSE_ROOT)], check=True)
+    clone = ["git", "clone", "--quiet", "--depth=1", "--branch={course.REPO_REF}", repo, str(COURSE_ROOT)]
+    subprocess.run(clone, check=True)
     print("fetched the course into", COURSE_ROOT)
 if str(COURSE_ROOT) not in sys.path:
     sys.path.insert(0, str(COURSE_ROOT))
