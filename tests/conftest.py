@@ -10,11 +10,12 @@ SCREENSHOTS = ROOT / "build" / "screenshots"
 
 def require_browser():
     """Skip (on a learner's machine) or fail (under CI) when the browser tests cannot run."""
-    reason = course_browser.unavailable_reason()
-    if reason is None:
+    verdict = course_browser.verdict()
+    if verdict is None:
         return
-    if course_browser.running_under_ci():
-        pytest.fail(f"the browser tests must run under CI, but {reason}", pytrace=False)
+    action, reason = verdict
+    if action == "fail":
+        pytest.fail(reason, pytrace=False)
     pytest.skip(reason)
 
 
@@ -39,3 +40,37 @@ def chromium():
 def screenshots():
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     return SCREENSHOTS
+
+
+@pytest.fixture
+def bilingual_course(tmp_path, monkeypatch):
+    """A copy of the course whose first notebook also has a (stand-in) Chinese edition.
+
+    The modules are pointed at the copy. The translation changes the title and the
+    exercise labels, as the real one will; its links are rebased for notebooks/zh/.
+    """
+    import shutil
+
+    import nbformat
+
+    from utils import course
+    from utils.practice import rebase_links
+
+    root = tmp_path / "course"
+    shutil.copytree(course.NOTEBOOK_DIR, root / "notebooks")
+    shutil.copytree(course.IMAGE_DIR, root / "images")
+    shutil.copy(course.ROOT / "README.md", root / "README.md")
+    entry = course.NOTEBOOKS[0]
+    nb = nbformat.read(root / "notebooks" / entry.filename, as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            cell.source = rebase_links(cell.source, root / "notebooks", root / "notebooks" / "zh")
+            title = f"# {entry.number}. 一热向量与只做选择的矩阵乘法"
+            cell.source = cell.source.replace(f"# {entry.number}. {entry.title}", title)
+            cell.source = cell.source.replace("**Exercise ", "**练习 ")
+    (root / "notebooks" / "zh").mkdir(exist_ok=True)
+    nbformat.write(nb, root / "notebooks" / "zh" / entry.filename)
+    monkeypatch.setattr(course, "ROOT", root)
+    monkeypatch.setattr(course, "NOTEBOOK_DIR", root / "notebooks")
+    monkeypatch.setattr(course, "IMAGE_DIR", root / "images")
+    return root

@@ -93,6 +93,17 @@ def test_make_practice_writes_one_copy_per_notebook_and_edition(tmp_path):
     assert {path for path in tmp_path.rglob("*.ipynb")} == expected
 
 
+def test_a_translation_gets_its_own_practice_copy(bilingual_course, tmp_path):
+    written = practice.write_practice(tmp_path)
+    zh = tmp_path / "zh" / NOTEBOOKS[0].filename
+    assert zh in written and tmp_path / NOTEBOOKS[0].filename in written
+    nb = nbformat.read(zh, as_version=4)
+    stubs = [nb.cells[i].source for i in _solutions(nb)]
+    assert stubs and all("练习 1." in stub for stub in stubs)
+    note = next(cell for cell in nb.cells if cell.id == practice.NOTE_ID)
+    assert note.source.startswith("**练习版。**")
+
+
 @pytest.mark.parametrize(("entry", "edition"), CASES, ids=CASE_IDS)
 def test_the_copy_is_current_and_clean(entry, edition):
     """Built from the notebook as it is now (`make practice` writes the same): same cells and ids, no outputs,

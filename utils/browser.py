@@ -61,6 +61,20 @@ def running_under_ci(environ: dict[str, str] | None = None) -> bool:
     return environ.get("CI", "").strip().lower() in {"1", "true", "yes"}
 
 
+def verdict(environ: dict[str, str] | None = None) -> tuple[str, str] | None:
+    """None when the browser tests can run; else ``("skip", reason)`` or, under CI, ``("fail", reason)``.
+
+    On a learner's machine a missing browser skips the browser tests (with the reason);
+    under CI it fails them: CI must prove the course in a real browser.
+    """
+    reason = unavailable_reason(environ)
+    if reason is None:
+        return None
+    if running_under_ci(environ):
+        return "fail", f"the browser tests must run under CI, but {reason}"
+    return "skip", reason
+
+
 def launch(playwright, executable: str | None = None):
     """Start headless Chromium through a started Playwright (``sync_playwright().start()``)."""
     executable = executable or find_chromium()
