@@ -44,10 +44,11 @@ def screenshots():
 
 @pytest.fixture
 def bilingual_course(tmp_path, monkeypatch):
-    """A copy of the course whose first notebook also has a (stand-in) Chinese edition.
+    """A one-notebook copy of the course whose notebook also has a (stand-in) Chinese edition.
 
-    The modules are pointed at the copy. The translation changes the title and the
-    exercise labels, as the real one will; its links are rebased for notebooks/zh/.
+    The modules are pointed at the copy, and the manifest at its first notebook (to keep
+    the tests short). The translation changes the title and the exercise labels, as the
+    real one will; its links are rebased for notebooks/zh/.
     """
     import shutil
 
@@ -70,6 +71,7 @@ def bilingual_course(tmp_path, monkeypatch):
             cell.source = cell.source.replace("**Exercise ", "**练习 ")
     (root / "notebooks" / "zh").mkdir(exist_ok=True)
     nbformat.write(nb, root / "notebooks" / "zh" / entry.filename)
+    monkeypatch.setattr(course, "NOTEBOOKS", (entry,))
     monkeypatch.setattr(course, "ROOT", root)
     monkeypatch.setattr(course, "NOTEBOOK_DIR", root / "notebooks")
     monkeypatch.setattr(course, "IMAGE_DIR", root / "images")

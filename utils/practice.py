@@ -22,7 +22,7 @@ from pathlib import Path
 import nbformat
 
 from . import course
-from .course import NOTEBOOKS, Notebook
+from .course import Notebook
 from .editions import EDITIONS, Edition, available
 from .sync import HEADER_ID, dumps_notebook, read_notebook
 
@@ -203,7 +203,7 @@ def practice_notebook(nb_node: nbformat.NotebookNode, entry: Notebook, edition: 
 def write_practice(out_dir: Path = PRACTICE_DIR) -> list[Path]:
     """Write the practice copy of every notebook of every edition; returns the paths written."""
     written = []
-    for entry in NOTEBOOKS:
+    for entry in course.NOTEBOOKS:
         for edition in available(entry):
             folder = out_dir / edition.subdir if edition.subdir else out_dir
             folder.mkdir(parents=True, exist_ok=True)

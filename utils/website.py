@@ -35,7 +35,7 @@ from nbconvert import HTMLExporter
 from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 
 from . import course
-from .course import NOTEBOOKS, Notebook
+from .course import Notebook
 from .editions import EDITIONS, Edition, available
 from .sync import read_notebook
 
@@ -92,7 +92,7 @@ class Page:
 
 def pages() -> list[Page]:
     """Every notebook of every edition that exists, in manifest order."""
-    return [Page(entry, edition) for entry in NOTEBOOKS for edition in available(entry)]
+    return [Page(entry, edition) for entry in course.NOTEBOOKS for edition in available(entry)]
 
 
 def _relative(target: str, from_page: str) -> str:
@@ -230,7 +230,7 @@ def edition_title(page: Page) -> str:
 def course_bar(page: Page, editions: list[Edition]) -> str:
     """HTML of the bar on top of a page: the course home, then each edition of this notebook."""
     parts = [f'<a href="{_relative(INDEX, page.site_path)}">Course home</a>',
-             f"<span>{page.entry.number} / {len(NOTEBOOKS)}</span>"]
+             f"<span>{page.entry.number} / {len(course.NOTEBOOKS)}</span>"]
     for edition in editions:
         other = Page(page.entry, edition)
         if edition == page.edition:
@@ -286,7 +286,7 @@ def render_index(site_pages: list[Page]) -> str:
     by_key = {(p.entry.number, p.edition.code): p for p in site_pages}
     head = "".join(f'<th lang="{e.code}">{html.escape(e.name)}</th>' for e in EDITIONS)
     rows = []
-    for entry in NOTEBOOKS:
+    for entry in course.NOTEBOOKS:
         cells = [f'<td class="number">{entry.number}</td>']
         for edition in EDITIONS:
             page = by_key.get((entry.number, edition.code))
