@@ -10,6 +10,7 @@ an error and that every code cell ran, and saves a screenshot to build/screensho
 
 import json
 import os
+import re
 import secrets
 import shutil
 import socket
@@ -190,7 +191,7 @@ CLOSE = """async (id) => {
 
 
 def _menu(page, menu, command):
-    page.locator(".lm-MenuBar-item", has_text=menu).click()
+    page.locator(".lm-MenuBar-item", has_text=re.compile(f"^{menu}$")).click()
     page.locator(f'.lm-Menu-item[data-command="{command}"]').click()
 
 
