@@ -10,7 +10,7 @@ DEVICE ?= auto
 # Stamp file: reinstall only when the requirements or the pins change.
 INSTALLED := $(VENV)/.installed
 
-.PHONY: install run test lab sync execute lock clean
+.PHONY: install run test lab sync execute practice site lock clean
 
 install: $(INSTALLED)
 
@@ -35,6 +35,14 @@ sync: $(INSTALLED)
 execute: $(INSTALLED)
 	$(BIN)/python -m utils.run --in-place
 	$(BIN)/python -m utils.sync  # carry the fresh outputs into the Chinese edition, notebooks/zh/
+
+# Practice copies in build/practice/: outputs cleared, exercise answers replaced by stubs.
+practice: $(INSTALLED)
+	$(BIN)/python -m utils.practice
+
+# The executed notebooks (every edition) as a static, offline web site in build/site/.
+site: $(INSTALLED)
+	$(BIN)/python -m utils.website
 
 # Resolve the pins for every supported Python at once (uv's universal resolver),
 # holding torch at the tested release.

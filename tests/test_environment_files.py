@@ -61,3 +61,16 @@ def test_environment_yml_lists_the_same_packages_and_ranges():
     assert conda.pop("pip") == ""
     requirements = {canonicalize_name(r.name): str(r.specifier) for r in read_requirements()}
     assert conda == requirements
+
+
+def test_environment_yml_is_what_binder_needs():
+    """repo2docker builds Binder from environment.yml: no machine-specific prefix, JupyterLab for ?urlpath=lab."""
+    from utils import course
+
+    env = yaml.safe_load((ROOT / "environment.yml").read_text())
+    assert set(env) <= {"name", "channels", "dependencies"}, "no prefix: or variables: (they pin one machine)"
+    names = {re.match(r"[A-Za-z0-9_.-]+", dep).group(0) for dep in env["dependencies"]}
+    assert {"jupyterlab", "ipykernel", "pytorch"} <= names
+    assert "urlpath=lab/tree/notebooks" in course.binder_url()
+    readme = (ROOT / "README.md").read_text()
+    assert f"]({course.binder_url()})" in readme and "environment.yml" in readme

@@ -49,3 +49,16 @@ def test_ci_entry_point_runs_make_test():
     lines = [line.strip() for line in script.read_text().splitlines() if line.strip() and not line.startswith("#")]
     assert "set -euo pipefail" in lines
     assert lines[-1] == "make test"
+
+
+def test_ci_entry_point_installs_the_browser_before_make_test():
+    """Under CI the browser tests fail without Chromium: .ci/run installs it (make test never runs apt)."""
+    from utils.browser import CHROMIUM_CANDIDATES
+
+    script = (ROOT / ".ci" / "run").read_text()
+    install = script.index("apt-get install -y -q chromium")
+    assert install < script.rindex("make test")
+    for candidate in CHROMIUM_CANDIDATES:  # it looks for the browser where the tests look
+        assert f"command -v {candidate.rsplit('/', 1)[-1]} " in script
+    makefile = (ROOT / "Makefile").read_text()
+    assert "apt-get" not in makefile and "playwright install" not in makefile + script

@@ -1,0 +1,78 @@
+"""Fixtures shared by the browser tests (JupyterLab and the static site)."""
+
+import pytest
+
+from utils import browser as course_browser
+from utils.course import ROOT
+
+SCREENSHOTS = ROOT / "build" / "screenshots"
+
+
+def require_browser():
+    """Skip (on a learner's machine) or fail (under CI) when the browser tests cannot run."""
+    verdict = course_browser.verdict()
+    if verdict is None:
+        return
+    action, reason = verdict
+    if action == "fail":
+        pytest.fail(reason, pytrace=False)
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    """Headless Chromium driven by Playwright; one per test module, always closed."""
+    require_browser()
+    from playwright.sync_api import sync_playwright
+
+    playwright = sync_playwright().start()
+    try:
+        browser = course_browser.launch(playwright)
+        try:
+            yield browser
+        finally:
+            browser.close()
+    finally:
+        playwright.stop()
+
+
+@pytest.fixture(scope="session")
+def screenshots():
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    return SCREENSHOTS
+
+
+@pytest.fixture
+def bilingual_course(tmp_path, monkeypatch):
+    """A one-notebook copy of the course whose notebook also has a (stand-in) Chinese edition.
+
+    The modules are pointed at the copy, and the manifest at its first notebook (to keep
+    the tests short). The translation changes the title and the exercise labels, as the
+    real one will; its links are rebased for notebooks/zh/.
+    """
+    import shutil
+
+    import nbformat
+
+    from utils import course
+    from utils.practice import rebase_links
+
+    root = tmp_path / "course"
+    shutil.copytree(course.NOTEBOOK_DIR, root / "notebooks")
+    shutil.copytree(course.IMAGE_DIR, root / "images")
+    shutil.copy(course.ROOT / "README.md", root / "README.md")
+    entry = course.NOTEBOOKS[0]
+    nb = nbformat.read(root / "notebooks" / entry.filename, as_version=4)
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            cell.source = rebase_links(cell.source, root / "notebooks", root / "notebooks" / "zh")
+            title = f"# {entry.number}. 一热向量与只做选择的矩阵乘法"
+            cell.source = cell.source.replace(f"# {entry.number}. {entry.title}", title)
+            cell.source = cell.source.replace("**Exercise ", "**练习 ")
+    (root / "notebooks" / "zh").mkdir(exist_ok=True)
+    nbformat.write(nb, root / "notebooks" / "zh" / entry.filename)
+    monkeypatch.setattr(course, "NOTEBOOKS", (entry,))
+    monkeypatch.setattr(course, "ROOT", root)
+    monkeypatch.setattr(course, "NOTEBOOK_DIR", root / "notebooks")
+    monkeypatch.setattr(course, "IMAGE_DIR", root / "images")
+    return root

@@ -1,0 +1,227 @@
+"""Every notebook, run the way a learner runs it: in JupyterLab, in a real browser.
+
+A module fixture starts `jupyter lab` on 127.0.0.1 with a random port and token, fully
+offline (no news, no update check, no extension manager), serving a copy of the
+notebooks so nothing is saved over the committed files. Headless Chromium (the system's,
+driven by Playwright) opens each English notebook, clears its outputs, runs it from the
+Run menu (`runmenu:run-all`), waits for the kernel to finish, checks that no cell shows
+an error and that every code cell ran, and saves a screenshot to build/screenshots/.
+"""
+
+import json
+import os
+import re
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+
+import nbformat
+import pytest
+
+from utils.course import IMAGE_DIR, NOTEBOOK_DIR, NOTEBOOKS, ROOT
+from utils.sync import COLAB_BADGE
+
+STARTUP_TIMEOUT_S = 120
+RUN_TIMEOUT_S = 300  # one notebook, all cells (the papermill test allows the same order)
+# Requests that may leave the page (blocked, never sent): the Colab badge in each header.
+EXPECTED_EXTERNAL = {COLAB_BADGE}
+SETTINGS = {
+    # no "Would you like to receive official Jupyter news?" prompt, no update check
+    "@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": False},
+    # never write the served copy behind the test's back
+    "@jupyterlab/docmanager-extension:plugin": {"autosave": False},
+    "@jupyterlab/extensionmanager-extension:plugin": {"enabled": False},
+    # every cell in the page, so the screenshot holds the whole notebook
+    "@jupyterlab/notebook-extension:tracker": {"windowingMode": "none"},
+}
+
+
+def _free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _write_settings(folder):
+    for plugin, values in SETTINGS.items():
+        package, name = plugin.split(":")
+        path = folder / package / f"{name}.jupyterlab-settings"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(values))
+
+
+def _stop(process, log):
+    """Terminate, then kill: the server never outlives the module."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=15)
+    log.close()
+
+
+@pytest.fixture(scope="module")
+def lab(chromium, tmp_path_factory):
+    """A JupyterLab server on loopback: yields (base URL, token)."""
+    tmp = tmp_path_factory.mktemp("jupyterlab")
+    served = tmp / "course"
+    served.mkdir()
+    # a copy of the notebooks beside links to the helpers: the set-up cell finds `utils`
+    shutil.copytree(NOTEBOOK_DIR, served / "notebooks")
+    (served / "utils").symlink_to(ROOT / "utils", target_is_directory=True)
+    (served / "images").symlink_to(IMAGE_DIR, target_is_directory=True)
+    _write_settings(tmp / "settings")
+    env = {
+        **os.environ,
+        "JUPYTER_CONFIG_DIR": str(tmp / "config"), "JUPYTER_RUNTIME_DIR": str(tmp / "runtime"),
+        "JUPYTERLAB_SETTINGS_DIR": str(tmp / "settings"), "JUPYTERLAB_WORKSPACES_DIR": str(tmp / "workspaces"),
+    }
+    port, token = _free_port(), secrets.token_hex(24)
+    command = [
+        sys.executable, "-m", "jupyterlab", "--no-browser",
+        "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
+        f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={served}", "--ServerApp.allow_root=True",
+        "--ServerApp.terminals_enabled=False",
+        "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        "--LabApp.extension_manager=readonly", "--LabApp.expose_app_in_browser=True",
+    ]
+    log_path = tmp / "server.log"
+    log = log_path.open("w")
+    process = subprocess.Popen(command, env=env, cwd=served, stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + STARTUP_TIMEOUT_S
+        while True:
+            if process.poll() is not None:
+                pytest.fail(f"jupyter lab exited with {process.returncode}:\n{log_path.read_text()[-3000:]}")
+            try:
+                with urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=5):
+                    break
+            except OSError:
+                if time.monotonic() > deadline:
+                    pytest.fail(f"jupyter lab did not answer in {STARTUP_TIMEOUT_S} s:\n{log_path.read_text()[-3000:]}")
+                time.sleep(0.25)
+        yield base, token
+    finally:
+        _stop(process, log)
+
+
+@pytest.fixture(scope="module")
+def lab_page(chromium, lab):
+    """JupyterLab loaded in a page; every request that would leave the machine is blocked and recorded."""
+    base, token = lab
+    context = chromium.new_context(viewport={"width": 1280, "height": 900})
+    blocked = []
+
+    def route(route):
+        if route.request.url.startswith(base + "/"):
+            route.continue_()
+        else:
+            blocked.append(route.request.url)
+            route.abort()
+
+    context.route("**/*", route)
+    page = context.new_page()
+    page.set_default_timeout(STARTUP_TIMEOUT_S * 1000)
+    try:
+        page.goto(f"{base}/lab?reset&token={token}")
+        page.wait_for_function("window.jupyterapp !== undefined")
+        page.evaluate("async () => { await window.jupyterapp.restored; window.jupyterapp.shell.collapseLeft(); }")
+        yield page, blocked
+    finally:
+        context.close()
+
+
+OPEN = """async (path) => {
+    const app = window.jupyterapp;
+    const panel = await app.commands.execute('docmanager:open', {path, factory: 'Notebook'});
+    await panel.context.ready;
+    await panel.sessionContext.ready;
+    app.shell.activateById(panel.id);
+    return panel.id;
+}"""
+
+# Done when every code cell has run, or a cell failed (the rest are then skipped), and nothing
+# is queued or running.
+FINISHED = """(id) => {
+    const panel = window.jupyterapp.shell.currentWidget;
+    if (!panel || panel.id !== id) return false;
+    const code = panel.content.widgets.filter(cell => cell.model.type === 'code');
+    const ran = code.every(cell => cell.model.executionCount !== null);
+    const failed = code.some(cell => cell.model.outputs.toJSON().some(o => o.output_type === 'error'));
+    const queued = code.some(cell => (cell.promptNode?.textContent || '').includes('*'));
+    const kernel = panel.sessionContext.session?.kernel?.status;
+    return (ran || failed) && !queued && kernel === 'idle';
+}"""
+
+STATE = """(id) => {
+    const panel = window.jupyterapp.shell.currentWidget;
+    const code = panel.content.widgets.filter(cell => cell.model.type === 'code');
+    return {
+        counts: code.map(cell => cell.model.executionCount),
+        outputs: code.map(cell => cell.model.outputs.length),
+        errors: code.flatMap((cell, i) => cell.model.outputs.toJSON()
+            .filter(o => o.output_type === 'error').map(o => `code cell ${i + 1}: ${o.ename}: ${o.evalue}`)),
+        shown_errors: panel.node.querySelectorAll(
+            '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]').length,
+        images: Array.from(panel.node.querySelectorAll('.jp-OutputArea-output img'))
+            .map(img => img.complete && img.naturalWidth > 0),
+        height: panel.node.querySelector('.jp-WindowedPanel-outer').scrollHeight,
+    };
+}"""
+
+SCROLL_TO_TOP = """() => {
+    const panel = window.jupyterapp.shell.currentWidget;
+    panel.content.activeCellIndex = 0;
+    panel.node.querySelector('.jp-WindowedPanel-outer').scrollTop = 0;
+}"""
+
+CLOSE = """async (id) => {
+    const panel = window.jupyterapp.shell.currentWidget;
+    await panel.sessionContext.shutdown();
+    panel.context.model.dirty = false;
+    panel.dispose();
+}"""
+
+
+def _menu(page, menu, command):
+    page.locator(".lm-MenuBar-item", has_text=re.compile(f"^{menu}$")).click()
+    page.locator(f'.lm-Menu-item[data-command="{command}"]').click()
+
+
+@pytest.mark.parametrize("entry", NOTEBOOKS, ids=[nb.stem for nb in NOTEBOOKS])
+def test_notebook_runs_in_jupyterlab(lab_page, screenshots, entry):
+    page, blocked = lab_page
+    code_cells = sum(cell.cell_type == "code" for cell in nbformat.read(entry.path, as_version=4).cells)
+    panel = page.evaluate(OPEN, entry.repo_path)
+    try:
+        _menu(page, "Edit", "editmenu:clear-all")  # so that what the test sees is this run's
+        assert page.evaluate(STATE, panel)["counts"] == [None] * code_cells
+        start = time.perf_counter()
+        _menu(page, "Run", "runmenu:run-all")
+        page.wait_for_function(FINISHED, arg=panel, timeout=RUN_TIMEOUT_S * 1000, polling=250)
+        seconds = time.perf_counter() - start
+        state = page.evaluate(STATE, panel)
+
+        # the whole notebook in one picture: a viewport as tall as the notebook (Chromium's limit: 16384 px)
+        page.set_viewport_size({"width": 1280, "height": min(state["height"] + 150, 16000)})
+        page.evaluate(SCROLL_TO_TOP)
+        page.wait_for_timeout(300)
+        page.screenshot(path=str(screenshots / f"jupyterlab-{entry.stem}.png"))
+        print(f"{entry.stem}: {code_cells} code cells ran in JupyterLab in {seconds:.1f} s")
+
+        assert state["errors"] == [], f"{entry.filename}: cells failed in JupyterLab: {state['errors']}"
+        assert state["shown_errors"] == 0, f"{entry.filename}: {state['shown_errors']} outputs shown as errors"
+        assert state["counts"] == list(range(1, code_cells + 1)), \
+            f"{entry.filename}: expected {code_cells} code cells run in order, got execution counts {state['counts']}"
+        assert sum(state["outputs"]) > 0 and all(state["images"]), "outputs and figures rendered"
+        assert set(blocked) <= EXPECTED_EXTERNAL, f"requests that would have left the machine: {set(blocked)}"
+    finally:
+        page.set_viewport_size({"width": 1280, "height": 900})
+        page.evaluate(CLOSE, panel)

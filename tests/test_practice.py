@@ -1,0 +1,152 @@
+"""Practice copies (`make practice`): outputs cleared, answers stubbed, and every checker rejects its stub."""
+
+import re
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+from utils import course, editions, practice
+from utils.course import NOTEBOOKS, Notebook
+
+CASES = [(entry, edition) for entry in NOTEBOOKS for edition in editions.available(entry)]
+CASE_IDS = [f"{edition.code}-{entry.stem}" for entry, edition in CASES]
+# Running a copy costs a whole notebook run; a translation has the same code (only its prose
+# differs), so the English copies are run and the translated stubs are checked without a kernel.
+RUN_CASES = [(entry, edition) for entry, edition in CASES if edition == editions.ENGLISH]
+
+
+def _solutions(nb):
+    return [i for i, cell in enumerate(nb.cells) if practice.SOLUTION_TAG in cell.metadata.get("tags", [])]
+
+
+# --- the stubs ----------------------------------------------------------------------
+
+
+def test_a_function_answer_keeps_its_signature_and_docstring():
+    solution = 'import math\n\n\n@staticmethod\ndef area(r: float) -> float:\n    """Disc area."""\n' \
+               "    return math.pi * r * r\n"
+    stub = practice.stub_source(solution, "Exercise 3.1")
+    assert stub == (
+        'import math\n\n\n@staticmethod\ndef area(r: float) -> float:\n    """Disc area."""\n'
+        '    raise NotImplementedError("Exercise 3.1: write the body of `area` here (see the exercise above), '
+        'then run the next cell to check your answer")'
+    )
+    namespace = {}
+    exec(stub.replace("@staticmethod\n", ""), namespace)
+    with pytest.raises(NotImplementedError, match=r"^Exercise 3.1: write the body of `area`"):
+        namespace["area"](1.0)
+
+
+def test_any_other_answer_becomes_a_raise_that_names_what_to_define():
+    stub = practice.stub_source("total = 1024 * 50_257 * 768\nuseful, _ = 1024 * 768, 0\n", "Exercise 1.2")
+    comment, line = stub.splitlines()
+    assert comment.startswith("# Exercise 1.2: your answer here")
+    assert line == ('raise NotImplementedError("Exercise 1.2: define `total`, `useful` and `_` here (see the '
+                    'exercise above), then run the next cell to check your answer")')
+    with pytest.raises(NotImplementedError):
+        exec(stub, {})
+    assert "define" not in practice.stub_source("print(42)", "Exercise 1.4")
+
+
+def test_chinese_stubs_and_labels():
+    stub = practice.stub_source("total = 1\nuseful = 2\n", "练习 1.2", "zh")
+    assert stub.splitlines()[1] == ('raise NotImplementedError("练习 1.2：请在这里定义 `total` 和 `useful`'
+                                    '（见上面的练习说明），然后运行下一个单元格检查答案")')
+    cells = [nbformat.v4.new_markdown_cell("**练习 4.2.** 写一个函数"), nbformat.v4.new_code_cell("x = 1")]
+    assert practice.exercise_label(cells, 1, "4.9", "zh") == "练习 4.2"
+
+
+def test_bad_input_is_explained():
+    with pytest.raises(ValueError, match="Exercise 1.1: the answer cell is empty"):
+        practice.stub_source("# nothing yet\n", "Exercise 1.1")
+    with pytest.raises(ValueError, match=r"no practice texts for language 'fr'; expected one of \['en', 'zh'\]"):
+        practice.stub_source("x = 1", "Exercise 1.1", "fr")
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1")])
+    with pytest.raises(ValueError, match="notebooks/01_x.ipynb: no cell is tagged 'solution'"):
+        practice.practice_notebook(nb, Notebook(1, "01_x", "X"), editions.ENGLISH, course.ROOT / "build" / "practice")
+
+
+def test_labels_come_from_the_exercise_text_or_the_position():
+    solution = nbformat.v4.new_code_cell("x = 1", metadata={"tags": ["solution"]})
+    cells = [nbformat.v4.new_markdown_cell("**Exercise 2.3.** Do it."), nbformat.v4.new_code_cell("y = 0"),
+             solution, nbformat.v4.new_markdown_cell("Now another one."), solution]
+    assert practice.exercise_label(cells, 2, "2.1") == "Exercise 2.3"
+    assert practice.exercise_label(cells, 4, "2.2") == "Exercise 2.2"  # not 2.3 again: that text was the last one's
+
+
+def test_links_are_rebased_for_the_copy():
+    old, new = course.NOTEBOOK_DIR, course.ROOT / "build" / "practice"
+    source = ("[Course home](../README.md) · [next](02_x.ipynb) · [web](https://example.org/a.md) · [up](#top)\n"
+              '![d](../images/a.png) <img src="../images/b.png">')
+    assert practice.rebase_links(source, old, new) == (
+        "[Course home](../../README.md) · [next](02_x.ipynb) · [web](https://example.org/a.md) · [up](#top)\n"
+        '![d](../../images/a.png) <img src="../../images/b.png">'
+    )
+
+
+# --- the copies -----------------------------------------------------------------------
+
+
+def test_make_practice_writes_one_copy_per_notebook_and_edition(tmp_path):
+    (tmp_path / "99_gone.ipynb").write_text("{}")  # a copy of a notebook that left the manifest
+    written = practice.write_practice(tmp_path)
+    expected = {tmp_path / edition.subdir / entry.filename for entry, edition in CASES}
+    assert set(written) == expected
+    assert {path for path in tmp_path.rglob("*.ipynb")} == expected
+
+
+def test_a_translation_gets_its_own_practice_copy(bilingual_course, tmp_path):
+    written = practice.write_practice(tmp_path)
+    zh = tmp_path / "zh" / NOTEBOOKS[0].filename
+    assert zh in written and tmp_path / NOTEBOOKS[0].filename in written
+    nb = nbformat.read(zh, as_version=4)
+    stubs = [nb.cells[i].source for i in _solutions(nb)]
+    assert stubs and all("练习 1." in stub for stub in stubs)
+    note = next(cell for cell in nb.cells if cell.id == practice.NOTE_ID)
+    assert note.source.startswith("**练习版。**")
+
+
+@pytest.mark.parametrize(("entry", "edition"), CASES, ids=CASE_IDS)
+def test_the_copy_is_current_and_clean(entry, edition):
+    """Built from the notebook as it is now (`make practice` writes the same): same cells and ids, no outputs,
+    no answers left."""
+    original = nbformat.read(edition.path(entry), as_version=4)
+    copy = practice.practice_notebook(original, entry, edition, practice.PRACTICE_DIR / edition.subdir)
+    nbformat.validate(copy)
+    assert [c.id for c in copy.cells if c.id != practice.NOTE_ID] == [c.id for c in original.cells]
+    for cell in copy.cells:
+        if cell.cell_type == "code":
+            assert cell.outputs == [] and cell.execution_count is None
+    for index in _solutions(original):
+        answer, stub = original.cells[index], copy.cells[index + 1]
+        assert stub.id == answer.id and "NotImplementedError" in stub.source
+        compile(stub.source, stub.id, "exec")  # valid Python, in every edition
+        kept = ("def ", "async def ", "@", "import ", "from ", '"""', "#")  # lines a stub may keep
+        body = [line for line in answer.source.splitlines() if line.strip() and not line.lstrip().startswith(kept)]
+        assert not any(line in stub.source.splitlines() for line in body), "the worked answer leaked into the stub"
+
+
+@pytest.mark.parametrize(("entry", "edition"), RUN_CASES, ids=[f"en-{entry.stem}" for entry, _ in RUN_CASES])
+def test_every_checker_rejects_its_stub(entry, edition, tmp_path):
+    """Run the practice copy: the lesson runs, each stub raises, and the checker after it fails."""
+    nb = practice.practice_notebook(nbformat.read(edition.path(entry), as_version=4), entry, edition, tmp_path)
+    # run where the notebook lives, so that its set-up cell finds `utils` in the clone
+    NotebookClient(nb, timeout=600, kernel_name="python3", allow_errors=True,
+                   resources={"metadata": {"path": str(edition.folder)}}).execute()
+
+    stubs = _solutions(nb)
+    for cell in nb.cells[:stubs[0]]:
+        errors = [o for o in cell.get("outputs", []) if o.output_type == "error"]
+        assert not errors, f"the lesson failed in the practice copy, cell {cell.id}: {errors[0].evalue}"
+    for index in stubs:
+        stub, checker = nb.cells[index], nb.cells[index + 1]
+        assert re.search(r"exercises\.check_\w+", checker.source), f"cell {checker.id}: expected a checker"
+        stub_errors = [o for o in stub.outputs if o.output_type == "error"]
+        if stub_errors:  # a stub that raises at once
+            assert stub_errors[0].ename == "NotImplementedError"
+            assert re.match(r"(Exercise|练习) \d+\.\d+", stub_errors[0].evalue), stub_errors[0].evalue
+        checker_errors = [o for o in checker.outputs if o.output_type == "error"]
+        assert checker_errors, f"the checker {checker.id} accepted the stub of {stub.id}"
+    printed = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs)
+    assert "correct:" not in printed

@@ -1,0 +1,208 @@
+"""The static site (`make site`): pages for every edition, no external requests, links that resolve."""
+
+import html
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import nbformat
+import pytest
+
+from utils import course, editions, website
+from utils.course import NOTEBOOKS
+
+
+@dataclass
+class _Parsed:
+    ids: set
+    loads: list  # what the page fetches to show itself: src of any element, href of <link>
+    links: list  # href of <a>
+
+
+# nbconvert writes well-formed HTML with double-quoted attributes; regular expressions are
+# much faster than an HTML parser on pages full of embedded images.
+_ID = re.compile(r'<[^>]*?\sid="([^"]*)"')
+_SRC = re.compile(r'<[^>]*?\ssrc="([^"]*)"')
+_LINK = re.compile(r'<link\s[^>]*?href="([^"]*)"')
+_A = re.compile(r'<a\s[^>]*?href="([^"]*)"')
+
+
+def _parse(path):
+    text = path.read_text(encoding="utf-8")
+    ids = {html.unescape(value) for value in _ID.findall(text)}
+    loads = [html.unescape(v) for v in _SRC.findall(text) + _LINK.findall(text)]
+    return _Parsed(ids, loads, [html.unescape(value) for value in _A.findall(text)])
+
+
+@pytest.fixture(scope="module")
+def site():
+    """The site as `make site` builds it, in build/site/ (the browser test screenshots it)."""
+    website.build(website.SITE_DIR)
+    return website.SITE_DIR
+
+
+def test_every_notebook_has_a_page_and_the_index_lists_it(site):
+    index = _parse(site / "index.html")
+    for entry in NOTEBOOKS:
+        page = site / "notebooks" / f"{entry.stem}.html"
+        assert page.is_file(), page
+        assert f"notebooks/{entry.stem}.html" in index.links
+        assert entry.colab_url in index.links
+
+
+def test_pages_load_nothing_from_the_network_and_run_no_script(site):
+    for path in site.rglob("*.html"):
+        text = path.read_text(encoding="utf-8")
+        parsed = _parse(path)
+        assert "<script" not in text, f"{path.name}: scripts (require.js, MathJax) would come from a CDN"
+        external = [url for url in parsed.loads if not url.startswith("data:")]
+        assert external == [], f"{path.name} loads {external}"
+        assert not re.search(r"@import\s+url\(\s*['\"]?https?:", text), f"{path.name}: CSS that fetches"
+
+
+def test_math_is_mathml_and_links_point_to_pages(site):
+    page = (site / "notebooks" / f"{NOTEBOOKS[0].stem}.html").read_text(encoding="utf-8")
+    assert re.search(r'<math [^>]*display="block"', page)  # notebook 1's formula
+    assert "$$" not in page
+    links = _parse(site / "notebooks" / f"{NOTEBOOKS[0].stem}.html").links
+    assert not [link for link in links if link.endswith(".ipynb") and "://" not in link]
+    assert "../index.html" in links  # the header's "Course home"
+
+
+def _has_anchor(ids, fragment):
+    """As a browser finds it: the fragment as written, then percent-decoded."""
+    return fragment in ids or unquote(fragment) in ids
+
+
+def _check_links(path, site):
+    """Every link inside the site names a file that exists, and an anchor that exists in it."""
+    ids = {}
+    for link in _parse(path).links:
+        parts = urlsplit(link)
+        if parts.scheme:
+            continue
+        target = (path.parent / unquote(parts.path)).resolve() if parts.path else path
+        assert target.is_file(), f"{path.name}: broken link {link}"
+        assert target.is_relative_to(site.resolve()), f"{path.name}: {link} leaves the site"
+        if parts.fragment:
+            ids.setdefault(target, _parse(target).ids)
+            assert _has_anchor(ids[target], parts.fragment), f"{path.name}: no anchor for {link}"
+
+
+def test_every_internal_link_resolves(site):
+    for path in site.rglob("*.html"):
+        _check_links(path, site)
+
+
+def test_site_link_rules():
+    page = website.Page(NOTEBOOKS[0], editions.CHINESE)
+    paths = {"notebooks/01_a.ipynb": "notebooks/01_a.html", "notebooks/zh/02_b.ipynb": "notebooks/zh/02_b.html"}
+    assert website.site_link("02_b.ipynb#Summary", page, paths) == "02_b.html#Summary"
+    assert website.site_link("../01_a.ipynb", page, paths) == "../01_a.html"
+    assert website.site_link("../../README.md", page, paths) == "../../index.html"
+    assert website.site_link("../../utils/exercises.py#L3", page, paths) == \
+        f"{course.repo_url()}/blob/{course.REPO_REF}/utils/exercises.py#L3"
+    assert website.site_link("../../utils", page, paths) == f"{course.repo_url()}/tree/{course.REPO_REF}/utils"
+    for kept in ("https://example.org/x.ipynb", "#top", "mailto:a@b.c"):
+        assert website.site_link(kept, page, paths) == kept
+
+
+def test_a_missing_image_fails_the_build(bilingual_course, tmp_path):
+    nb_path = editions.CHINESE.path(NOTEBOOKS[0])
+    nb = nbformat.read(nb_path, as_version=4)
+    nb.cells.append(nbformat.v4.new_markdown_cell("![gone](../../images/nowhere.png)"))
+    nbformat.write(nb, nb_path)
+    with pytest.raises(ValueError, match=r"notebooks/zh/01_\w+\.ipynb: image '../../images/nowhere.png' is not a file"):
+        website.build(tmp_path / "site")
+
+
+def test_a_translated_notebook_gets_a_page_linked_both_ways(bilingual_course, tmp_path):
+    out = tmp_path / "site"
+    website.build(out)
+    entry = NOTEBOOKS[0]
+    en, zh = out / "notebooks" / f"{entry.stem}.html", out / "notebooks" / "zh" / f"{entry.stem}.html"
+    assert zh.is_file()
+    assert f"zh/{entry.stem}.html" in _parse(en).links
+    assert f"../{entry.stem}.html" in _parse(zh).links
+    assert '<html lang="zh">' in zh.read_text(encoding="utf-8")
+    index = _parse(out / "index.html").links
+    assert f"notebooks/zh/{entry.stem}.html" in index and f"notebooks/{entry.stem}.html" in index
+    assert "一热向量" in (out / "index.html").read_text(encoding="utf-8")  # the edition's own title
+    for path in out.rglob("*.html"):
+        _check_links(path, out)
+    # a stale page of a notebook that is gone is removed
+    (out / "notebooks" / "99_gone.html").write_text("old")
+    website.build(out)
+    assert not (out / "notebooks" / "99_gone.html").exists()
+
+
+# --- in a browser -------------------------------------------------------------------------
+
+
+def _open(context, url):
+    page = context.new_page()
+    page.goto(url)
+    page.wait_for_load_state("load")
+    return page
+
+
+@pytest.fixture(scope="module")
+def site_context(chromium, site):
+    """A browser context where any request that is not a local file is blocked and recorded."""
+    context = chromium.new_context(viewport={"width": 1280, "height": 900})
+    requests = []
+
+    def route(route):
+        url = route.request.url
+        if url.startswith(("file://", "data:")):
+            route.continue_()
+        else:
+            requests.append(url)
+            route.abort()
+
+    context.route("**/*", route)
+    try:
+        yield context, requests
+    finally:
+        context.close()
+
+
+IMAGES = """() => Array.from(document.images)
+    .map(img => [img.alt || img.src.slice(0, 40), img.complete && img.naturalWidth > 0])"""
+LINKS = "() => Array.from(document.querySelectorAll('a[href]')).map(a => a.href)"
+
+
+def _assert_page_works(page, path, requests):
+    images = page.evaluate(IMAGES)
+    assert all(ok for _, ok in images), f"{path.name}: images that did not load: {[n for n, ok in images if not ok]}"
+    for href in page.evaluate(LINKS):
+        parts = urlsplit(href)
+        if parts.scheme != "file":
+            continue
+        target = Path(unquote(parts.path))
+        assert target.is_file(), f"{path.name}: broken link {href}"
+        if parts.fragment:
+            assert _has_anchor(_parse(target).ids, parts.fragment), f"{path.name}: no anchor for {href}"
+    assert requests == [], f"{path.name} tried to reach the network: {requests}"
+
+
+def test_the_index_and_a_notebook_page_work_offline_in_chromium(site_context, site, screenshots):
+    context, requests = site_context
+    index = site / "index.html"
+    page = _open(context, index.as_uri())
+    _assert_page_works(page, index, requests)
+    page.screenshot(path=str(screenshots / "site-index.png"), full_page=True)
+
+    # follow the index's first link, as a reader would
+    page.locator("tbody a").first.click()
+    page.wait_for_load_state("load")
+    notebook = site / "notebooks" / f"{NOTEBOOKS[0].stem}.html"
+    assert page.url == notebook.as_uri()
+    _assert_page_works(page, notebook, requests)
+    assert page.locator("math").count() > 0 and page.locator("img").count() > 0
+    # MathML is laid out by the browser: the display formula has a real size
+    box = page.locator('math[display="block"]').first.bounding_box()
+    assert box and box["width"] > 100 and box["height"] > 20
+    page.screenshot(path=str(screenshots / "site-notebook.png"), full_page=True)
+    page.close()

@@ -1,0 +1,234 @@
+"""Practice copies of the notebooks: ``python -m utils.practice`` (``make practice``).
+
+For every notebook of every edition it writes a copy to ``build/practice/`` (the
+Chinese edition to ``build/practice/zh/``) with all outputs cleared and each exercise's
+answer cell (tagged ``solution``) replaced by a stub that raises ``NotImplementedError``
+with a hint: which exercise, and what to define. A function answer keeps its signature
+(and docstring), so the learner writes only the body. The checker cell after each stub
+is left as it is: it rejects the stub until the learner replaces it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import copy
+import json
+import os
+import re
+import sys
+from pathlib import Path
+
+import nbformat
+
+from . import course
+from .course import Notebook
+from .editions import EDITIONS, Edition, available
+from .sync import HEADER_ID, dumps_notebook, read_notebook
+
+PRACTICE_DIR = course.ROOT / "build" / "practice"
+SOLUTION_TAG = "solution"
+NOTE_ID = "practice-note"
+
+TEXT = {
+    "en": {
+        "label": "Exercise {number}",
+        "define": "define {names}",
+        "body": "write the body of {names}",
+        "nothing": "write your answer",
+        "hint": "{label}: {what} here (see the exercise above), then run the next cell to check your answer",
+        "comment": "# {label}: your answer here; the line below stops the notebook until you replace it",
+        "and": (", ", " and "),
+        "note": "**Practice copy.** The answer cell of each exercise is replaced by a stub that raises "
+                "`NotImplementedError`: write your own answer in its place, then run the checker cell below it. "
+                "The notebook with worked answers is [{name}]({link}).",
+    },
+    "zh": {
+        "label": "练习 {number}",
+        "define": "定义 {names}",
+        "body": "写出 {names} 的函数体",
+        "nothing": "写出你的答案",
+        "hint": "{label}：请在这里{what}（见上面的练习说明），然后运行下一个单元格检查答案",
+        "comment": "# {label}：在这里写你的答案；替换下面这一行之前，笔记本会在这里停下",
+        "and": ("、", " 和 "),
+        "note": "**练习版。** 每道练习的答案单元格都换成了会抛出 `NotImplementedError` 的占位代码："
+                "请在原处写下你自己的答案，然后运行它下面的检查单元格。附有参考答案的笔记本是 [{name}]({link})。",
+    },
+}
+_LABEL = re.compile(r"\*\*(?:Exercise|练习)\s*(\d+(?:\.\d+)*)")
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+_MD_TARGET = re.compile(r"(\]\()([^)\s]+)(\))")
+_HTML_TARGET = re.compile(r"""((?:src|href)=")([^"]+)(")""")
+
+
+def _text(lang: str) -> dict:
+    if lang not in TEXT:
+        raise ValueError(f"no practice texts for language {lang!r}; expected one of {sorted(TEXT)}")
+    return TEXT[lang]
+
+
+def _join(names: list[str], lang: str) -> str:
+    comma, last = _text(lang)["and"]
+    quoted = [f"`{name}`" for name in names]
+    return quoted[0] if len(quoted) == 1 else comma.join(quoted[:-1]) + last + quoted[-1]
+
+
+def _quote(text: str) -> str:
+    """A double-quoted Python string literal (JSON's escapes are Python's)."""
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _python(source: str) -> str:
+    """The source with IPython magics and shell lines blanked, for ast."""
+    return "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines())
+
+
+def defined_names(source: str) -> list[str]:
+    """Names a cell defines at top level (functions, classes, assignments), in order."""
+    names: list[str] = []
+
+    def add(target: ast.AST) -> None:
+        if isinstance(target, ast.Name) and target.id not in names:
+            names.append(target.id)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for element in target.elts:
+                add(element)
+
+    for node in ast.parse(_python(source)).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if node.name not in names:
+                names.append(node.name)
+        elif isinstance(node, ast.Assign):
+            for target in node.targets:
+                add(target)
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+            add(node.target)
+    return names
+
+
+def stub_source(solution: str, label: str, lang: str = "en") -> str:
+    """The stub that replaces an answer cell: it raises ``NotImplementedError(hint)``.
+
+    ``label`` names the exercise (``"Exercise 1.2"``). An answer made only of functions
+    (and imports) keeps each function's signature and docstring, with the body replaced;
+    any other answer becomes a comment and a ``raise``.
+    """
+    text = _text(lang)
+    source = _python(solution)
+    tree = ast.parse(source)
+    if not tree.body:
+        raise ValueError(f"{label}: the answer cell is empty; expected the code of one worked answer")
+    lines = source.splitlines()
+    functions = [node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    only_functions = functions and all(isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Import,
+                                                         ast.ImportFrom)) for node in tree.body)
+    if only_functions and all(node.body[0].lineno > node.lineno for node in functions):
+        what = text["body"].format(names=_join([function.name for function in functions], lang))
+        hint = text["hint"].format(label=label, what=what)
+        parts = []
+        for node in tree.body:
+            first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                parts.append("\n".join(lines[first - 1:node.end_lineno]))
+                continue
+            body = node.body
+            keep_to = body[0].end_lineno if ast.get_docstring(node, clean=False) is not None else body[0].lineno - 1
+            indent = " " * body[0].col_offset
+            parts.append("\n".join([*lines[first - 1:keep_to], f"{indent}raise NotImplementedError({_quote(hint)})"]))
+        return "\n\n\n".join(parts)
+    names = defined_names(solution)
+    what = text["define"].format(names=_join(names, lang)) if names else text["nothing"]
+    hint = text["hint"].format(label=label, what=what)
+    return f"{text['comment'].format(label=label)}\nraise NotImplementedError({_quote(hint)})"
+
+
+def exercise_label(cells: list, index: int, fallback: str, lang: str = "en") -> str:
+    """``Exercise 1.2``: from the nearest markdown cell above ``cells[index]`` that names one."""
+    for cell in reversed(cells[:index]):
+        if cell.cell_type == "markdown":
+            found = _LABEL.findall(cell.source)
+            if found:
+                return _text(lang)["label"].format(number=found[-1])
+        elif SOLUTION_TAG in cell.metadata.get("tags", []):
+            break  # the previous exercise: this one's text had no label
+    return _text(lang)["label"].format(number=fallback)
+
+
+def rebase_links(source: str, old_folder: Path, new_folder: Path) -> str:
+    """Relative links and image paths of a markdown cell, rewritten for a copy in ``new_folder``.
+
+    Links to sibling notebooks (``02_x.ipynb``) stay: the copies are siblings too.
+    """
+    def rebase(match: re.Match) -> str:
+        target = match.group(2)
+        if _SCHEME.match(target) or target.startswith(("#", "/")) or ("/" not in target and
+                                                                      target.split("#")[0].endswith(".ipynb")):
+            return match.group(0)
+        path, _, fragment = target.partition("#")
+        moved = Path(os.path.relpath(os.path.normpath(old_folder / path), new_folder)).as_posix()
+        return f"{match.group(1)}{moved}{'#' + fragment if fragment else ''}{match.group(3)}"
+
+    return _HTML_TARGET.sub(rebase, _MD_TARGET.sub(rebase, source))
+
+
+def practice_notebook(nb_node: nbformat.NotebookNode, entry: Notebook, edition: Edition,
+                      out_folder: Path) -> nbformat.NotebookNode:
+    """A practice copy of one notebook (a new node; ``nb_node`` is not changed)."""
+    text = _text(edition.code)
+    practice = copy.deepcopy(nb_node)
+    solutions = 0
+    for index, cell in enumerate(practice.cells):
+        if cell.cell_type == "markdown":
+            cell.source = rebase_links(cell.source, edition.folder, out_folder)
+        if cell.cell_type != "code":
+            continue
+        cell.outputs = []
+        cell.execution_count = None
+        cell.metadata.pop("execution", None)
+        if SOLUTION_TAG in cell.metadata.get("tags", []):
+            solutions += 1
+            label = exercise_label(practice.cells, index, f"{entry.number}.{solutions}", edition.code)
+            cell.source = stub_source(cell.source, label, edition.code)
+    if solutions == 0:
+        raise ValueError(f"{edition.repo_path(entry)}: no cell is tagged {SOLUTION_TAG!r}; "
+                         "expected one answer cell per exercise")
+    link = Path(os.path.relpath(edition.path(entry), out_folder)).as_posix()
+    note = nbformat.v4.new_markdown_cell(text["note"].format(name=edition.repo_path(entry), link=link))
+    note.id = NOTE_ID
+    after = next((i + 1 for i, cell in enumerate(practice.cells) if cell.get("id") == HEADER_ID), 0)
+    practice.cells.insert(after, note)
+    return practice
+
+
+def write_practice(out_dir: Path = PRACTICE_DIR) -> list[Path]:
+    """Write the practice copy of every notebook of every edition; returns the paths written."""
+    written = []
+    for entry in course.NOTEBOOKS:
+        for edition in available(entry):
+            folder = out_dir / edition.subdir if edition.subdir else out_dir
+            folder.mkdir(parents=True, exist_ok=True)
+            target = folder / entry.filename
+            target.write_text(dumps_notebook(practice_notebook(read_notebook(edition.path(entry)), entry, edition,
+                                                               folder)), encoding="utf-8")
+            written.append(target)
+    for edition in EDITIONS:  # copies of notebooks that are gone
+        folder = out_dir / edition.subdir if edition.subdir else out_dir
+        for stale in folder.glob("*.ipynb") if folder.is_dir() else []:
+            if stale not in written:
+                stale.unlink()
+    return written
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=PRACTICE_DIR, help="where to write (default: build/practice)")
+    args = parser.parse_args(argv)
+    written = write_practice(args.out.resolve())
+    for path in written:
+        print(f"wrote {path.relative_to(course.ROOT) if path.is_relative_to(course.ROOT) else path}")
+    print(f"{len(written)} practice copies: outputs cleared, exercise answers replaced by stubs")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
