@@ -81,3 +81,10 @@ def notebook(number: int) -> Notebook:
             return nb
     known = ", ".join(str(nb.number) for nb in NOTEBOOKS)
     raise ValueError(f"there is no notebook {number} in the manifest (known: {known})")
+
+
+# --- Notebooks 7 and 8 (kept sorted by number, whatever order the branches merge in) ---
+NOTEBOOKS = tuple(sorted(NOTEBOOKS + (
+    Notebook(7, "07_beyond_the_single_lookup", "Beyond the single lookup"),
+    Notebook(8, "08_vocabulary_parallel", "When the table does not fit one device"),
+), key=lambda nb: nb.number))

@@ -125,16 +125,7 @@ def owner_of(ids: torch.Tensor, vocab_size: int, world_size: int) -> torch.Tenso
 # --- what one process computes ----------------------------------------------------------
 
 
-def local_lookup(ids: torch.Tensor, local_weight: torch.Tensor, start: int) -> torch.Tensor:
-    """One process's share of the lookup: ids ``S`` int64 -> ``S + (d,)``.
-
-    ``local_weight`` holds rows ``[start, start + n_local)`` of the full table. Ids
-    outside that range are masked: their output rows stay zero. The others are looked
-    up at ``id - start``. Only the owned ids are looked up (Megatron-LM instead looks
-    up local row 0 for the masked ids and zeroes those rows afterwards, which keeps
-    shapes fixed): this way each row's gradient sums the same values, in the same
-    order, as on a single device.
-    """
+def _check_local_lookup(ids: object, local_weight: object, start: object) -> None:
     if not isinstance(local_weight, torch.Tensor) or local_weight.dim() != 2:
         shape = tuple(local_weight.shape) if isinstance(local_weight, torch.Tensor) else type(local_weight).__name__
         raise ValueError(f"local_weight must be a 2-D tensor [rows, d], got {shape}")
@@ -142,11 +133,24 @@ def local_lookup(ids: torch.Tensor, local_weight: torch.Tensor, start: int) -> t
     if not isinstance(ids, torch.Tensor) or ids.dtype not in (torch.int32, torch.int64):
         got = ids.dtype if isinstance(ids, torch.Tensor) else type(ids).__name__
         raise TypeError(f"ids must be an int64 (or int32) tensor, got {got}")
+
+
+def local_lookup(ids: torch.Tensor, local_weight: torch.Tensor, start: int) -> torch.Tensor:
+    """One process's share of the lookup: ids ``S`` int64 -> ``S + (d,)``.
+
+    ``local_weight`` holds rows ``[start, start + n_local)`` of the full table. Ids
+    outside that range are masked and their output rows stay zero; the others are
+    looked up at local row ``id - start``. Only the owned ids are looked up
+    (Megatron-LM instead looks up local row 0 for the masked ids and zeroes those
+    rows afterwards, which keeps shapes fixed): this way each row's gradient sums
+    the same values, in the same order, as on a single device.
+    """
+    _check_local_lookup(ids, local_weight, start)
     ids = ids.to(local_weight.device)
     end = start + local_weight.shape[0]
     owned = (ids >= start) & (ids < end)  # the mask: True where this process holds the row
     out = local_weight.new_zeros(*ids.shape, local_weight.shape[1])  # masked rows stay zero
-    out[owned] = F.embedding(ids[owned] - start, local_weight)  # look up the rest
+    out[owned] = F.embedding(ids[owned] - start, local_weight)  # look up the rest, at local row id - start
     return out
 
 
