@@ -88,3 +88,9 @@ def test_bad_fault_and_timeouts_are_rejected():
 def test_unknown_start_method_is_rejected():
     with pytest.raises(ValueError, match="start_method must be 'spawn' or 'forkserver', got 'fork'"):
         D.launch(D.vocab_parallel_worker, 1, start_method="fork")
+
+
+def test_prepare_workers_picks_a_start_method():
+    assert D.prepare_workers("spawn") == "spawn"
+    assert D.prepare_workers() in ("forkserver", "spawn")
+    assert D.prepare_workers() == D.prepare_workers()  # a second call changes nothing

@@ -23,7 +23,10 @@ Running it
   free port chosen at run time (or with NCCL, one GPU per process, for
   ``device="cuda"``). The workers must be importable functions (this module): both
   start methods pickle a function by its module and name, so a function defined in a
-  notebook cannot be sent.
+  notebook cannot be sent. Each worker saves what it returns to a file in a temporary
+  folder, and the parent loads the files once all workers have finished; their own
+  output goes to log files there, so nothing they print reaches a notebook.
+  :func:`prepare_workers` starts the fork server early, in the background.
 - From a shell, on CPUs: ``python -m utils.distributed --nproc 3``.
 - On GPUs, with NCCL and ``torchrun`` (one process per GPU)::
 
@@ -322,6 +325,9 @@ def _entry(rank: int, fn: Callable[..., Any], world_size: int, backend: str, ini
     os.dup2(log, 2)
     if backend == "gloo":
         torch.set_num_threads(1)  # P processes share the cores
+        loopback = _loopback_interface()
+        if loopback and "GLOO_SOCKET_IFNAME" not in os.environ:
+            os.environ["GLOO_SOCKET_IFNAME"] = loopback  # gloo's connections stay on this machine too
     try:
         with process_group(rank, world_size, backend=backend, init_method=init_method, timeout_s=timeout_s):
             try:
@@ -336,6 +342,15 @@ def _entry(rank: int, fn: Callable[..., Any], world_size: int, backend: str, ini
         if not (folder / f"rank{rank}.error.json").is_file():
             _report_error(folder, rank, error)
         raise
+
+
+def _loopback_interface() -> str | None:
+    """The name of the loopback network interface (``lo`` on Linux, ``lo0`` on macOS), if there is one."""
+    try:
+        names = {name for _, name in socket.if_nameindex()}
+    except (AttributeError, OSError):
+        return None
+    return next((name for name in ("lo", "lo0") if name in names), None)
 
 
 def _report_error(folder: Path, rank: int, error: Exception) -> None:
@@ -394,6 +409,26 @@ def _stop(processes: list, grace_s: float = 2.0) -> None:
         process.join()
 
 
+def prepare_workers(start_method: str | None = None, modules: tuple[str, ...] = ()) -> str:
+    """Choose the start method (default: ``forkserver`` where the platform has it, else ``spawn``); return it.
+
+    With ``forkserver``, also start the server now, in the background: it imports
+    PyTorch, this module and ``modules`` while the caller goes on, so the first
+    :func:`launch` finds it ready. Calling it again does nothing more.
+    """
+    if start_method is None:
+        start_method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+    if start_method not in ("spawn", "forkserver"):
+        raise ValueError(f"start_method must be 'spawn' or 'forkserver', got {start_method!r}")
+    if start_method == "forkserver":
+        from multiprocessing import forkserver  # POSIX only
+
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(list(dict.fromkeys(["torch", __name__, *modules])))
+        forkserver.ensure_running()  # returns at once; the server imports in the background
+    return start_method
+
+
 def launch(fn: Callable[..., Any], world_size: int = 2, *, args: tuple = (), backend: str = "gloo",
            timeout_s: float = DEFAULT_TIMEOUT_S, join_timeout_s: float | None = None,
            start_method: str | None = None) -> list[Any]:
@@ -416,12 +451,7 @@ def launch(fn: Callable[..., Any], world_size: int = 2, *, args: tuple = (), bac
     import torch.multiprocessing as mp
 
     _importable(fn)
-    if start_method is None:
-        start_method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-    if start_method not in ("spawn", "forkserver"):
-        raise ValueError(f"start_method must be 'spawn' or 'forkserver', got {start_method!r}")
-    if start_method == "forkserver":
-        multiprocessing.get_context("forkserver").set_forkserver_preload(["torch", __name__, fn.__module__])
+    start_method = prepare_workers(start_method, modules=(fn.__module__,))
     _check_int("world_size", world_size, 1)
     timeout_s = _check_seconds("timeout_s", timeout_s)
     join_timeout_s = _check_seconds("join_timeout_s", timeout_s + STARTUP_ALLOWANCE_S
@@ -637,8 +667,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    # Run the copy imported as ``utils.distributed``, not this ``__main__`` one: spawned
-    # workers import their function by module name, and results must unpickle as the same classes.
+    # Run the copy imported as ``utils.distributed``, not this ``__main__`` one: the workers
+    # import their function by that name, and the results must unpickle as its classes. The
+    # workers need nothing from ``__main__``, so hide where it came from: otherwise
+    # multiprocessing would run this file again in each worker before its function.
+    __spec__ = None
+    del __file__
     from utils.distributed import main as _main
 
     sys.exit(_main())
