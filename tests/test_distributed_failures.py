@@ -94,3 +94,14 @@ def test_prepare_workers_picks_a_start_method():
     assert D.prepare_workers("spawn") == "spawn"
     assert D.prepare_workers() in ("forkserver", "spawn")
     assert D.prepare_workers() == D.prepare_workers()  # a second call changes nothing
+
+
+def test_root_cause_uses_the_traceback_torch_saved(tmp_path):
+    import pickle
+
+    saved = tmp_path / "torch-error.pickle"
+    saved.write_bytes(pickle.dumps("Traceback (most recent call last):\n  ...\nOSError: no space left\n"))
+    error = D._root_cause([SimpleNamespace(exitcode=1), SimpleNamespace(exitcode=None)], tmp_path, 2,
+                          [str(saved), None])
+    assert str(error) == "rank 0 of 2 failed: OSError: no space left; the other processes were stopped"
+    assert error.details.startswith("Traceback")

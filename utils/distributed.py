@@ -48,6 +48,7 @@ import contextlib
 import json
 import multiprocessing.connection
 import os
+import pickle
 import signal
 import socket
 import sys
@@ -375,7 +376,16 @@ def _read_error(folder: Path, rank: int) -> dict | None:
     return json.loads(path.read_text()) if path.is_file() else None
 
 
-def _root_cause(processes: list, folder: Path, world_size: int) -> WorkerError:
+def _torch_traceback(error_files: list | None, rank: int) -> str:
+    """The traceback torch.multiprocessing saved for ``rank`` (an exception outside our report), or ``""``."""
+    path = error_files[rank] if error_files else None
+    if not path or not os.path.isfile(path):
+        return ""
+    with open(path, "rb") as file:
+        return str(pickle.load(file))
+
+
+def _root_cause(processes: list, folder: Path, world_size: int, error_files: list | None = None) -> WorkerError:
     """The first failure among the workers, as a :class:`WorkerError`.
 
     A process that died without an error report (a signal, ``os._exit``) is the cause
@@ -388,8 +398,14 @@ def _root_cause(processes: list, folder: Path, world_size: int) -> WorkerError:
     if crashed or not reports:
         rank = (crashed or failed)[0]
         code = processes[rank].exitcode
-        how = f"was killed by signal {signal.Signals(-code).name}" if code < 0 else f"exited with code {code}"
-        return WorkerError(f"rank {rank} of {world_size} {how}{stopped}", rank, world_size)
+        details = _torch_traceback(error_files, rank)
+        if details.strip():
+            how = f"failed: {details.strip().splitlines()[-1]}"
+        elif code < 0:
+            how = f"was killed by signal {signal.Signals(-code).name}"
+        else:
+            how = f"exited with code {code}"
+        return WorkerError(f"rank {rank} of {world_size} {how}{stopped}", rank, world_size, details)
     rank = min(reports, key=lambda r: (reports[r]["time"], r))
     return WorkerError(f"rank {rank} of {world_size} failed: {reports[rank]['error']}{stopped}",
                        rank, world_size, reports[rank]["traceback"])
@@ -451,11 +467,11 @@ def launch(fn: Callable[..., Any], world_size: int = 2, *, args: tuple = (), bac
     import torch.multiprocessing as mp
 
     _importable(fn)
-    start_method = prepare_workers(start_method, modules=(fn.__module__,))
     _check_int("world_size", world_size, 1)
     timeout_s = _check_seconds("timeout_s", timeout_s)
     join_timeout_s = _check_seconds("join_timeout_s", timeout_s + STARTUP_ALLOWANCE_S
                                     if join_timeout_s is None else join_timeout_s)
+    start_method = prepare_workers(start_method, modules=(fn.__module__,))
     init_method = f"tcp://{LOOPBACK}:{free_port()}"
     with tempfile.TemporaryDirectory(prefix="vocab-parallel-") as tmp:
         folder = Path(tmp)
@@ -466,7 +482,7 @@ def launch(fn: Callable[..., Any], world_size: int = 2, *, args: tuple = (), bac
             deadline = time.monotonic() + join_timeout_s
             while True:
                 if any(p.exitcode not in (None, 0) for p in processes):
-                    raise _root_cause(processes, folder, world_size)
+                    raise _root_cause(processes, folder, world_size, context.error_files)
                 alive = [p for p in processes if p.exitcode is None]
                 if not alive:
                     break
@@ -475,6 +491,7 @@ def launch(fn: Callable[..., Any], world_size: int = 2, *, args: tuple = (), bac
                     raise TimeoutError(f"the {world_size} worker processes did not finish within "
                                        f"{join_timeout_s:g} s; they were stopped")
                 multiprocessing.connection.wait([p.sentinel for p in alive], timeout=min(left, 0.5))
+            # our own files, written by the workers just now: any picklable result may come back
             return [torch.load(folder / f"rank{rank}.pt", weights_only=False) for rank in range(world_size)]
         finally:
             _stop(processes)
