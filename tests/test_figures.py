@@ -156,3 +156,58 @@ def test_benchmark_figures_reject_rows_they_cannot_draw():
         figures.benchmark_memory_figure(skipped)
     with pytest.raises(ValueError, match="unknown axis"):
         figures.axis_symbol("x")
+# --- Notebooks 7 and 8 ------------------------------------------------------------------
+
+
+def test_multi_hot_bag_figure_is_drawn_from_the_tensors():
+    weight = torch.randn(6, 3, generator=torch.Generator().manual_seed(0))
+    fig = figures.multi_hot_bag_figure(torch.tensor([1, 4, 1]), weight, tokens=list("abcdef"))
+    assert isinstance(fig, Figure) and len(fig.axes) == 3
+    counts = torch.from_numpy(fig.axes[0].images[0].get_array().data)
+    assert counts.tolist() == [[0, 2, 0, 0, 1, 0]]
+    product = torch.from_numpy(fig.axes[2].images[0].get_array().data).float()
+    assert torch.allclose(product, (2 * weight[1] + weight[4])[None], atol=1e-6)
+
+
+def test_multi_hot_bag_figure_rejects_bad_input():
+    with pytest.raises(ValueError, match="token id 6 is out of range for a vocabulary of 6"):
+        figures.multi_hot_bag_figure(torch.tensor([6]), torch.zeros(6, 3))
+    with pytest.raises(ValueError, match="bag_ids must be a 1-D tensor"):
+        figures.multi_hot_bag_figure(torch.tensor([[1]]), torch.zeros(6, 3))
+    with pytest.raises(ValueError, match=r"weight must be 2-D \[V, d\]"):
+        figures.multi_hot_bag_figure(torch.tensor([1]), torch.zeros(6))
+
+
+def test_sinusoidal_positions_figure():
+    from utils.positions import sinusoidal_positions
+
+    table = sinusoidal_positions(20, 8)
+    fig = figures.sinusoidal_positions_figure(table, columns=(0, 3))
+    heat, curves = fig.axes[0], fig.axes[1]
+    assert torch.equal(torch.from_numpy(heat.images[0].get_array().data), table)
+    assert len(curves.lines) == 2
+    with pytest.raises(ValueError, match=r"columns \[8\] are out of range for a table with 8 columns"):
+        figures.sinusoidal_positions_figure(table, columns=(8,))
+    with pytest.raises(ValueError, match="table must be 2-D"):
+        figures.sinusoidal_positions_figure(table[0])
+
+
+def test_vocab_parallel_figure_shows_each_rank_and_the_sum():
+    weight = torch.randn(11, 4, generator=torch.Generator().manual_seed(0))
+    ids = torch.tensor([4, 9, 0, 6, 4])
+    fig = figures.vocab_parallel_figure(weight, ids, world_size=3)
+    assert len(fig.axes) == 5  # the table, three partial results, the sum
+    total = torch.from_numpy(fig.axes[-1].images[0].get_array().data)
+    assert torch.equal(total, weight[ids])
+    rank1 = torch.from_numpy(fig.axes[2].images[0].get_array().data)  # rows 4..7: ids 4, 6, 4
+    assert torch.equal(rank1[[0, 3, 4]], weight[[4, 6, 4]]) and not rank1[[1, 2]].any()
+    with pytest.raises(ValueError, match="ids must be a 1-D tensor"):
+        figures.vocab_parallel_figure(weight, ids[None], 2)
+    with pytest.raises(ValueError, match="at most 8 processes"):
+        figures.vocab_parallel_figure(weight, ids, 9)
+    with pytest.raises(ValueError, match="world_size 12 is larger than vocab_size 11"):
+        figures.vocab_parallel_figure(weight, ids, 12)
+
+
+def test_the_split_is_a_course_image():
+    assert "vocab_parallel_split.png" in figures.COURSE_IMAGES

@@ -6,6 +6,8 @@ The notebooks import from here instead of repeating code. Modules, one topic eac
 - ``devices``    picking the device a notebook runs on
 - ``vocab``      a deterministic word-level vocabulary
 - ``lookup``     one-hot vectors, the lookup, id checks, operation counts
+- ``positions``  the sinusoidal position table
+- ``distributed`` a vocabulary-parallel embedding on torch.distributed, and its launcher
 - ``figures``    diagrams drawn from real tensors (also saved into ``images/``)
 - ``exercises``  checkers for the exercises at the end of each notebook
 - ``bench``      ``python -m utils.bench``: lookup vs one-hot products, timed, with a memory guard

@@ -88,6 +88,10 @@ NOTEBOOKS: tuple[Notebook, ...] = (
              title_zh="nn.Embedding 与 nn.Linear 的对比"),
     Notebook(6, "06_what_the_lookup_saves", "What the lookup saves: measured",
              title_zh="查表省下了什么：实测"),
+    Notebook(7, "07_beyond_the_single_lookup", "Beyond the single lookup",
+             title_zh="不止一次查表"),
+    Notebook(8, "08_vocabulary_parallel", "When the table does not fit one device",
+             title_zh="当一张表放不进一台设备"),
 )
 
 

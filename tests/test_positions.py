@@ -1,0 +1,39 @@
+import math
+
+import pytest
+import torch
+
+from utils.positions import sinusoidal_frequencies, sinusoidal_positions
+
+
+def test_table_follows_the_formula():
+    table = sinusoidal_positions(7, 6, dtype=torch.float64)
+    assert table.shape == (7, 6) and table.dtype == torch.float64
+    for p in range(7):
+        for i in range(3):
+            omega = 10_000 ** (-2 * i / 6)
+            assert table[p, 2 * i].item() == pytest.approx(math.sin(p * omega), abs=1e-12)
+            assert table[p, 2 * i + 1].item() == pytest.approx(math.cos(p * omega), abs=1e-12)
+
+
+def test_position_zero_and_range():
+    table = sinusoidal_positions(100, 16)
+    assert table.dtype == torch.float32
+    assert torch.equal(table[0], torch.tensor([0.0, 1.0] * 8))
+    assert table.abs().max() <= 1
+
+
+def test_frequencies_and_base():
+    assert torch.allclose(sinusoidal_frequencies(4, base=100.0, dtype=torch.float64),
+                          torch.tensor([1.0, 0.1], dtype=torch.float64))
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="dim must be even .* got 5"):
+        sinusoidal_positions(3, 5)
+    with pytest.raises(ValueError, match="num_positions must be >= 1, got 0"):
+        sinusoidal_positions(0, 4)
+    with pytest.raises(TypeError, match="dim must be an int, got float"):
+        sinusoidal_positions(3, 4.0)
+    with pytest.raises(ValueError, match="base must be a number > 1, got 1"):
+        sinusoidal_frequencies(4, base=1)
