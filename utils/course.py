@@ -89,9 +89,9 @@ NOTEBOOKS: tuple[Notebook, ...] = (
     Notebook(6, "06_what_the_lookup_saves", "What the lookup saves: measured",
              title_zh="查表省下了什么：实测"),
     Notebook(7, "07_beyond_the_single_lookup", "Beyond the single lookup",
-             title_zh="不止一次查表"),
+             title_zh="超越单次查表"),
     Notebook(8, "08_vocabulary_parallel", "When the table does not fit one device",
-             title_zh="当一张表放不进一台设备"),
+             title_zh="当一台设备放不下整张表"),
 )
 
 
