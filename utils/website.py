@@ -260,7 +260,9 @@ def _readme_intro() -> tuple[str, str]:
 
     text = (course.ROOT / "README.md").read_text(encoding="utf-8")
     title = next((line[2:].strip() for line in text.splitlines() if line.startswith("# ")), "The course")
-    paragraphs = [p.strip() for p in text.split("\n\n") if p.strip() and not p.lstrip().startswith(("#", "<!--"))]
+    # the first paragraph of prose: not a heading, a comment, or a line of links and badges
+    paragraphs = [p.strip() for p in text.split("\n\n")
+                  if p.strip() and not p.lstrip().startswith(("#", "<!--", "[", "!["))]
     intro = markdown2html_mistune(paragraphs[0]) if paragraphs else ""
     return markdown2html_mistune(title).removeprefix("<p>").removesuffix("</p>\n").removesuffix("</p>"), intro
 
