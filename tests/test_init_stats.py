@@ -135,3 +135,11 @@ def test_bad_arguments_say_what_was_expected():
         init_stats.gaussian_softmax_entropy(50_257, 27.7)
     with pytest.raises(TypeError, match="logits must be a floating-point torch.Tensor"):
         init_stats.softmax_entropy(torch.arange(3))
+
+
+def test_a_large_uniform_draw_may_touch_the_float32_rounded_bound():
+    torch.manual_seed(128_256)  # this draw's minimum lies 6e-11 beyond -1/sqrt(128256) computed in float64
+    weight = nn.Linear(128_256, 64, bias=False).weight
+    result = init_stats.compare(weight, init_stats.linear_init(128_256))
+    assert result.min < -result.expected.bound and result.bounds_ok
+    assert result.bound_slack < 2e-9  # 4 float32 ulps of the bound 0.0028

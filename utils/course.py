@@ -52,6 +52,9 @@ class Notebook:
 
 NOTEBOOKS: tuple[Notebook, ...] = (
     Notebook(1, "01_one_hot_matmul", "One-hot vectors and the matrix product that only selects"),
+    # --- notebooks 4 and 5 (branch nb4-5) ---
+    Notebook(4, "04_gradients", "Gradients: what training touches"),
+    Notebook(5, "05_initialisation", "Initialisation, in histograms"),
 )
 
 

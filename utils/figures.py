@@ -228,7 +228,8 @@ def _draw_histograms(ax, entries, lo: float, hi: float, bins: int, labels: bool)
 
 def weight_histograms_figure(panels: dict[str, list[tuple[str, torch.Tensor, object]]], *, bins: int = 80,
                              log_y: bool = False, x_range: tuple[float, float] | None = None,
-                             zoom: tuple[float, float] | None = None, title: str | None = None) -> Figure:
+                             zoom: tuple[float, float] | None = None, title: str | None = None,
+                             xlabel: str = "weight value") -> Figure:
     """Histograms of weights with their theoretical densities overlaid, one panel per entry of ``panels``.
 
     ``panels``: panel title -> list of ``(label, values, expected)``; ``values`` is a
@@ -239,6 +240,8 @@ def weight_histograms_figure(panels: dict[str, list[tuple[str, torch.Tensor, obj
     first entry is filled, later ones are outlines; each expected density is dashed.
     ``zoom=(lo, hi)`` adds an inset with that range on a linear scale.
     """
+    from matplotlib.ticker import MaxNLocator
+
     from .init_stats import Expected
 
     if not panels:
@@ -262,7 +265,7 @@ def weight_histograms_figure(panels: dict[str, list[tuple[str, torch.Tensor, obj
         if zoom is not None:
             inset = ax.inset_axes([0.64, 0.5, 0.34, 0.46])
             _draw_histograms(inset, entries, zoom[0], zoom[1], bins, labels=False)
-            inset.set_xticks([zoom[0], 0.0, zoom[1]])
+            inset.xaxis.set_major_locator(MaxNLocator(4, symmetric=True))
             inset.tick_params(labelsize=7)
             inset.set_title("zoom, linear scale", fontsize=7)
         ax.plot([], [], color="black", ls="--", lw=1.2, label="theoretical density")
@@ -270,9 +273,46 @@ def weight_histograms_figure(panels: dict[str, list[tuple[str, torch.Tensor, obj
             ax.set_yscale("log")
             ax.set_ylim(bottom=1e-3)
         ax.set_title(panel_title, fontsize=10)
-        ax.set_xlabel("weight value")
+        ax.set_xlabel(xlabel)
         ax.set_ylabel("density")
         ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.16), frameon=False)
     if title:
         fig.suptitle(title, fontsize=11)
+    return fig
+
+
+def sorted_probabilities_figure(logits: dict[str, torch.Tensor], title: str | None = None) -> Figure:
+    """``softmax`` of each named row of logits ``(V,)``, sorted from the most likely token down, on log-log axes.
+
+    A dotted line marks the uniform distribution ``1/V``; each legend entry gives the
+    top probability and the entropy in nats (``ln V`` for the uniform).
+    """
+    import math
+
+    if not logits:
+        raise ValueError("logits must hold at least one row")
+    sizes = {row.numel() for row in logits.values()}
+    if any(row.dim() != 1 for row in logits.values()) or len(sizes) != 1:
+        raise ValueError(f"every row of logits must have shape (V,) with the same V; got "
+                         f"{[tuple(row.shape) for row in logits.values()]}")
+    vocab_size = sizes.pop()
+    fig = Figure(figsize=(7, 3.8), layout="constrained")
+    ax = fig.subplots()
+    ranks = torch.arange(1, vocab_size + 1).numpy()
+    for k, (label, row) in enumerate(logits.items()):
+        log_p = torch.log_softmax(row.detach().cpu().double(), dim=-1)
+        p = log_p.exp()
+        entropy = float(-(p * log_p).sum())
+        ax.plot(ranks, p.sort(descending=True).values.numpy(), color=_SEQUENCE_COLOURS[k % 5], lw=1.8,
+                label=f"{label}: top p = {float(p.max()):.2g}, entropy {entropy:.2f} nats")
+    ax.axhline(1 / vocab_size, color="black", ls=":", lw=1.2,
+               label=f"uniform: p = 1/V, entropy ln V = {math.log(vocab_size):.2f} nats")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_ylim(bottom=1e-12, top=2)
+    ax.set_xlabel("rank of the token (most likely first)")
+    ax.set_ylabel("softmax probability")
+    ax.set_title(title or f"Next-token distribution over V = {vocab_size:,} tokens", fontsize=11)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="lower left")
     return fig

@@ -155,6 +155,7 @@ class Comparison:
     mean_tolerance: float  # n_se standard errors of the mean
     std_tolerance: float  # n_se standard errors of the std
     bound_gap_tolerance: float | None  # uniform only: how far inside the bound the extremes may stay
+    bound_slack: float = 0.0  # uniform only: rounding of the bound to the weight's dtype (a few ulps)
 
     @property
     def mean_ok(self) -> bool:
@@ -170,7 +171,7 @@ class Comparison:
         if self.expected.bound is None:
             return True
         lo, hi = self.expected.mean - self.expected.bound, self.expected.mean + self.expected.bound
-        inside = lo <= self.min and self.max <= hi
+        inside = lo - self.bound_slack <= self.min and self.max <= hi + self.bound_slack
         return inside and (self.min - lo) <= self.bound_gap_tolerance and (hi - self.max) <= self.bound_gap_tolerance
 
     @property
@@ -191,7 +192,8 @@ def compare(weight: torch.Tensor, expected: Expected, n_se: float = 5.0) -> Comp
     Tolerances: ``n_se`` standard errors for the mean and the std (see
     :func:`std_standard_error`). For a uniform, the smallest and largest of ``n`` draws
     fall short of ``±bound`` by about ``2*bound/n``; a gap over ``20 * 2*bound/n`` has a
-    chance of about ``e^-20`` and is rejected.
+    chance of about ``e^-20`` and is rejected. Values may pass ``±bound`` by the rounding
+    of the bound to the weight's dtype (4 units in the last place).
     """
     if not isinstance(weight, torch.Tensor):
         raise TypeError(f"weight must be a torch.Tensor, got {type(weight).__name__}")
@@ -206,13 +208,14 @@ def compare(weight: torch.Tensor, expected: Expected, n_se: float = 5.0) -> Comp
         raise ValueError(f"need at least 2 values to estimate a std, got {n}")
     values = weight.detach().double().flatten()
     gap = None if expected.bound is None else 20.0 * 2.0 * expected.bound / n
+    slack = 0.0 if expected.bound is None else 4.0 * torch.finfo(weight.dtype).eps * expected.bound
     return Comparison(
         expected=expected, n=n,
         mean=float(values.mean()), std=float(values.std()),
         min=float(values.min()), max=float(values.max()),
         mean_tolerance=n_se * mean_standard_error(expected.std, n),
         std_tolerance=n_se * std_standard_error(expected.std, n, expected.kurtosis),
-        bound_gap_tolerance=gap,
+        bound_gap_tolerance=gap, bound_slack=slack,
     )
 
 
