@@ -316,3 +316,29 @@ def sorted_probabilities_figure(logits: dict[str, torch.Tensor], title: str | No
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="lower left")
     return fig
+
+
+def _course_gradient_rows() -> Figure:
+    generator = torch.Generator().manual_seed(1)
+    ids = torch.tensor([1, 3, 3, 6])
+    grad_out = torch.randn(4, 4, generator=generator)
+    return gradient_rows_figure(ids, grad_out, one_hot(ids, 8).T @ grad_out)
+
+
+def _course_init_histograms() -> Figure:
+    from .init_stats import embedding_init, linear_init
+
+    generator = torch.Generator().manual_seed(0)
+    vocab_size, dim = 5000, 70
+    embedding = torch.nn.init.normal_(torch.empty(vocab_size, dim), generator=generator)
+    linear = torch.nn.init.kaiming_uniform_(torch.empty(dim, vocab_size), a=5**0.5, generator=generator)
+    return weight_histograms_figure({
+        f"nn.Embedding({vocab_size}, {dim}).weight": [("observed", embedding, embedding_init())],
+        f"nn.Linear({vocab_size}, {dim}).weight": [("observed", linear, linear_init(vocab_size))],
+    }, bins=70, title="Default initialisation: N(0, 1) for the embedding, U(±1/√V) for the one-hot linear layer")
+
+
+COURSE_IMAGES.update({
+    "embedding_gradient_rows.png": _course_gradient_rows,
+    "init_histograms.png": _course_init_histograms,
+})
