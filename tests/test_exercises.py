@@ -203,3 +203,13 @@ def test_gpt2_init_wrong():
         exercises.check_gpt2_init(keeps_bias)
     with pytest.raises(exercises.ExerciseError, match="pass your function itself"):
         exercises.check_gpt2_init(None)
+
+
+def test_checkers_leave_the_global_rng_alone():
+    torch.manual_seed(123)
+    expected = torch.rand(3)
+    torch.manual_seed(123)
+    exercises.check_moved_rows(MOVED_RIGHT)
+    exercises.check_touched_rows(lambda grad: grad.coalesce().indices()[0])
+    exercises.check_gpt2_init(_gpt2_init)
+    assert torch.equal(torch.rand(3), expected)

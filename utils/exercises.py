@@ -139,8 +139,8 @@ MOVED_EXERCISE_OPTIMIZERS = ("SGD", "SGD with momentum", "Adam", "AdamW")
 
 
 def _moved_rows_in_second_step(name: str) -> set[int]:
-    torch.manual_seed(0)
-    embedding = torch.nn.Embedding(MOVED_EXERCISE_VOCAB, 3)
+    weight = torch.randn(MOVED_EXERCISE_VOCAB, 3, generator=torch.Generator().manual_seed(0))
+    embedding = torch.nn.Embedding.from_pretrained(weight, freeze=False)
     params = embedding.parameters()
     optimizer = {
         "SGD": lambda: torch.optim.SGD(params, lr=0.1),
@@ -189,7 +189,7 @@ def check_touched_rows(touched_rows: Callable[[torch.Tensor], torch.Tensor]) -> 
         raise ExerciseError(f"pass your function itself, not its result; got {type(touched_rows).__name__}")
     cases = [((3, 1, 3, 7, 1), 9), ((5,), 6), ((0, 0, 0), 4)]
     for ids, vocab in cases:
-        embedding = torch.nn.Embedding(vocab, 2, sparse=True)
+        embedding = torch.nn.Embedding.from_pretrained(torch.ones(vocab, 2), freeze=False, sparse=True)
         embedding(torch.tensor(ids)).sum().backward()
         grad = embedding.weight.grad  # uncoalesced: one entry per position, duplicates included
         expected = torch.tensor(sorted(set(ids)))
@@ -260,11 +260,12 @@ def check_gpt2_init(init_fn: Callable[[torch.nn.Module], None]) -> bool:
 
     if not callable(init_fn):
         raise ExerciseError(f"pass your function itself, not its result; got {type(init_fn).__name__}")
-    torch.manual_seed(0)
-    model = torch.nn.Sequential(
-        torch.nn.Embedding(3000, 64), torch.nn.LayerNorm(64), torch.nn.Linear(64, 256), torch.nn.Linear(256, 64),
-    )
-    model.apply(init_fn)
+    with torch.random.fork_rng(devices=[]):  # seed a copy of the global RNG; the learner's stream is left alone
+        torch.manual_seed(0)
+        model = torch.nn.Sequential(
+            torch.nn.Embedding(3000, 64), torch.nn.LayerNorm(64), torch.nn.Linear(64, 256), torch.nn.Linear(256, 64),
+        )
+        model.apply(init_fn)
     layer_norm = model[1]
     if not (torch.equal(layer_norm.weight, torch.ones(64)) and torch.equal(layer_norm.bias, torch.zeros(64))):
         raise ExerciseError("the LayerNorm changed. Hint: re-initialise only nn.Linear and nn.Embedding modules")
