@@ -329,3 +329,154 @@ def test_shard_memory():
         exercises.check_shard_memory(16_032 * 4_096 * 4, 8_192 * 4_096 * 2)
     with pytest.raises(exercises.ExerciseError, match="allreduce_bytes = 1, expected 67,108,864"):
         exercises.check_shard_memory(16_032 * 4_096 * 2, 1)
+# --- Notebook 4: gradients ------------------------------------------------------------
+
+
+def _grad_exercise_inputs():
+    ids = torch.tensor(exercises.GRAD_EXERCISE_IDS)
+    grad_out = torch.randn(len(ids), 3, generator=torch.Generator().manual_seed(0))
+    return ids, grad_out
+
+
+def test_embedding_grad_right(capsys):
+    ids, grad_out = _grad_exercise_inputs()
+    right = torch.zeros(exercises.GRAD_EXERCISE_VOCAB, 3).index_add_(0, ids, grad_out)
+    assert exercises.check_embedding_grad(right, grad_out)
+    assert capsys.readouterr().out.startswith("correct:")
+    embedding = torch.nn.Embedding(exercises.GRAD_EXERCISE_VOCAB, 3)
+    embedding(ids).backward(grad_out)
+    assert exercises.check_embedding_grad(embedding.weight.grad, grad_out)  # autograd agrees
+
+
+def test_embedding_grad_wrong():
+    ids, grad_out = _grad_exercise_inputs()
+    assigned = torch.zeros(exercises.GRAD_EXERCISE_VOCAB, 3)
+    assigned[ids] = grad_out  # the classic mistake: repeated rows overwrite instead of adding up
+    with pytest.raises(exercises.ExerciseError, match="index_add_"):
+        exercises.check_embedding_grad(assigned, grad_out)
+    with pytest.raises(exercises.ExerciseError, match=r"shape \(5, 3\), expected \(7, 3\)"):
+        exercises.check_embedding_grad(grad_out, grad_out)
+    noisy = torch.zeros(exercises.GRAD_EXERCISE_VOCAB, 3).index_add_(0, ids, grad_out)
+    noisy[6] = 1.0
+    with pytest.raises(exercises.ExerciseError, match=r"rows \[1, 3, 4, 6\] are never looked up"):
+        exercises.check_embedding_grad(noisy, grad_out)
+    with pytest.raises(exercises.ExerciseError, match="must be a torch.Tensor"):
+        exercises.check_embedding_grad(noisy.tolist(), grad_out)
+    scaled = 2 * torch.zeros(exercises.GRAD_EXERCISE_VOCAB, 3).index_add_(0, ids, grad_out)
+    with pytest.raises(exercises.ExerciseError, match="differs from one_hot"):
+        exercises.check_embedding_grad(scaled, grad_out)
+
+
+MOVED_RIGHT = {"SGD": {1, 4}, "SGD with momentum": {0, 1, 4}, "Adam": {0, 1, 4}, "AdamW": set(range(6))}
+
+
+def test_moved_rows_right():
+    assert exercises.check_moved_rows(MOVED_RIGHT)
+    assert exercises.check_moved_rows({**MOVED_RIGHT, "SGD": [4, 1]})  # any collection of row ids
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"Adam": set(range(6))}, r"Adam: you said rows \[0, 1, 2, 3, 4, 5\], but rows \[0, 1, 4\] move"),
+        ({"SGD": {0, 1, 4}}, "plain SGD moves a row only when"),
+        ({"SGD with momentum": {1, 4}}, "momentum buffer remembers"),
+        ({"AdamW": {0, 1, 4}}, "decoupled weight decay"),
+        ({"Adam": 3}, "must be a set of row ids"),
+    ],
+)
+def test_moved_rows_wrong(change, message):
+    with pytest.raises(exercises.ExerciseError, match=message):
+        exercises.check_moved_rows({**MOVED_RIGHT, **change})
+
+
+def test_moved_rows_wrong_shape_of_answer():
+    with pytest.raises(exercises.ExerciseError, match=r"missing \['AdamW'\]"):
+        exercises.check_moved_rows({k: v for k, v in MOVED_RIGHT.items() if k != "AdamW"})
+    with pytest.raises(exercises.ExerciseError, match="must be a dict"):
+        exercises.check_moved_rows([1, 4])
+
+
+def test_touched_rows():
+    assert exercises.check_touched_rows(lambda grad: grad.coalesce().indices()[0])
+    with pytest.raises(exercises.ExerciseError, match="uncoalesced; call grad.coalesce"):
+        exercises.check_touched_rows(lambda grad: grad.indices()[0])
+    with pytest.raises(exercises.ExerciseError, match=r"you returned \[3, 1, 3, 7, 1\], expected \[1, 3, 7\]"):
+        exercises.check_touched_rows(lambda grad: grad._indices()[0])
+    with pytest.raises(exercises.ExerciseError, match="int64 torch.Tensor"):
+        exercises.check_touched_rows(lambda grad: grad.coalesce().indices()[0].tolist())
+    with pytest.raises(exercises.ExerciseError, match="pass your function itself"):
+        exercises.check_touched_rows(torch.tensor([1, 3, 7]))
+
+
+# --- Notebook 5: initialisation ---------------------------------------------------------
+
+
+def test_linear_init_numbers():
+    assert exercises.check_linear_init_numbers(4096**-0.5, (3 * 4096) ** -0.5)
+    with pytest.raises(exercises.ExerciseError, match="out_features = 11008"):
+        exercises.check_linear_init_numbers(11008**-0.5, (3 * 11008) ** -0.5)
+    with pytest.raises(exercises.ExerciseError, match="std equals the bound"):
+        exercises.check_linear_init_numbers(4096**-0.5, 4096**-0.5)
+    with pytest.raises(exercises.ExerciseError, match="bound = 0.009021, expected 0.015625"):
+        exercises.check_linear_init_numbers((3 * 4096) ** -0.5, (3 * 4096) ** -0.5)
+    with pytest.raises(exercises.ExerciseError, match=r"Hint: 1/sqrt\(3 \* fan_in\)"):
+        exercises.check_linear_init_numbers(4096**-0.5, 0.01)
+    with pytest.raises(exercises.ExerciseError, match="std must be a number, got str"):
+        exercises.check_linear_init_numbers(4096**-0.5, "0.009")
+
+
+def test_tied_weight_std():
+    assert exercises.check_tied_weight_std(768**-0.5)
+    with pytest.raises(exercises.ExerciseError, match="with std 0.02 the logits have std 0.554"):
+        exercises.check_tied_weight_std(0.02)
+    with pytest.raises(exercises.ExerciseError, match=r"so std = 1/sqrt\(d\)"):
+        exercises.check_tied_weight_std(1 / 768)
+    with pytest.raises(exercises.ExerciseError, match="must be positive"):
+        exercises.check_tied_weight_std(-0.036)
+    with pytest.raises(exercises.ExerciseError, match="must be a number"):
+        exercises.check_tied_weight_std(None)
+
+
+def _gpt2_init(module):
+    if isinstance(module, (torch.nn.Linear, torch.nn.Embedding)):
+        torch.nn.init.normal_(module.weight, mean=0.0, std=0.02)
+    if isinstance(module, torch.nn.Linear) and module.bias is not None:
+        torch.nn.init.zeros_(module.bias)
+
+
+def test_gpt2_init_right():
+    assert exercises.check_gpt2_init(_gpt2_init)
+
+
+def test_gpt2_init_wrong():
+    def linear_only(module):
+        if isinstance(module, torch.nn.Linear):
+            _gpt2_init(module)
+
+    def everything(module):
+        for parameter in module.parameters(recurse=False):
+            torch.nn.init.normal_(parameter, std=0.02)
+
+    def keeps_bias(module):
+        if isinstance(module, (torch.nn.Linear, torch.nn.Embedding)):
+            torch.nn.init.normal_(module.weight, std=0.02)
+
+    with pytest.raises(exercises.ExerciseError, match=r"nn.Embedding\(3000, 64\).weight has std 1.00"):
+        exercises.check_gpt2_init(linear_only)
+    with pytest.raises(exercises.ExerciseError, match="the LayerNorm changed"):
+        exercises.check_gpt2_init(everything)
+    with pytest.raises(exercises.ExerciseError, match=r"nn.Linear\(64, 256\).bias is not zero"):
+        exercises.check_gpt2_init(keeps_bias)
+    with pytest.raises(exercises.ExerciseError, match="pass your function itself"):
+        exercises.check_gpt2_init(None)
+
+
+def test_checkers_leave_the_global_rng_alone():
+    torch.manual_seed(123)
+    expected = torch.rand(3)
+    torch.manual_seed(123)
+    exercises.check_moved_rows(MOVED_RIGHT)
+    exercises.check_touched_rows(lambda grad: grad.coalesce().indices()[0])
+    exercises.check_gpt2_init(_gpt2_init)
+    assert torch.equal(torch.rand(3), expected)

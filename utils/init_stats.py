@@ -1,0 +1,270 @@
+"""Expected statistics of initialised weights, and the tolerances to check them with.
+
+What PyTorch draws (defaults of the layers, ``torch.nn.init``):
+
+- ``nn.Embedding(V, d)``: every weight from N(0, 1).
+- ``nn.Linear(in_features, out_features)``: Kaiming-uniform with ``a = sqrt(5)``, which
+  is U(-b, b) with ``b = 1/sqrt(fan_in)`` and ``fan_in = in_features``; its std is
+  ``b/sqrt(3) = 1/sqrt(3*fan_in)``.
+- Xavier (Glorot) normal: N(0, 2/(fan_in + fan_out)).
+
+Observed statistics of ``n`` draws scatter around the expected ones by a standard
+error that shrinks like ``1/sqrt(n)``; :func:`compare` accepts an observation within a
+number of standard errors (5 by default: a chance of about 6 in 10 million for a
+normal estimate to land further out), so the check follows from the sample size
+instead of a guessed tolerance.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+#: kurtosis E[(x-mu)^4]/sigma^4 of the two distributions PyTorch draws from
+NORMAL_KURTOSIS = 3.0
+UNIFORM_KURTOSIS = 9.0 / 5.0
+
+
+def _check_positive_int(name: str, value: object) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+    if value < 1:
+        raise ValueError(f"{name} must be >= 1, got {value}")
+    return value
+
+
+def _check_positive_float(name: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{name} must be a number, got {type(value).__name__}")
+    if not value > 0 or not math.isfinite(value):
+        raise ValueError(f"{name} must be a positive finite number, got {value}")
+    return float(value)
+
+
+@dataclass(frozen=True)
+class Expected:
+    """The distribution a weight is drawn from: ``"normal"`` N(mean, std²) or ``"uniform"`` U(-bound, bound)."""
+
+    name: str  # a label for tables and plots, e.g. "nn.Embedding: N(0, 1)"
+    distribution: str  # "normal" or "uniform"
+    std: float
+    mean: float = 0.0
+    bound: float | None = None  # half-width of a uniform; None for a normal
+
+    def __post_init__(self) -> None:
+        if self.distribution not in ("normal", "uniform"):
+            raise ValueError(f"distribution must be 'normal' or 'uniform', got {self.distribution!r}")
+        if self.distribution == "uniform" and self.bound is None:
+            raise ValueError("a uniform distribution needs its bound (half-width)")
+
+    @property
+    def kurtosis(self) -> float:
+        return NORMAL_KURTOSIS if self.distribution == "normal" else UNIFORM_KURTOSIS
+
+    def pdf(self, x: np.ndarray) -> np.ndarray:
+        """The density at ``x`` (any shape -> same shape)."""
+        x = np.asarray(x, dtype=float)
+        if self.distribution == "normal":
+            return normal_pdf(x, self.std, self.mean)
+        return uniform_pdf(x, self.bound, self.mean)
+
+
+def normal(std: float, name: str | None = None) -> Expected:
+    """N(0, std²), e.g. ``normal(0.02)`` for GPT-2's ``normal_(std=0.02)``."""
+    std = _check_positive_float("std", std)
+    return Expected(name or f"N(0, {std:g}²)", "normal", std)
+
+
+def embedding_init() -> Expected:
+    """What ``nn.Embedding`` draws, at any size: N(0, 1) (``torch.nn.init.normal_``)."""
+    return Expected("nn.Embedding: N(0, 1)", "normal", 1.0)
+
+
+def linear_bound(fan_in: int) -> float:
+    """Half-width of ``nn.Linear``'s uniform weights: ``1/sqrt(fan_in)`` (``fan_in = in_features``)."""
+    return 1.0 / math.sqrt(_check_positive_int("fan_in", fan_in))
+
+
+def linear_std(fan_in: int) -> float:
+    """Std of ``nn.Linear``'s weights: ``bound/sqrt(3) = 1/sqrt(3*fan_in)`` (the std of U(-b, b) is b/sqrt(3))."""
+    return linear_bound(fan_in) / math.sqrt(3.0)
+
+
+def linear_init(fan_in: int) -> Expected:
+    """What ``nn.Linear(fan_in, out)`` draws for its weight: U(-1/sqrt(fan_in), 1/sqrt(fan_in))."""
+    bound = linear_bound(fan_in)
+    return Expected(f"nn.Linear: U(±1/√{fan_in})", "uniform", linear_std(fan_in), bound=bound)
+
+
+def xavier_normal_std(fan_in: int, fan_out: int, gain: float = 1.0) -> float:
+    """Std of ``torch.nn.init.xavier_normal_``: ``gain * sqrt(2/(fan_in + fan_out))``.
+
+    For a 2-D weight of shape ``[rows, cols]`` PyTorch takes ``fan_in = cols`` and
+    ``fan_out = rows``.
+    """
+    _check_positive_int("fan_in", fan_in)
+    _check_positive_int("fan_out", fan_out)
+    return _check_positive_float("gain", gain) * math.sqrt(2.0 / (fan_in + fan_out))
+
+
+def std_standard_error(std: float, n: int, kurtosis: float = NORMAL_KURTOSIS) -> float:
+    """Standard error of the sample std of ``n`` independent draws with this ``std`` and ``kurtosis``.
+
+    ``sqrt((kurtosis - 1)/(4n)) * std`` (the delta method); for a normal (kurtosis 3)
+    that is the familiar ``std/sqrt(2n)``, for a uniform (9/5) ``std*sqrt(0.2/n)``.
+    """
+    std = _check_positive_float("std", std)
+    _check_positive_int("n", n)
+    if isinstance(kurtosis, bool) or not isinstance(kurtosis, (int, float)) or not kurtosis > 1:
+        raise ValueError(f"kurtosis must be a number > 1, got {kurtosis!r}")
+    return std * math.sqrt((kurtosis - 1.0) / (4.0 * n))
+
+
+def mean_standard_error(std: float, n: int) -> float:
+    """Standard error of the sample mean of ``n`` independent draws: ``std/sqrt(n)``."""
+    return _check_positive_float("std", std) / math.sqrt(_check_positive_int("n", n))
+
+
+def normal_pdf(x: np.ndarray, std: float, mean: float = 0.0) -> np.ndarray:
+    """Density of N(mean, std²) at ``x``."""
+    std = _check_positive_float("std", std)
+    x = np.asarray(x, dtype=float)
+    return np.exp(-0.5 * ((x - mean) / std) ** 2) / (std * math.sqrt(2.0 * math.pi))
+
+
+def uniform_pdf(x: np.ndarray, bound: float, mean: float = 0.0) -> np.ndarray:
+    """Density of U(mean - bound, mean + bound) at ``x``: ``1/(2*bound)`` inside, 0 outside."""
+    bound = _check_positive_float("bound", bound)
+    x = np.asarray(x, dtype=float)
+    return np.where(np.abs(x - mean) <= bound, 1.0 / (2.0 * bound), 0.0)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Observed statistics of a weight next to the expected ones, with the tolerances used."""
+
+    expected: Expected
+    n: int
+    mean: float
+    std: float
+    min: float
+    max: float
+    mean_tolerance: float  # n_se standard errors of the mean
+    std_tolerance: float  # n_se standard errors of the std
+    bound_gap_tolerance: float | None  # uniform only: how far inside the bound the extremes may stay
+    bound_slack: float = 0.0  # uniform only: rounding of the bound to the weight's dtype (a few ulps)
+
+    @property
+    def mean_ok(self) -> bool:
+        return abs(self.mean - self.expected.mean) <= self.mean_tolerance
+
+    @property
+    def std_ok(self) -> bool:
+        return abs(self.std - self.expected.std) <= self.std_tolerance
+
+    @property
+    def bounds_ok(self) -> bool:
+        """Uniform: every value within ±bound, and the extremes close to it. Normal: always True."""
+        if self.expected.bound is None:
+            return True
+        lo, hi = self.expected.mean - self.expected.bound, self.expected.mean + self.expected.bound
+        inside = lo - self.bound_slack <= self.min and self.max <= hi + self.bound_slack
+        return inside and (self.min - lo) <= self.bound_gap_tolerance and (hi - self.max) <= self.bound_gap_tolerance
+
+    @property
+    def ok(self) -> bool:
+        return self.mean_ok and self.std_ok and self.bounds_ok
+
+    def row(self) -> str:
+        """One table row: expected and observed std (and bound), 4 decimals."""
+        bound = "" if self.expected.bound is None else (
+            f"   bound ±{self.expected.bound:.4f}  observed [{self.min:+.4f}, {self.max:+.4f}]")
+        return (f"{self.expected.name:<24} n={self.n:>7,}  std expected {self.expected.std:.4f} "
+                f"observed {self.std:.4f} (±{self.std_tolerance:.4f}){bound}")
+
+
+def compare(weight: torch.Tensor, expected: Expected, n_se: float = 5.0) -> Comparison:
+    """Observed mean, std, min and max of ``weight`` (any shape, ``n`` values) against ``expected``.
+
+    Tolerances: ``n_se`` standard errors for the mean and the std (see
+    :func:`std_standard_error`). For a uniform, the smallest and largest of ``n`` draws
+    fall short of ``±bound`` by about ``2*bound/n``; a gap over ``20 * 2*bound/n`` has a
+    chance of about ``e^-20`` and is rejected. Values may pass ``±bound`` by the rounding
+    of the bound to the weight's dtype (4 units in the last place).
+    """
+    if not isinstance(weight, torch.Tensor):
+        raise TypeError(f"weight must be a torch.Tensor, got {type(weight).__name__}")
+    if not weight.is_floating_point():
+        raise TypeError(f"weight must be a floating-point tensor, got {weight.dtype}")
+    if not isinstance(expected, Expected):
+        raise TypeError(
+            f"expected must be an Expected (e.g. init_stats.embedding_init()), got {type(expected).__name__}"
+        )
+    n = weight.numel()
+    if n < 2:
+        raise ValueError(f"need at least 2 values to estimate a std, got {n}")
+    values = weight.detach().double().flatten()
+    gap = None if expected.bound is None else 20.0 * 2.0 * expected.bound / n
+    slack = 0.0 if expected.bound is None else 4.0 * torch.finfo(weight.dtype).eps * expected.bound
+    return Comparison(
+        expected=expected, n=n,
+        mean=float(values.mean()), std=float(values.std()),
+        min=float(values.min()), max=float(values.max()),
+        mean_tolerance=n_se * mean_standard_error(expected.std, n),
+        std_tolerance=n_se * std_standard_error(expected.std, n, expected.kurtosis),
+        bound_gap_tolerance=gap, bound_slack=slack,
+    )
+
+
+# --- A tied output layer at initialisation ---------------------------------------------
+
+
+def tied_logit_std(embedding_dim: int, weight_std: float, hidden_std: float = 1.0) -> float:
+    """Std of the logits ``h @ W.T``: ``W`` ``[V, d]`` with iid entries of ``weight_std``, ``h`` of ``hidden_std``.
+
+    Each logit sums ``d`` products of independent zero-mean factors: variance
+    ``d * weight_std² * hidden_std²``.
+    """
+    _check_positive_int("embedding_dim", embedding_dim)
+    return math.sqrt(embedding_dim) * _check_positive_float("weight_std", weight_std) * \
+        _check_positive_float("hidden_std", hidden_std)
+
+
+def _check_many_logits(vocab_size: int, logit_std: float) -> None:
+    _check_positive_int("vocab_size", vocab_size)
+    _check_positive_float("logit_std", logit_std)
+    # relative std of sum(exp(z)) over V draws: sqrt((e^{s²} - 1)/V); the approximation needs it small
+    spread = math.sqrt(math.expm1(min(logit_std**2, 700.0)) / vocab_size)
+    if spread > 0.1:
+        raise ValueError(
+            f"logits with std {logit_std:g} over a vocabulary of {vocab_size} are too spread for this "
+            f"approximation (a few logits dominate the softmax; relative spread {spread:.3g} > 0.1); "
+            "it holds for small logit std and large V"
+        )
+
+
+def gaussian_softmax_entropy(vocab_size: int, logit_std: float) -> float:
+    """Approximate entropy (nats) of ``softmax(z)`` for ``V`` iid N(0, s²) logits: ``ln V - s²/2``.
+
+    From ``ln sum(e^z) ≈ ln V + s²/2`` and ``sum(p*z) ≈ s²`` (law of large numbers);
+    valid while ``(e^{s²} - 1)/V`` is small, otherwise ``ValueError``.
+    """
+    _check_many_logits(vocab_size, logit_std)
+    return math.log(vocab_size) - logit_std**2 / 2.0
+
+
+def gaussian_initial_loss(vocab_size: int, logit_std: float) -> float:
+    """Approximate cross-entropy at init for V iid N(0, s²) logits and a target independent of them: ``ln V + s²/2``."""
+    _check_many_logits(vocab_size, logit_std)
+    return math.log(vocab_size) + logit_std**2 / 2.0
+
+
+def softmax_entropy(logits: torch.Tensor) -> torch.Tensor:
+    """Entropy in nats of ``softmax(logits)`` over the last dim: ``(..., V) -> (...)``."""
+    if not isinstance(logits, torch.Tensor) or not logits.is_floating_point():
+        raise TypeError("logits must be a floating-point torch.Tensor")
+    log_p = torch.log_softmax(logits, dim=-1)
+    return -(log_p.exp() * log_p).sum(dim=-1)
