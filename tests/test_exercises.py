@@ -181,154 +181,8 @@ def test_parameter_embedding():
         exercises.check_parameter_embedding(Transposed(6, 4), 6, 4)
     with pytest.raises(exercises.ExerciseError, match="expected an instance"):
         exercises.check_parameter_embedding(Right, 6, 4)
-# --- Notebook 6: what the lookup saves, measured ---------------------------------------
 
 
-def test_dense_costs():
-    assert exercises.check_dense_costs(2 * 2048 * 50_257 * 768, 2048 * 50_257 * 4)
-    with pytest.raises(exercises.ExerciseError, match="that counts multiply-adds"):
-        exercises.check_dense_costs(2048 * 50_257 * 768, 2048 * 50_257 * 4)
-    with pytest.raises(exercises.ExerciseError, match="int64 tensor F.one_hot returns"):
-        exercises.check_dense_costs(2 * 2048 * 50_257 * 768, 2048 * 50_257 * 8)
-    with pytest.raises(exercises.ExerciseError, match="n rows of V entries"):
-        exercises.check_dense_costs(2 * 2048 * 50_257 * 768, 50_257 * 4)
-
-
-@pytest.mark.filterwarnings("ignore:Sparse CSR tensor support is in beta")
-def test_sparse_one_hot():
-    ids = torch.tensor([4, 1, 4, 0, 2])
-    right = torch.sparse_coo_tensor(torch.stack([torch.arange(5), ids]), torch.ones(5), (5, 6), check_invariants=True)
-    assert exercises.check_sparse_one_hot(right, ids, 6)
-    assert exercises.check_sparse_one_hot(right.to_sparse_csr(), ids, 6)  # CSR is fine too
-    swapped = torch.sparse_coo_tensor(torch.stack([ids, torch.arange(5)]), torch.ones(5), (6, 5),
-                                      check_invariants=True)
-    with pytest.raises(exercises.ExerciseError, match=r"shape \(6, 5\), expected \(5, 6\)"):
-        exercises.check_sparse_one_hot(swapped, ids, 6)
-    wrong_columns = torch.sparse_coo_tensor(torch.stack([torch.arange(5), ids.flip(0)]), torch.ones(5), (5, 6),
-                                            check_invariants=True)
-    with pytest.raises(exercises.ExerciseError, match="does not return W\\[ids\\]"):
-        exercises.check_sparse_one_hot(wrong_columns, ids, 6)
-    with pytest.raises(exercises.ExerciseError, match="it is dense"):
-        exercises.check_sparse_one_hot(right.to_dense(), ids, 6)
-    with pytest.raises(exercises.ExerciseError, match="a single nonzero per row"):
-        exercises.check_sparse_one_hot(torch.ones(5, 6).to_sparse(), ids, 6)
-    with pytest.raises(exercises.ExerciseError, match="must be a torch.Tensor"):
-        exercises.check_sparse_one_hot([[0, 1]], ids, 6)
-
-
-def test_largest_batch():
-    assert exercises.check_largest_batch(697)
-    with pytest.raises(exercises.ExerciseError, match="counts only the float32 one-hot"):
-        exercises.check_largest_batch(2_092)
-    with pytest.raises(exercises.ExerciseError, match="one too many"):
-        exercises.check_largest_batch(698)
-    with pytest.raises(exercises.ExerciseError, match="expected 697"):
-        exercises.check_largest_batch(100)
-    with pytest.raises(exercises.ExerciseError, match="must be an int"):
-        exercises.check_largest_batch(697.0)
-# --- Notebooks 7 and 8 ------------------------------------------------------------------
-
-
-def test_bag_mean_matrix():
-    ids, offsets, vocab_size = torch.tensor([1, 2, 1, 3, 0]), torch.tensor([0, 3, 3]), 4
-    right = torch.tensor([[0, 2 / 3, 1 / 3, 0], [0, 0, 0, 0], [0.5, 0, 0, 0.5]])
-    assert exercises.check_bag_mean_matrix(right, ids, offsets, vocab_size)
-    counts = torch.tensor([[0, 2.0, 1, 0], [0, 0, 0, 0], [1, 0, 0, 1]])
-    with pytest.raises(exercises.ExerciseError, match=r"row 0 .* these are the counts \(mode='sum'\)"):
-        exercises.check_bag_mean_matrix(counts, ids, offsets, vocab_size)
-    with pytest.raises(exercises.ExerciseError, match="NaN: an empty bag"):
-        exercises.check_bag_mean_matrix(right.clone().index_fill_(0, torch.tensor([1]), float("nan")), ids,
-                                        offsets, vocab_size)
-    with pytest.raises(exercises.ExerciseError, match=r"shape \(2, 4\), expected \(3, 4\)"):
-        exercises.check_bag_mean_matrix(right[:2], ids, offsets, vocab_size)
-    with pytest.raises(exercises.ExerciseError, match="must be a float tensor"):
-        exercises.check_bag_mean_matrix(counts.long(), ids, offsets, vocab_size)
-    with pytest.raises(exercises.ExerciseError, match="must be a torch.Tensor"):
-        exercises.check_bag_mean_matrix(right.tolist(), ids, offsets, vocab_size)
-    once = torch.tensor([[0, 0.5, 0.5, 0], [0, 0, 0, 0], [0.5, 0, 0, 0.5]])  # "1" counted once in bag 0
-    with pytest.raises(exercises.ExerciseError, match="row 0 .* counts once per occurrence"):
-        exercises.check_bag_mean_matrix(once, ids, offsets, vocab_size)
-
-
-def test_tying_savings():
-    assert exercises.check_tying_savings(128_256 * 2_048, 128_256, 2_048)
-    with pytest.raises(exercises.ExerciseError, match="counts the table twice"):
-        exercises.check_tying_savings(2 * 10 * 4, 10, 4)
-    with pytest.raises(exercises.ExerciseError, match="includes a bias of V values"):
-        exercises.check_tying_savings(10 * 4 + 10, 10, 4)
-    with pytest.raises(exercises.ExerciseError, match="saved = 7, expected 40"):
-        exercises.check_tying_savings(7, 10, 4)
-
-
-def test_sinusoidal_function():
-    from utils.positions import sinusoidal_positions
-
-    assert exercises.check_sinusoidal_function(sinusoidal_positions)
-
-    def swapped(num_positions, dim):
-        table = sinusoidal_positions(num_positions, dim)
-        return table.view(num_positions, dim // 2, 2).flip(-1).reshape(num_positions, dim)
-
-    with pytest.raises(exercises.ExerciseError, match="the sine goes in the even columns"):
-        exercises.check_sinusoidal_function(swapped)
-    with pytest.raises(exercises.ExerciseError, match=r"omega_i = 10000 \*\* \(-2i / dim\)"):
-        exercises.check_sinusoidal_function(lambda t, d: sinusoidal_positions(t, d, base=100.0))
-    with pytest.raises(exercises.ExerciseError, match=r"has shape \(2, 1\), expected \(1, 2\)"):
-        exercises.check_sinusoidal_function(lambda t, d: sinusoidal_positions(t, d).T)
-    with pytest.raises(exercises.ExerciseError, match="returned list"):
-        exercises.check_sinusoidal_function(lambda t, d: sinusoidal_positions(t, d).tolist())
-    with pytest.raises(exercises.ExerciseError, match="pass your function itself"):
-        exercises.check_sinusoidal_function(sinusoidal_positions(2, 2))
-
-
-def test_shard_bounds_function():
-    from utils.distributed import shard_bounds
-
-    assert exercises.check_shard_bounds_function(shard_bounds)
-
-    def larger_last(vocab_size, world_size):  # also valid: the extra rows at the end
-        return [(vocab_size - e, vocab_size - s) for s, e in reversed(shard_bounds(vocab_size, world_size))]
-
-    assert exercises.check_shard_bounds_function(larger_last)
-
-    def floor_split(vocab_size, world_size):  # the remainder all goes to the last block
-        size = vocab_size // world_size
-        return [(r * size, vocab_size if r == world_size - 1 else (r + 1) * size) for r in range(world_size)]
-
-    with pytest.raises(exercises.ExerciseError, match="differ by more than one row"):
-        exercises.check_shard_bounds_function(floor_split)
-    with pytest.raises(exercises.ExerciseError, match="must start at 0 and end at 10"):
-        exercises.check_shard_bounds_function(lambda v, p: [(0, v - 1)] if p == 1 else shard_bounds(v, p))
-    with pytest.raises(exercises.ExerciseError, match="expected 2 blocks"):
-        exercises.check_shard_bounds_function(lambda v, p: [(0, v)])
-    with pytest.raises(exercises.ExerciseError, match="start where the previous one ends"):
-        exercises.check_shard_bounds_function(
-            lambda v, p: [(0, v // 2), (v // 2 + 1, v)] if p == 2 else shard_bounds(v, p))
-    with pytest.raises(exercises.ExerciseError, match="not its result"):
-        exercises.check_shard_bounds_function([(0, 10)])
-
-
-def test_owner_function():
-    from utils.distributed import shard_bounds
-
-    def owner(token_id, vocab_size, world_size):
-        for rank, (start, end) in enumerate(shard_bounds(vocab_size, world_size)):
-            if start <= token_id < end:
-                return rank, token_id - start
-
-    assert exercises.check_owner_function(owner)
-    with pytest.raises(exercises.ExerciseError, match=r"fn\(6, 11, 2\) = \(1, 6\), expected \(1, 0\)"):
-        exercises.check_owner_function(lambda t, v, p: (owner(t, v, p)[0], t))
-    with pytest.raises(exercises.ExerciseError, match="not its result"):
-        exercises.check_owner_function((0, 0))
-
-
-def test_shard_memory():
-    assert exercises.check_shard_memory(16_032 * 4_096 * 2, 8_192 * 4_096 * 2)
-    with pytest.raises(exercises.ExerciseError, match="that is float32"):
-        exercises.check_shard_memory(16_032 * 4_096 * 4, 8_192 * 4_096 * 2)
-    with pytest.raises(exercises.ExerciseError, match="allreduce_bytes = 1, expected 67,108,864"):
-        exercises.check_shard_memory(16_032 * 4_096 * 2, 1)
 # --- Notebook 4: gradients ------------------------------------------------------------
 
 
@@ -480,3 +334,155 @@ def test_checkers_leave_the_global_rng_alone():
     exercises.check_touched_rows(lambda grad: grad.coalesce().indices()[0])
     exercises.check_gpt2_init(_gpt2_init)
     assert torch.equal(torch.rand(3), expected)
+
+
+# --- Notebook 6: what the lookup saves, measured ---------------------------------------
+
+
+def test_dense_costs():
+    assert exercises.check_dense_costs(2 * 2048 * 50_257 * 768, 2048 * 50_257 * 4)
+    with pytest.raises(exercises.ExerciseError, match="that counts multiply-adds"):
+        exercises.check_dense_costs(2048 * 50_257 * 768, 2048 * 50_257 * 4)
+    with pytest.raises(exercises.ExerciseError, match="int64 tensor F.one_hot returns"):
+        exercises.check_dense_costs(2 * 2048 * 50_257 * 768, 2048 * 50_257 * 8)
+    with pytest.raises(exercises.ExerciseError, match="n rows of V entries"):
+        exercises.check_dense_costs(2 * 2048 * 50_257 * 768, 50_257 * 4)
+
+
+@pytest.mark.filterwarnings("ignore:Sparse CSR tensor support is in beta")
+def test_sparse_one_hot():
+    ids = torch.tensor([4, 1, 4, 0, 2])
+    right = torch.sparse_coo_tensor(torch.stack([torch.arange(5), ids]), torch.ones(5), (5, 6), check_invariants=True)
+    assert exercises.check_sparse_one_hot(right, ids, 6)
+    assert exercises.check_sparse_one_hot(right.to_sparse_csr(), ids, 6)  # CSR is fine too
+    swapped = torch.sparse_coo_tensor(torch.stack([ids, torch.arange(5)]), torch.ones(5), (6, 5),
+                                      check_invariants=True)
+    with pytest.raises(exercises.ExerciseError, match=r"shape \(6, 5\), expected \(5, 6\)"):
+        exercises.check_sparse_one_hot(swapped, ids, 6)
+    wrong_columns = torch.sparse_coo_tensor(torch.stack([torch.arange(5), ids.flip(0)]), torch.ones(5), (5, 6),
+                                            check_invariants=True)
+    with pytest.raises(exercises.ExerciseError, match="does not return W\\[ids\\]"):
+        exercises.check_sparse_one_hot(wrong_columns, ids, 6)
+    with pytest.raises(exercises.ExerciseError, match="it is dense"):
+        exercises.check_sparse_one_hot(right.to_dense(), ids, 6)
+    with pytest.raises(exercises.ExerciseError, match="a single nonzero per row"):
+        exercises.check_sparse_one_hot(torch.ones(5, 6).to_sparse(), ids, 6)
+    with pytest.raises(exercises.ExerciseError, match="must be a torch.Tensor"):
+        exercises.check_sparse_one_hot([[0, 1]], ids, 6)
+
+
+def test_largest_batch():
+    assert exercises.check_largest_batch(697)
+    with pytest.raises(exercises.ExerciseError, match="counts only the float32 one-hot"):
+        exercises.check_largest_batch(2_092)
+    with pytest.raises(exercises.ExerciseError, match="one too many"):
+        exercises.check_largest_batch(698)
+    with pytest.raises(exercises.ExerciseError, match="expected 697"):
+        exercises.check_largest_batch(100)
+    with pytest.raises(exercises.ExerciseError, match="must be an int"):
+        exercises.check_largest_batch(697.0)
+
+
+# --- Notebooks 7 and 8 ------------------------------------------------------------------
+
+
+def test_bag_mean_matrix():
+    ids, offsets, vocab_size = torch.tensor([1, 2, 1, 3, 0]), torch.tensor([0, 3, 3]), 4
+    right = torch.tensor([[0, 2 / 3, 1 / 3, 0], [0, 0, 0, 0], [0.5, 0, 0, 0.5]])
+    assert exercises.check_bag_mean_matrix(right, ids, offsets, vocab_size)
+    counts = torch.tensor([[0, 2.0, 1, 0], [0, 0, 0, 0], [1, 0, 0, 1]])
+    with pytest.raises(exercises.ExerciseError, match=r"row 0 .* these are the counts \(mode='sum'\)"):
+        exercises.check_bag_mean_matrix(counts, ids, offsets, vocab_size)
+    with pytest.raises(exercises.ExerciseError, match="NaN: an empty bag"):
+        exercises.check_bag_mean_matrix(right.clone().index_fill_(0, torch.tensor([1]), float("nan")), ids,
+                                        offsets, vocab_size)
+    with pytest.raises(exercises.ExerciseError, match=r"shape \(2, 4\), expected \(3, 4\)"):
+        exercises.check_bag_mean_matrix(right[:2], ids, offsets, vocab_size)
+    with pytest.raises(exercises.ExerciseError, match="must be a float tensor"):
+        exercises.check_bag_mean_matrix(counts.long(), ids, offsets, vocab_size)
+    with pytest.raises(exercises.ExerciseError, match="must be a torch.Tensor"):
+        exercises.check_bag_mean_matrix(right.tolist(), ids, offsets, vocab_size)
+    once = torch.tensor([[0, 0.5, 0.5, 0], [0, 0, 0, 0], [0.5, 0, 0, 0.5]])  # "1" counted once in bag 0
+    with pytest.raises(exercises.ExerciseError, match="row 0 .* counts once per occurrence"):
+        exercises.check_bag_mean_matrix(once, ids, offsets, vocab_size)
+
+
+def test_tying_savings():
+    assert exercises.check_tying_savings(128_256 * 2_048, 128_256, 2_048)
+    with pytest.raises(exercises.ExerciseError, match="counts the table twice"):
+        exercises.check_tying_savings(2 * 10 * 4, 10, 4)
+    with pytest.raises(exercises.ExerciseError, match="includes a bias of V values"):
+        exercises.check_tying_savings(10 * 4 + 10, 10, 4)
+    with pytest.raises(exercises.ExerciseError, match="saved = 7, expected 40"):
+        exercises.check_tying_savings(7, 10, 4)
+
+
+def test_sinusoidal_function():
+    from utils.positions import sinusoidal_positions
+
+    assert exercises.check_sinusoidal_function(sinusoidal_positions)
+
+    def swapped(num_positions, dim):
+        table = sinusoidal_positions(num_positions, dim)
+        return table.view(num_positions, dim // 2, 2).flip(-1).reshape(num_positions, dim)
+
+    with pytest.raises(exercises.ExerciseError, match="the sine goes in the even columns"):
+        exercises.check_sinusoidal_function(swapped)
+    with pytest.raises(exercises.ExerciseError, match=r"omega_i = 10000 \*\* \(-2i / dim\)"):
+        exercises.check_sinusoidal_function(lambda t, d: sinusoidal_positions(t, d, base=100.0))
+    with pytest.raises(exercises.ExerciseError, match=r"has shape \(2, 1\), expected \(1, 2\)"):
+        exercises.check_sinusoidal_function(lambda t, d: sinusoidal_positions(t, d).T)
+    with pytest.raises(exercises.ExerciseError, match="returned list"):
+        exercises.check_sinusoidal_function(lambda t, d: sinusoidal_positions(t, d).tolist())
+    with pytest.raises(exercises.ExerciseError, match="pass your function itself"):
+        exercises.check_sinusoidal_function(sinusoidal_positions(2, 2))
+
+
+def test_shard_bounds_function():
+    from utils.distributed import shard_bounds
+
+    assert exercises.check_shard_bounds_function(shard_bounds)
+
+    def larger_last(vocab_size, world_size):  # also valid: the extra rows at the end
+        return [(vocab_size - e, vocab_size - s) for s, e in reversed(shard_bounds(vocab_size, world_size))]
+
+    assert exercises.check_shard_bounds_function(larger_last)
+
+    def floor_split(vocab_size, world_size):  # the remainder all goes to the last block
+        size = vocab_size // world_size
+        return [(r * size, vocab_size if r == world_size - 1 else (r + 1) * size) for r in range(world_size)]
+
+    with pytest.raises(exercises.ExerciseError, match="differ by more than one row"):
+        exercises.check_shard_bounds_function(floor_split)
+    with pytest.raises(exercises.ExerciseError, match="must start at 0 and end at 10"):
+        exercises.check_shard_bounds_function(lambda v, p: [(0, v - 1)] if p == 1 else shard_bounds(v, p))
+    with pytest.raises(exercises.ExerciseError, match="expected 2 blocks"):
+        exercises.check_shard_bounds_function(lambda v, p: [(0, v)])
+    with pytest.raises(exercises.ExerciseError, match="start where the previous one ends"):
+        exercises.check_shard_bounds_function(
+            lambda v, p: [(0, v // 2), (v // 2 + 1, v)] if p == 2 else shard_bounds(v, p))
+    with pytest.raises(exercises.ExerciseError, match="not its result"):
+        exercises.check_shard_bounds_function([(0, 10)])
+
+
+def test_owner_function():
+    from utils.distributed import shard_bounds
+
+    def owner(token_id, vocab_size, world_size):
+        for rank, (start, end) in enumerate(shard_bounds(vocab_size, world_size)):
+            if start <= token_id < end:
+                return rank, token_id - start
+
+    assert exercises.check_owner_function(owner)
+    with pytest.raises(exercises.ExerciseError, match=r"fn\(6, 11, 2\) = \(1, 6\), expected \(1, 0\)"):
+        exercises.check_owner_function(lambda t, v, p: (owner(t, v, p)[0], t))
+    with pytest.raises(exercises.ExerciseError, match="not its result"):
+        exercises.check_owner_function((0, 0))
+
+
+def test_shard_memory():
+    assert exercises.check_shard_memory(16_032 * 4_096 * 2, 8_192 * 4_096 * 2)
+    with pytest.raises(exercises.ExerciseError, match="that is float32"):
+        exercises.check_shard_memory(16_032 * 4_096 * 4, 8_192 * 4_096 * 2)
+    with pytest.raises(exercises.ExerciseError, match="allreduce_bytes = 1, expected 67,108,864"):
+        exercises.check_shard_memory(16_032 * 4_096 * 2, 1)

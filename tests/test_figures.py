@@ -81,136 +81,8 @@ def test_linear_embedding_transpose_figure_rejects_an_untransposed_weight():
         figures.linear_embedding_transpose_figure(weight, weight.T + 1, 5)
     with pytest.raises(ValueError, match="token id 8 is out of range"):
         figures.linear_embedding_transpose_figure(weight, weight.T, 8)
-# --- Notebook 6: benchmark figures --------------------------------------------------------
-
-from utils import bench  # noqa: E402
 
 
-def _bench_row(method, pass_, V, d=16, n=64, time_s=1e-3, status="ok"):
-    case = bench.Case(V, d, n)
-    row = {field: None for field in bench.FIELDS}
-    row.update(method=method, vocab_size=V, embedding_dim=d, num_tokens=n, dtype="float32", device="cpu",
-               device_name="cpu", threads=1, torch_version=torch.__version__, status=status, reason="",
-               time_s=time_s if status == "ok" else None, input_bytes=bench.input_bytes(method, case),
-               peak_bytes=bench.peak_bytes_estimate(method, pass_, case) if status == "ok" else None,
-               peak_source="computed", flops=bench.flops(method, pass_, case))
-    row["pass"] = pass_
-    return row
-
-
-def _vocab_rows():
-    rows = []
-    for V in (1_000, 4_000, 16_000):
-        for pass_ in bench.PASSES:
-            for method, seconds in (("lookup", 1e-5), ("dense", V * 1e-7), ("sparse", 3e-5), ("copy", 5e-6)):
-                if pass_ == "forward" or method != "copy":
-                    rows.append(_bench_row(method, pass_, V, time_s=seconds * (2 if pass_ == "backward" else 1)))
-    return rows
-
-
-def test_benchmark_time_figure_plots_the_measured_times():
-    rows = _vocab_rows()
-    fig = figures.benchmark_time_figure(rows, "vocab_size")
-    assert isinstance(fig, Figure) and len(fig.axes) == 2
-    forward = fig.axes[0]
-    assert forward.get_xscale() == "log" and forward.get_yscale() == "log"
-    dense = next(line for line in forward.lines if line.get_label() == figures.METHOD_STYLE["dense"]["label"])
-    assert list(dense.get_xdata()) == [1_000, 4_000, 16_000]
-    assert list(dense.get_ydata()) == pytest.approx([1e-4, 4e-4, 1.6e-3])
-    labels = {line.get_label() for line in fig.axes[1].lines}
-    assert figures.METHOD_STYLE["copy"]["label"] not in labels  # no backward for the copy
-
-
-def test_benchmark_speedup_and_memory_figures():
-    rows = _vocab_rows()
-    speed = figures.benchmark_speedup_figure(rows)
-    dense_forward = speed.axes[0].lines[0]
-    assert list(dense_forward.get_ydata()) == pytest.approx([10, 40, 160])  # dense time / lookup time
-    memory = figures.benchmark_memory_figure(rows)
-    assert len(memory.axes) == 2
-    dense_input = memory.axes[0].lines[1]
-    assert list(dense_input.get_ydata()) == [64 * V * 4 for V in (1_000, 4_000, 16_000)]
-
-
-def test_benchmark_scaling_figure_has_a_panel_per_sweep():
-    by_d = [_bench_row(m, "forward", 2_000, d=d, time_s=t * d) for d in (16, 64) for m, t in
-            (("lookup", 1e-6), ("dense", 1e-4))]
-    by_n = [_bench_row(m, "forward", 2_000, n=n, time_s=t * n) for n in (64, 256) for m, t in
-            (("lookup", 1e-6), ("dense", 1e-4))]
-    fig = figures.benchmark_scaling_figure({"embedding_dim": by_d, "num_tokens": by_n})
-    assert len(fig.axes) == 2 and fig.axes[1].get_xlabel() == "tokens per batch n"
-    with pytest.raises(ValueError, match="unknown pass 'sideways'"):
-        figures.benchmark_scaling_figure({"embedding_dim": by_d}, "sideways")
-    with pytest.raises(ValueError, match="sweeps must be a non-empty dict"):
-        figures.benchmark_scaling_figure({})
-
-
-def test_benchmark_figures_reject_rows_they_cannot_draw():
-    rows = _vocab_rows()
-    with pytest.raises(ValueError, match="unknown axis 'V'"):
-        figures.benchmark_time_figure(rows, "V")
-    with pytest.raises(ValueError, match=r"the rows vary in \['vocab_size'\] as well as num_tokens"):
-        figures.benchmark_time_figure(rows, "num_tokens")
-    skipped = [dict(r, status="skipped") for r in rows]
-    with pytest.raises(ValueError, match="no measured rows"):
-        figures.benchmark_memory_figure(skipped)
-    with pytest.raises(ValueError, match="unknown axis"):
-        figures.axis_symbol("x")
-# --- Notebooks 7 and 8 ------------------------------------------------------------------
-
-
-def test_multi_hot_bag_figure_is_drawn_from_the_tensors():
-    weight = torch.randn(6, 3, generator=torch.Generator().manual_seed(0))
-    fig = figures.multi_hot_bag_figure(torch.tensor([1, 4, 1]), weight, tokens=list("abcdef"))
-    assert isinstance(fig, Figure) and len(fig.axes) == 3
-    counts = torch.from_numpy(fig.axes[0].images[0].get_array().data)
-    assert counts.tolist() == [[0, 2, 0, 0, 1, 0]]
-    product = torch.from_numpy(fig.axes[2].images[0].get_array().data).float()
-    assert torch.allclose(product, (2 * weight[1] + weight[4])[None], atol=1e-6)
-
-
-def test_multi_hot_bag_figure_rejects_bad_input():
-    with pytest.raises(ValueError, match="token id 6 is out of range for a vocabulary of 6"):
-        figures.multi_hot_bag_figure(torch.tensor([6]), torch.zeros(6, 3))
-    with pytest.raises(ValueError, match="bag_ids must be a 1-D tensor"):
-        figures.multi_hot_bag_figure(torch.tensor([[1]]), torch.zeros(6, 3))
-    with pytest.raises(ValueError, match=r"weight must be 2-D \[V, d\]"):
-        figures.multi_hot_bag_figure(torch.tensor([1]), torch.zeros(6))
-
-
-def test_sinusoidal_positions_figure():
-    from utils.positions import sinusoidal_positions
-
-    table = sinusoidal_positions(20, 8)
-    fig = figures.sinusoidal_positions_figure(table, columns=(0, 3))
-    heat, curves = fig.axes[0], fig.axes[1]
-    assert torch.equal(torch.from_numpy(heat.images[0].get_array().data), table)
-    assert len(curves.lines) == 2
-    with pytest.raises(ValueError, match=r"columns \[8\] are out of range for a table with 8 columns"):
-        figures.sinusoidal_positions_figure(table, columns=(8,))
-    with pytest.raises(ValueError, match="table must be 2-D"):
-        figures.sinusoidal_positions_figure(table[0])
-
-
-def test_vocab_parallel_figure_shows_each_rank_and_the_sum():
-    weight = torch.randn(11, 4, generator=torch.Generator().manual_seed(0))
-    ids = torch.tensor([4, 9, 0, 6, 4])
-    fig = figures.vocab_parallel_figure(weight, ids, world_size=3)
-    assert len(fig.axes) == 5  # the table, three partial results, the sum
-    total = torch.from_numpy(fig.axes[-1].images[0].get_array().data)
-    assert torch.equal(total, weight[ids])
-    rank1 = torch.from_numpy(fig.axes[2].images[0].get_array().data)  # rows 4..7: ids 4, 6, 4
-    assert torch.equal(rank1[[0, 3, 4]], weight[[4, 6, 4]]) and not rank1[[1, 2]].any()
-    with pytest.raises(ValueError, match="ids must be a 1-D tensor"):
-        figures.vocab_parallel_figure(weight, ids[None], 2)
-    with pytest.raises(ValueError, match="at most 8 processes"):
-        figures.vocab_parallel_figure(weight, ids, 9)
-    with pytest.raises(ValueError, match="world_size 12 is larger than vocab_size 11"):
-        figures.vocab_parallel_figure(weight, ids, 12)
-
-
-def test_the_split_is_a_course_image():
-    assert "vocab_parallel_split.png" in figures.COURSE_IMAGES
 # --- Notebooks 4 and 5 ------------------------------------------------------------------
 
 
@@ -287,3 +159,137 @@ def test_sorted_probabilities_figure():
         figures.sorted_probabilities_figure({"a": torch.zeros(3), "b": torch.zeros(4)})
     with pytest.raises(ValueError, match="at least one row"):
         figures.sorted_probabilities_figure({})
+
+
+# --- Notebook 6: benchmark figures --------------------------------------------------------
+
+from utils import bench  # noqa: E402
+
+
+def _bench_row(method, pass_, V, d=16, n=64, time_s=1e-3, status="ok"):
+    case = bench.Case(V, d, n)
+    row = {field: None for field in bench.FIELDS}
+    row.update(method=method, vocab_size=V, embedding_dim=d, num_tokens=n, dtype="float32", device="cpu",
+               device_name="cpu", threads=1, torch_version=torch.__version__, status=status, reason="",
+               time_s=time_s if status == "ok" else None, input_bytes=bench.input_bytes(method, case),
+               peak_bytes=bench.peak_bytes_estimate(method, pass_, case) if status == "ok" else None,
+               peak_source="computed", flops=bench.flops(method, pass_, case))
+    row["pass"] = pass_
+    return row
+
+
+def _vocab_rows():
+    rows = []
+    for V in (1_000, 4_000, 16_000):
+        for pass_ in bench.PASSES:
+            for method, seconds in (("lookup", 1e-5), ("dense", V * 1e-7), ("sparse", 3e-5), ("copy", 5e-6)):
+                if pass_ == "forward" or method != "copy":
+                    rows.append(_bench_row(method, pass_, V, time_s=seconds * (2 if pass_ == "backward" else 1)))
+    return rows
+
+
+def test_benchmark_time_figure_plots_the_measured_times():
+    rows = _vocab_rows()
+    fig = figures.benchmark_time_figure(rows, "vocab_size")
+    assert isinstance(fig, Figure) and len(fig.axes) == 2
+    forward = fig.axes[0]
+    assert forward.get_xscale() == "log" and forward.get_yscale() == "log"
+    dense = next(line for line in forward.lines if line.get_label() == figures.METHOD_STYLE["dense"]["label"])
+    assert list(dense.get_xdata()) == [1_000, 4_000, 16_000]
+    assert list(dense.get_ydata()) == pytest.approx([1e-4, 4e-4, 1.6e-3])
+    labels = {line.get_label() for line in fig.axes[1].lines}
+    assert figures.METHOD_STYLE["copy"]["label"] not in labels  # no backward for the copy
+
+
+def test_benchmark_speedup_and_memory_figures():
+    rows = _vocab_rows()
+    speed = figures.benchmark_speedup_figure(rows)
+    dense_forward = speed.axes[0].lines[0]
+    assert list(dense_forward.get_ydata()) == pytest.approx([10, 40, 160])  # dense time / lookup time
+    memory = figures.benchmark_memory_figure(rows)
+    assert len(memory.axes) == 2
+    dense_input = memory.axes[0].lines[1]
+    assert list(dense_input.get_ydata()) == [64 * V * 4 for V in (1_000, 4_000, 16_000)]
+
+
+def test_benchmark_scaling_figure_has_a_panel_per_sweep():
+    by_d = [_bench_row(m, "forward", 2_000, d=d, time_s=t * d) for d in (16, 64) for m, t in
+            (("lookup", 1e-6), ("dense", 1e-4))]
+    by_n = [_bench_row(m, "forward", 2_000, n=n, time_s=t * n) for n in (64, 256) for m, t in
+            (("lookup", 1e-6), ("dense", 1e-4))]
+    fig = figures.benchmark_scaling_figure({"embedding_dim": by_d, "num_tokens": by_n})
+    assert len(fig.axes) == 2 and fig.axes[1].get_xlabel() == "tokens per batch n"
+    with pytest.raises(ValueError, match="unknown pass 'sideways'"):
+        figures.benchmark_scaling_figure({"embedding_dim": by_d}, "sideways")
+    with pytest.raises(ValueError, match="sweeps must be a non-empty dict"):
+        figures.benchmark_scaling_figure({})
+
+
+def test_benchmark_figures_reject_rows_they_cannot_draw():
+    rows = _vocab_rows()
+    with pytest.raises(ValueError, match="unknown axis 'V'"):
+        figures.benchmark_time_figure(rows, "V")
+    with pytest.raises(ValueError, match=r"the rows vary in \['vocab_size'\] as well as num_tokens"):
+        figures.benchmark_time_figure(rows, "num_tokens")
+    skipped = [dict(r, status="skipped") for r in rows]
+    with pytest.raises(ValueError, match="no measured rows"):
+        figures.benchmark_memory_figure(skipped)
+    with pytest.raises(ValueError, match="unknown axis"):
+        figures.axis_symbol("x")
+
+
+# --- Notebooks 7 and 8 ------------------------------------------------------------------
+
+
+def test_multi_hot_bag_figure_is_drawn_from_the_tensors():
+    weight = torch.randn(6, 3, generator=torch.Generator().manual_seed(0))
+    fig = figures.multi_hot_bag_figure(torch.tensor([1, 4, 1]), weight, tokens=list("abcdef"))
+    assert isinstance(fig, Figure) and len(fig.axes) == 3
+    counts = torch.from_numpy(fig.axes[0].images[0].get_array().data)
+    assert counts.tolist() == [[0, 2, 0, 0, 1, 0]]
+    product = torch.from_numpy(fig.axes[2].images[0].get_array().data).float()
+    assert torch.allclose(product, (2 * weight[1] + weight[4])[None], atol=1e-6)
+
+
+def test_multi_hot_bag_figure_rejects_bad_input():
+    with pytest.raises(ValueError, match="token id 6 is out of range for a vocabulary of 6"):
+        figures.multi_hot_bag_figure(torch.tensor([6]), torch.zeros(6, 3))
+    with pytest.raises(ValueError, match="bag_ids must be a 1-D tensor"):
+        figures.multi_hot_bag_figure(torch.tensor([[1]]), torch.zeros(6, 3))
+    with pytest.raises(ValueError, match=r"weight must be 2-D \[V, d\]"):
+        figures.multi_hot_bag_figure(torch.tensor([1]), torch.zeros(6))
+
+
+def test_sinusoidal_positions_figure():
+    from utils.positions import sinusoidal_positions
+
+    table = sinusoidal_positions(20, 8)
+    fig = figures.sinusoidal_positions_figure(table, columns=(0, 3))
+    heat, curves = fig.axes[0], fig.axes[1]
+    assert torch.equal(torch.from_numpy(heat.images[0].get_array().data), table)
+    assert len(curves.lines) == 2
+    with pytest.raises(ValueError, match=r"columns \[8\] are out of range for a table with 8 columns"):
+        figures.sinusoidal_positions_figure(table, columns=(8,))
+    with pytest.raises(ValueError, match="table must be 2-D"):
+        figures.sinusoidal_positions_figure(table[0])
+
+
+def test_vocab_parallel_figure_shows_each_rank_and_the_sum():
+    weight = torch.randn(11, 4, generator=torch.Generator().manual_seed(0))
+    ids = torch.tensor([4, 9, 0, 6, 4])
+    fig = figures.vocab_parallel_figure(weight, ids, world_size=3)
+    assert len(fig.axes) == 5  # the table, three partial results, the sum
+    total = torch.from_numpy(fig.axes[-1].images[0].get_array().data)
+    assert torch.equal(total, weight[ids])
+    rank1 = torch.from_numpy(fig.axes[2].images[0].get_array().data)  # rows 4..7: ids 4, 6, 4
+    assert torch.equal(rank1[[0, 3, 4]], weight[[4, 6, 4]]) and not rank1[[1, 2]].any()
+    with pytest.raises(ValueError, match="ids must be a 1-D tensor"):
+        figures.vocab_parallel_figure(weight, ids[None], 2)
+    with pytest.raises(ValueError, match="at most 8 processes"):
+        figures.vocab_parallel_figure(weight, ids, 9)
+    with pytest.raises(ValueError, match="world_size 12 is larger than vocab_size 11"):
+        figures.vocab_parallel_figure(weight, ids, 12)
+
+
+def test_the_split_is_a_course_image():
+    assert "vocab_parallel_split.png" in figures.COURSE_IMAGES

@@ -251,210 +251,8 @@ def check_parameter_embedding(module: object, num_embeddings: int, embedding_dim
         raise ExerciseError("the gradient does not reach the weight row by row. Hint: index the Parameter itself")
     weight.grad = None
     return _correct("an nn.Parameter plus indexing: a registered, trainable lookup table")
-# --- Notebook 6: what the lookup saves, measured ---------------------------------------
-
-#: GPT-2's sizes, as the benchmark's command line uses them: n tokens, V rows, d columns.
-_GPT2_N, _GPT2_V, _GPT2_D = 2_048, 50_257, 768
-_LLAMA3_V = 128_256
 
 
-def check_dense_costs(flops: int, one_hot_bytes: int) -> bool:
-    """Exercise 6.1: FLOPs of ``one_hot @ W`` and bytes of the float32 one-hot, at GPT-2's sizes (n=2048)."""
-    expected_flops = 2 * _GPT2_N * _GPT2_V * _GPT2_D
-    expected_bytes = _GPT2_N * _GPT2_V * 4
-    if flops != expected_flops:
-        if flops == expected_flops // 2:
-            hint = "that counts multiply-adds; a multiply-add is two FLOPs (a multiply and an add)"
-        else:
-            hint = "each of the n·d outputs sums V products: one multiply and one add per product"
-        raise ExerciseError(f"flops = {flops:,}, expected {expected_flops:,}. Hint: {hint}.")
-    if one_hot_bytes != expected_bytes:
-        if one_hot_bytes == 2 * expected_bytes:
-            hint = "that is the int64 tensor F.one_hot returns; after .float() each entry takes 4 bytes"
-        else:
-            hint = "the one-hot has n rows of V entries, 4 bytes each in float32"
-        raise ExerciseError(f"one_hot_bytes = {one_hot_bytes:,}, expected {expected_bytes:,}. Hint: {hint}.")
-    return _correct(f"{expected_flops / 1e9:,.0f} GFLOP and {expected_bytes / 2**20:,.0f} MiB of one-hot rows, "
-                    f"for {_GPT2_N * _GPT2_D:,} useful values")
-
-
-def check_sparse_one_hot(x: torch.Tensor, ids: torch.Tensor, num_classes: int) -> bool:
-    """Exercise 6.2: a sparse one-hot ``x`` of ``ids`` with ``torch.sparse.mm(x, W) == W[ids]`` exactly."""
-    if not isinstance(x, torch.Tensor):
-        raise ExerciseError(f"x must be a torch.Tensor, got {type(x).__name__}")
-    if x.layout not in (torch.sparse_coo, torch.sparse_csr):
-        raise ExerciseError(
-            f"x has layout {x.layout}: it is dense. Hint: build it with torch.sparse_coo_tensor(indices, values, size)"
-        )
-    expected_shape = (len(ids), num_classes)
-    if tuple(x.shape) != expected_shape:
-        raise ExerciseError(f"x has shape {tuple(x.shape)}, expected {expected_shape}: one row per id, V columns")
-    nnz = x._nnz() if x.layout == torch.sparse_coo else x.values().numel()
-    if nnz != len(ids):
-        raise ExerciseError(f"x stores {nnz} values, expected {len(ids)}: a single nonzero per row")
-    weight = torch.randn(num_classes, 3, generator=torch.Generator().manual_seed(6), dtype=x.dtype)
-    got = torch.sparse.mm(x.cpu(), weight)
-    expected = weight[ids.cpu()]
-    if not torch.equal(got, expected):
-        raise ExerciseError(
-            "torch.sparse.mm(x, W) does not return W[ids]. Hint: the indices are a (2, n) tensor whose first row "
-            "is the row number 0..n-1 and whose second row is the id (the column); every value is 1."
-        )
-    return _correct(f"a {expected_shape[0]} x {num_classes:,} one-hot stored as {nnz} nonzeros selects W[ids]")
-
-
-def check_largest_batch(num_tokens: int) -> bool:
-    """Exercise 6.3: the most tokens whose ``F.one_hot(ids, 128256).float()`` fits 1 GiB (int64 and float32 at once)."""
-    per_token = _LLAMA3_V * (8 + 4)
-    expected = 2**30 // per_token
-    if not isinstance(num_tokens, int) or isinstance(num_tokens, bool):
-        raise ExerciseError(f"num_tokens must be an int (a whole number of tokens), got {type(num_tokens).__name__}")
-    if num_tokens == 2**30 // (_LLAMA3_V * 4):
-        raise ExerciseError(
-            f"num_tokens = {num_tokens:,} counts only the float32 one-hot. Hint: F.one_hot first returns int64 "
-            "(8 bytes an entry); while .float() copies it, both exist: 12 bytes an entry."
-        )
-    if num_tokens == expected + 1:
-        raise ExerciseError(f"num_tokens = {num_tokens:,} is one too many: round down, or the last token overflows")
-    if num_tokens != expected:
-        raise ExerciseError(
-            f"num_tokens = {num_tokens:,}, expected {expected:,}. Hint: each token needs V·(8 + 4) bytes at the peak; "
-            "divide 2**30 by that and round down."
-        )
-    return _correct(f"{expected:,} tokens: {expected * per_token / 2**30:.3f} GiB at the peak of the cast")
-# --- Notebook 7: beyond the single lookup --------------------------------------------
-
-
-def check_bag_mean_matrix(matrix: torch.Tensor, ids: torch.Tensor, offsets: torch.Tensor, vocab_size: int) -> bool:
-    """Exercise 7.1: ``A`` ``(num_bags, V)`` with ``A @ W`` = ``EmbeddingBag(mode="mean")(ids, offsets)``.
-
-    Row ``b`` holds the counts of bag ``b`` divided by its length; an empty bag is a row of zeros.
-    """
-    if not isinstance(matrix, torch.Tensor):
-        raise ExerciseError(f"the matrix must be a torch.Tensor, got {type(matrix).__name__}")
-    ids, offsets = ids.detach().cpu().long(), offsets.detach().cpu().long()
-    expected_shape = (len(offsets), vocab_size)
-    if tuple(matrix.shape) != expected_shape:
-        raise ExerciseError(f"the matrix has shape {tuple(matrix.shape)}, expected {expected_shape}: one row per "
-                            "bag, one column per vocabulary entry")
-    if not matrix.is_floating_point():
-        raise ExerciseError(f"the matrix has dtype {matrix.dtype}; it holds fractions, so it must be a float tensor")
-    ends = torch.cat([offsets[1:], torch.tensor([len(ids)])])
-    expected = torch.zeros(expected_shape, dtype=torch.float64)
-    for bag, (start, end) in enumerate(zip(offsets.tolist(), ends.tolist(), strict=True)):
-        if end > start:
-            expected[bag] = torch.bincount(ids[start:end], minlength=vocab_size).double() / (end - start)
-    got = matrix.detach().cpu().double()
-    if got.isnan().any():
-        raise ExerciseError("the matrix holds NaN: an empty bag has length 0, and EmbeddingBag returns zeros for it "
-                            "(do not divide by zero)")
-    if not torch.allclose(got, expected, rtol=0, atol=1e-6):
-        bag = int((~torch.isclose(got, expected, rtol=0, atol=1e-6)).any(dim=1).nonzero()[0])
-        start, end = offsets[bag].item(), ends[bag].item()
-        counts = torch.bincount(ids[start:end], minlength=vocab_size).double()
-        if torch.allclose(got[bag], counts):
-            hint = "these are the counts (mode='sum'); the mean divides them by the bag's length"
-        else:
-            hint = ("bag b holds ids[offsets[b]:offsets[b + 1]] (the last bag runs to the end), and a repeated id "
-                    "counts once per occurrence")
-        raise ExerciseError(f"row {bag} (ids {ids[start:end].tolist()}) is off. Hint: {hint}")
-    return _correct(f"A @ W is the mean of each of the {len(offsets)} bags, empty bags included")
-
-
-def check_tying_savings(saved: int, vocab_size: int, dim: int) -> bool:
-    """Exercise 7.2: parameters saved by tying the output layer to a ``[vocab_size, dim]`` embedding."""
-    expected = vocab_size * dim
-    if saved == expected:
-        return _correct(f"tying saves V * d = {expected:,} parameters")
-    if saved == 2 * expected:
-        raise ExerciseError(f"saved = {saved:,} counts the table twice: tying keeps one of the two copies, "
-                            "so it saves one V x d matrix")
-    if saved == expected + vocab_size:
-        raise ExerciseError(f"saved = {saved:,} includes a bias of V values; a tied output layer has bias=False, "
-                            "and the bias is not part of the shared weight")
-    raise ExerciseError(f"saved = {saved:,}, expected {expected:,}. Hint: the output layer nn.Linear(d, V) has a "
-                        "weight of shape [V, d], which tying replaces by the embedding's")
-
-
-def check_sinusoidal_function(fn: Callable[[int, int], torch.Tensor]) -> bool:
-    """Exercise 7.3: ``fn(num_positions, dim)`` -> the sinusoidal position table ``(num_positions, dim)``."""
-    from .positions import sinusoidal_positions
-
-    if not callable(fn):
-        raise ExerciseError(f"pass your function itself (my_sinusoidal, not my_sinusoidal(...)); "
-                            f"got {type(fn).__name__}")
-    for num_positions, dim in ((1, 2), (10, 8), (50, 16)):
-        expected = sinusoidal_positions(num_positions, dim)
-        got = fn(num_positions, dim)
-        if not isinstance(got, torch.Tensor):
-            raise ExerciseError(f"fn({num_positions}, {dim}) returned {type(got).__name__}; return a torch.Tensor")
-        if tuple(got.shape) != tuple(expected.shape):
-            raise ExerciseError(f"fn({num_positions}, {dim}) has shape {tuple(got.shape)}, "
-                                f"expected {tuple(expected.shape)}")
-        got = got.detach().cpu().double()
-        if not torch.allclose(got, expected.double(), rtol=0, atol=1e-4):
-            if torch.allclose(got[:, 0::2], expected[:, 1::2].double(), atol=1e-4):
-                hint = "the sine goes in the even columns (0, 2, ...) and the cosine in the odd ones"
-            else:
-                hint = "omega_i = 10000 ** (-2i / dim) for column pair i; PE[p, 2i] = sin(p * omega_i)"
-            raise ExerciseError(f"fn({num_positions}, {dim}) differs from the sinusoidal table. Hint: {hint}")
-    return _correct("your table matches sin/cos of position times 10000^(-2i/d)")
-
-
-# --- Notebook 8: when the table does not fit one device ------------------------------
-
-
-def check_shard_bounds_function(fn: Callable[[int, int], list[tuple[int, int]]]) -> bool:
-    """Exercise 8.1: ``fn(vocab_size, world_size)`` -> contiguous ``(start, end)`` blocks, sizes differing by <= 1."""
-    if not callable(fn):
-        raise ExerciseError(f"pass your function itself, not its result; got {type(fn).__name__}")
-    for vocab_size, world_size in ((10, 1), (10, 2), (11, 2), (11, 3), (50_257, 8), (7, 7)):
-        bounds = [tuple(b) for b in fn(vocab_size, world_size)]
-        where = f"fn({vocab_size}, {world_size}) = {bounds if len(bounds) <= 4 else str(bounds[:4]) + '...'}"
-        if len(bounds) != world_size:
-            raise ExerciseError(f"{where}: expected {world_size} blocks, one per process")
-        if bounds[0][0] != 0 or bounds[-1][1] != vocab_size:
-            raise ExerciseError(f"{where}: the blocks must start at 0 and end at {vocab_size} (end is exclusive)")
-        if any(a[1] != b[0] for a, b in zip(bounds, bounds[1:], strict=False)):
-            raise ExerciseError(f"{where}: each block must start where the previous one ends")
-        sizes = [end - start for start, end in bounds]
-        if max(sizes) - min(sizes) > 1:
-            raise ExerciseError(f"{where}: block sizes {sizes} differ by more than one row. Hint: divmod(V, P) "
-                                "gives the base size and how many blocks get one extra row")
-    return _correct("contiguous blocks that cover the vocabulary, sizes differing by at most one")
-
-
-def check_owner_function(fn: Callable[[int, int, int], tuple[int, int]]) -> bool:
-    """Exercise 8.2: ``fn(token_id, vocab_size, world_size)`` -> ``(rank, local_row)`` under ``shard_bounds``."""
-    from .distributed import shard_bounds
-
-    if not callable(fn):
-        raise ExerciseError(f"pass your function itself, not its result; got {type(fn).__name__}")
-    for vocab_size, world_size in ((11, 2), (11, 3), (12, 5), (9, 1)):
-        for rank, (start, end) in enumerate(shard_bounds(vocab_size, world_size)):
-            for token_id in range(start, end):
-                got = tuple(fn(token_id, vocab_size, world_size))
-                if got != (rank, token_id - start):
-                    raise ExerciseError(
-                        f"fn({token_id}, {vocab_size}, {world_size}) = {got}, expected {(rank, token_id - start)}: "
-                        f"rank {rank} holds rows [{start}, {end}), and the local row is token_id - start")
-    return _correct("every id maps to the rank that holds its row, at row id - start")
-
-
-def check_shard_memory(bytes_per_process: int, allreduce_bytes: int) -> bool:
-    """Exercise 8.3: Llama 3 8B's table (128,256 x 4,096, bf16) over 8 processes, and 8,192 tokens."""
-    from .distributed import vocab_parallel_cost
-
-    cost = vocab_parallel_cost(128_256, 4_096, num_tokens=8_192, world_size=8, bytes_per_value=2)
-    if bytes_per_process != cost.bytes_per_process:
-        hint = " (that is float32; bf16 takes 2 bytes)" if bytes_per_process == 2 * cost.bytes_per_process else ""
-        raise ExerciseError(f"bytes_per_process = {bytes_per_process:,}, expected {cost.bytes_per_process:,}{hint}. "
-                            "Hint: rows per process x d x bytes per value")
-    if allreduce_bytes != cost.allreduce_bytes:
-        raise ExerciseError(f"allreduce_bytes = {allreduce_bytes:,}, expected {cost.allreduce_bytes:,}. Hint: the "
-                            "all-reduce sums the output, one d-vector per token, and does not depend on V or P")
-    return _correct(f"{cost.bytes_per_process / 2**20:,.1f} MiB of table per process; "
-                    f"{cost.allreduce_bytes / 2**20:,.0f} MiB summed by the all-reduce")
 # --- Notebook 4: gradients, what training touches -------------------------------------
 
 #: Exercise 4.1's ids: id 2 three times, id 0 once, id 5 once, in a vocabulary of 7
@@ -646,3 +444,211 @@ def check_gpt2_init(init_fn: Callable[[torch.nn.Module], None]) -> bool:
         if isinstance(module, torch.nn.Linear) and not bool((module.bias == 0).all()):
             raise ExerciseError(f"{name}.bias is not zero. Hint: torch.nn.init.zeros_(module.bias)")
     return _correct("every Linear and Embedding weight ~ N(0, 0.02), biases 0, LayerNorm untouched")
+
+
+# --- Notebook 6: what the lookup saves, measured ---------------------------------------
+
+#: GPT-2's sizes, as the benchmark's command line uses them: n tokens, V rows, d columns.
+_GPT2_N, _GPT2_V, _GPT2_D = 2_048, 50_257, 768
+_LLAMA3_V = 128_256
+
+
+def check_dense_costs(flops: int, one_hot_bytes: int) -> bool:
+    """Exercise 6.1: FLOPs of ``one_hot @ W`` and bytes of the float32 one-hot, at GPT-2's sizes (n=2048)."""
+    expected_flops = 2 * _GPT2_N * _GPT2_V * _GPT2_D
+    expected_bytes = _GPT2_N * _GPT2_V * 4
+    if flops != expected_flops:
+        if flops == expected_flops // 2:
+            hint = "that counts multiply-adds; a multiply-add is two FLOPs (a multiply and an add)"
+        else:
+            hint = "each of the n·d outputs sums V products: one multiply and one add per product"
+        raise ExerciseError(f"flops = {flops:,}, expected {expected_flops:,}. Hint: {hint}.")
+    if one_hot_bytes != expected_bytes:
+        if one_hot_bytes == 2 * expected_bytes:
+            hint = "that is the int64 tensor F.one_hot returns; after .float() each entry takes 4 bytes"
+        else:
+            hint = "the one-hot has n rows of V entries, 4 bytes each in float32"
+        raise ExerciseError(f"one_hot_bytes = {one_hot_bytes:,}, expected {expected_bytes:,}. Hint: {hint}.")
+    return _correct(f"{expected_flops / 1e9:,.0f} GFLOP and {expected_bytes / 2**20:,.0f} MiB of one-hot rows, "
+                    f"for {_GPT2_N * _GPT2_D:,} useful values")
+
+
+def check_sparse_one_hot(x: torch.Tensor, ids: torch.Tensor, num_classes: int) -> bool:
+    """Exercise 6.2: a sparse one-hot ``x`` of ``ids`` with ``torch.sparse.mm(x, W) == W[ids]`` exactly."""
+    if not isinstance(x, torch.Tensor):
+        raise ExerciseError(f"x must be a torch.Tensor, got {type(x).__name__}")
+    if x.layout not in (torch.sparse_coo, torch.sparse_csr):
+        raise ExerciseError(
+            f"x has layout {x.layout}: it is dense. Hint: build it with torch.sparse_coo_tensor(indices, values, size)"
+        )
+    expected_shape = (len(ids), num_classes)
+    if tuple(x.shape) != expected_shape:
+        raise ExerciseError(f"x has shape {tuple(x.shape)}, expected {expected_shape}: one row per id, V columns")
+    nnz = x._nnz() if x.layout == torch.sparse_coo else x.values().numel()
+    if nnz != len(ids):
+        raise ExerciseError(f"x stores {nnz} values, expected {len(ids)}: a single nonzero per row")
+    weight = torch.randn(num_classes, 3, generator=torch.Generator().manual_seed(6), dtype=x.dtype)
+    got = torch.sparse.mm(x.cpu(), weight)
+    expected = weight[ids.cpu()]
+    if not torch.equal(got, expected):
+        raise ExerciseError(
+            "torch.sparse.mm(x, W) does not return W[ids]. Hint: the indices are a (2, n) tensor whose first row "
+            "is the row number 0..n-1 and whose second row is the id (the column); every value is 1."
+        )
+    return _correct(f"a {expected_shape[0]} x {num_classes:,} one-hot stored as {nnz} nonzeros selects W[ids]")
+
+
+def check_largest_batch(num_tokens: int) -> bool:
+    """Exercise 6.3: the most tokens whose ``F.one_hot(ids, 128256).float()`` fits 1 GiB (int64 and float32 at once)."""
+    per_token = _LLAMA3_V * (8 + 4)
+    expected = 2**30 // per_token
+    if not isinstance(num_tokens, int) or isinstance(num_tokens, bool):
+        raise ExerciseError(f"num_tokens must be an int (a whole number of tokens), got {type(num_tokens).__name__}")
+    if num_tokens == 2**30 // (_LLAMA3_V * 4):
+        raise ExerciseError(
+            f"num_tokens = {num_tokens:,} counts only the float32 one-hot. Hint: F.one_hot first returns int64 "
+            "(8 bytes an entry); while .float() copies it, both exist: 12 bytes an entry."
+        )
+    if num_tokens == expected + 1:
+        raise ExerciseError(f"num_tokens = {num_tokens:,} is one too many: round down, or the last token overflows")
+    if num_tokens != expected:
+        raise ExerciseError(
+            f"num_tokens = {num_tokens:,}, expected {expected:,}. Hint: each token needs V·(8 + 4) bytes at the peak; "
+            "divide 2**30 by that and round down."
+        )
+    return _correct(f"{expected:,} tokens: {expected * per_token / 2**30:.3f} GiB at the peak of the cast")
+
+
+# --- Notebook 7: beyond the single lookup --------------------------------------------
+
+
+def check_bag_mean_matrix(matrix: torch.Tensor, ids: torch.Tensor, offsets: torch.Tensor, vocab_size: int) -> bool:
+    """Exercise 7.1: ``A`` ``(num_bags, V)`` with ``A @ W`` = ``EmbeddingBag(mode="mean")(ids, offsets)``.
+
+    Row ``b`` holds the counts of bag ``b`` divided by its length; an empty bag is a row of zeros.
+    """
+    if not isinstance(matrix, torch.Tensor):
+        raise ExerciseError(f"the matrix must be a torch.Tensor, got {type(matrix).__name__}")
+    ids, offsets = ids.detach().cpu().long(), offsets.detach().cpu().long()
+    expected_shape = (len(offsets), vocab_size)
+    if tuple(matrix.shape) != expected_shape:
+        raise ExerciseError(f"the matrix has shape {tuple(matrix.shape)}, expected {expected_shape}: one row per "
+                            "bag, one column per vocabulary entry")
+    if not matrix.is_floating_point():
+        raise ExerciseError(f"the matrix has dtype {matrix.dtype}; it holds fractions, so it must be a float tensor")
+    ends = torch.cat([offsets[1:], torch.tensor([len(ids)])])
+    expected = torch.zeros(expected_shape, dtype=torch.float64)
+    for bag, (start, end) in enumerate(zip(offsets.tolist(), ends.tolist(), strict=True)):
+        if end > start:
+            expected[bag] = torch.bincount(ids[start:end], minlength=vocab_size).double() / (end - start)
+    got = matrix.detach().cpu().double()
+    if got.isnan().any():
+        raise ExerciseError("the matrix holds NaN: an empty bag has length 0, and EmbeddingBag returns zeros for it "
+                            "(do not divide by zero)")
+    if not torch.allclose(got, expected, rtol=0, atol=1e-6):
+        bag = int((~torch.isclose(got, expected, rtol=0, atol=1e-6)).any(dim=1).nonzero()[0])
+        start, end = offsets[bag].item(), ends[bag].item()
+        counts = torch.bincount(ids[start:end], minlength=vocab_size).double()
+        if torch.allclose(got[bag], counts):
+            hint = "these are the counts (mode='sum'); the mean divides them by the bag's length"
+        else:
+            hint = ("bag b holds ids[offsets[b]:offsets[b + 1]] (the last bag runs to the end), and a repeated id "
+                    "counts once per occurrence")
+        raise ExerciseError(f"row {bag} (ids {ids[start:end].tolist()}) is off. Hint: {hint}")
+    return _correct(f"A @ W is the mean of each of the {len(offsets)} bags, empty bags included")
+
+
+def check_tying_savings(saved: int, vocab_size: int, dim: int) -> bool:
+    """Exercise 7.2: parameters saved by tying the output layer to a ``[vocab_size, dim]`` embedding."""
+    expected = vocab_size * dim
+    if saved == expected:
+        return _correct(f"tying saves V * d = {expected:,} parameters")
+    if saved == 2 * expected:
+        raise ExerciseError(f"saved = {saved:,} counts the table twice: tying keeps one of the two copies, "
+                            "so it saves one V x d matrix")
+    if saved == expected + vocab_size:
+        raise ExerciseError(f"saved = {saved:,} includes a bias of V values; a tied output layer has bias=False, "
+                            "and the bias is not part of the shared weight")
+    raise ExerciseError(f"saved = {saved:,}, expected {expected:,}. Hint: the output layer nn.Linear(d, V) has a "
+                        "weight of shape [V, d], which tying replaces by the embedding's")
+
+
+def check_sinusoidal_function(fn: Callable[[int, int], torch.Tensor]) -> bool:
+    """Exercise 7.3: ``fn(num_positions, dim)`` -> the sinusoidal position table ``(num_positions, dim)``."""
+    from .positions import sinusoidal_positions
+
+    if not callable(fn):
+        raise ExerciseError(f"pass your function itself (my_sinusoidal, not my_sinusoidal(...)); "
+                            f"got {type(fn).__name__}")
+    for num_positions, dim in ((1, 2), (10, 8), (50, 16)):
+        expected = sinusoidal_positions(num_positions, dim)
+        got = fn(num_positions, dim)
+        if not isinstance(got, torch.Tensor):
+            raise ExerciseError(f"fn({num_positions}, {dim}) returned {type(got).__name__}; return a torch.Tensor")
+        if tuple(got.shape) != tuple(expected.shape):
+            raise ExerciseError(f"fn({num_positions}, {dim}) has shape {tuple(got.shape)}, "
+                                f"expected {tuple(expected.shape)}")
+        got = got.detach().cpu().double()
+        if not torch.allclose(got, expected.double(), rtol=0, atol=1e-4):
+            if torch.allclose(got[:, 0::2], expected[:, 1::2].double(), atol=1e-4):
+                hint = "the sine goes in the even columns (0, 2, ...) and the cosine in the odd ones"
+            else:
+                hint = "omega_i = 10000 ** (-2i / dim) for column pair i; PE[p, 2i] = sin(p * omega_i)"
+            raise ExerciseError(f"fn({num_positions}, {dim}) differs from the sinusoidal table. Hint: {hint}")
+    return _correct("your table matches sin/cos of position times 10000^(-2i/d)")
+
+
+# --- Notebook 8: when the table does not fit one device ------------------------------
+
+
+def check_shard_bounds_function(fn: Callable[[int, int], list[tuple[int, int]]]) -> bool:
+    """Exercise 8.1: ``fn(vocab_size, world_size)`` -> contiguous ``(start, end)`` blocks, sizes differing by <= 1."""
+    if not callable(fn):
+        raise ExerciseError(f"pass your function itself, not its result; got {type(fn).__name__}")
+    for vocab_size, world_size in ((10, 1), (10, 2), (11, 2), (11, 3), (50_257, 8), (7, 7)):
+        bounds = [tuple(b) for b in fn(vocab_size, world_size)]
+        where = f"fn({vocab_size}, {world_size}) = {bounds if len(bounds) <= 4 else str(bounds[:4]) + '...'}"
+        if len(bounds) != world_size:
+            raise ExerciseError(f"{where}: expected {world_size} blocks, one per process")
+        if bounds[0][0] != 0 or bounds[-1][1] != vocab_size:
+            raise ExerciseError(f"{where}: the blocks must start at 0 and end at {vocab_size} (end is exclusive)")
+        if any(a[1] != b[0] for a, b in zip(bounds, bounds[1:], strict=False)):
+            raise ExerciseError(f"{where}: each block must start where the previous one ends")
+        sizes = [end - start for start, end in bounds]
+        if max(sizes) - min(sizes) > 1:
+            raise ExerciseError(f"{where}: block sizes {sizes} differ by more than one row. Hint: divmod(V, P) "
+                                "gives the base size and how many blocks get one extra row")
+    return _correct("contiguous blocks that cover the vocabulary, sizes differing by at most one")
+
+
+def check_owner_function(fn: Callable[[int, int, int], tuple[int, int]]) -> bool:
+    """Exercise 8.2: ``fn(token_id, vocab_size, world_size)`` -> ``(rank, local_row)`` under ``shard_bounds``."""
+    from .distributed import shard_bounds
+
+    if not callable(fn):
+        raise ExerciseError(f"pass your function itself, not its result; got {type(fn).__name__}")
+    for vocab_size, world_size in ((11, 2), (11, 3), (12, 5), (9, 1)):
+        for rank, (start, end) in enumerate(shard_bounds(vocab_size, world_size)):
+            for token_id in range(start, end):
+                got = tuple(fn(token_id, vocab_size, world_size))
+                if got != (rank, token_id - start):
+                    raise ExerciseError(
+                        f"fn({token_id}, {vocab_size}, {world_size}) = {got}, expected {(rank, token_id - start)}: "
+                        f"rank {rank} holds rows [{start}, {end}), and the local row is token_id - start")
+    return _correct("every id maps to the rank that holds its row, at row id - start")
+
+
+def check_shard_memory(bytes_per_process: int, allreduce_bytes: int) -> bool:
+    """Exercise 8.3: Llama 3 8B's table (128,256 x 4,096, bf16) over 8 processes, and 8,192 tokens."""
+    from .distributed import vocab_parallel_cost
+
+    cost = vocab_parallel_cost(128_256, 4_096, num_tokens=8_192, world_size=8, bytes_per_value=2)
+    if bytes_per_process != cost.bytes_per_process:
+        hint = " (that is float32; bf16 takes 2 bytes)" if bytes_per_process == 2 * cost.bytes_per_process else ""
+        raise ExerciseError(f"bytes_per_process = {bytes_per_process:,}, expected {cost.bytes_per_process:,}{hint}. "
+                            "Hint: rows per process x d x bytes per value")
+    if allreduce_bytes != cost.allreduce_bytes:
+        raise ExerciseError(f"allreduce_bytes = {allreduce_bytes:,}, expected {cost.allreduce_bytes:,}. Hint: the "
+                            "all-reduce sums the output, one d-vector per token, and does not depend on V or P")
+    return _correct(f"{cost.bytes_per_process / 2**20:,.1f} MiB of table per process; "
+                    f"{cost.allreduce_bytes / 2**20:,.0f} MiB summed by the all-reduce")

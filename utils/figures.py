@@ -28,6 +28,9 @@ def _heatmap(ax, values: torch.Tensor, title: str, cmap: str = "viridis", vmin=N
     ax.set_yticks([])
 
 
+# --- Notebook 1: the one-hot product -------------------------------------------------------
+
+
 def one_hot_product_figure(token_id: int, weight: torch.Tensor, token: str | None = None) -> Figure:
     """Three panels: the one-hot row of ``token_id``, ``weight`` with that row framed, and the product.
 
@@ -65,25 +68,6 @@ def _course_one_hot_product() -> Figure:
     generator = torch.Generator().manual_seed(123)
     weight = torch.randn(10, 6, generator=generator)
     return one_hot_product_figure(4, weight)
-
-
-#: file name in ``images/`` -> function that draws it (seeded, so every run draws the same picture)
-COURSE_IMAGES: dict[str, Callable[[], Figure]] = {
-    "one_hot_product.png": _course_one_hot_product,
-}
-
-
-def save_figure(fig: Figure, path: Path) -> Path:
-    """Save ``fig`` as a PNG with no time stamp or version in its metadata."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110, metadata={"Software": None})
-    return path
-
-
-def write_course_images(directory: Path) -> list[Path]:
-    """Draw every figure in :data:`COURSE_IMAGES` into ``directory``; return the paths."""
-    return [save_figure(draw(), Path(directory) / name) for name, draw in COURSE_IMAGES.items()]
 
 
 # --- Notebooks 2 and 3: the lookup as row selection; the transpose between Linear and Embedding ---
@@ -228,338 +212,6 @@ def _course_linear_embedding_transpose() -> Figure:
     return linear_embedding_transpose_figure(weight, weight.T, 5)
 
 
-COURSE_IMAGES["embedding_lookup.png"] = _course_embedding_lookup
-COURSE_IMAGES["linear_embedding_transpose.png"] = _course_linear_embedding_transpose
-
-
-# --- Notebook 6: what the lookup saves, measured -----------------------------------------
-
-#: One colour and marker per benchmark method, the same in every figure.
-METHOD_STYLE = {
-    "lookup": {"color": "#1f77b4", "marker": "o", "label": "lookup (F.embedding)", "zorder": 4},
-    "dense": {"color": "#d62728", "marker": "s", "label": "dense one-hot @ W"},
-    "sparse": {"color": "#2ca02c", "marker": "^", "label": "sparse one-hot @ W"},
-    "copy": {"color": "#7f7f7f", "marker": "D", "label": "plain copy of n·d values"},
-}
-_AXIS_LABELS = {
-    "vocab_size": "vocabulary size V",
-    "embedding_dim": "embedding dim d",
-    "num_tokens": "tokens per batch n",
-}
-_SIZES = tuple(_AXIS_LABELS)
-_PASS_TITLES = {"forward": "forward", "backward": "forward + backward (grad of W)"}
-#: Fixed margins instead of a layout engine (constrained layout doubles the drawing time).
-_GRID = {"left": 0.08, "right": 0.98, "bottom": 0.12, "top": 0.85, "wspace": 0.08}
-
-
-def _sweep_rows(rows: list[dict], axis: str) -> tuple[list[dict], str]:
-    """The measured rows of a one-dimensional sweep along ``axis``, and a note on the fixed sizes."""
-    if axis not in _AXIS_LABELS:
-        raise ValueError(f"unknown axis {axis!r}; expected one of {tuple(_AXIS_LABELS)}")
-    ok = [r for r in rows if r.get("status") == "ok"]
-    if not ok:
-        raise ValueError("no measured rows (status 'ok') to draw; run utils.bench.run_benchmark first")
-    fixed = [name for name in _SIZES if name != axis]
-    varying = [name for name in fixed if len({r[name] for r in ok}) > 1]
-    if varying:
-        raise ValueError(f"the rows vary in {varying} as well as {axis}: pass the rows of one sweep along {axis}")
-    short = {"vocab_size": "V", "embedding_dim": "d", "num_tokens": "n"}
-    note = ", ".join(f"{short[name]}={ok[0][name]:,}" for name in fixed)
-    threads = ok[0]["threads"]
-    return ok, f"{note}, {ok[0]['dtype']}, {ok[0]['device_name']}, {threads} thread{'' if threads == 1 else 's'}"
-
-
-def _log_axes(ax, axis: str, rows: list[dict], ybase: float = 10) -> None:
-    """Log-log axes labelled at the measured sizes, without minor ticks (they cost drawing time, add little)."""
-    from matplotlib.ticker import NullLocator
-
-    ax.set_xscale("log")
-    ax.set_yscale("log", base=ybase)
-    sizes = sorted({r[axis] for r in rows})
-    ax.set_xticks(sizes, [f"{v:,}" for v in sizes], fontsize=8)
-    ax.xaxis.set_minor_locator(NullLocator())
-    ax.yaxis.set_minor_locator(NullLocator())
-    ax.set_xlabel(_AXIS_LABELS[axis])
-    ax.grid(True, which="major", alpha=0.3)
-
-
-def _series(rows: list[dict], axis: str, method: str, pass_: str, field: str) -> tuple[list[int], list[float]]:
-    points = sorted((r[axis], r[field]) for r in rows if r["method"] == method and r["pass"] == pass_
-                    and r[field] is not None)
-    return [p[0] for p in points], [p[1] for p in points]
-
-
-def benchmark_time_figure(rows: list[dict], axis: str = "vocab_size") -> Figure:
-    """Median time per call against one size, log-log: forward and forward+backward panels, a line per method.
-
-    ``rows``: the tidy rows of :func:`utils.bench.run_benchmark` for a sweep along ``axis``
-    (``"vocab_size"``, ``"embedding_dim"`` or ``"num_tokens"``). A dotted grey line of slope 1
-    through the dense product's first point shows what "grows in proportion" looks like.
-    """
-    ok, note = _sweep_rows(rows, axis)
-    fig = Figure(figsize=(11, 4.2))  # no layout engine: Jupyter crops with bbox_inches="tight", and it is faster
-    axes = fig.subplots(1, 2, sharey=True, gridspec_kw=_GRID)
-    for ax, pass_ in zip(axes, _PASS_TITLES, strict=True):
-        for method, style in METHOD_STYLE.items():
-            xs, ys = _series(ok, axis, method, pass_, "time_s")
-            if xs:
-                ax.plot(xs, ys, **style)
-        xs, ys = _series(ok, axis, "dense", pass_, "time_s")
-        if len(xs) > 1:
-            ax.plot([xs[0], xs[-1]], [ys[0], ys[0] * xs[-1] / xs[0]], ":", color="0.5", label=f"∝ {axis_symbol(axis)}")
-        _log_axes(ax, axis, ok)
-        ax.set_title(_PASS_TITLES[pass_], fontsize=10)
-    axes[0].set_ylabel("median time per call (s)")
-    axes[0].legend(fontsize=8, loc="best")
-    fig.suptitle(f"Time against {_AXIS_LABELS[axis]} ({note})", fontsize=11)
-    return fig
-
-
-def axis_symbol(axis: str) -> str:
-    """``"vocab_size"`` -> ``"V"``, ``"embedding_dim"`` -> ``"d"``, ``"num_tokens"`` -> ``"n"``."""
-    symbols = {"vocab_size": "V", "embedding_dim": "d", "num_tokens": "n"}
-    if axis not in symbols:
-        raise ValueError(f"unknown axis {axis!r}; expected one of {tuple(symbols)}")
-    return symbols[axis]
-
-
-def benchmark_speedup_figure(rows: list[dict], axis: str = "vocab_size") -> Figure:
-    """How many times slower than the lookup the dense and sparse products are, against one size, log-log."""
-    from .bench import speedups
-
-    ok, note = _sweep_rows(rows, axis)
-    fig = Figure(figsize=(6.5, 4.2))
-    ax = fig.subplots(gridspec_kw=_GRID)
-    for method in ("dense", "sparse"):
-        for pass_, line in (("forward", "-"), ("backward", "--")):
-            points = sorted((s[axis], s["speedup"]) for s in speedups(ok, method, pass_))
-            if points:
-                style = METHOD_STYLE[method]
-                ax.plot([p[0] for p in points], [p[1] for p in points], line, color=style["color"],
-                        marker=style["marker"], label=f"{method} / lookup, {_PASS_TITLES[pass_]}")
-    ax.axhline(1.0, color="black", lw=0.8)
-    ax.text(0.01, 1.0, " as fast as the lookup", transform=ax.get_yaxis_transform(), va="bottom", fontsize=8)
-    _log_axes(ax, axis, ok)
-    ax.set_ylabel("time / lookup's time (how much faster the lookup is)")
-    ax.legend(fontsize=8)
-    ax.set_title(f"The lookup's speed-up ({note})", fontsize=10)
-    return fig
-
-
-def benchmark_memory_figure(rows: list[dict], axis: str = "vocab_size") -> Figure:
-    """Bytes against one size, log-log: what each method builds from the ids, and one call's peak."""
-    ok, note = _sweep_rows(rows, axis)
-    fig = Figure(figsize=(11, 4.2))
-    left, right = fig.subplots(1, 2, sharey=True, gridspec_kw=_GRID)
-    for method, style in METHOD_STYLE.items():
-        xs, ys = _series(ok, axis, method, "forward", "input_bytes")
-        if xs:
-            left.plot(xs, ys, **style)
-        for pass_, line in (("forward", "-"), ("backward", "--")):
-            xs, ys = _series(ok, axis, method, pass_, "peak_bytes")
-            if xs:
-                right.plot(xs, ys, line, color=style["color"], marker=style["marker"], zorder=style.get("zorder", 2))
-    passes = [Line2D([], [], color="black", ls="-", label="forward"),
-              Line2D([], [], color="black", ls="--", label="forward + backward")]
-    right.legend(handles=passes, fontsize=8, title="colours as on the left; lines that coincide overlap",
-                 title_fontsize=7)
-    sources = sorted({r["peak_source"] for r in ok if r["peak_source"]})
-    left.set_title("input built from the ids (ids, one-hot, COO, copy source)", fontsize=10)
-    right.set_title(f"peak bytes one call allocates ({' and '.join(sources)})", fontsize=10)
-    for ax in (left, right):
-        _log_axes(ax, axis, ok, ybase=2)
-        ax.yaxis.set_major_formatter(_bytes_formatter())
-    left.set_ylabel("bytes")
-    left.legend(fontsize=8)
-    fig.suptitle(f"Memory against {_AXIS_LABELS[axis]} ({note})", fontsize=11)
-    return fig
-
-
-def _bytes_formatter():
-    from matplotlib.ticker import FuncFormatter
-
-    from .bench import format_bytes
-
-    return FuncFormatter(lambda value, _pos: format_bytes(value) if value > 0 else "")
-
-
-def benchmark_scaling_figure(sweeps: dict[str, list[dict]], pass_: str = "forward") -> Figure:
-    """Median time per call, log-log, one panel per sweep: ``{axis: rows of the sweep along axis}``.
-
-    A dotted grey line of slope 1 through each method's first point shows proportional growth.
-    """
-    if pass_ not in _PASS_TITLES:
-        raise ValueError(f"unknown pass {pass_!r}; expected one of {tuple(_PASS_TITLES)}")
-    if not isinstance(sweeps, dict) or not sweeps:
-        raise ValueError("sweeps must be a non-empty dict {axis: rows}, e.g. {'embedding_dim': rows}")
-    fig = Figure(figsize=(5.5 * len(sweeps), 4.2))
-    axes = fig.subplots(1, len(sweeps), squeeze=False, gridspec_kw={**_GRID, "wspace": 0.25})[0]
-    for ax, (axis, rows) in zip(axes, sweeps.items(), strict=True):
-        ok, note = _sweep_rows(rows, axis)
-        for method, style in METHOD_STYLE.items():
-            xs, ys = _series(ok, axis, method, pass_, "time_s")
-            if xs:
-                ax.plot(xs, ys, **style)
-                if len(xs) > 1:
-                    ax.plot([xs[0], xs[-1]], [ys[0], ys[0] * xs[-1] / xs[0]], ":", color="0.5",
-                            label=f"∝ {axis_symbol(axis)}" if method == "lookup" else None)
-        _log_axes(ax, axis, ok)
-        ax.set_title(note.split(", float")[0].split(", bfloat")[0], fontsize=10)
-        ax.legend(fontsize=8)
-    axes[0].set_ylabel("median time per call (s)")
-    fig.suptitle(f"Time against d and n, {_PASS_TITLES[pass_]}", fontsize=11)
-    return fig
-# --- Notebooks 7 and 8: bags, positions, and the vocabulary-parallel split ---------------
-
-_RANK_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22")
-
-
-def multi_hot_bag_figure(bag_ids: torch.Tensor, weight: torch.Tensor, tokens: list[str] | None = None) -> Figure:
-    """A bag of ids as a multi-hot (counts) row times ``weight`` ``[V, d]``: the bag's sum.
-
-    ``bag_ids``: ``(L,)`` int64. Three panels: the counts row ``[1, V]`` (numbers
-    written in), the weight with the used rows framed, and ``counts @ weight`` ``[1, d]``,
-    which is checked against the sum of the looked-up rows.
-    """
-    if weight.dim() != 2:
-        raise ValueError(f"weight must be 2-D [V, d], got shape {tuple(weight.shape)}")
-    if not isinstance(bag_ids, torch.Tensor) or bag_ids.dim() != 1:
-        raise ValueError("bag_ids must be a 1-D tensor of token ids (one bag)")
-    weight = weight.detach().cpu()
-    vocab_size, dim = weight.shape
-    check_ids(bag_ids, vocab_size)
-    bag_ids = bag_ids.cpu().long()
-    counts = torch.bincount(bag_ids, minlength=vocab_size).to(weight.dtype)[None, :]  # (1, V)
-    product = counts @ weight  # (1, d)
-    if not torch.allclose(product[0], weight[bag_ids].sum(dim=0), rtol=0, atol=1e-5):
-        raise AssertionError("counts @ W is not the sum of the bag's rows; the figure would be wrong")
-
-    lo, hi = float(min(weight.min(), product.min())), float(max(weight.max(), product.max()))
-    fig = Figure(figsize=(11, 3.6), layout="constrained")
-    axes = fig.subplots(1, 3, width_ratios=[vocab_size, dim, dim])
-    _heatmap(axes[0], counts, f"multi-hot counts of the bag\n[1, V={vocab_size}]", cmap="Greys",
-             vmin=0, vmax=3 * float(counts.max()))
-    for v in range(vocab_size):
-        c = int(counts[0, v])
-        axes[0].text(v, 0, str(c), ha="center", va="center", color="black" if c else "grey",
-                     fontweight="bold" if c else "normal")
-        if c:
-            axes[0].add_patch(Rectangle((v - 0.5, -0.5), 1, 1, fill=False, ec=_HIGHLIGHT, lw=2))
-    if tokens is not None:
-        axes[0].set_xticks(range(vocab_size), tokens, rotation=90, fontsize=8)
-    _heatmap(axes[1], weight, f"@  weight W  [V={vocab_size}, d={dim}]\nused rows framed", vmin=lo, vmax=hi)
-    axes[1].set_yticks(range(vocab_size))
-    axes[1].tick_params(labelsize=7)
-    for v in bag_ids.unique().tolist():
-        axes[1].add_patch(Rectangle((-0.5, v - 0.5), dim, 1, fill=False, ec=_HIGHLIGHT, lw=2))
-    _heatmap(axes[2], product, f"=  counts @ W  [1, d={dim}]\nthe sum of the bag's rows", vmin=lo, vmax=hi)
-    for j in range(dim):
-        value = float(product[0, j])
-        light = (value - lo) / (hi - lo) > 0.6 if hi > lo else False  # viridis is light at the top
-        axes[2].text(j, 0, f"{value:.2f}", ha="center", va="center", color="black" if light else "white", fontsize=8)
-    fig.suptitle(f"A bag of {len(bag_ids)} ids is a multi-hot row times the table", fontsize=12)
-    return fig
-
-
-def sinusoidal_positions_figure(table: torch.Tensor, columns: tuple[int, ...] = (0, 4, 8, 12)) -> Figure:
-    """The sinusoidal position table ``(T, d)`` as a heatmap, beside a few of its columns as curves."""
-    if table.dim() != 2:
-        raise ValueError(f"table must be 2-D (positions, dim), got shape {tuple(table.shape)}")
-    num_positions, dim = table.shape
-    bad = [c for c in columns if not 0 <= c < dim]
-    if bad:
-        raise ValueError(f"columns {bad} are out of range for a table with {dim} columns")
-    values = table.detach().cpu().float()
-    fig = Figure(figsize=(11, 4.2), layout="constrained")
-    heat, curves = fig.subplots(1, 2, width_ratios=[1.2, 1])
-    image = heat.imshow(values.numpy(), cmap="RdBu_r", vmin=-1, vmax=1, aspect="auto", interpolation="nearest")
-    heat.set_xlabel("dimension (even: sin, odd: cos)")
-    heat.set_ylabel("position")
-    heat.set_title(f"sinusoidal position table  [{num_positions}, {dim}]", fontsize=10)
-    fig.colorbar(image, ax=heat, shrink=0.85)
-    positions = torch.arange(num_positions).numpy()
-    for c in columns:
-        kind = "sin" if c % 2 == 0 else "cos"
-        curves.plot(positions, values[:, c].numpy(), marker=".", markersize=3, label=f"column {c} ({kind})")
-    curves.set_xlabel("position")
-    curves.set_title("low columns turn fast, high columns slowly", fontsize=10)
-    curves.set_ylim(-1.1, 1.45)
-    curves.legend(fontsize=8, loc="upper center", ncols=2)
-    fig.suptitle("Every position gets its own fixed pattern of sines and cosines", fontsize=12)
-    return fig
-
-
-def vocab_parallel_figure(weight: torch.Tensor, ids: torch.Tensor, world_size: int) -> Figure:
-    """The vocabulary-parallel lookup: the table split by rows, each process's partial result, their sum.
-
-    ``weight``: ``[V, d]``; ``ids``: ``(n,)`` int64. The partials are computed with
-    :func:`utils.distributed.local_lookup` (what each process computes) and their sum
-    is checked to equal ``weight[ids]`` exactly.
-    """
-    from .distributed import local_lookup, shard_bounds
-
-    if weight.dim() != 2:
-        raise ValueError(f"weight must be 2-D [V, d], got shape {tuple(weight.shape)}")
-    if not isinstance(ids, torch.Tensor) or ids.dim() != 1:
-        raise ValueError("ids must be a 1-D tensor of token ids")
-    weight = weight.detach().cpu()
-    vocab_size, dim = weight.shape
-    check_ids(ids, vocab_size)
-    bounds = shard_bounds(vocab_size, world_size)
-    if world_size > len(_RANK_COLORS):
-        raise ValueError(f"the figure draws at most {len(_RANK_COLORS)} processes, got world_size {world_size}")
-    ids = ids.cpu().long()
-    partials = [local_lookup(ids, weight[start:end], start) for start, end in bounds]
-    total = torch.stack(partials).sum(dim=0)
-    if not torch.equal(total, weight[ids]):
-        raise AssertionError("the partial lookups do not sum to W[ids]; the figure would be wrong")
-    owner = [next(r for r, (s, e) in enumerate(bounds) if s <= i < e) for i in ids.tolist()]
-
-    lo, hi = float(weight.min()), float(weight.max())
-    fig = Figure(figsize=(2.4 * (world_size + 2), 4.6), layout="constrained")
-    axes = fig.subplots(1, world_size + 2)
-    _heatmap(axes[0], weight, f"table W  [V={vocab_size}, d={dim}]\nsplit by rows", vmin=lo, vmax=hi)
-    axes[0].set_yticks(range(vocab_size))
-    axes[0].tick_params(labelsize=7)
-    for rank, (start, end) in enumerate(bounds):
-        color = _RANK_COLORS[rank]
-        axes[0].add_patch(Rectangle((-0.45, start - 0.45), dim - 0.1, end - start - 0.1, fill=False, ec=color, lw=3))
-        axes[0].text(dim - 0.2, (start + end - 1) / 2, f" rank {rank}\n rows {start}-{end - 1}", color=color,
-                     ha="left", va="center", fontsize=9, fontweight="bold")
-
-    def id_ticks(ax):
-        ax.set_yticks(range(len(ids)), [str(i) for i in ids.tolist()], fontsize=8)
-        for label, r in zip(ax.get_yticklabels(), owner, strict=True):
-            label.set_color(_RANK_COLORS[r])
-
-    for rank, (partial, (start, end)) in enumerate(zip(partials, bounds, strict=True)):
-        ax = axes[rank + 1]
-        _heatmap(ax, partial, f"rank {rank}: rows {start}-{end - 1}\nlooks up its ids, zeros the rest",
-                 vmin=lo, vmax=hi)
-        id_ticks(ax)
-        for row, r in enumerate(owner):
-            if r != rank:
-                ax.add_patch(Rectangle((-0.5, row - 0.5), dim, 1, color="white", alpha=0.85))
-                ax.text((dim - 1) / 2, row, "masked: 0", ha="center", va="center", fontsize=7, color="grey")
-        for spine in ax.spines.values():
-            spine.set_edgecolor(_RANK_COLORS[rank])
-            spine.set_linewidth(2.5)
-    _heatmap(axes[-1], total, "all_reduce(SUM)\n= W[ids] on every rank", vmin=lo, vmax=hi)
-    id_ticks(axes[-1])
-    axes[1].set_ylabel("token ids, coloured by the rank that holds them", fontsize=8)
-    fig.suptitle(f"A vocabulary-parallel lookup over {world_size} processes: "
-                 "each holds a block of rows, and one all-reduce adds the partial results", fontsize=11)
-    return fig
-
-
-def _course_vocab_parallel_split() -> Figure:
-    generator = torch.Generator().manual_seed(0)
-    weight = torch.randn(11, 4, generator=generator)
-    ids = torch.tensor([4, 9, 0, 6, 4, 2, 10, 7])
-    return vocab_parallel_figure(weight, ids, world_size=3)
-
-
-COURSE_IMAGES["vocab_parallel_split.png"] = _course_vocab_parallel_split
 # --- Notebooks 4 and 5: gradients and initialisation ---------------------------------
 
 _SEQUENCE_COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e")
@@ -816,7 +468,356 @@ def _course_init_histograms() -> Figure:
     }, bins=70, title="Default initialisation: N(0, 1) for the embedding, U(±1/√V) for the one-hot linear layer")
 
 
-COURSE_IMAGES.update({
+# --- Notebook 6: what the lookup saves, measured -----------------------------------------
+
+#: One colour and marker per benchmark method, the same in every figure.
+METHOD_STYLE = {
+    "lookup": {"color": "#1f77b4", "marker": "o", "label": "lookup (F.embedding)", "zorder": 4},
+    "dense": {"color": "#d62728", "marker": "s", "label": "dense one-hot @ W"},
+    "sparse": {"color": "#2ca02c", "marker": "^", "label": "sparse one-hot @ W"},
+    "copy": {"color": "#7f7f7f", "marker": "D", "label": "plain copy of n·d values"},
+}
+_AXIS_LABELS = {
+    "vocab_size": "vocabulary size V",
+    "embedding_dim": "embedding dim d",
+    "num_tokens": "tokens per batch n",
+}
+_SIZES = tuple(_AXIS_LABELS)
+_PASS_TITLES = {"forward": "forward", "backward": "forward + backward (grad of W)"}
+#: Fixed margins instead of a layout engine (constrained layout doubles the drawing time).
+_GRID = {"left": 0.08, "right": 0.98, "bottom": 0.12, "top": 0.85, "wspace": 0.08}
+
+
+def _sweep_rows(rows: list[dict], axis: str) -> tuple[list[dict], str]:
+    """The measured rows of a one-dimensional sweep along ``axis``, and a note on the fixed sizes."""
+    if axis not in _AXIS_LABELS:
+        raise ValueError(f"unknown axis {axis!r}; expected one of {tuple(_AXIS_LABELS)}")
+    ok = [r for r in rows if r.get("status") == "ok"]
+    if not ok:
+        raise ValueError("no measured rows (status 'ok') to draw; run utils.bench.run_benchmark first")
+    fixed = [name for name in _SIZES if name != axis]
+    varying = [name for name in fixed if len({r[name] for r in ok}) > 1]
+    if varying:
+        raise ValueError(f"the rows vary in {varying} as well as {axis}: pass the rows of one sweep along {axis}")
+    short = {"vocab_size": "V", "embedding_dim": "d", "num_tokens": "n"}
+    note = ", ".join(f"{short[name]}={ok[0][name]:,}" for name in fixed)
+    threads = ok[0]["threads"]
+    return ok, f"{note}, {ok[0]['dtype']}, {ok[0]['device_name']}, {threads} thread{'' if threads == 1 else 's'}"
+
+
+def _log_axes(ax, axis: str, rows: list[dict], ybase: float = 10) -> None:
+    """Log-log axes labelled at the measured sizes, without minor ticks (they cost drawing time, add little)."""
+    from matplotlib.ticker import NullLocator
+
+    ax.set_xscale("log")
+    ax.set_yscale("log", base=ybase)
+    sizes = sorted({r[axis] for r in rows})
+    ax.set_xticks(sizes, [f"{v:,}" for v in sizes], fontsize=8)
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.yaxis.set_minor_locator(NullLocator())
+    ax.set_xlabel(_AXIS_LABELS[axis])
+    ax.grid(True, which="major", alpha=0.3)
+
+
+def _series(rows: list[dict], axis: str, method: str, pass_: str, field: str) -> tuple[list[int], list[float]]:
+    points = sorted((r[axis], r[field]) for r in rows if r["method"] == method and r["pass"] == pass_
+                    and r[field] is not None)
+    return [p[0] for p in points], [p[1] for p in points]
+
+
+def benchmark_time_figure(rows: list[dict], axis: str = "vocab_size") -> Figure:
+    """Median time per call against one size, log-log: forward and forward+backward panels, a line per method.
+
+    ``rows``: the tidy rows of :func:`utils.bench.run_benchmark` for a sweep along ``axis``
+    (``"vocab_size"``, ``"embedding_dim"`` or ``"num_tokens"``). A dotted grey line of slope 1
+    through the dense product's first point shows what "grows in proportion" looks like.
+    """
+    ok, note = _sweep_rows(rows, axis)
+    fig = Figure(figsize=(11, 4.2))  # no layout engine: Jupyter crops with bbox_inches="tight", and it is faster
+    axes = fig.subplots(1, 2, sharey=True, gridspec_kw=_GRID)
+    for ax, pass_ in zip(axes, _PASS_TITLES, strict=True):
+        for method, style in METHOD_STYLE.items():
+            xs, ys = _series(ok, axis, method, pass_, "time_s")
+            if xs:
+                ax.plot(xs, ys, **style)
+        xs, ys = _series(ok, axis, "dense", pass_, "time_s")
+        if len(xs) > 1:
+            ax.plot([xs[0], xs[-1]], [ys[0], ys[0] * xs[-1] / xs[0]], ":", color="0.5", label=f"∝ {axis_symbol(axis)}")
+        _log_axes(ax, axis, ok)
+        ax.set_title(_PASS_TITLES[pass_], fontsize=10)
+    axes[0].set_ylabel("median time per call (s)")
+    axes[0].legend(fontsize=8, loc="best")
+    fig.suptitle(f"Time against {_AXIS_LABELS[axis]} ({note})", fontsize=11)
+    return fig
+
+
+def axis_symbol(axis: str) -> str:
+    """``"vocab_size"`` -> ``"V"``, ``"embedding_dim"`` -> ``"d"``, ``"num_tokens"`` -> ``"n"``."""
+    symbols = {"vocab_size": "V", "embedding_dim": "d", "num_tokens": "n"}
+    if axis not in symbols:
+        raise ValueError(f"unknown axis {axis!r}; expected one of {tuple(symbols)}")
+    return symbols[axis]
+
+
+def benchmark_speedup_figure(rows: list[dict], axis: str = "vocab_size") -> Figure:
+    """How many times slower than the lookup the dense and sparse products are, against one size, log-log."""
+    from .bench import speedups
+
+    ok, note = _sweep_rows(rows, axis)
+    fig = Figure(figsize=(6.5, 4.2))
+    ax = fig.subplots(gridspec_kw=_GRID)
+    for method in ("dense", "sparse"):
+        for pass_, line in (("forward", "-"), ("backward", "--")):
+            points = sorted((s[axis], s["speedup"]) for s in speedups(ok, method, pass_))
+            if points:
+                style = METHOD_STYLE[method]
+                ax.plot([p[0] for p in points], [p[1] for p in points], line, color=style["color"],
+                        marker=style["marker"], label=f"{method} / lookup, {_PASS_TITLES[pass_]}")
+    ax.axhline(1.0, color="black", lw=0.8)
+    ax.text(0.01, 1.0, " as fast as the lookup", transform=ax.get_yaxis_transform(), va="bottom", fontsize=8)
+    _log_axes(ax, axis, ok)
+    ax.set_ylabel("time / lookup's time (how much faster the lookup is)")
+    ax.legend(fontsize=8)
+    ax.set_title(f"The lookup's speed-up ({note})", fontsize=10)
+    return fig
+
+
+def benchmark_memory_figure(rows: list[dict], axis: str = "vocab_size") -> Figure:
+    """Bytes against one size, log-log: what each method builds from the ids, and one call's peak."""
+    ok, note = _sweep_rows(rows, axis)
+    fig = Figure(figsize=(11, 4.2))
+    left, right = fig.subplots(1, 2, sharey=True, gridspec_kw=_GRID)
+    for method, style in METHOD_STYLE.items():
+        xs, ys = _series(ok, axis, method, "forward", "input_bytes")
+        if xs:
+            left.plot(xs, ys, **style)
+        for pass_, line in (("forward", "-"), ("backward", "--")):
+            xs, ys = _series(ok, axis, method, pass_, "peak_bytes")
+            if xs:
+                right.plot(xs, ys, line, color=style["color"], marker=style["marker"], zorder=style.get("zorder", 2))
+    passes = [Line2D([], [], color="black", ls="-", label="forward"),
+              Line2D([], [], color="black", ls="--", label="forward + backward")]
+    right.legend(handles=passes, fontsize=8, title="colours as on the left; lines that coincide overlap",
+                 title_fontsize=7)
+    sources = sorted({r["peak_source"] for r in ok if r["peak_source"]})
+    left.set_title("input built from the ids (ids, one-hot, COO, copy source)", fontsize=10)
+    right.set_title(f"peak bytes one call allocates ({' and '.join(sources)})", fontsize=10)
+    for ax in (left, right):
+        _log_axes(ax, axis, ok, ybase=2)
+        ax.yaxis.set_major_formatter(_bytes_formatter())
+    left.set_ylabel("bytes")
+    left.legend(fontsize=8)
+    fig.suptitle(f"Memory against {_AXIS_LABELS[axis]} ({note})", fontsize=11)
+    return fig
+
+
+def _bytes_formatter():
+    from matplotlib.ticker import FuncFormatter
+
+    from .bench import format_bytes
+
+    return FuncFormatter(lambda value, _pos: format_bytes(value) if value > 0 else "")
+
+
+def benchmark_scaling_figure(sweeps: dict[str, list[dict]], pass_: str = "forward") -> Figure:
+    """Median time per call, log-log, one panel per sweep: ``{axis: rows of the sweep along axis}``.
+
+    A dotted grey line of slope 1 through each method's first point shows proportional growth.
+    """
+    if pass_ not in _PASS_TITLES:
+        raise ValueError(f"unknown pass {pass_!r}; expected one of {tuple(_PASS_TITLES)}")
+    if not isinstance(sweeps, dict) or not sweeps:
+        raise ValueError("sweeps must be a non-empty dict {axis: rows}, e.g. {'embedding_dim': rows}")
+    fig = Figure(figsize=(5.5 * len(sweeps), 4.2))
+    axes = fig.subplots(1, len(sweeps), squeeze=False, gridspec_kw={**_GRID, "wspace": 0.25})[0]
+    for ax, (axis, rows) in zip(axes, sweeps.items(), strict=True):
+        ok, note = _sweep_rows(rows, axis)
+        for method, style in METHOD_STYLE.items():
+            xs, ys = _series(ok, axis, method, pass_, "time_s")
+            if xs:
+                ax.plot(xs, ys, **style)
+                if len(xs) > 1:
+                    ax.plot([xs[0], xs[-1]], [ys[0], ys[0] * xs[-1] / xs[0]], ":", color="0.5",
+                            label=f"∝ {axis_symbol(axis)}" if method == "lookup" else None)
+        _log_axes(ax, axis, ok)
+        ax.set_title(note.split(", float")[0].split(", bfloat")[0], fontsize=10)
+        ax.legend(fontsize=8)
+    axes[0].set_ylabel("median time per call (s)")
+    fig.suptitle(f"Time against d and n, {_PASS_TITLES[pass_]}", fontsize=11)
+    return fig
+
+
+# --- Notebooks 7 and 8: bags, positions, and the vocabulary-parallel split ---------------
+
+_RANK_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22")
+
+
+def multi_hot_bag_figure(bag_ids: torch.Tensor, weight: torch.Tensor, tokens: list[str] | None = None) -> Figure:
+    """A bag of ids as a multi-hot (counts) row times ``weight`` ``[V, d]``: the bag's sum.
+
+    ``bag_ids``: ``(L,)`` int64. Three panels: the counts row ``[1, V]`` (numbers
+    written in), the weight with the used rows framed, and ``counts @ weight`` ``[1, d]``,
+    which is checked against the sum of the looked-up rows.
+    """
+    if weight.dim() != 2:
+        raise ValueError(f"weight must be 2-D [V, d], got shape {tuple(weight.shape)}")
+    if not isinstance(bag_ids, torch.Tensor) or bag_ids.dim() != 1:
+        raise ValueError("bag_ids must be a 1-D tensor of token ids (one bag)")
+    weight = weight.detach().cpu()
+    vocab_size, dim = weight.shape
+    check_ids(bag_ids, vocab_size)
+    bag_ids = bag_ids.cpu().long()
+    counts = torch.bincount(bag_ids, minlength=vocab_size).to(weight.dtype)[None, :]  # (1, V)
+    product = counts @ weight  # (1, d)
+    if not torch.allclose(product[0], weight[bag_ids].sum(dim=0), rtol=0, atol=1e-5):
+        raise AssertionError("counts @ W is not the sum of the bag's rows; the figure would be wrong")
+
+    lo, hi = float(min(weight.min(), product.min())), float(max(weight.max(), product.max()))
+    fig = Figure(figsize=(11, 3.6), layout="constrained")
+    axes = fig.subplots(1, 3, width_ratios=[vocab_size, dim, dim])
+    _heatmap(axes[0], counts, f"multi-hot counts of the bag\n[1, V={vocab_size}]", cmap="Greys",
+             vmin=0, vmax=3 * float(counts.max()))
+    for v in range(vocab_size):
+        c = int(counts[0, v])
+        axes[0].text(v, 0, str(c), ha="center", va="center", color="black" if c else "grey",
+                     fontweight="bold" if c else "normal")
+        if c:
+            axes[0].add_patch(Rectangle((v - 0.5, -0.5), 1, 1, fill=False, ec=_HIGHLIGHT, lw=2))
+    if tokens is not None:
+        axes[0].set_xticks(range(vocab_size), tokens, rotation=90, fontsize=8)
+    _heatmap(axes[1], weight, f"@  weight W  [V={vocab_size}, d={dim}]\nused rows framed", vmin=lo, vmax=hi)
+    axes[1].set_yticks(range(vocab_size))
+    axes[1].tick_params(labelsize=7)
+    for v in bag_ids.unique().tolist():
+        axes[1].add_patch(Rectangle((-0.5, v - 0.5), dim, 1, fill=False, ec=_HIGHLIGHT, lw=2))
+    _heatmap(axes[2], product, f"=  counts @ W  [1, d={dim}]\nthe sum of the bag's rows", vmin=lo, vmax=hi)
+    for j in range(dim):
+        value = float(product[0, j])
+        light = (value - lo) / (hi - lo) > 0.6 if hi > lo else False  # viridis is light at the top
+        axes[2].text(j, 0, f"{value:.2f}", ha="center", va="center", color="black" if light else "white", fontsize=8)
+    fig.suptitle(f"A bag of {len(bag_ids)} ids is a multi-hot row times the table", fontsize=12)
+    return fig
+
+
+def sinusoidal_positions_figure(table: torch.Tensor, columns: tuple[int, ...] = (0, 4, 8, 12)) -> Figure:
+    """The sinusoidal position table ``(T, d)`` as a heatmap, beside a few of its columns as curves."""
+    if table.dim() != 2:
+        raise ValueError(f"table must be 2-D (positions, dim), got shape {tuple(table.shape)}")
+    num_positions, dim = table.shape
+    bad = [c for c in columns if not 0 <= c < dim]
+    if bad:
+        raise ValueError(f"columns {bad} are out of range for a table with {dim} columns")
+    values = table.detach().cpu().float()
+    fig = Figure(figsize=(11, 4.2), layout="constrained")
+    heat, curves = fig.subplots(1, 2, width_ratios=[1.2, 1])
+    image = heat.imshow(values.numpy(), cmap="RdBu_r", vmin=-1, vmax=1, aspect="auto", interpolation="nearest")
+    heat.set_xlabel("dimension (even: sin, odd: cos)")
+    heat.set_ylabel("position")
+    heat.set_title(f"sinusoidal position table  [{num_positions}, {dim}]", fontsize=10)
+    fig.colorbar(image, ax=heat, shrink=0.85)
+    positions = torch.arange(num_positions).numpy()
+    for c in columns:
+        kind = "sin" if c % 2 == 0 else "cos"
+        curves.plot(positions, values[:, c].numpy(), marker=".", markersize=3, label=f"column {c} ({kind})")
+    curves.set_xlabel("position")
+    curves.set_title("low columns turn fast, high columns slowly", fontsize=10)
+    curves.set_ylim(-1.1, 1.45)
+    curves.legend(fontsize=8, loc="upper center", ncols=2)
+    fig.suptitle("Every position gets its own fixed pattern of sines and cosines", fontsize=12)
+    return fig
+
+
+def vocab_parallel_figure(weight: torch.Tensor, ids: torch.Tensor, world_size: int) -> Figure:
+    """The vocabulary-parallel lookup: the table split by rows, each process's partial result, their sum.
+
+    ``weight``: ``[V, d]``; ``ids``: ``(n,)`` int64. The partials are computed with
+    :func:`utils.distributed.local_lookup` (what each process computes) and their sum
+    is checked to equal ``weight[ids]`` exactly.
+    """
+    from .distributed import local_lookup, shard_bounds
+
+    if weight.dim() != 2:
+        raise ValueError(f"weight must be 2-D [V, d], got shape {tuple(weight.shape)}")
+    if not isinstance(ids, torch.Tensor) or ids.dim() != 1:
+        raise ValueError("ids must be a 1-D tensor of token ids")
+    weight = weight.detach().cpu()
+    vocab_size, dim = weight.shape
+    check_ids(ids, vocab_size)
+    bounds = shard_bounds(vocab_size, world_size)
+    if world_size > len(_RANK_COLORS):
+        raise ValueError(f"the figure draws at most {len(_RANK_COLORS)} processes, got world_size {world_size}")
+    ids = ids.cpu().long()
+    partials = [local_lookup(ids, weight[start:end], start) for start, end in bounds]
+    total = torch.stack(partials).sum(dim=0)
+    if not torch.equal(total, weight[ids]):
+        raise AssertionError("the partial lookups do not sum to W[ids]; the figure would be wrong")
+    owner = [next(r for r, (s, e) in enumerate(bounds) if s <= i < e) for i in ids.tolist()]
+
+    lo, hi = float(weight.min()), float(weight.max())
+    fig = Figure(figsize=(2.4 * (world_size + 2), 4.6), layout="constrained")
+    axes = fig.subplots(1, world_size + 2)
+    _heatmap(axes[0], weight, f"table W  [V={vocab_size}, d={dim}]\nsplit by rows", vmin=lo, vmax=hi)
+    axes[0].set_yticks(range(vocab_size))
+    axes[0].tick_params(labelsize=7)
+    for rank, (start, end) in enumerate(bounds):
+        color = _RANK_COLORS[rank]
+        axes[0].add_patch(Rectangle((-0.45, start - 0.45), dim - 0.1, end - start - 0.1, fill=False, ec=color, lw=3))
+        axes[0].text(dim - 0.2, (start + end - 1) / 2, f" rank {rank}\n rows {start}-{end - 1}", color=color,
+                     ha="left", va="center", fontsize=9, fontweight="bold")
+
+    def id_ticks(ax):
+        ax.set_yticks(range(len(ids)), [str(i) for i in ids.tolist()], fontsize=8)
+        for label, r in zip(ax.get_yticklabels(), owner, strict=True):
+            label.set_color(_RANK_COLORS[r])
+
+    for rank, (partial, (start, end)) in enumerate(zip(partials, bounds, strict=True)):
+        ax = axes[rank + 1]
+        _heatmap(ax, partial, f"rank {rank}: rows {start}-{end - 1}\nlooks up its ids, zeros the rest",
+                 vmin=lo, vmax=hi)
+        id_ticks(ax)
+        for row, r in enumerate(owner):
+            if r != rank:
+                ax.add_patch(Rectangle((-0.5, row - 0.5), dim, 1, color="white", alpha=0.85))
+                ax.text((dim - 1) / 2, row, "masked: 0", ha="center", va="center", fontsize=7, color="grey")
+        for spine in ax.spines.values():
+            spine.set_edgecolor(_RANK_COLORS[rank])
+            spine.set_linewidth(2.5)
+    _heatmap(axes[-1], total, "all_reduce(SUM)\n= W[ids] on every rank", vmin=lo, vmax=hi)
+    id_ticks(axes[-1])
+    axes[1].set_ylabel("token ids, coloured by the rank that holds them", fontsize=8)
+    fig.suptitle(f"A vocabulary-parallel lookup over {world_size} processes: "
+                 "each holds a block of rows, and one all-reduce adds the partial results", fontsize=11)
+    return fig
+
+
+def _course_vocab_parallel_split() -> Figure:
+    generator = torch.Generator().manual_seed(0)
+    weight = torch.randn(11, 4, generator=generator)
+    ids = torch.tensor([4, 9, 0, 6, 4, 2, 10, 7])
+    return vocab_parallel_figure(weight, ids, world_size=3)
+
+
+# --- The diagrams saved in images/ ------------------------------------------------------
+
+#: file name in ``images/`` -> function that draws it (seeded, so every run draws the same picture)
+COURSE_IMAGES: dict[str, Callable[[], Figure]] = {
+    "one_hot_product.png": _course_one_hot_product,
+    "embedding_lookup.png": _course_embedding_lookup,
+    "linear_embedding_transpose.png": _course_linear_embedding_transpose,
     "embedding_gradient_rows.png": _course_gradient_rows,
     "init_histograms.png": _course_init_histograms,
-})
+    "vocab_parallel_split.png": _course_vocab_parallel_split,
+}
+
+
+def save_figure(fig: Figure, path: Path) -> Path:
+    """Save ``fig`` as a PNG with no time stamp or version in its metadata."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110, metadata={"Software": None})
+    return path
+
+
+def write_course_images(directory: Path) -> list[Path]:
+    """Draw every figure in :data:`COURSE_IMAGES` into ``directory``; return the paths."""
+    return [save_figure(draw(), Path(directory) / name) for name, draw in COURSE_IMAGES.items()]
