@@ -125,7 +125,7 @@ def test_process_group_is_destroyed_even_after_an_error(problem):
 
 
 def test_process_group_rejects_a_bad_timeout():
-    with pytest.raises(ValueError, match="timeout_s must be > 0 seconds, got 0"):
+    with pytest.raises(ValueError, match="timeout_s must be a positive, finite number of seconds, got 0"):
         with D.process_group(0, 1, timeout_s=0):
             pass
     assert not dist.is_initialized()

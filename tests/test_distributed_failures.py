@@ -79,7 +79,7 @@ def test_worker_functions_must_be_importable():
 def test_bad_fault_and_timeouts_are_rejected():
     with pytest.raises(ValueError, match=r"unknown fault kind 'explode'; expected one of \('raise', 'exit'"):
         D.Fault(0, "explode")
-    with pytest.raises(ValueError, match="timeout_s must be > 0 seconds, got -1"):
+    with pytest.raises(ValueError, match="timeout_s must be a positive, finite number of seconds, got -1"):
         D.launch(D.vocab_parallel_worker, 1, timeout_s=-1)
     with pytest.raises(TypeError, match="join_timeout_s must be a number of seconds, got str"):
         D.launch(D.vocab_parallel_worker, 1, join_timeout_s="10")

@@ -113,7 +113,7 @@ def test_bad_arguments_say_what_was_expected():
         init_stats.linear_bound(3.0)
     with pytest.raises(ValueError, match="fan_in must be >= 1, got 0"):
         init_stats.linear_std(0)
-    with pytest.raises(ValueError, match="std must be a positive finite number, got -1"):
+    with pytest.raises(ValueError, match="std must be a positive, finite number, got -1"):
         init_stats.normal(-1)
     with pytest.raises(TypeError, match="std must be a number, got str"):
         init_stats.normal_pdf(np.zeros(2), "1")

@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import math
 import os
 import sys
 from collections.abc import Callable, Iterable, Sequence
@@ -40,6 +39,7 @@ import torch.nn.functional as F
 from torch.utils import benchmark
 from tqdm import tqdm
 
+from .checks import check_int, check_positive
 from .devices import describe_device, resolve_device
 
 METHODS = ("lookup", "dense", "sparse", "copy")
@@ -65,22 +65,6 @@ FIELDS = (
 
 
 # --- arguments -------------------------------------------------------------------------
-
-
-def _check_size(name: str, value: object, *, minimum: int = 1) -> int:
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
-    return value
-
-
-def _check_positive(name: str, value: object) -> float:
-    if not isinstance(value, (int, float)) or isinstance(value, bool):
-        raise TypeError(f"{name} must be a number, got {type(value).__name__}")
-    if not value > 0 or math.isinf(value):
-        raise ValueError(f"{name} must be a positive, finite number, got {value}")
-    return float(value)
 
 
 def _check_choices(name: str, values: object, choices: tuple[str, ...]) -> tuple[str, ...]:
@@ -125,9 +109,9 @@ class Case:
     num_tokens: int
 
     def __post_init__(self) -> None:
-        _check_size("vocab_size", self.vocab_size)
-        _check_size("embedding_dim", self.embedding_dim)
-        _check_size("num_tokens", self.num_tokens)
+        check_int("vocab_size", self.vocab_size)
+        check_int("embedding_dim", self.embedding_dim)
+        check_int("num_tokens", self.num_tokens)
 
     def label(self) -> str:
         return f"V={self.vocab_size:,}, d={self.embedding_dim:,}, n={self.num_tokens:,}"
@@ -275,7 +259,7 @@ def available_memory(device: torch.device | str = "cpu") -> int | None:
 
 def default_memory_budget(device: torch.device | str = "cpu", fraction: float = BUDGET_FRACTION) -> int:
     """Half (``fraction``) of :func:`available_memory`, or :data:`FALLBACK_BUDGET` (1 GiB) if unknown."""
-    fraction = _check_positive("fraction", fraction)
+    fraction = check_positive("fraction", fraction)
     if fraction > 1:
         raise ValueError(f"fraction must be at most 1 (a share of the available memory), got {fraction}")
     available = available_memory(device)
@@ -324,7 +308,7 @@ def make_inputs(case: Case, device: torch.device | str = "cpu", dtype: torch.dty
     ``grad_out: (n, d)``, multiples of 1/8 in [-1, 1] (so gradient sums are exact).
     """
     device, dtype = _as_device(device), as_dtype(dtype)
-    _check_size("seed", seed, minimum=0)
+    check_int("seed", seed, minimum=0)
     generator = torch.Generator().manual_seed(seed)
     n, V, d = case.num_tokens, case.vocab_size, case.embedding_dim
     ids = torch.randint(0, V, (n,), generator=generator)
@@ -465,11 +449,11 @@ def run_benchmark(
     methods = _check_choices("methods", methods, METHODS)
     passes = _check_choices("passes", passes, PASSES)
     device, dtype = _as_device(device), as_dtype(dtype)
-    min_run_time = _check_positive("min_run_time", min_run_time)
-    threads = torch.get_num_threads() if threads is None else _check_size("threads", threads)
-    budget = default_memory_budget(device) if memory_budget is None else int(_check_positive(
+    min_run_time = check_positive("min_run_time", min_run_time)
+    threads = torch.get_num_threads() if threads is None else check_int("threads", threads)
+    budget = default_memory_budget(device) if memory_budget is None else int(check_positive(
         "memory_budget", memory_budget))
-    _check_size("seed", seed, minimum=0)
+    check_int("seed", seed, minimum=0)
 
     common = {
         "dtype": str(dtype).removeprefix("torch."), "device": device.type, "device_name": describe_device(device),

@@ -66,6 +66,7 @@ import torch.distributed as dist
 import torch.nn as nn
 import torch.nn.functional as F
 
+from .checks import check_int, check_positive
 from .lookup import check_ids
 
 #: the loopback address: the worker processes talk to each other only on this machine
@@ -75,22 +76,6 @@ DEFAULT_TIMEOUT_S = 30.0
 #: extra seconds the launcher allows on top of the collective timeout (start-up, imports)
 STARTUP_ALLOWANCE_S = 60.0
 FAULT_KINDS = ("raise", "exit", "kill", "hang")
-
-
-def _check_int(name: str, value: object, minimum: int) -> int:
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
-    return value
-
-
-def _check_seconds(name: str, value: object) -> float:
-    if not isinstance(value, (int, float)) or isinstance(value, bool):
-        raise TypeError(f"{name} must be a number of seconds, got {type(value).__name__}")
-    if not value > 0:
-        raise ValueError(f"{name} must be > 0 seconds, got {value}")
-    return float(value)
 
 
 # --- splitting the vocabulary ---------------------------------------------------------
@@ -103,8 +88,8 @@ def shard_bounds(vocab_size: int, world_size: int) -> list[tuple[int, int]]:
     blocks hold one row more, so sizes differ by at most one
     (``shard_bounds(11, 3) == [(0, 4), (4, 8), (8, 11)]``).
     """
-    _check_int("vocab_size", vocab_size, 1)
-    _check_int("world_size", world_size, 1)
+    check_int("vocab_size", vocab_size, 1)
+    check_int("world_size", world_size, 1)
     if world_size > vocab_size:
         raise ValueError(
             f"world_size {world_size} is larger than vocab_size {vocab_size}: "
@@ -133,7 +118,7 @@ def _check_local_lookup(ids: object, local_weight: object, start: object) -> Non
     if not isinstance(local_weight, torch.Tensor) or local_weight.dim() != 2:
         shape = tuple(local_weight.shape) if isinstance(local_weight, torch.Tensor) else type(local_weight).__name__
         raise ValueError(f"local_weight must be a 2-D tensor [rows, d], got {shape}")
-    _check_int("start", start, 0)
+    check_int("start", start, 0)
     if not isinstance(ids, torch.Tensor) or ids.dtype not in (torch.int32, torch.int64):
         got = ids.dtype if isinstance(ids, torch.Tensor) else type(ids).__name__
         raise TypeError(f"ids must be an int64 (or int32) tensor, got {got}")
@@ -197,9 +182,9 @@ class VocabParallelEmbedding(nn.Module):
                  group: Any = None, device: torch.device | str | None = None, dtype: torch.dtype | None = None,
                  generator: torch.Generator | None = None) -> None:
         super().__init__()
-        _check_int("embedding_dim", embedding_dim, 1)
+        check_int("embedding_dim", embedding_dim, 1)
         bounds = shard_bounds(num_embeddings, world_size)
-        _check_int("rank", rank, 0)
+        check_int("rank", rank, 0)
         if rank >= world_size:
             raise ValueError(f"rank {rank} is out of range for world_size {world_size} "
                              f"(valid ranks: 0..{world_size - 1})")
@@ -257,7 +242,7 @@ class Fault:
     kind: str = "raise"
 
     def __post_init__(self) -> None:
-        _check_int("Fault.rank", self.rank, 0)
+        check_int("Fault.rank", self.rank, 0)
         if self.kind not in FAULT_KINDS:
             raise ValueError(f"unknown fault kind {self.kind!r}; expected one of {FAULT_KINDS}")
 
@@ -304,7 +289,7 @@ def process_group(rank: int, world_size: int, *, backend: str = "gloo", init_met
     ``timeout_s`` bounds the rendezvous and every collective: one that waits longer
     raises instead of hanging. With NCCL, the process uses GPU ``LOCAL_RANK`` (or ``rank``).
     """
-    timeout_s = _check_seconds("timeout_s", timeout_s)
+    timeout_s = check_positive("timeout_s", timeout_s, unit="seconds")
     if backend == "nccl":
         torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", rank)))
     dist.init_process_group(backend, init_method=init_method, rank=rank, world_size=world_size,
@@ -467,10 +452,10 @@ def launch(fn: Callable[..., Any], world_size: int = 2, *, args: tuple = (), bac
     import torch.multiprocessing as mp
 
     _importable(fn)
-    _check_int("world_size", world_size, 1)
-    timeout_s = _check_seconds("timeout_s", timeout_s)
-    join_timeout_s = _check_seconds("join_timeout_s", timeout_s + STARTUP_ALLOWANCE_S
-                                    if join_timeout_s is None else join_timeout_s)
+    check_int("world_size", world_size, 1)
+    timeout_s = check_positive("timeout_s", timeout_s, unit="seconds")
+    join_timeout_s = check_positive("join_timeout_s", timeout_s + STARTUP_ALLOWANCE_S
+                                    if join_timeout_s is None else join_timeout_s, unit="seconds")
     start_method = prepare_workers(start_method, modules=(fn.__module__,))
     init_method = f"tcp://{LOOPBACK}:{free_port()}"
     with tempfile.TemporaryDirectory(prefix="vocab-parallel-") as tmp:
@@ -515,8 +500,8 @@ class ProblemSpec:
 
     def __post_init__(self) -> None:
         for name in ("vocab_size", "dim", "batch", "seq_len"):
-            _check_int(name, getattr(self, name), 1)
-        _check_int("seed", self.seed, 0)
+            check_int(name, getattr(self, name), 1)
+        check_int("seed", self.seed, 0)
 
 
 def make_problem(spec: ProblemSpec) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -623,9 +608,9 @@ class ParallelCost:
 def vocab_parallel_cost(vocab_size: int, dim: int, num_tokens: int, world_size: int,
                         bytes_per_value: int = 4) -> ParallelCost:
     """Memory per process and the one all-reduce of ``num_tokens * dim`` values per forward."""
-    _check_int("dim", dim, 1)
-    _check_int("num_tokens", num_tokens, 0)
-    _check_int("bytes_per_value", bytes_per_value, 1)
+    check_int("dim", dim, 1)
+    check_int("num_tokens", num_tokens, 0)
+    check_int("bytes_per_value", bytes_per_value, 1)
     rows = max(end - start for start, end in shard_bounds(vocab_size, world_size))
     values = num_tokens * dim
     return ParallelCost(

@@ -23,25 +23,11 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from .checks import check_int, check_positive
+
 #: kurtosis E[(x-mu)^4]/sigma^4 of the two distributions PyTorch draws from
 NORMAL_KURTOSIS = 3.0
 UNIFORM_KURTOSIS = 9.0 / 5.0
-
-
-def _check_positive_int(name: str, value: object) -> int:
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-    if value < 1:
-        raise ValueError(f"{name} must be >= 1, got {value}")
-    return value
-
-
-def _check_positive_float(name: str, value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"{name} must be a number, got {type(value).__name__}")
-    if not value > 0 or not math.isfinite(value):
-        raise ValueError(f"{name} must be a positive finite number, got {value}")
-    return float(value)
 
 
 @dataclass(frozen=True)
@@ -74,7 +60,7 @@ class Expected:
 
 def normal(std: float, name: str | None = None) -> Expected:
     """N(0, std²), e.g. ``normal(0.02)`` for GPT-2's ``normal_(std=0.02)``."""
-    std = _check_positive_float("std", std)
+    std = check_positive("std", std)
     return Expected(name or f"N(0, {std:g}²)", "normal", std)
 
 
@@ -85,7 +71,7 @@ def embedding_init() -> Expected:
 
 def linear_bound(fan_in: int) -> float:
     """Half-width of ``nn.Linear``'s uniform weights: ``1/sqrt(fan_in)`` (``fan_in = in_features``)."""
-    return 1.0 / math.sqrt(_check_positive_int("fan_in", fan_in))
+    return 1.0 / math.sqrt(check_int("fan_in", fan_in))
 
 
 def linear_std(fan_in: int) -> float:
@@ -105,9 +91,9 @@ def xavier_normal_std(fan_in: int, fan_out: int, gain: float = 1.0) -> float:
     For a 2-D weight of shape ``[rows, cols]`` PyTorch takes ``fan_in = cols`` and
     ``fan_out = rows``.
     """
-    _check_positive_int("fan_in", fan_in)
-    _check_positive_int("fan_out", fan_out)
-    return _check_positive_float("gain", gain) * math.sqrt(2.0 / (fan_in + fan_out))
+    check_int("fan_in", fan_in)
+    check_int("fan_out", fan_out)
+    return check_positive("gain", gain) * math.sqrt(2.0 / (fan_in + fan_out))
 
 
 def std_standard_error(std: float, n: int, kurtosis: float = NORMAL_KURTOSIS) -> float:
@@ -116,8 +102,8 @@ def std_standard_error(std: float, n: int, kurtosis: float = NORMAL_KURTOSIS) ->
     ``sqrt((kurtosis - 1)/(4n)) * std`` (the delta method); for a normal (kurtosis 3)
     that is the familiar ``std/sqrt(2n)``, for a uniform (9/5) ``std*sqrt(0.2/n)``.
     """
-    std = _check_positive_float("std", std)
-    _check_positive_int("n", n)
+    std = check_positive("std", std)
+    check_int("n", n)
     if isinstance(kurtosis, bool) or not isinstance(kurtosis, (int, float)) or not kurtosis > 1:
         raise ValueError(f"kurtosis must be a number > 1, got {kurtosis!r}")
     return std * math.sqrt((kurtosis - 1.0) / (4.0 * n))
@@ -125,19 +111,19 @@ def std_standard_error(std: float, n: int, kurtosis: float = NORMAL_KURTOSIS) ->
 
 def mean_standard_error(std: float, n: int) -> float:
     """Standard error of the sample mean of ``n`` independent draws: ``std/sqrt(n)``."""
-    return _check_positive_float("std", std) / math.sqrt(_check_positive_int("n", n))
+    return check_positive("std", std) / math.sqrt(check_int("n", n))
 
 
 def normal_pdf(x: np.ndarray, std: float, mean: float = 0.0) -> np.ndarray:
     """Density of N(mean, std²) at ``x``."""
-    std = _check_positive_float("std", std)
+    std = check_positive("std", std)
     x = np.asarray(x, dtype=float)
     return np.exp(-0.5 * ((x - mean) / std) ** 2) / (std * math.sqrt(2.0 * math.pi))
 
 
 def uniform_pdf(x: np.ndarray, bound: float, mean: float = 0.0) -> np.ndarray:
     """Density of U(mean - bound, mean + bound) at ``x``: ``1/(2*bound)`` inside, 0 outside."""
-    bound = _check_positive_float("bound", bound)
+    bound = check_positive("bound", bound)
     x = np.asarray(x, dtype=float)
     return np.where(np.abs(x - mean) <= bound, 1.0 / (2.0 * bound), 0.0)
 
@@ -228,14 +214,14 @@ def tied_logit_std(embedding_dim: int, weight_std: float, hidden_std: float = 1.
     Each logit sums ``d`` products of independent zero-mean factors: variance
     ``d * weight_std² * hidden_std²``.
     """
-    _check_positive_int("embedding_dim", embedding_dim)
-    return math.sqrt(embedding_dim) * _check_positive_float("weight_std", weight_std) * \
-        _check_positive_float("hidden_std", hidden_std)
+    check_int("embedding_dim", embedding_dim)
+    return math.sqrt(embedding_dim) * check_positive("weight_std", weight_std) * \
+        check_positive("hidden_std", hidden_std)
 
 
 def _check_many_logits(vocab_size: int, logit_std: float) -> None:
-    _check_positive_int("vocab_size", vocab_size)
-    _check_positive_float("logit_std", logit_std)
+    check_int("vocab_size", vocab_size)
+    check_positive("logit_std", logit_std)
     # relative std of sum(exp(z)) over V draws: sqrt((e^{s²} - 1)/V); the approximation needs it small
     spread = math.sqrt(math.expm1(min(logit_std**2, 700.0)) / vocab_size)
     if spread > 0.1:

@@ -16,15 +16,9 @@ from dataclasses import dataclass
 import torch
 import torch.nn.functional as F
 
+from .checks import check_int
+
 _INTEGER_DTYPES = (torch.int8, torch.uint8, torch.int16, torch.int32, torch.int64)
-
-
-def _check_size(name: str, value: object, *, minimum: int = 1) -> int:
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
-    return value
 
 
 def check_ids(ids: torch.Tensor, num_embeddings: int) -> torch.Tensor:
@@ -34,7 +28,7 @@ def check_ids(ids: torch.Tensor, num_embeddings: int) -> torch.Tensor:
     non-integer dtype, ``ValueError`` for an id outside ``0..num_embeddings-1``
     (naming the first offending id).
     """
-    _check_size("num_embeddings", num_embeddings)
+    check_int("num_embeddings", num_embeddings)
     if not isinstance(ids, torch.Tensor):
         raise TypeError(f"ids must be a torch.Tensor of integer token ids, got {type(ids).__name__}")
     if ids.dtype not in _INTEGER_DTYPES:
@@ -110,7 +104,7 @@ def one_hot_multiply_adds(num_tokens: int, vocab_size: int, embedding_dim: int) 
     ``V * d`` multiply-adds per token, of which ``d`` multiply by the single 1.
     (A FLOP counter reports twice the multiply-adds: a multiply and an add each.)
     """
-    _check_size("num_tokens", num_tokens, minimum=0)
-    _check_size("vocab_size", vocab_size)
-    _check_size("embedding_dim", embedding_dim)
+    check_int("num_tokens", num_tokens, minimum=0)
+    check_int("vocab_size", vocab_size)
+    check_int("embedding_dim", embedding_dim)
     return MultiplyAdds(total=num_tokens * vocab_size * embedding_dim, useful=num_tokens * embedding_dim)

@@ -9,18 +9,12 @@ from __future__ import annotations
 
 import torch
 
-
-def _check_positive_int(name: str, value: object) -> int:
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-    if value < 1:
-        raise ValueError(f"{name} must be >= 1, got {value}")
-    return value
+from .checks import check_int
 
 
 def sinusoidal_frequencies(dim: int, base: float = 10_000.0, dtype: torch.dtype = torch.float32) -> torch.Tensor:
     """The angular frequencies ``omega_i = base ** (-2i / dim)``, ``i = 0 .. dim/2 - 1``: shape ``(dim // 2,)``."""
-    _check_positive_int("dim", dim)
+    check_int("dim", dim)
     if dim % 2:
         raise ValueError(f"dim must be even (sine and cosine columns come in pairs), got {dim}")
     if not isinstance(base, (int, float)) or isinstance(base, bool) or base <= 1:
@@ -35,7 +29,7 @@ def sinusoidal_positions(num_positions: int, dim: int, base: float = 10_000.0,
     ``PE[p, 2i] = sin(p * omega_i)`` and ``PE[p, 2i + 1] = cos(p * omega_i)``, with
     ``omega_i = base ** (-2i / dim)``. Computed in float64, returned in ``dtype``.
     """
-    _check_positive_int("num_positions", num_positions)
+    check_int("num_positions", num_positions)
     omega = sinusoidal_frequencies(dim, base, torch.float64)  # (dim/2,)
     angles = torch.arange(num_positions, dtype=torch.float64)[:, None] * omega[None, :]  # (T, dim/2)
     table = torch.empty(num_positions, dim, dtype=torch.float64)
