@@ -83,7 +83,8 @@ def execute_in_place(entry: Notebook) -> RunResult:
 
     nb_node = read_notebook(entry.path)
     start = time.perf_counter()
-    NotebookClient(nb_node, timeout=600, kernel_name=KERNEL, record_timing=False,
+    # coalesce_streams: one stream output per cell, as nbval compares them, so re-runs do not churn
+    NotebookClient(nb_node, timeout=600, kernel_name=KERNEL, record_timing=False, coalesce_streams=True,
                    resources={"metadata": {"path": str(NOTEBOOK_DIR)}}).execute()
     cells = check_all_cells_executed(nb_node, entry.filename)
     entry.path.write_text(dumps_notebook(nb_node), encoding="utf-8")
