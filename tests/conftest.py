@@ -1,8 +1,11 @@
-"""Fixtures shared by the browser tests (JupyterLab and the static site)."""
+"""Fixtures shared by several test files: a scratch copy of the course, and the browser tests' Chromium."""
+
+import shutil
 
 import pytest
 
 from utils import browser as course_browser
+from utils import course, sync
 from utils.course import ROOT
 
 SCREENSHOTS = ROOT / "build" / "screenshots"
@@ -76,3 +79,17 @@ def bilingual_course(tmp_path, monkeypatch):
     monkeypatch.setattr(course, "NOTEBOOK_DIR", root / "notebooks")
     monkeypatch.setattr(course, "IMAGE_DIR", root / "images")
     return root
+
+
+@pytest.fixture
+def course_copy(tmp_path, monkeypatch):
+    """A copy of the notebooks (both editions), READMEs and images, with the modules pointed at it."""
+    shutil.copytree(course.NOTEBOOK_DIR, tmp_path / "notebooks")
+    shutil.copytree(course.IMAGE_DIR, tmp_path / "images")
+    for name in ("README.md", "README.zh.md"):
+        shutil.copy(course.ROOT / name, tmp_path / name)
+    monkeypatch.setattr(course, "ROOT", tmp_path)
+    monkeypatch.setattr(course, "NOTEBOOK_DIR", tmp_path / "notebooks")
+    monkeypatch.setattr(course, "IMAGE_DIR", tmp_path / "images")
+    monkeypatch.setattr(sync, "README", tmp_path / "README.md")
+    return tmp_path

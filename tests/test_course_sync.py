@@ -1,7 +1,6 @@
 """The manifest, the notebooks, the READMEs and the generated cells agree (both editions)."""
 
 import re
-import shutil
 
 import pytest
 
@@ -151,20 +150,6 @@ def test_colab_url_rejects_bad_paths():
     with pytest.raises(ValueError, match="there is no notebook 99 in the manifest"):
         course.notebook(99)
     assert course.notebook(1) is NOTEBOOKS[0]
-
-
-@pytest.fixture
-def course_copy(tmp_path, monkeypatch):
-    """A copy of the notebooks, README and images, with the modules pointed at it."""
-    shutil.copytree(course.NOTEBOOK_DIR, tmp_path / "notebooks")
-    shutil.copytree(course.IMAGE_DIR, tmp_path / "images")
-    shutil.copy(sync.README, tmp_path / "README.md")
-    shutil.copy(course.ROOT / "README.zh.md", tmp_path / "README.zh.md")
-    monkeypatch.setattr(course, "ROOT", tmp_path)
-    monkeypatch.setattr(course, "NOTEBOOK_DIR", tmp_path / "notebooks")
-    monkeypatch.setattr(course, "IMAGE_DIR", tmp_path / "images")
-    monkeypatch.setattr(sync, "README", tmp_path / "README.md")
-    return tmp_path
 
 
 def test_drift_is_caught_and_sync_repairs_it(course_copy):

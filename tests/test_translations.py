@@ -1,7 +1,6 @@
 """The Chinese edition: translations as data, the stale check, and the generated notebooks."""
 
 import json
-import shutil
 
 import nbformat
 import pytest
@@ -195,20 +194,6 @@ def test_the_chinese_cells_keep_code_outputs_and_ids():
 
 
 # --- the course: a copy to break -------------------------------------------------------------
-
-@pytest.fixture
-def course_copy(tmp_path, monkeypatch):
-    """A copy of the notebooks (both editions), READMEs and images, with the modules pointed at it."""
-    shutil.copytree(course.NOTEBOOK_DIR, tmp_path / "notebooks")
-    shutil.copytree(course.IMAGE_DIR, tmp_path / "images")
-    for name in ("README.md", "README.zh.md"):
-        shutil.copy(course.ROOT / name, tmp_path / name)
-    monkeypatch.setattr(course, "ROOT", tmp_path)
-    monkeypatch.setattr(course, "NOTEBOOK_DIR", tmp_path / "notebooks")
-    monkeypatch.setattr(course, "IMAGE_DIR", tmp_path / "images")
-    monkeypatch.setattr(sync, "README", tmp_path / "README.md")
-    return tmp_path
-
 
 def _new_problems(baseline):
     """Problems of the copy that the real course does not already have (these tests break the copy)."""

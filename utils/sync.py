@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import nbformat
@@ -48,17 +49,22 @@ def _link(nb: Notebook, label: str) -> str:
     return f"[{label}]({nb.filename})"
 
 
-def navigation(nb: Notebook) -> str:
-    """``← previous · n / N · next →`` with links to the neighbours in the manifest."""
-    index = NOTEBOOKS.index(nb)
+def navigation(nb: Notebook, title_of: Callable[[Notebook], str] = lambda e: e.title,
+               middle: str | None = None) -> str:
+    """``← previous · n / N · next →`` with links to the neighbours in the manifest.
+
+    The Chinese edition passes its own titles and middle part (utils/translations.py);
+    the links are file names, so they stay within the edition's folder.
+    """
+    index = NOTEBOOKS.index(nb.en)
     parts = []
     if index > 0:
         prev = NOTEBOOKS[index - 1]
-        parts.append(_link(prev, f"← {prev.number}. {prev.title}"))
-    parts.append(f"[Course home](../README.md) · notebook {nb.number} of {len(NOTEBOOKS)}")
+        parts.append(_link(prev, f"← {prev.number}. {title_of(prev)}"))
+    parts.append(middle or f"[Course home](../README.md) · notebook {nb.number} of {len(NOTEBOOKS)}")
     if index + 1 < len(NOTEBOOKS):
         nxt = NOTEBOOKS[index + 1]
-        parts.append(_link(nxt, f"{nxt.number}. {nxt.title} →"))
+        parts.append(_link(nxt, f"{nxt.number}. {title_of(nxt)} →"))
     return " · ".join(parts)
 
 
@@ -194,11 +200,16 @@ def readme_table() -> str:
     return "\n".join(rows)
 
 
-def sync_readme(text: str) -> str:
+def replace_table(text: str, table: str, name: str = "README.md") -> str:
+    """``text`` with the block between the table markers replaced by ``table``."""
     pattern = re.compile(re.escape(TABLE_START) + r".*?" + re.escape(TABLE_END), re.S)
     if not pattern.search(text):
-        raise ValueError(f"README.md has no notebook table markers; expected {TABLE_START!r} ... {TABLE_END!r}")
-    return pattern.sub(lambda _: f"{TABLE_START}\n{readme_table()}\n{TABLE_END}", text)
+        raise ValueError(f"{name} has no notebook table markers; expected {TABLE_START!r} ... {TABLE_END!r}")
+    return pattern.sub(lambda _: f"{TABLE_START}\n{table}\n{TABLE_END}", text)
+
+
+def sync_readme(text: str) -> str:
+    return replace_table(text, readme_table())
 
 
 def planned_text_files() -> dict[Path, str]:

@@ -511,22 +511,10 @@ def problems_summary() -> str:
 
 # --- generating the Chinese notebooks and README -----------------------------------------
 
-def _link(nb: Notebook, label: str) -> str:
-    return f"[{label}]({nb.filename})"
-
-
 def navigation_zh(nb: Notebook) -> str:
     """The Chinese ``← previous · n / N · next →``, with links within ``notebooks/zh/``."""
-    index = NOTEBOOKS.index(nb.en)
-    parts = []
-    if index > 0:
-        prev = NOTEBOOKS[index - 1]
-        parts.append(_link(prev, f"← {prev.number}. {prev.title_zh or prev.title}"))
-    parts.append(f"[课程主页](../../README.zh.md) · 第 {nb.number} 课，共 {len(NOTEBOOKS)} 课")
-    if index + 1 < len(NOTEBOOKS):
-        nxt = NOTEBOOKS[index + 1]
-        parts.append(_link(nxt, f"{nxt.number}. {nxt.title_zh or nxt.title} →"))
-    return " · ".join(parts)
+    return sync.navigation(nb, title_of=lambda e: e.title_zh or e.title,
+                           middle=f"[课程主页](../../README.zh.md) · 第 {nb.number} 课，共 {len(NOTEBOOKS)} 课")
 
 
 def header_source_zh(nb: Notebook) -> str:
@@ -595,11 +583,7 @@ def readme_table_zh() -> str:
 
 
 def sync_readme_zh(text: str) -> str:
-    pattern = re.compile(re.escape(sync.TABLE_START) + r".*?" + re.escape(sync.TABLE_END), re.S)
-    if not pattern.search(text):
-        raise ValueError(f"README.zh.md has no notebook table markers; expected {sync.TABLE_START!r} ... "
-                         f"{sync.TABLE_END!r}")
-    return pattern.sub(lambda _: f"{sync.TABLE_START}\n{readme_table_zh()}\n{sync.TABLE_END}", text)
+    return sync.replace_table(text, readme_table_zh(), "README.zh.md")
 
 
 def planned_text_files() -> dict[Path, str]:
