@@ -28,6 +28,22 @@ def _heatmap(ax, values: torch.Tensor, title: str, cmap: str = "viridis", vmin=N
     ax.set_yticks([])
 
 
+def _check_weight(weight: torch.Tensor) -> torch.Tensor:
+    """``weight`` ``[V, d]``, detached and on the CPU, for drawing; ValueError if it is not 2-D."""
+    if not isinstance(weight, torch.Tensor) or weight.dim() != 2:
+        shape = tuple(weight.shape) if isinstance(weight, torch.Tensor) else type(weight).__name__
+        raise ValueError(f"weight must be 2-D [V, d], got shape {shape}")
+    return weight.detach().cpu()
+
+
+def _check_id_row(ids: torch.Tensor, vocab_size: int, what: str) -> torch.Tensor:
+    """1-D token ids below ``vocab_size``, as CPU int64; ValueError naming ``what`` otherwise."""
+    if not isinstance(ids, torch.Tensor) or ids.dim() != 1:
+        raise ValueError(f"{what} must be a 1-D tensor of token ids")
+    check_ids(ids, vocab_size)
+    return ids.cpu().long()
+
+
 # --- Notebook 1: the one-hot product -------------------------------------------------------
 
 
@@ -37,8 +53,7 @@ def one_hot_product_figure(token_id: int, weight: torch.Tensor, token: str | Non
     ``weight``: ``[V, d]``. The product shown is computed (``one_hot @ weight``),
     not copied from the weight, and it is checked to equal the framed row.
     """
-    if weight.dim() != 2:
-        raise ValueError(f"weight must be 2-D [V, d], got shape {tuple(weight.shape)}")
+    weight = _check_weight(weight)
     vocab_size, dim = weight.shape
     ids = torch.tensor([token_id])
     check_ids(ids, vocab_size)
@@ -659,14 +674,9 @@ def multi_hot_bag_figure(bag_ids: torch.Tensor, weight: torch.Tensor, tokens: li
     written in), the weight with the used rows framed, and ``counts @ weight`` ``[1, d]``,
     which is checked against the sum of the looked-up rows.
     """
-    if weight.dim() != 2:
-        raise ValueError(f"weight must be 2-D [V, d], got shape {tuple(weight.shape)}")
-    if not isinstance(bag_ids, torch.Tensor) or bag_ids.dim() != 1:
-        raise ValueError("bag_ids must be a 1-D tensor of token ids (one bag)")
-    weight = weight.detach().cpu()
+    weight = _check_weight(weight)
     vocab_size, dim = weight.shape
-    check_ids(bag_ids, vocab_size)
-    bag_ids = bag_ids.cpu().long()
+    bag_ids = _check_id_row(bag_ids, vocab_size, "bag_ids")
     counts = torch.bincount(bag_ids, minlength=vocab_size).to(weight.dtype)[None, :]  # (1, V)
     product = counts @ weight  # (1, d)
     if not torch.allclose(product[0], weight[bag_ids].sum(dim=0), rtol=0, atol=1e-5):
@@ -736,17 +746,12 @@ def vocab_parallel_figure(weight: torch.Tensor, ids: torch.Tensor, world_size: i
     """
     from .distributed import local_lookup, shard_bounds
 
-    if weight.dim() != 2:
-        raise ValueError(f"weight must be 2-D [V, d], got shape {tuple(weight.shape)}")
-    if not isinstance(ids, torch.Tensor) or ids.dim() != 1:
-        raise ValueError("ids must be a 1-D tensor of token ids")
-    weight = weight.detach().cpu()
+    weight = _check_weight(weight)
     vocab_size, dim = weight.shape
-    check_ids(ids, vocab_size)
+    ids = _check_id_row(ids, vocab_size, "ids")
     bounds = shard_bounds(vocab_size, world_size)
     if world_size > len(_RANK_COLORS):
         raise ValueError(f"the figure draws at most {len(_RANK_COLORS)} processes, got world_size {world_size}")
-    ids = ids.cpu().long()
     partials = [local_lookup(ids, weight[start:end], start) for start, end in bounds]
     total = torch.stack(partials).sum(dim=0)
     if not torch.equal(total, weight[ids]):
