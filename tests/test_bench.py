@@ -183,11 +183,37 @@ def test_a_method_that_computes_something_else_is_never_timed(monkeypatch):
 
     monkeypatch.setattr(bench, "forward_fn", wrong_dense)
     timed = []
-    monkeypatch.setattr(bench, "_time", lambda *args, **kwargs: timed.append(args) or pytest.fail("timed"))
+    monkeypatch.setattr(bench, "blocked_autorange", lambda *args, **kwargs: timed.append(args) or pytest.fail("timed"))
     with pytest.raises(AssertionError, match=r"dense forward at V=20, d=4, n=9 differs from the lookup's by up to "
                                              r"0\.001 \(allowed: rtol=0\.0, atol=0\.0\)"):
         bench.run_benchmark([Case(20, 4, 9)], methods=["dense"], passes=["forward"], **FAST)
     assert not timed
+
+
+def test_blocked_autorange_times_blocks_of_calls_with_the_thread_count_it_was_given():
+    calls, threads_seen = [], set()
+
+    def fn():
+        calls.append(1)
+        threads_seen.add(torch.get_num_threads())
+
+    before = torch.get_num_threads()
+    measurement = bench.blocked_autorange(fn, torch.device("cpu"), threads=1, min_run_time=0.01)
+    assert threads_seen == {1} and torch.get_num_threads() == before  # set while timing, restored after
+    assert len(calls) > len(measurement.times) >= 1  # warm-up blocks, then timed blocks of many calls
+    assert all(t > 0 for t in measurement.times)
+    assert min(measurement.times) <= measurement.median <= max(measurement.times) and measurement.iqr >= 0
+    assert bench.Measurement((1.0,)).iqr == 0.0 and bench.Measurement((1.0, 2.0, 3.0, 4.0, 5.0)).iqr == 2.0
+
+
+def test_importing_the_benchmark_prints_nothing():
+    """torch.utils.benchmark imports torch.utils.cpp_extension, which logs "No CUDA runtime is found"
+    to stderr on a CUDA build of PyTorch without a GPU (PyPI's default Linux build): the notebook
+    would show it. utils.bench must not import either."""
+    code = ("import sys, utils.bench; print(sorted(m for m in sys.modules"
+            " if m.startswith(('torch.utils.benchmark', 'torch.utils.cpp_extension'))))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert result.stdout.strip() == "[]" and result.stderr == ""
 
 
 # --- the memory guard --------------------------------------------------------------------

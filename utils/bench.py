@@ -11,9 +11,10 @@ Four ways to turn token ids into embedding rows, on identical inputs
   plainly. It is the physical reference (forward only: a copy has no backward).
 
 Each is timed forward, and forward+backward (the gradient with respect to the weight),
-with :mod:`torch.utils.benchmark` (``Timer.blocked_autorange``, which warms up, runs blocks
-of calls, synchronises CUDA, and fixes the number of CPU threads). Before timing, every
-method's output (and weight gradient) is checked against the lookup's: see :func:`tolerance`.
+with :func:`blocked_autorange`, the method of ``torch.utils.benchmark``'s ``Timer.blocked_autorange``
+(it warms up, runs blocks of calls, synchronises CUDA, and fixes the number of CPU threads).
+Before timing, every method's output (and weight gradient) is checked against the lookup's:
+see :func:`tolerance`.
 
 A memory guard skips, with a printed reason, any method whose memory (computed before anything
 is allocated, :func:`memory_needed`) exceeds a budget; by default half of the memory available
@@ -29,14 +30,15 @@ import argparse
 import csv
 import json
 import os
+import statistics
 import sys
+import timeit
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import torch
 import torch.nn.functional as F
-from torch.utils import benchmark
 from tqdm import tqdm
 
 from .checks import check_int, check_positive
@@ -411,13 +413,64 @@ def _measured_peak(fn: Callable[[], torch.Tensor], device: torch.device) -> int:
     return int(peak)
 
 
-def _time(fn: Callable[[], torch.Tensor], threads: int, min_run_time: float, label: str,
-          description: str) -> benchmark.Measurement:
-    timer = benchmark.Timer(stmt="fn()", globals={"fn": fn}, num_threads=threads,
-                            label=label, description=description)
-    # No separate warm-up: the caller has just run fn once to check its output, and
-    # blocked_autorange runs it again while it picks how many calls make a block.
-    return timer.blocked_autorange(min_run_time=min_run_time)
+@dataclass(frozen=True)
+class Measurement:
+    """Seconds per call, one figure per timed block of calls."""
+
+    times: tuple[float, ...]
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.times)
+
+    @property
+    def iqr(self) -> float:
+        """The spread: the interquartile range of the per-block times (0 for a single block)."""
+        if len(self.times) < 2:
+            return 0.0
+        q1, _, q3 = statistics.quantiles(self.times, n=4, method="inclusive")
+        return q3 - q1
+
+
+def blocked_autorange(fn: Callable[[], object], device: torch.device, threads: int,
+                      min_run_time: float) -> Measurement:
+    """Time ``fn`` as ``torch.utils.benchmark.Timer.blocked_autorange`` does, with :mod:`timeit`'s clock.
+
+    Grow the number of calls per block tenfold until a block lasts at least
+    ``min_run_time / 1000`` seconds (this is also the warm-up), then run blocks until
+    ``min_run_time`` seconds have been spent; each block gives one time per call. CUDA is
+    synchronised around every block, so no launch goes untimed, and the CPU thread count
+    is ``threads`` while timing.
+
+    (``torch.utils.benchmark`` itself is not imported: it loads PyTorch's C++ extension
+    builder, which on a CUDA build of PyTorch without a GPU logs a warning to stderr.)
+    """
+    def sync() -> None:
+        if device.type == "cuda":
+            torch.cuda.synchronize(device)
+
+    def block(number: int) -> float:
+        sync()
+        start = timeit.default_timer()
+        for _ in range(number):
+            fn()
+        sync()
+        return timeit.default_timer() - start
+
+    previous_threads = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        number = 1
+        while block(number) < min_run_time / 1000 and number < 10**9:
+            number *= 10
+        times, spent = [], 0.0
+        while spent < min_run_time:
+            seconds = block(number)
+            times.append(seconds / number)
+            spent += seconds
+    finally:
+        torch.set_num_threads(previous_threads)
+    return Measurement(tuple(times))
 
 
 def run_benchmark(
@@ -497,7 +550,6 @@ def _run_case(case: Case, jobs: list[tuple[str, str]], device: torch.device, dty
     reference = {"forward": F.embedding(ids, weight)}
     if any(p == "backward" for _, p in runnable):
         reference["backward"] = backward_fn("lookup", ids, weight, grad_out)()
-    label = f"{case.label()}, {common['dtype']}, {device.type}"
     for method, pass_ in runnable:
         bar.set_postfix_str(f"{method} {pass_} {case.label()}")
         if pass_ == "forward":
@@ -519,7 +571,7 @@ def _run_case(case: Case, jobs: list[tuple[str, str]], device: torch.device, dty
             peak, source = _measured_peak(fn, device), "measured"
         else:
             peak, source = peak_bytes_estimate(method, pass_, case, dtype), "computed"
-        measurement = _time(fn, threads, min_run_time, label, f"{method} {pass_}")
+        measurement = blocked_autorange(fn, device, threads, min_run_time)
         moved = bytes_moved(method, pass_, case, dtype)
         rows[method, pass_] = row(
             method, pass_, status="ok", reason="", time_s=measurement.median, time_iqr_s=measurement.iqr,
