@@ -6,11 +6,12 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 # Pins for `pip install -c`; the "newest releases" CI job runs with CONSTRAINTS= (empty).
 CONSTRAINTS ?= constraints.txt
-DEVICE ?= auto
+# empty: each notebook's own default device (the CPU for the lessons); or auto, cpu, cuda, mps
+DEVICE ?=
 # Stamp file: reinstall only when the requirements or the pins change.
 INSTALLED := $(VENV)/.installed
 
-.PHONY: install run test lab sync execute practice site lock clean
+.PHONY: install run test lab sync execute practice site versions lock clean
 
 install: $(INSTALLED)
 
@@ -21,7 +22,7 @@ $(INSTALLED): requirements.txt $(CONSTRAINTS)
 	@touch $@
 
 run: $(INSTALLED)
-	$(BIN)/python -m utils.run --device $(DEVICE)
+	$(BIN)/python -m utils.run $(if $(DEVICE),--device $(DEVICE))
 
 test: $(INSTALLED)
 	$(BIN)/python -m pytest
@@ -43,6 +44,12 @@ practice: $(INSTALLED)
 # The executed notebooks (every edition) as a static, offline web site in build/site/.
 site: $(INSTALLED)
 	$(BIN)/python -m utils.website
+
+# Every notebook in another environment: ENVIRONMENT=pinned, oldest, colab or newest
+# (its own venv in build/versions/; see utils/versions.py).
+ENVIRONMENT ?= pinned
+versions: $(INSTALLED)
+	$(BIN)/python -m utils.versions $(ENVIRONMENT)
 
 # Resolve the pins for every supported Python at once (uv's universal resolver),
 # holding torch at the tested release.

@@ -18,13 +18,14 @@ import pytest
 import torch
 
 from utils.course import NOTEBOOK_DIR, NOTEBOOKS
-from utils.run import check_all_cells_executed
+from utils.run import check_all_cells_executed, stderr_outputs
 from utils.translations import SECTION_HEADINGS_ZH
 
 # Outputs must not leak the machine they ran on.
 LEAKS = re.compile(r"(/root\b|/home/\w|/Users/\w|/tmp/|/work/|[A-Za-z]:\\\\|\bat 0x[0-9a-f]{6,})")
 FIGURE_REPR = re.compile(r"<Figure size \d+x\d+ with (\d+) Axes>")
-DEVICE = os.environ.get("COURSE_DEVICE", "auto")  # the GPU job sets COURSE_DEVICE=cuda
+# the papermill runs' `device`: unset, each notebook's default; the GPU job sets COURSE_DEVICE=cuda
+DEVICE = os.environ.get("COURSE_DEVICE")
 
 # every notebook in both editions: English (notebooks/) and Chinese (notebooks/zh/)
 EDITIONS = [*NOTEBOOKS, *(nb.zh for nb in NOTEBOOKS)]
@@ -111,7 +112,8 @@ def test_notebook_has_the_course_structure(entry):
         assert heading in headings, f"missing section {heading!r}"
     parameters = [cell for cell in _code(nb) if "parameters" in cell.metadata.get("tags", [])]
     assert len(parameters) == 1, "exactly one code cell tagged `parameters` (papermill)"
-    assert re.search(r'^device = "auto"', parameters[0].source, re.M)
+    assert re.search(rf'^device = "{entry.default_device}"', parameters[0].source, re.M), \
+        f"the parameters cell must set device = {entry.default_device!r} (the manifest's default_device)"
     solutions = [cell for cell in _code(nb) if "solution" in cell.metadata.get("tags", [])]
     checks = re.findall(r"exercises\.check_\w+", "\n".join(cell.source for cell in _code(nb)))
     assert len(solutions) >= 2 and len(checks) >= len(solutions), "each exercise: a solution cell and a checker"
@@ -121,12 +123,13 @@ def test_notebook_has_the_course_structure(entry):
 def test_notebook_runs_with_papermill(entry, tmp_path):
     output = tmp_path / entry.filename
     nb = papermill.execute_notebook(
-        str(entry.path), str(output), parameters={"device": DEVICE}, kernel_name="python3",
+        str(entry.path), str(output), parameters={"device": DEVICE or entry.default_device}, kernel_name="python3",
         cwd=str(entry.path.parent), progress_bar=False,  # where a reader opens it: notebooks/ or notebooks/zh/
     )
     executed = check_all_cells_executed(nb, entry.filename)  # the execution guard
     assert executed == len(_code(_read(entry))) + 1  # + papermill's injected-parameters cell
     assert "injected-parameters" in nb.cells[_injected_index(nb)].metadata.tags
+    assert not stderr_outputs(nb), f"a warning reached the learner's output: {stderr_outputs(nb)[0]}"
 
 
 def _injected_index(nb):

@@ -65,7 +65,25 @@ def test_a_failing_notebook_is_reported_with_its_cell(scratch_course, tmp_path, 
     assert result.status == "FAILED"
     assert result.error == "cell In [3]: ValueError: boom"  # papermill's injected-parameters cell is In [2]
 
-    assert run.main(["--out", str(tmp_path / "out")]) == 1
+    assert run.main(["--out", str(tmp_path / "out")]) == 1  # no --device: nothing injected, the notebook's default
     out = capsys.readouterr().out
-    assert "FAILED: notebooks/01_broken.ipynb, cell In [3]: ValueError: boom" in out
+    assert "FAILED: notebooks/01_broken.ipynb, cell In [2]: ValueError: boom" in out
     assert "01_broken  FAILED" in out
+
+
+def test_stderr_is_a_failure_but_a_progress_bar_is_not(tmp_path, monkeypatch):
+    bar = "import sys; sys.stderr.write('benchmark:  40%|####      | 4/10 [00:01<00:02, 2.90it/s]\\r')"
+    warning = "import warnings; warnings.warn('this API is deprecated')"
+    entry = Notebook(1, "01_noisy", "A notebook that warns")
+    nb = _notebook('device = "auto"', bar, warning, executed=False)
+    nb.cells[0].metadata["tags"] = ["parameters"]
+    (tmp_path / entry.filename).write_text(nbformat.writes(nb))
+    monkeypatch.setattr(course, "NOTEBOOK_DIR", tmp_path)
+    monkeypatch.setattr(run, "NOTEBOOK_DIR", tmp_path)
+
+    result = run.run_with_papermill(entry, tmp_path / "out", "cpu")
+    assert result.status == "FAILED"
+    assert result.error.startswith("cell In [4] wrote to stderr: ")
+    assert "UserWarning: this API is deprecated" in result.error
+    executed = nbformat.read(tmp_path / "out" / entry.filename, as_version=4)
+    assert [count for count, _ in run.stderr_outputs(executed)] == [4]  # the progress bar (In [3]) is not listed

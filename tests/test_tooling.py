@@ -43,6 +43,18 @@ def test_workflow_validates_against_the_github_actions_schema(workflow):
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+def test_the_bug_report_form_validates_and_asks_where_the_course_ran():
+    form = ROOT / ".github" / "ISSUE_TEMPLATE" / "bug_report.yml"
+    result = subprocess.run(
+        [os.path.join(os.path.dirname(sys.executable), "check-jsonschema"),
+         "--builtin-schema", "vendor.github-issue-forms", str(form)],
+        capture_output=True, text=True,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    text = form.read_text()
+    assert "Google Colab" in text and "Operating system" in text and "utils.env_check" in text
+
+
 def test_ci_entry_point_runs_make_test():
     script = ROOT / ".ci" / "run"
     assert os.access(script, os.X_OK), ".ci/run must be executable"

@@ -40,6 +40,9 @@ class Notebook:
     title: str
     title_zh: str = ""  # the title of the Chinese edition; the tests require one
     edition: str = "en"  # one of EDITIONS; the manifest lists "en" entries only
+    #: the ``device`` parameter's default: "cpu" for a lesson, whose stored outputs and printed
+    #: numbers come from the CPU; "auto" (CUDA when there is one) where a GPU is the point
+    default_device: str = "cpu"
 
     def __post_init__(self) -> None:
         if self.edition not in EDITIONS:
@@ -91,11 +94,11 @@ NOTEBOOKS: tuple[Notebook, ...] = (
     Notebook(5, "05_initialisation", "Initialisation, in histograms",
              title_zh="用直方图看权重初始化"),
     Notebook(6, "06_what_the_lookup_saves", "What the lookup saves: measured",
-             title_zh="查表省下了什么：实测"),
+             title_zh="查表省下了什么：实测", default_device="auto"),
     Notebook(7, "07_beyond_the_single_lookup", "Beyond the single lookup",
              title_zh="超越单次查表"),
     Notebook(8, "08_vocabulary_parallel", "When the table does not fit one device",
-             title_zh="当一台设备放不下整张表"),
+             title_zh="当一台设备放不下整张表", default_device="auto"),
 )
 
 

@@ -463,11 +463,13 @@ def launch(fn: Callable[..., Any], world_size: int = 2, *, args: tuple = (), bac
         context = mp.start_processes(_entry, args=(fn, world_size, backend, init_method, timeout_s, tmp, args),
                                      nprocs=world_size, join=False, start_method=start_method)
         processes = context.processes
+        # tracebacks torch.multiprocessing writes for failed workers (PyTorch >= 2.3; older releases have none)
+        error_files = getattr(context, "error_files", None) or []
         try:
             deadline = time.monotonic() + join_timeout_s
             while True:
                 if any(p.exitcode not in (None, 0) for p in processes):
-                    raise _root_cause(processes, folder, world_size, context.error_files)
+                    raise _root_cause(processes, folder, world_size, error_files)
                 alive = [p for p in processes if p.exitcode is None]
                 if not alive:
                     break
@@ -480,7 +482,7 @@ def launch(fn: Callable[..., Any], world_size: int = 2, *, args: tuple = (), bac
             return [torch.load(folder / f"rank{rank}.pt", weights_only=False) for rank in range(world_size)]
         finally:
             _stop(processes)
-            for path in context.error_files:  # tracebacks torch.multiprocessing wrote for failed workers
+            for path in error_files:
                 with contextlib.suppress(FileNotFoundError, TypeError):
                     os.unlink(path)
 
@@ -508,12 +510,15 @@ def make_problem(spec: ProblemSpec) -> tuple[torch.Tensor, torch.Tensor, torch.T
     """``(weight [V, d], ids (B, T) int64, grad_out (B, T, d))``, drawn on the CPU from ``spec.seed``.
 
     ``grad_out`` is the gradient of the loss with respect to the output: the loss is
-    ``(output * grad_out).sum()``.
+    ``(output * grad_out).sum()``. Its values are multiples of 1/8 in [-1, 1], so a row's
+    weight gradient, the sum of the ``grad_out`` rows of its repeated ids, is exact in any
+    order: the comparisons are bit for bit whatever order a backend adds in (CUDA's
+    embedding backward may use atomics).
     """
     generator = torch.Generator().manual_seed(spec.seed)
     weight = torch.randn(spec.vocab_size, spec.dim, generator=generator)
     ids = torch.randint(0, spec.vocab_size, (spec.batch, spec.seq_len), generator=generator)
-    grad_out = torch.randn(spec.batch, spec.seq_len, spec.dim, generator=generator)
+    grad_out = torch.randint(-8, 9, (spec.batch, spec.seq_len, spec.dim), generator=generator) / 8
     return weight, ids, grad_out
 
 

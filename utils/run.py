@@ -12,6 +12,7 @@ and stores the fresh outputs in them (what nbval then compares against).
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import time
 from dataclasses import dataclass
@@ -52,6 +53,26 @@ class RunResult:
     error: str = ""
 
 
+#: tqdm's text progress bar, e.g. ``benchmark:  40%|####      | 4/10 [00:01<00:02, 2.9measurement/s]``
+PROGRESS_BAR = re.compile(r"^[^\n]*\d+%\|[^\n]*\|[^\n]*$")
+
+
+def stderr_outputs(nb_node: nbformat.NotebookNode) -> list[tuple[int, str]]:
+    """``(execution count, text)`` of every stderr output a learner would see: a warning, a log line.
+
+    Progress bars (tqdm writes them to stderr) do not count.
+    """
+    found = []
+    for cell in nb_node.cells:
+        for output in cell.get("outputs", []) if cell.cell_type == "code" else []:
+            if output.output_type != "stream" or output.name != "stderr":
+                continue
+            lines = [line.strip() for line in re.split(r"[\r\n]+", output.text) if line.strip()]
+            if not all(PROGRESS_BAR.match(line) for line in lines):
+                found.append((cell.execution_count, output.text))
+    return found
+
+
 def _describe_papermill_error(error: Exception) -> str:
     cell = getattr(error, "exec_count", None)
     ename, evalue = getattr(error, "ename", type(error).__name__), getattr(error, "evalue", str(error))
@@ -59,8 +80,12 @@ def _describe_papermill_error(error: Exception) -> str:
     return f"{where}: {ename}: {evalue}"
 
 
-def run_with_papermill(entry: Notebook, out_dir: Path, device: str) -> RunResult:
-    """Execute one notebook with papermill into ``out_dir``; never raises for a cell error."""
+def run_with_papermill(entry: Notebook, out_dir: Path, device: str | None = None) -> RunResult:
+    """Execute one notebook with papermill into ``out_dir``; never raises for a cell error.
+
+    ``device``: the value for the notebook's ``device`` parameter; None keeps the notebook's
+    own default (the CPU for the lessons, ``"auto"`` for notebooks 6 and 8).
+    """
     import papermill
 
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -68,13 +93,19 @@ def run_with_papermill(entry: Notebook, out_dir: Path, device: str) -> RunResult
     start = time.perf_counter()
     try:
         executed = papermill.execute_notebook(
-            str(entry.path), str(output), parameters={"device": device}, kernel_name=KERNEL,
+            str(entry.path), str(output), parameters={} if device is None else {"device": device}, kernel_name=KERNEL,
             cwd=str(NOTEBOOK_DIR), progress_bar=False,
         )
         cells = check_all_cells_executed(executed, entry.filename)
     except Exception as error:  # noqa: BLE001 - reported in the table, then the run fails
         return RunResult(entry, "FAILED", time.perf_counter() - start, error=_describe_papermill_error(error))
-    return RunResult(entry, "ok", time.perf_counter() - start, cells=cells)
+    seconds = time.perf_counter() - start
+    warnings = stderr_outputs(executed)
+    if warnings:
+        count, text = warnings[0]
+        first_line = text.strip().splitlines()[0]
+        return RunResult(entry, "FAILED", seconds, cells, f"cell In [{count}] wrote to stderr: {first_line}")
+    return RunResult(entry, "ok", seconds, cells=cells)
 
 
 def execute_in_place(entry: Notebook) -> RunResult:
@@ -111,7 +142,8 @@ def select(numbers: list[int] | None) -> list[Notebook]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--device", default="auto", help="value for each notebook's `device` parameter (default: auto)")
+    parser.add_argument("--device", help="value for each notebook's `device` parameter: auto, cpu, cuda or mps "
+                        "(default: each notebook's own, the CPU for the lessons and auto for notebooks 6 and 8)")
     parser.add_argument("--out", type=Path, default=BUILD_DIR, help="folder for the executed copies")
     parser.add_argument("--in-place", action="store_true", help="re-execute the committed notebooks and store outputs")
     parser.add_argument("notebooks", nargs="*", type=int, help="notebook numbers (default: all)")

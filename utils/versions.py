@@ -1,0 +1,151 @@
+"""Run every notebook in a named environment: ``python -m utils.versions NAME``.
+
+The course is tested in four environments (``make versions ENV=NAME`` runs one):
+
+- ``pinned``: the lock, ``constraints.txt`` (what ``make test`` installs);
+- ``oldest``: the floors of ``requirements.txt`` (``torch>=2.2`` installs ``torch==2.2.0``), Python 3.10;
+- ``colab``: Google Colab's current runtime, :data:`COLAB` (its versions, recorded here and nowhere else);
+- ``newest``: no constraints at all: the newest release of everything, Python 3.13.
+
+Each gets its own virtual environment in ``build/versions/NAME/venv`` (made on first
+use, re-installed when its constraints change). Every English notebook then runs there
+with papermill (:mod:`utils.run`): the asserts must hold, and no cell may write to
+stderr (a warning a learner would see), progress bars aside. nbval's comparison with
+the stored outputs belongs to the pinned environment alone (``make test``): elsewhere
+the asserts and a clean stderr are the check.
+
+The PyTorch wheel comes from pip's index: on Linux that is PyPI's CUDA build, which is
+what most learners get; set ``PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cpu``
+for the small CPU build. A machine-wide pip constraint (``PIP_CONSTRAINT``) is replaced
+by the environment's own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from .course import ROOT
+from .env_check import read_requirements
+
+#: Google Colab's runtime as of 2026-11 (``!pip list`` in a fresh runtime). The packages
+#: a notebook's kernel imports are pinned to Colab's versions; the rest (JupyterLab,
+#: papermill, the test tools) are whatever requirements.txt resolves to.
+COLAB = {"python": "3.12", "torch": "2.11.0", "numpy": "2.0.2", "matplotlib": "3.10.0", "ipykernel": "6.17.1"}
+
+#: The packages whose versions the report shows.
+REPORTED = ("torch", "numpy", "matplotlib", "ipykernel", "nbclient", "papermill")
+
+
+@dataclass(frozen=True)
+class Environment:
+    name: str
+    python: str  # "3.10", or "" for the Python running this command
+    description: str
+
+    @property
+    def folder(self) -> Path:
+        return ROOT / "build" / "versions" / self.name
+
+
+ENVIRONMENTS = {
+    "pinned": Environment("pinned", "", "the lock, constraints.txt"),
+    "oldest": Environment("oldest", "3.10", "the floors of requirements.txt"),
+    "colab": Environment("colab", COLAB["python"], "Google Colab's runtime (utils.versions.COLAB)"),
+    "newest": Environment("newest", "3.13", "the newest releases, no constraints"),
+}
+
+
+def constraints(name: str) -> str:
+    """The pip constraints file's text for environment ``name``."""
+    if name not in ENVIRONMENTS:
+        raise ValueError(f"unknown environment {name!r}; expected one of {tuple(ENVIRONMENTS)}")
+    if name == "pinned":
+        return (ROOT / "constraints.txt").read_text(encoding="utf-8")
+    if name == "newest":
+        return ""
+    if name == "colab":
+        return "".join(f"{package}=={version}\n" for package, version in COLAB.items() if package != "python")
+    floors = []
+    for requirement in read_requirements():
+        lower = [spec.version for spec in requirement.specifier if spec.operator in (">=", "==", "~=")]
+        if len(lower) != 1:
+            raise ValueError(f"requirements.txt: {requirement} needs exactly one lower bound (>=) for the "
+                             "oldest environment")
+        floors.append(f"{requirement.name}=={lower[0]}\n")
+    return "".join(floors)
+
+
+def find_python(version: str) -> str:
+    """An interpreter for ``version`` ("3.10"): ``python3.10`` on the PATH, else pyenv's; ``""``: this one."""
+    if not version:
+        return sys.executable
+    candidates = [shutil.which(f"python{version}")]
+    if shutil.which("pyenv"):
+        found = subprocess.run(["pyenv", "which", f"python{version}"], capture_output=True, text=True,
+                               env={**os.environ, "PYENV_VERSION": _pyenv_version(version)})
+        candidates.append(found.stdout.strip() if found.returncode == 0 else None)
+    for candidate in candidates:
+        if candidate and subprocess.run([candidate, "--version"], capture_output=True).returncode == 0:
+            return candidate
+    raise FileNotFoundError(f"no Python {version} found (looked for python{version} on the PATH and in pyenv); "
+                            "install it, or pass --python PATH")
+
+
+def _pyenv_version(version: str) -> str:
+    """The newest pyenv-installed release of ``version`` ("3.10" -> "3.10.13"), or ``version``."""
+    listed = subprocess.run(["pyenv", "versions", "--bare"], capture_output=True, text=True).stdout.split()
+    matching = [v for v in listed if v == version or v.startswith(version + ".")]
+    return max(matching, key=lambda v: [int(p) for p in v.split(".") if p.isdigit()]) if matching else version
+
+
+def install(env: Environment, python: str) -> Path:
+    """Create (or update) the environment's venv with requirements.txt under its constraints; returns its python."""
+    env.folder.mkdir(parents=True, exist_ok=True)
+    venv_python = env.folder / "venv" / "bin" / "python"
+    wanted = constraints(env.name)
+    stamp = env.folder / "venv" / ".constraints"
+    if venv_python.exists() and stamp.is_file() and stamp.read_text(encoding="utf-8") == wanted:
+        return venv_python
+    if not venv_python.exists():
+        subprocess.run([python, "-m", "venv", str(env.folder / "venv")], check=True)
+    constraints_file = env.folder / "constraints.txt"
+    constraints_file.write_text(wanted, encoding="utf-8")
+    # the environment's constraints replace any machine-wide ones (PIP_CONSTRAINT, pip.conf)
+    pip_env = {**os.environ, "PIP_CONSTRAINT": os.devnull}
+    subprocess.run([str(venv_python), "-m", "pip", "install", "--quiet", "--upgrade", "--disable-pip-version-check",
+                    "-r", str(ROOT / "requirements.txt"), "-c", str(constraints_file)], check=True, env=pip_env)
+    stamp.write_text(wanted, encoding="utf-8")
+    return venv_python
+
+
+def installed_versions(venv_python: Path) -> str:
+    code = ("import platform; from importlib.metadata import version; "
+            f"print(' '.join(['Python ' + platform.python_version()] + [n + ' ' + version(n) for n in {REPORTED!r}]))")
+    return subprocess.run([str(venv_python), "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m utils.versions", description=__doc__.splitlines()[0])
+    parser.add_argument("name", choices=tuple(ENVIRONMENTS), help="the environment")
+    parser.add_argument("--python", help="the interpreter for the venv (default: found for the environment)")
+    parser.add_argument("notebooks", nargs="*", type=int, help="notebook numbers (default: all)")
+    args = parser.parse_args(argv)
+
+    env = ENVIRONMENTS[args.name]
+    python = args.python or find_python(env.python)
+    print(f"environment {env.name}: {env.description}")
+    venv_python = install(env, python)
+    print(installed_versions(venv_python), flush=True)
+    run = [str(venv_python), "-m", "utils.run", "--out", str(env.folder / "notebooks"),
+           *map(str, args.notebooks)]
+    return subprocess.run(run, cwd=ROOT).returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())
