@@ -14,6 +14,7 @@ The notebooks import from here instead of repeating code. Modules, one topic eac
 - ``env_check``  ``python -m utils.env_check``: is this environment right?
 - ``sync``       ``python -m utils.sync``: regenerate headers, README table, images
 - ``run``        ``python -m utils.run``: execute every notebook headless
+- ``versions``   ``python -m utils.versions``: every notebook in the pinned, oldest, Colab or newest versions
 - ``editions``   the English notebooks and their translations (``notebooks/zh/``)
 - ``practice``   ``python -m utils.practice``: practice copies with stubbed exercise answers
 - ``website``    ``python -m utils.website``: the executed notebooks as an offline web site
