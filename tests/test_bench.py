@@ -4,6 +4,7 @@ import csv
 import json
 import subprocess
 import sys
+import warnings
 
 import pytest
 import torch
@@ -204,6 +205,14 @@ def test_blocked_autorange_times_blocks_of_calls_with_the_thread_count_it_was_gi
     assert all(t > 0 for t in measurement.times)
     assert min(measurement.times) <= measurement.median <= max(measurement.times) and measurement.iqr >= 0
     assert bench.Measurement((1.0,)).iqr == 0.0 and bench.Measurement((1.0, 2.0, 3.0, 4.0, 5.0)).iqr == 2.0
+
+
+def test_the_sparse_one_hot_warns_nothing():
+    """PyTorch 2.11 warns on stderr when sparse invariant checks are off by default rather than by choice."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        x = bench.sparse_one_hot(torch.tensor([2, 0]), 3)
+        assert torch.equal(torch.sparse.mm(x, torch.eye(3)), torch.eye(3)[[2, 0]])
 
 
 def test_importing_the_benchmark_prints_nothing():

@@ -331,7 +331,10 @@ def sparse_one_hot(ids: torch.Tensor, num_classes: int, dtype: torch.dtype = tor
     rows = torch.arange(n, device=ids.device)
     indices = torch.stack([rows, ids.long()])
     values = torch.ones(n, dtype=dtype, device=ids.device)
-    return torch.sparse_coo_tensor(indices, values, (n, num_classes), is_coalesced=True, check_invariants=False)
+    # Opt out of the invariant checks explicitly, for this tensor only (they would re-verify what is true
+    # by construction); PyTorch 2.11 warns once on stderr when they are off only by default.
+    with torch.sparse.check_sparse_tensor_invariants(enable=False):
+        return torch.sparse_coo_tensor(indices, values, (n, num_classes), is_coalesced=True, check_invariants=False)
 
 
 def forward_fn(method: str, ids: torch.Tensor, weight: torch.Tensor, copy_source: torch.Tensor | None = None
