@@ -295,15 +295,13 @@ def test_rows_are_a_tidy_table(rows):
         (m, p) for m in bench.METHODS for p in bench.PASSES if p == "forward" or m != "copy"}
 
 
-def test_speedups_and_bandwidth_ratios(rows):
+def test_speedups(rows):
     speed = bench.speedups(rows, "dense", "forward")
     assert [s["vocab_size"] for s in speed] == [300, 1_000]
     for s in speed:
         times = {r["method"]: r["time_s"] for r in rows
                  if r["pass"] == "forward" and r["vocab_size"] == s["vocab_size"]}
         assert s["speedup"] == pytest.approx(times["dense"] / times["lookup"])
-    ratios = bench.bandwidth_ratios(rows)
-    assert len(ratios) == 2 and all(r["ratio"] == pytest.approx(r["lookup_gbs"] / r["copy_gbs"]) for r in ratios)
     assert bench.speedups(rows, "dense", "backward")[0]["pass"] == "backward"
     skipped = [dict(r, status="skipped") if r["method"] == "dense" else r for r in rows]
     assert bench.speedups(skipped, "dense") == []
@@ -372,6 +370,67 @@ def test_quick_preset_needs_little_memory():
     assert worst < 256 * 2**20
 
 
+# --- the bandwidth study ---------------------------------------------------------------------
+
+STUDY = {"min_run_time": 0.001, "repeats": 3, "threads": 1, "progress": False}
+
+
+def test_the_cache_size_and_the_cold_buffer():
+    cache, source = bench.last_level_cache("cpu")
+    assert cache > 0 and source
+    case = Case(100, 4, 8)  # 128-byte slices
+    slices = bench.cold_buffer_slices(case, "float32", 1024)
+    assert slices == bench.COLD_FACTOR * 1024 // 128 == 32
+    assert bench.cold_buffer_slices(Case(100, 4, 8), "float32", 1) == 2  # at least two, to rotate
+    assert bench.study_memory_needed(case, "float32", 1024) == 100 * 4 * 4 + 8 * 8 + (3 + 32) * 128
+
+
+def test_bandwidth_study_rows_hold_every_variant_and_the_ratio_with_its_spread(capsys):
+    (row,) = bench.bandwidth_study([Case(300, 8, 32)], **STUDY)
+    assert row["status"] == "ok" and row["repeats"] == 3
+    assert row["bytes_moved"] == 32 * 8 + 2 * 32 * 8 * 4
+    for variant in bench.BANDWIDTH_VARIANTS:
+        assert row[f"{variant}_gbs"] > 0 and row[f"{variant}_time_s"] > 0
+    assert row["ratio_min"] <= row["ratio"] <= row["ratio_max"]
+    assert row["noisy"] == ((row["ratio_max"] - row["ratio_min"]) / row["ratio"] > bench.NOISY_SPREAD)
+    assert row["cold_buffer_bytes"] >= bench.COLD_FACTOR * row["cache_bytes"]
+    words = bench.describe_study_row(row)
+    assert f"{row['ratio']:.2f}x a copy from a cold source" in words and "median of 3 interleaved repeats" in words
+    assert ("one number is not reliable" in words) == row["noisy"]
+
+
+def test_bandwidth_study_skips_a_case_over_the_budget(capsys):
+    rows = bench.bandwidth_study([Case(300, 8, 32)], memory_budget=1024, **STUDY)
+    assert rows[0]["status"] == "skipped" and "over the memory budget of 1 KiB" in rows[0]["reason"]
+    assert "skipped the bandwidth study at V=300, d=8, n=32" in capsys.readouterr().out
+    assert bench.regimes(rows) == ["skipped"] and "skipped" in bench.format_study(rows)
+
+
+def test_bandwidth_study_never_times_a_variant_that_computes_something_else(monkeypatch):
+    monkeypatch.setattr(bench.torch, "index_select", lambda weight, dim, ids, out: out.fill_(0))
+    with pytest.raises(AssertionError, match="lookup_into at V=300, d=8, n=32 differs from the lookup"):
+        bench.bandwidth_study([Case(300, 8, 32)], **STUDY)
+
+
+@pytest.mark.parametrize(("kwargs", "error", "message"), [
+    ({"repeats": 0}, ValueError, "repeats must be >= 1"),
+    ({"min_run_time": -1}, ValueError, "min_run_time must be a positive"),
+])
+def test_bandwidth_study_rejects_bad_arguments(kwargs, error, message):
+    with pytest.raises(error, match=message):
+        bench.bandwidth_study([Case(10, 2, 2)], **{**STUDY, **kwargs})
+    with pytest.raises(TypeError, match="cases must be a non-empty list"):
+        bench.bandwidth_study([], **STUDY)
+
+
+def test_regimes_floor_then_cache_then_dram():
+    def row(n, seconds, moved, cache=1000):
+        return {"status": "ok", "num_tokens": n, "lookup_into_time_s": seconds, "bytes_moved": moved,
+                "cache_bytes": cache}
+    rows = [row(1, 1e-6, 10), row(4, 1.5e-6, 40), row(100, 1e-5, 1000), row(1000, 1e-4, 10_000)]
+    assert bench.regimes(rows) == ["per-call overhead", "per-call overhead", "cache-resident", "DRAM-bound"]
+
+
 # --- the command line ------------------------------------------------------------------------
 
 
@@ -384,8 +443,19 @@ def test_cli_prints_speedup_and_bandwidth_ratio_and_writes_the_table(tmp_path, c
     assert "device cpu, float32, 1 thread, torch" in printed
     assert "lookup vs dense (forward) at V=2,000, d=16, n=64: the lookup is" in printed
     assert "lookup vs dense (backward) at V=2,000, d=16, n=64: the lookup is" in printed
-    assert "lookup bandwidth at V=2,000, d=16, n=64:" in printed and "a plain copy's" in printed
+    assert "lookup at V=2,000, d=16, n=64: into a preallocated output" in printed
+    assert "a copy from a cold source" in printed and "median of 5 interleaved repeats, spread" in printed
     assert len(list(csv.DictReader(out.open()))) == 7
+
+
+def test_cli_regimes_runs_the_token_sweep_and_writes_the_study(tmp_path, monkeypatch, capsys):
+    monkeypatch.setitem(bench.REGIME_TOKENS, "full", (8, 32))
+    out = tmp_path / "study.json"
+    assert bench.main(["--regimes", "--vocab-sizes", "300", "--dims", "4", "--min-run-time", "0.001",
+                       "--repeats", "2", "--threads", "1", "--no-progress", "--output", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "into/cold" in printed and "per-call overhead" in printed
+    assert [row["num_tokens"] for row in json.loads(out.read_text())] == [8, 32]
 
 
 def test_cli_skips_what_does_not_fit_and_goes_on(capsys):

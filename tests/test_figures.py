@@ -225,6 +225,23 @@ def test_benchmark_scaling_figure_has_a_panel_per_sweep():
         figures.benchmark_scaling_figure({})
 
 
+def test_bandwidth_regimes_figure_draws_each_variant_over_the_regimes():
+    def row(n, gbs):
+        return {"status": "ok", "num_tokens": n, "bytes_moved": n * 100, "cache_bytes": 10_000, "vocab_size": 50,
+                "embedding_dim": 12, "dtype": "float32", "device_name": "cpu",
+                **{f"{v}_gbs": gbs * k for k, v in enumerate(("lookup", "lookup_into", "copy_cold", "copy_cached"), 1)}}
+    rows = [row(1, 1.0), row(50, 5.0), row(1_000, 2.0)]
+    fig = figures.bandwidth_regimes_figure(rows, ["per-call overhead", "cache-resident", "DRAM-bound"])
+    (ax,) = fig.axes
+    into = next(line for line in ax.lines if line.get_label() == "lookup into a preallocated output")
+    assert list(into.get_xdata()) == [100, 5_000, 100_000] and list(into.get_ydata()) == [2.0, 10.0, 4.0]
+    assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
+    with pytest.raises(ValueError, match="one regime per row: got 3 rows and 1 regimes"):
+        figures.bandwidth_regimes_figure(rows, ["DRAM-bound"])
+    with pytest.raises(ValueError, match="at least two measured rows"):
+        figures.bandwidth_regimes_figure(rows[:1], ["DRAM-bound"])
+
+
 def test_benchmark_figures_reject_rows_they_cannot_draw():
     rows = _vocab_rows()
     with pytest.raises(ValueError, match="unknown axis 'V'"):

@@ -586,6 +586,238 @@ def _run_case(case: Case, jobs: list[tuple[str, str]], device: torch.device, dty
     return [rows[job] for job in jobs]
 
 
+# --- the bandwidth study: a fair reference, allocation apart, the regimes by size -----------
+
+#: The forward variants of the bandwidth study (:func:`bandwidth_study`):
+#: ``lookup``: ``F.embedding``, a fresh output each call (what a model pays);
+#: ``lookup_into``: ``torch.index_select(W, 0, ids, out=buf)``, into a preallocated output;
+#: ``copy_cold``: ``buf.copy_(src)`` with ``src`` the next ``(n, d)`` slice of a buffer several times
+#: the last-level cache, so that it is not cache-resident: the fair reference for the lookup, whose
+#: rows come from a table larger than the cache;
+#: ``copy_cached``: ``src.clone()`` of a source just written, as ``copy`` in :data:`METHODS`: a copy
+#: that finds its source in cache (an upper reference, unfair to the lookup).
+BANDWIDTH_VARIANTS = ("lookup", "lookup_into", "copy_cold", "copy_cached")
+#: The cold copy's rotating source spans at least this many times the last-level cache.
+COLD_FACTOR = 4
+#: Assumed last-level cache when the device does not say (bytes).
+FALLBACK_CACHE = 32 * 2**20
+#: The regimes, from small to large calls.
+REGIMES = ("per-call overhead", "cache-resident", "DRAM-bound")
+#: A run whose lookup/copy ratio varies more than this (relative, max - min over the median)
+#: across repeats says that one number would not be reliable.
+NOISY_SPREAD = 0.2
+
+
+def last_level_cache(device: torch.device | str = "cpu") -> tuple[int, str]:
+    """``(bytes, source)`` of the device's last-level cache: the L3 (or largest) cache a Linux CPU
+    lists in ``/sys``, a CUDA device's L2; else :data:`FALLBACK_CACHE` with ``source="assumed"``."""
+    device = _as_device(device)
+    if device.type == "cuda":
+        size = getattr(torch.cuda.get_device_properties(device), "L2_cache_size", 0)
+        return (int(size), "L2 (device properties)") if size else (FALLBACK_CACHE, "assumed")
+    sizes = []
+    for entry in Path("/sys/devices/system/cpu/cpu0/cache").glob("index*"):
+        try:
+            text = (entry / "size").read_text().strip()
+            sizes.append(int(text[:-1]) * {"K": 2**10, "M": 2**20, "G": 2**30}[text[-1]])
+        except (OSError, ValueError, KeyError, IndexError):
+            continue
+    return (max(sizes), "largest CPU cache in /sys") if sizes else (FALLBACK_CACHE, "assumed")
+
+
+#: Peak memory bandwidth (GB/s) of some GPUs, from their data sheets, for devices whose properties
+#: do not give the memory clock and bus width.
+PEAK_BANDWIDTH_GBS = {"H200": 4_800, "H100 SXM": 3_350, "H100 80GB HBM3": 3_350, "H100 PCIe": 2_000,
+                      "A100-SXM4-80GB": 2_039, "A100-SXM4-40GB": 1_555, "L4": 300, "T4": 320}
+
+
+def device_peak_bandwidth(device: torch.device | str = "cpu") -> float | None:
+    """A CUDA device's peak memory bandwidth in GB/s: 2 x memory clock x bus width (double data rate) from
+    its properties, else :data:`PEAK_BANDWIDTH_GBS` by name; ``None`` for a CPU or an unknown device."""
+    device = _as_device(device)
+    if device.type != "cuda":
+        return None
+    props = torch.cuda.get_device_properties(device)
+    clock_khz, bus_bits = getattr(props, "memory_clock_rate", 0), getattr(props, "memory_bus_width", 0)
+    if clock_khz and bus_bits:
+        return 2 * clock_khz * 1e3 * bus_bits / 8 / 1e9
+    return next((gbs for name, gbs in PEAK_BANDWIDTH_GBS.items() if name in props.name), None)
+
+
+def cold_buffer_slices(case: Case, dtype: torch.dtype | str, cache_bytes: int) -> int:
+    """How many ``(n, d)`` slices the cold copy rotates through: at least 2, spanning ``COLD_FACTOR`` x the cache."""
+    slice_bytes = case.num_tokens * case.embedding_dim * itemsize(dtype)
+    return max(2, -(-COLD_FACTOR * cache_bytes // slice_bytes))
+
+
+def study_memory_needed(case: Case, dtype: torch.dtype | str, cache_bytes: int) -> int:
+    """Bytes the bandwidth study holds for one case: table, ids, output buffer, the cached and the cold sources,
+    and one allocated output."""
+    n, V, d, item = case.num_tokens, case.vocab_size, case.embedding_dim, itemsize(dtype)
+    return V * d * item + n * ID_BYTES + (3 + cold_buffer_slices(case, dtype, cache_bytes)) * n * d * item
+
+
+def _study_fns(case: Case, device: torch.device, dtype: torch.dtype, seed: int, cache_bytes: int
+               ) -> dict[str, Callable[[], torch.Tensor]]:
+    ids, weight, _ = make_inputs(case, device, dtype, seed)
+    expected = F.embedding(ids, weight)
+    out = torch.empty_like(expected)
+    slices = cold_buffer_slices(case, dtype, cache_bytes)
+    cold = expected.unsqueeze(0).repeat(slices, 1, 1)  # every slice holds the lookup's result
+    position = [0]
+
+    def copy_cold() -> torch.Tensor:
+        position[0] = (position[0] + 1) % slices
+        return out.copy_(cold[position[0]])
+
+    fns = {
+        "lookup": lambda: F.embedding(ids, weight),
+        "lookup_into": lambda: torch.index_select(weight, 0, ids, out=out),
+        "copy_cold": copy_cold,
+        "copy_cached": expected.clone,
+    }
+    for name, fn in fns.items():  # each variant computes the lookup's result, exactly
+        if not torch.equal(fn(), expected):
+            raise AssertionError(f"{name} at {case.label()} differs from the lookup; it must not be timed")
+    return fns
+
+
+def bandwidth_study(cases: Sequence[Case], *, device: torch.device | str = "cpu",
+                    dtype: torch.dtype | str = torch.float32, min_run_time: float = 0.1, repeats: int = 5,
+                    threads: int | None = None, memory_budget: int | None = None, seed: int = 0,
+                    progress: bool = True) -> list[dict]:
+    """Time :data:`BANDWIDTH_VARIANTS` on each case, ``repeats`` times, the variants interleaved.
+
+    Interleaving puts a passing load on every variant alike, so the ratio of two variants
+    within a repeat is steadier than either time. Returns one row per case: the sizes,
+    ``bytes_moved`` (the lookup's, :func:`bytes_moved`), the ``cache_bytes`` and the cold
+    buffer's size, and per variant the median bandwidth over the repeats (``<variant>_gbs``);
+    ``ratio`` (``lookup_into`` / ``copy_cold``, median over repeats) with ``ratio_min`` and
+    ``ratio_max``; ``noisy`` when their spread exceeds :data:`NOISY_SPREAD`. A case over the
+    memory budget gets ``status="skipped"`` and a printed reason.
+    """
+    if isinstance(cases, Case):
+        cases = [cases]
+    cases = list(cases)
+    if not cases or not all(isinstance(c, Case) for c in cases):
+        raise TypeError("cases must be a non-empty list of Case(vocab_size, embedding_dim, num_tokens)")
+    device, dtype = _as_device(device), as_dtype(dtype)
+    min_run_time = check_positive("min_run_time", min_run_time)
+    repeats = check_int("repeats", repeats)
+    threads = torch.get_num_threads() if threads is None else check_int("threads", threads)
+    budget = default_memory_budget(device) if memory_budget is None else int(check_positive(
+        "memory_budget", memory_budget))
+    check_int("seed", seed, minimum=0)
+    cache_bytes, cache_source = last_level_cache(device)
+    peak = device_peak_bandwidth(device)
+    rows = []
+    for case in tqdm(cases, desc="bandwidth", unit="case", disable=not progress):
+        row = {"vocab_size": case.vocab_size, "embedding_dim": case.embedding_dim, "num_tokens": case.num_tokens,
+               "dtype": str(dtype).removeprefix("torch."), "device": device.type,
+               "device_name": describe_device(device), "threads": threads, "torch_version": torch.__version__,
+               "bytes_moved": bytes_moved("lookup", "forward", case, dtype), "cache_bytes": cache_bytes,
+               "cache_source": cache_source,
+               "cold_buffer_bytes": cold_buffer_slices(case, dtype, cache_bytes) * case.num_tokens
+               * case.embedding_dim * itemsize(dtype), "peak_gbs": peak, "repeats": repeats, "status": "ok",
+               "reason": ""}
+        needed = study_memory_needed(case, dtype, cache_bytes)
+        if needed > budget:
+            row.update(status="skipped", reason=f"needs about {format_bytes(needed)}, over the memory budget of "
+                                                f"{format_bytes(budget)}")
+            tqdm.write(f"skipped the bandwidth study at {case.label()}: {row['reason']}", file=sys.stdout)
+            rows.append(row)
+            continue
+        fns = _study_fns(case, device, dtype, seed, cache_bytes)
+        moved = {v: bytes_moved("lookup" if v.startswith("lookup") else "copy", "forward", case, dtype)
+                 for v in BANDWIDTH_VARIANTS}
+        gbs: dict[str, list[float]] = {v: [] for v in BANDWIDTH_VARIANTS}
+        for _ in range(repeats):
+            for variant, fn in fns.items():
+                seconds = blocked_autorange(fn, device, threads, min_run_time).median
+                gbs[variant].append(moved[variant] / seconds / 1e9)
+        ratios = [a / b for a, b in zip(gbs["lookup_into"], gbs["copy_cold"], strict=True)]
+        for variant in BANDWIDTH_VARIANTS:
+            row[f"{variant}_gbs"] = statistics.median(gbs[variant])
+            row[f"{variant}_time_s"] = moved[variant] / row[f"{variant}_gbs"] / 1e9
+        ratio = statistics.median(ratios)
+        row.update(ratio=ratio, ratio_min=min(ratios), ratio_max=max(ratios),
+                   noisy=(max(ratios) - min(ratios)) / ratio > NOISY_SPREAD)
+        rows.append(row)
+        del fns
+    return rows
+
+
+def regimes(rows: Sequence[dict]) -> list[str]:
+    """The regime of each row of :func:`bandwidth_study` (skipped rows: ``"skipped"``), in order.
+
+    ``per-call overhead``: the preallocated lookup takes less than twice the time of the
+    smallest call measured (its time hardly grows with the bytes); else ``cache-resident``
+    when the bytes it moves fit the last-level cache, ``DRAM-bound`` when they do not.
+    """
+    ok = [r for r in rows if r["status"] == "ok"]
+    if not ok:
+        return ["skipped"] * len(rows)
+    floor = min(r["lookup_into_time_s"] for r in ok)
+    labels = []
+    for r in rows:
+        if r["status"] != "ok":
+            labels.append("skipped")
+        elif r["lookup_into_time_s"] < 2 * floor:
+            labels.append(REGIMES[0])
+        elif r["bytes_moved"] <= r["cache_bytes"]:
+            labels.append(REGIMES[1])
+        else:
+            labels.append(REGIMES[2])
+    return labels
+
+
+def format_study(rows: Sequence[dict]) -> str:
+    """The bandwidth study as a text table, one line per case, with its regime."""
+    header = ["n", "moved", "lookup", "into buf", "copy cold", "copy cached", "into/cold", "spread", "regime"]
+    lines = []
+    for r, regime in zip(rows, regimes(rows), strict=True):
+        if r["status"] != "ok":
+            lines.append([f"{r['num_tokens']:,}", format_bytes(r["bytes_moved"]), "-", "-", "-", "-", "-", "-",
+                          "skipped"])
+            continue
+        lines.append([f"{r['num_tokens']:,}", format_bytes(r["bytes_moved"]),
+                      *(f"{r[f'{v}_gbs']:.3g}" for v in BANDWIDTH_VARIANTS),
+                      f"{r['ratio']:.2f}", f"{r['ratio_min']:.2f}-{r['ratio_max']:.2f}", regime])
+    widths = [max(len(h), *(len(line[i]) for line in lines)) for i, h in enumerate(header)]
+
+    def fmt(cells: list[str]) -> str:
+        return "  ".join(c.rjust(w) if i < len(header) - 1 else c
+                         for i, (c, w) in enumerate(zip(cells, widths, strict=True)))
+
+    title = "GB/s (median of the repeats); into/cold: the preallocated lookup over the cold copy"
+    return "\n".join([title, fmt(header), *(fmt(line) for line in lines)])
+
+
+def describe_study_row(r: dict) -> str:
+    """One case of the study in words: the fair ratio with its spread, and the other references."""
+    if r["status"] != "ok":
+        return f"bandwidth study at n={r['num_tokens']:,}: skipped, {r['reason']}"
+    text = (f"lookup at V={r['vocab_size']:,}, d={r['embedding_dim']:,}, n={r['num_tokens']:,}: into a preallocated "
+            f"output {r['lookup_into_gbs']:.3g} GB/s, {r['ratio']:.2f}x a copy from a cold source "
+            f"({r['copy_cold_gbs']:.3g} GB/s; median of {r['repeats']} interleaved repeats, spread "
+            f"{r['ratio_min']:.2f}-{r['ratio_max']:.2f}); allocating its output {r['lookup_gbs']:.3g} GB/s; "
+            f"a copy whose source is in cache {r['copy_cached_gbs']:.3g} GB/s "
+            f"(cold source: a {format_bytes(r['cold_buffer_bytes'])} buffer, {COLD_FACTOR}x or more the "
+            f"{format_bytes(r['cache_bytes'])} last-level cache)")
+    if r["peak_gbs"]:
+        text += f"; the preallocated lookup reaches {r['lookup_into_gbs'] / r['peak_gbs']:.0%} of the device's peak " \
+                f"{r['peak_gbs']:,.0f} GB/s"
+    if r["noisy"]:
+        text += (f"\nthe ratio varied by more than {NOISY_SPREAD:.0%} across the repeats: this machine is busy, "
+                 "so one number is not reliable; run again on a quiet machine or with more --repeats")
+    return text
+
+
+#: Tokens per call for the regime sweep: from a per-call-overhead floor to past the caches.
+REGIME_TOKENS = {"quick": (16, 256, 2_048, 32_768),
+                 "full": (16, 64, 256, 1_024, 2_048, 4_096, 16_384, 65_536, 131_072)}
+
+
 # --- sizes -------------------------------------------------------------------------------
 
 SWEEP_AXES = ("vocab_size", "embedding_dim", "num_tokens")
@@ -685,19 +917,6 @@ def speedups(rows: Sequence[dict], method: str = "dense", pass_: str = "forward"
     return out
 
 
-def bandwidth_ratios(rows: Sequence[dict]) -> list[dict]:
-    """Per case: the forward lookup's bandwidth (GB/s) and the copy's, and their ratio (lookup / copy)."""
-    copies = {_case_key(r): r["bandwidth_gbs"] for r in _ok(rows, method="copy", **{"pass": "forward"})}
-    out = []
-    for r in _ok(rows, method="lookup", **{"pass": "forward"}):
-        key = _case_key(r)
-        if key in copies:
-            out.append({"vocab_size": key[0], "embedding_dim": key[1], "num_tokens": key[2],
-                        "lookup_gbs": r["bandwidth_gbs"], "copy_gbs": copies[key],
-                        "ratio": r["bandwidth_gbs"] / copies[key]})
-    return out
-
-
 def _format_time(seconds: float | None) -> str:
     if seconds is None:
         return "-"
@@ -739,7 +958,8 @@ def environment_line(rows: Sequence[dict]) -> str:
 
 
 def write_results(rows: Sequence[dict], path: str | Path) -> Path:
-    """Save the tidy rows as ``.csv`` (one row per measurement, :data:`FIELDS` as header) or ``.json``."""
+    """Save tidy rows (:func:`run_benchmark`'s or :func:`bandwidth_study`'s) as ``.csv`` (one row per line,
+    the first row's keys as header) or ``.json``."""
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in (".csv", ".json"):
@@ -749,7 +969,7 @@ def write_results(rows: Sequence[dict], path: str | Path) -> Path:
         path.write_text(json.dumps(list(rows), indent=1) + "\n", encoding="utf-8")
     else:
         with path.open("w", newline="", encoding="utf-8") as handle:
-            writer = csv.DictWriter(handle, fieldnames=FIELDS)
+            writer = csv.DictWriter(handle, fieldnames=list(rows[0]) if rows else FIELDS)
             writer.writeheader()
             writer.writerows(rows)
     return path
@@ -791,6 +1011,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--output", type=Path, help="write the results table to this .csv or .json file")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--repeats", type=int, default=5,
+                        help="interleaved repeats of the bandwidth study (default 5): its ratio's spread is reported")
+    parser.add_argument("--regimes", action="store_true",
+                        help="instead: the bandwidth study over tokens per call, 16 to 131,072, at the first V and d, "
+                             "with each size's regime (--output then writes the study's rows)")
     args = parser.parse_args(argv)
 
     if args.output is not None and args.output.suffix.lower() not in (".csv", ".json"):
@@ -805,6 +1030,19 @@ def main(argv: list[str] | None = None) -> int:
     except (RuntimeError, ValueError) as error:  # an unknown device, or a GPU that is not there
         parser.error(str(error))
     budget = None if args.memory_budget_gib is None else int(args.memory_budget_gib * GIB)
+    study = {"device": device, "dtype": args.dtype, "min_run_time": args.min_run_time, "repeats": args.repeats,
+             "threads": args.threads, "memory_budget": budget, "seed": args.seed, "progress": not args.no_progress}
+    if args.regimes:
+        try:
+            rows = bandwidth_study([Case(args.vocab_sizes[0], args.dims[0], n) for n in REGIME_TOKENS["full"]],
+                                   **study)
+        except (TypeError, ValueError) as error:
+            parser.error(str(error))
+        print(environment_line(rows))
+        print(format_study(rows))
+        if args.output is not None:
+            print(f"results written to {write_results(rows, args.output)}")
+        return 0
     try:
         rows = run_benchmark(cases, methods=args.methods, passes=args.passes, device=device, dtype=args.dtype,
                              min_run_time=args.min_run_time, threads=args.threads, memory_budget=budget,
@@ -822,9 +1060,9 @@ def main(argv: list[str] | None = None) -> int:
             for s in speedups(rows, method, pass_):
                 print(f"lookup vs {method} ({pass_}) at V={s['vocab_size']:,}, d={s['embedding_dim']:,}, "
                       f"n={s['num_tokens']:,}: the lookup is {s['speedup']:,.1f}x faster")
-    for b in bandwidth_ratios(rows):
-        print(f"lookup bandwidth at V={b['vocab_size']:,}, d={b['embedding_dim']:,}, n={b['num_tokens']:,}: "
-              f"{b['lookup_gbs']:.3g} GB/s, {b['ratio']:.2f}x a plain copy's {b['copy_gbs']:.3g} GB/s")
+    if "forward" in args.passes and {"lookup", "copy"} <= set(args.methods):
+        for row in bandwidth_study(cases, **study):  # the lookup against a fair copy, with its spread
+            print(describe_study_row(row))
     if args.output is not None:
         print(f"results written to {write_results(rows, args.output)}")
     return 0

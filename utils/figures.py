@@ -15,6 +15,7 @@ import torch
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
+from matplotlib.ticker import FuncFormatter
 
 from .lookup import check_ids, one_hot
 
@@ -659,6 +660,61 @@ def benchmark_scaling_figure(sweeps: dict[str, list[dict]], pass_: str = "forwar
         ax.legend(fontsize=8)
     axes[0].set_ylabel("median time per call (s)")
     fig.suptitle(f"Time against d and n, {_PASS_TITLES[pass_]}", fontsize=11)
+    return fig
+
+
+_VARIANT_STYLE = {
+    "lookup": {"color": "#1f77b4", "marker": "o", "linestyle": ":", "label": "lookup, allocating its output"},
+    "lookup_into": {"color": "#1f77b4", "marker": "o", "label": "lookup into a preallocated output", "zorder": 4},
+    "copy_cold": {"color": "#2b2b2b", "marker": "D", "label": "copy, source not in cache (fair reference)"},
+    "copy_cached": {"color": "#9a9a9a", "marker": "D", "linestyle": "--", "label": "copy, source in cache"},
+}
+_REGIME_COLORS = {"per-call overhead": "#fdebd0", "cache-resident": "#e8f4fa", "DRAM-bound": "#eaf5ea"}
+
+
+def _binary_bytes(num: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if num < 1024 or unit == "GiB":
+            return f"{num:.0f} {unit}"
+        num /= 1024
+    raise AssertionError("unreachable")
+
+
+def bandwidth_regimes_figure(rows: list[dict], regimes: list[str]) -> Figure:
+    """Achieved bandwidth against the bytes one call moves, log-log, from ``bench.bandwidth_study`` rows.
+
+    One line per variant; the background is shaded by ``regimes`` (``bench.regimes(rows)``,
+    one label per row), and a dashed line marks the last-level cache.
+    """
+    if len(rows) != len(regimes):
+        raise ValueError(f"one regime per row: got {len(rows)} rows and {len(regimes)} regimes")
+    ok = [(r, g) for r, g in zip(rows, regimes, strict=True) if r.get("status") == "ok"]
+    if len(ok) < 2:
+        raise ValueError("the figure needs at least two measured rows (status 'ok')")
+    xs = [r["bytes_moved"] for r, _ in ok]
+    fig = Figure(figsize=(8, 4.4), layout="constrained")
+    ax = fig.subplots()
+    edges = [xs[0] / 1.5] + [(a * b) ** 0.5 for a, b in zip(xs, xs[1:], strict=False)] + [xs[-1] * 1.5]
+    for (_, regime), left, right in zip(ok, edges[:-1], edges[1:], strict=True):
+        ax.axvspan(left, right, color=_REGIME_COLORS.get(regime, "white"), lw=0)
+    for variant, style in _VARIANT_STYLE.items():
+        ax.plot(xs, [r[f"{variant}_gbs"] for r, _ in ok], **style)
+    cache = ok[0][0]["cache_bytes"]
+    ax.axvline(cache, color="0.3", linestyle="--", lw=1)
+    ax.text(cache, ax.get_ylim()[0], f"  last-level cache\n  {cache / 2**20:.0f} MiB", fontsize=8, va="bottom")
+    ax.set_xscale("log", base=2)
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: _binary_bytes(x)))
+    ax.set_yscale("log")
+    ax.set_xlim(edges[0], edges[-1])
+    ax.set_xlabel("bytes one lookup moves (ids + rows read + output written)")
+    ax.set_ylabel("achieved bandwidth (GB/s, median)")
+    handles, labels = ax.get_legend_handles_labels()
+    handles += [Rectangle((0, 0), 1, 1, color=color) for color in _REGIME_COLORS.values()]
+    labels += list(_REGIME_COLORS)
+    ax.legend(handles, labels, fontsize=8, loc="lower right", ncols=2)
+    first = ok[0][0]
+    ax.set_title(f"Bandwidth by call size: V={first['vocab_size']:,}, d={first['embedding_dim']:,}, "
+                 f"{first['dtype']}, {first['device_name']}", fontsize=10)
     return fig
 
 
