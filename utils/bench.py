@@ -1005,7 +1005,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--device", default="auto", help="auto, cpu, cuda or mps (default auto)")
     parser.add_argument("--dtype", default="float32", help="weight dtype (default float32)")
     parser.add_argument("--min-run-time", type=float, default=0.5, help="seconds per measurement (default 0.5)")
-    parser.add_argument("--threads", type=int, help="CPU threads (default: torch.get_num_threads())")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="CPU threads for the timed calls (default 1: on a machine whose cores are shared, a "
+                             "multi-threaded call can wait milliseconds for a busy core, and its timing means "
+                             "nothing; pass the core count for a quiet machine's best)")
     parser.add_argument("--memory-budget-gib", type=float,
                         help=f"skip what needs more (default: {BUDGET_FRACTION * 100:.0f}%% of the available memory)")
     parser.add_argument("--seed", type=int, default=0)

@@ -699,12 +699,14 @@ def bandwidth_regimes_figure(rows: list[dict], regimes: list[str]) -> Figure:
         ax.axvspan(left, right, color=_REGIME_COLORS.get(regime, "white"), lw=0)
     for variant, style in _VARIANT_STYLE.items():
         ax.plot(xs, [r[f"{variant}_gbs"] for r, _ in ok], **style)
-    cache = ok[0][0]["cache_bytes"]
-    ax.axvline(cache, color="0.3", linestyle="--", lw=1)
-    ax.text(cache, ax.get_ylim()[0], f"  last-level cache\n  {cache / 2**20:.0f} MiB", fontsize=8, va="bottom")
     ax.set_xscale("log", base=2)
     ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: _binary_bytes(x)))
     ax.set_yscale("log")
+    for formatter in (ax.yaxis.set_major_formatter, ax.yaxis.set_minor_formatter):
+        formatter(FuncFormatter(lambda y, _: f"{y:g}"))
+    cache = ok[0][0]["cache_bytes"]
+    ax.axvline(cache, color="0.3", linestyle="--", lw=1)
+    ax.text(cache, ax.get_ylim()[1], f" last-level cache ({_binary_bytes(cache)})", fontsize=8, va="top")
     ax.set_xlim(edges[0], edges[-1])
     ax.set_xlabel("bytes one lookup moves (ids + rows read + output written)")
     ax.set_ylabel("achieved bandwidth (GB/s, median)")
