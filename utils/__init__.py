@@ -5,6 +5,7 @@ The notebooks import from here instead of repeating code. Modules, one topic eac
 - ``course``     the manifest: notebooks in order, titles, the repository address
 - ``devices``    picking the device a notebook runs on
 - ``vocab``      a deterministic word-level vocabulary
+- ``corpus``     a generated corpus whose word categories are known (notebook 9)
 - ``lookup``     one-hot vectors, the lookup, id checks, operation counts
 - ``positions``  the sinusoidal position table
 - ``distributed`` a vocabulary-parallel embedding on torch.distributed, and its launcher

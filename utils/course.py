@@ -99,6 +99,8 @@ NOTEBOOKS: tuple[Notebook, ...] = (
              title_zh="超越单次查表"),
     Notebook(8, "08_vocabulary_parallel", "When the table does not fit one device",
              title_zh="当一台设备放不下整张表", default_device="auto"),
+    Notebook(9, "09_what_the_table_learns", "What the table learns",
+             title_zh="嵌入表学到了什么"),
 )
 
 
