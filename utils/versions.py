@@ -8,7 +8,7 @@ The course is tested in four environments (``make versions ENV=NAME`` runs one):
 - ``newest``: no constraints at all: the newest release of everything, Python 3.13.
 
 Each gets its own virtual environment in ``build/versions/NAME/venv`` (made on first
-use, re-installed when its constraints change). Every English notebook then runs there
+use, re-installed when requirements.txt or its constraints change). Every English notebook then runs there
 with papermill (:mod:`utils.run`): the asserts must hold, and no cell may write to
 stderr (a warning a learner would see), progress bars aside. nbval's comparison with
 the stored outputs belongs to the pinned environment alone (``make test``): elsewhere
@@ -109,8 +109,9 @@ def install(env: Environment, python: str) -> Path:
     env.folder.mkdir(parents=True, exist_ok=True)
     venv_python = env.folder / "venv" / "bin" / "python"
     wanted = constraints(env.name)
-    stamp = env.folder / "venv" / ".constraints"
-    if venv_python.exists() and stamp.is_file() and stamp.read_text(encoding="utf-8") == wanted:
+    requirements = (ROOT / "requirements.txt").read_text(encoding="utf-8")
+    stamp = env.folder / "venv" / ".installed"  # what the venv was installed from
+    if venv_python.exists() and stamp.is_file() and stamp.read_text(encoding="utf-8") == requirements + wanted:
         return venv_python
     if not venv_python.exists():
         subprocess.run([python, "-m", "venv", str(env.folder / "venv")], check=True)
@@ -120,7 +121,7 @@ def install(env: Environment, python: str) -> Path:
     pip_env = {**os.environ, "PIP_CONSTRAINT": os.devnull}
     subprocess.run([str(venv_python), "-m", "pip", "install", "--quiet", "--upgrade", "--disable-pip-version-check",
                     "-r", str(ROOT / "requirements.txt"), "-c", str(constraints_file)], check=True, env=pip_env)
-    stamp.write_text(wanted, encoding="utf-8")
+    stamp.write_text(requirements + wanted, encoding="utf-8")
     return venv_python
 
 
