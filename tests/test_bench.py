@@ -391,7 +391,7 @@ def test_bandwidth_study_rows_hold_every_variant_and_the_ratio_with_its_spread(c
     assert row["bytes_moved"] == 32 * 8 + 2 * 32 * 8 * 4
     for variant in bench.BANDWIDTH_VARIANTS:
         assert row[f"{variant}_gbs"] > 0 and row[f"{variant}_time_s"] > 0
-    assert row["ratio_min"] <= row["ratio"] <= row["ratio_max"]
+    assert row["ratio_min"] <= row["ratio"] <= row["ratio_max"] and row["best_ratio"] > 0
     assert row["noisy"] == ((row["ratio_max"] - row["ratio_min"]) / row["ratio"] > bench.NOISY_SPREAD)
     assert row["cold_buffer_bytes"] >= bench.COLD_FACTOR * row["cache_bytes"]
     words = bench.describe_study_row(row)
