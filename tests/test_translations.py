@@ -309,6 +309,64 @@ def test_stamp_and_check_reject_what_does_not_exist(course_copy, capsys):
         sync.stale_files()  # `make sync` stops rather than write a notebook from a broken file
 
 
+
+# --- README.zh.md: sections stamped against README.md -------------------------------------------
+
+def test_readme_sections_are_cut_at_level_two_headings_outside_code():
+    text = "# Title\nintro\n\n## One\n```bash\n## not a heading\n```\n\n### Sub\ntext\n\n## Two\nmore\n"
+    sections = translations.readme_sections(text)
+    assert [heading for heading, _ in sections] == ["(introduction)", "## One", "## Two"]
+    assert sections[1][1] == "## One\n```bash\n## not a heading\n```\n\n### Sub\ntext"
+
+
+def _edit_readme_section(root, old, new):
+    readme = root / "README.md"
+    text = readme.read_text(encoding="utf-8")
+    assert text.count(old) == 1
+    readme.write_text(text.replace(old, new), encoding="utf-8")
+
+
+def test_an_edit_to_a_readme_section_fails_until_the_chinese_section_is_restamped(course_copy, capsys):
+    assert translations.check_readme() == []
+    _edit_readme_section(course_copy, "You need Python 3.10 or newer", "You need Python 3.11 or newer")
+    for _ in range(2):  # before and after `make sync`: sync never silences a stale section
+        [problem] = translations.check_readme()
+        assert (problem.notebook, problem.cell, problem.kind) == ("README.zh.md", "## Two commands", "stale")
+        assert "\n-You need Python 3.10 or newer" in problem.message
+        assert "\n+You need Python 3.11 or newer" in problem.message
+        assert "stamp-readme 'Two commands'" in problem.message
+        assert translations.main(["check", "_readme"]) == 1
+        assert "README.zh.md: section '## Two commands': stale translation of section '## 两条命令'" in (
+            capsys.readouterr().out)
+        assert sync.main([]) == 0
+        assert "translation problem(s)" in capsys.readouterr().out
+    # a person updates the Chinese section (here: 3.10 -> 3.11) and re-stamps it
+    readme_zh = translations.readme_zh_path()
+    text = readme_zh.read_text(encoding="utf-8")
+    readme_zh.write_text(text.replace("Python 3.10 或更高版本", "Python 3.11 或更高版本"), encoding="utf-8")
+    assert translations.main(["stamp-readme", "Two commands"]) == 0
+    assert translations.check_readme() == []
+    assert translations.main(["check", "_readme"]) == 0
+    # the generated table is not part of a section's text: the titles are stamped on their own
+    _edit_readme_section(course_copy, "| 1 | [One-hot", "| 1 | [Changed")
+    assert translations.check_readme() == []
+
+
+def test_a_new_or_unstamped_readme_section_is_reported(course_copy):
+    readme = course_copy / "README.md"
+    readme.write_text(readme.read_text(encoding="utf-8") + "\n## A new section\n\nText.\n", encoding="utf-8")
+    [problem] = translations.check_readme()
+    assert problem.kind == "invalid" and "README.zh.md has 4 `##` sections, README.md has 5" in problem.message
+    readme_zh = translations.readme_zh_path()
+    readme_zh.write_text(readme_zh.read_text(encoding="utf-8") + "\n## 新的一节\n\n正文。\n", encoding="utf-8")
+    [problem] = translations.check_readme()
+    assert (problem.cell, problem.kind) == ("## A new section", "missing")
+    with pytest.raises(SystemExit, match="README.md has no section 'Nope'"):
+        translations.main(["stamp-readme", "Nope"])
+    translations.main(["stamp-readme", "A new section"])
+    assert translations.check_readme() == []
+
+
 # --- the real course ---------------------------------------------------------------------
 
 @pytest.mark.parametrize("entry", NOTEBOOKS, ids=[nb.stem for nb in NOTEBOOKS])

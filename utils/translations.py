@@ -13,7 +13,11 @@ Files
   hand: the English notebook's cells, ids, code, metadata and outputs, with each markdown
   cell replaced by its translation and each comment by its translation, under a Chinese
   header and footer (:func:`header_source_zh`).
-- ``README.zh.md``: the README in Chinese; ``make sync`` writes its table of notebooks.
+- ``README.zh.md``: the README in Chinese; ``make sync`` writes its table of notebooks. Its
+  ``##`` sections are stamped, in order, against those of README.md in
+  ``notebooks/zh/translations/_readme.json`` (:func:`check_readme`): an edit to a section of
+  README.md makes the Chinese section stale until it is updated and re-stamped with
+  ``python -m utils.translations stamp-readme '<English heading>'``.
 
 A translation is *stale* when the English it was made from changed: the SHA-256 of the
 cell's current English (markdown source, or the list of its comments) differs from the
@@ -26,6 +30,7 @@ Command line::
     python -m utils.translations check [<stem> ...]          # what is missing, stale or unused
     python -m utils.translations init <stem>                 # add empty entries for every cell
     python -m utils.translations stamp <stem> <cell-id> ...  # mark a translation as up to date
+    python -m utils.translations stamp-readme <section> ...  # the same for sections of README.zh.md
 """
 
 from __future__ import annotations
@@ -335,7 +340,8 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
-        where = f"{self.notebook}: cell {self.cell!r}" if self.cell else self.notebook
+        kind = "section" if self.notebook.endswith(".md") else "cell"
+        where = f"{self.notebook}: {kind} {self.cell!r}" if self.cell else self.notebook
         return f"{where}: {self.message}"
 
 
@@ -496,6 +502,8 @@ def check(stems: list[str] | None = None) -> list[Problem]:
             if path.name not in listed:
                 problems.append(Problem(path.stem, None, "unused", f"{_repo(path)} has no English notebook in the "
                                         "manifest: delete it (and its translation)"))
+    if not stems or README_KEY in stems:
+        problems += check_readme()
     return problems
 
 
@@ -599,6 +607,129 @@ def planned_text_files() -> dict[Path, str]:
     return planned
 
 
+# --- README.zh.md: each `##` section stamped against its English source ------------------
+
+README_KEY = "_readme"  # the stamps of README.zh.md's sections: translations/_readme.json
+_INTRO = "(introduction)"  # the name of the text before the first `##` heading
+_GENERATED_BLOCK = re.compile(r"<!-- notebooks:start.*?<!-- notebooks:end -->", re.S)
+
+
+def readme_en_path() -> Path:
+    return course.ROOT / "README.md"
+
+
+def readme_sections(text: str) -> list[tuple[str, str]]:
+    """``text`` cut at its ``## `` headings (outside fenced code): ``(heading, section text)``
+    pairs in order, the first one the introduction before any heading (named :data:`_INTRO`).
+    The generated table of notebooks is left out (``make sync`` writes it from the manifest,
+    whose titles are stamped on their own); trailing blank lines do not count."""
+    sections: list[tuple[str, list[str]]] = [(_INTRO, [])]
+    fence = None
+    for line in text.split("\n"):
+        marker = re.match(r"(```|~~~)", line)
+        if marker:
+            fence = None if fence == marker.group(1) else (fence or marker.group(1))
+        if fence is None and line.startswith("## "):
+            sections.append((line.strip(), []))
+        sections[-1][1].append(line)
+    return [(heading, _GENERATED_BLOCK.sub("<!-- notebooks table (generated) -->", "\n".join(lines)).rstrip())
+            for heading, lines in sections]
+
+
+def _readme_stamps_path() -> Path:
+    return translation_path(README_KEY)
+
+
+def load_readme_stamps() -> list[dict] | None:
+    """The stored section stamps of README.zh.md (``None``: no file): per section, in order,
+    the English heading, the English text it was translated from and its SHA-256."""
+    path = _readme_stamps_path()
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise TranslationFileError(f"{_repo(path)} is not valid JSON: {error}") from error
+    sections = data.get("sections") if isinstance(data, dict) else None
+    if not (isinstance(sections, list) and all(
+            isinstance(s, dict) and isinstance(s.get("heading"), str) and isinstance(s.get("sha256"), str)
+            and isinstance(s.get("en"), list) for s in sections)):
+        raise TranslationFileError(f'{_repo(path)}: expected {{"sections": [{{"heading", "sha256", "en"}}, ...]}}')
+    return sections
+
+
+def _section_name(heading: str) -> str:
+    return heading[3:] if heading.startswith("## ") else heading
+
+
+def check_readme() -> list[Problem]:
+    """Problems of README.zh.md against README.md: the same number of ``##`` sections, and
+    each Chinese section stamped against the current text of its English section (by order)."""
+    zh_path, en_path = readme_zh_path(), readme_en_path()
+    where = _repo(zh_path) if zh_path.is_relative_to(course.ROOT) else str(zh_path)
+    if not zh_path.is_file():
+        return [Problem(where, None, "missing", "there is no Chinese README")]
+    english = readme_sections(en_path.read_text(encoding="utf-8"))
+    chinese = readme_sections(zh_path.read_text(encoding="utf-8"))
+    if len(english) != len(chinese):
+        return [Problem(where, None, "invalid", f"README.zh.md has {len(chinese) - 1} `##` sections, README.md has "
+                        f"{len(english) - 1} ({', '.join(h for h, _ in english[1:])}): translate each section, in the "
+                        "same order")]
+    try:
+        stamps = load_readme_stamps()
+    except TranslationFileError as error:
+        return [Problem(where, None, "invalid", str(error))]
+    by_heading = {s["heading"]: s for s in stamps or []}
+    problems = []
+    for (heading, text), (zh_heading, _) in zip(english, chinese, strict=True):
+        name = _section_name(heading)
+        stored = by_heading.get(heading)
+        if stored is None or not stored["sha256"]:
+            problems.append(Problem(where, heading, "missing", f"the section {zh_heading!r} has no stamp for the "
+                                    f"English section {heading!r}: translate it, then run "
+                                    f"`python -m utils.translations stamp-readme {name!r}`"))
+            continue
+        if fingerprint(text) != stored["sha256"]:
+            diff = difflib.unified_diff(stored["en"], text.split("\n"), f"{heading} (English, as translated)",
+                                        f"{heading} (English, now)", lineterm="")
+            problems.append(Problem(where, heading, "stale", f"stale translation of section {zh_heading!r}: the "
+                                    f"English section {heading!r} of README.md changed since it was translated. Update "
+                                    f"the Chinese, then run `python -m utils.translations stamp-readme {name!r}`. "
+                                    "The English change:\n" + "\n".join(diff)))
+    headings = {heading for heading, _ in english}
+    for extra in [h for h in by_heading if h not in headings]:
+        problems.append(Problem(where, extra, "unused", f"a stamp in {_repo(_readme_stamps_path())} "
+                                "for a section README.md no longer has: re-stamp the sections "
+                                "(`python -m utils.translations stamp-readme <section>`) after translating"))
+    return problems
+
+
+def stamp_readme(names: list[str]) -> list[str]:
+    """Stamp the README.zh.md sections whose English headings are ``names`` (without the
+    ``## ``; :data:`_INTRO` for the introduction; ``["--all"]`` for every section) against the
+    current README.md. Only for a person who has just brought those sections up to date.
+    Returns the headings stamped."""
+    english = readme_sections(readme_en_path().read_text(encoding="utf-8"))
+    known = {_section_name(heading): i for i, (heading, _) in enumerate(english)}
+    if names == ["--all"]:
+        names = list(known)
+    for name in names:
+        if name not in known:
+            raise SystemExit(f"README.md has no section {name!r}; sections: {', '.join(map(repr, known))}")
+    by_heading = {s["heading"]: s for s in load_readme_stamps() or []}
+    stamps = [by_heading.get(heading) for heading, _ in english]
+    for name in names:
+        heading, text = english[known[name]]
+        stamps[known[name]] = {"heading": heading, "sha256": fingerprint(text), "en": text.split("\n")}
+    # a section never stamped keeps an empty stamp, so the check still reports it
+    stamps = [stored or {"heading": heading, "sha256": "", "en": []}
+              for stored, (heading, _) in zip(stamps, english, strict=True)]
+    path = _readme_stamps_path()
+    data = {"readme": "README.zh.md", "source": "README.md", "sections": stamps}
+    path.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    return [english[known[name]][0] for name in names]
+
+
 # --- command line -------------------------------------------------------------------------
 
 def _english_for(stem: str) -> nbformat.NotebookNode:
@@ -663,12 +794,18 @@ def main(argv: list[str] | None = None) -> int:
     stamp_parser = commands.add_parser("stamp", help="after updating a translation: mark it as up to date")
     stamp_parser.add_argument("stem")
     stamp_parser.add_argument("cell_ids", nargs="+", metavar="cell-id")
+    readme_parser = commands.add_parser("stamp-readme", help="after updating sections of README.zh.md: mark them "
+                                        "as up to date with README.md")
+    readme_parser.add_argument("sections", nargs="*", metavar="section",
+                               help=f"English headings without '## ' (e.g. 'Two commands'), or {_INTRO!r}")
+    readme_parser.add_argument("--all", action="store_true", help="every section")
     args = parser.parse_args(argv)
 
     if args.command == "check":
-        unknown = sorted(set(args.stems) - {entry.stem for entry in NOTEBOOKS} - {SHARED})
+        unknown = sorted(set(args.stems) - {entry.stem for entry in NOTEBOOKS} - {SHARED, README_KEY})
         if unknown:
-            parser.error(f"unknown notebook(s) {unknown}; expected stems from utils/course.py, or {SHARED}")
+            parser.error(f"unknown notebook(s) {unknown}; expected stems from utils/course.py, {SHARED} or "
+                         f"{README_KEY}")
         problems = check(args.stems or None)
         for problem in problems:
             print(f"{problem}\n")
@@ -679,6 +816,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{_repo(translation_path(args.stem))}: added {len(added)} empty entr{'y' if len(added) == 1 else 'ies'}"
               f"{': ' + ', '.join(added) if added else ''}")
         print('fill in every "zh", then run `make sync` and `python -m utils.translations check`')
+        return 0
+    if args.command == "stamp-readme":
+        if not args.sections and not args.all:
+            parser.error("name the sections you translated (or --all)")
+        stamped = stamp_readme(["--all"] if args.all else args.sections)
+        print(f"stamped {', '.join(stamped)} in {_repo(_readme_stamps_path())}")
         return 0
     stamp(args.stem, args.cell_ids)
     print(f"stamped {', '.join(args.cell_ids)} in {_repo(translation_path(args.stem))}; now run `make sync`")
