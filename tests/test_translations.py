@@ -367,6 +367,79 @@ def test_a_new_or_unstamped_readme_section_is_reported(course_copy):
     assert translations.check_readme() == []
 
 
+
+# --- the hardened checks: lint directives, \\text{} in formulas, titles, numbers ------------------
+
+def test_the_prose_after_a_lint_directive_is_translated_and_the_directive_kept():
+    source = "import google.colab  # noqa: F401  (only Colab has it)\nx = 1  # noqa: F841"
+    assert translatable_comments(source) == ["# noqa: F401  (only Colab has it)"]  # a bare directive is not prose
+    assert translations.pragma_directive("# noqa: F401  (only Colab has it)") == "# noqa: F401"
+    assert translations.pragma_directive("# noqa: F841") is None
+    en = "# noqa: F401  (only Colab has it)"
+    assert translations._comment_translation_error("# noqa: F401  （只有 Colab 上才有这个模块）", en) is None
+    for dropped in ("# （只有 Colab 上才有这个模块）", "# noqa（只有 Colab 上才有这个模块）", "# noqa: F401"):
+        assert "must keep the tool directive '# noqa: F401'" in translations._comment_translation_error(dropped, en)
+    translated = translate_comments(source, {en: "# noqa: F401  （只有 Colab 上才有这个模块）"})
+    assert translated == "import google.colab  # noqa: F401  （只有 Colab 上才有这个模块）\nx = 1  # noqa: F841"
+
+
+def test_the_words_inside_text_in_a_formula_may_be_translated():
+    english = r"$$\ell = -\ln p \quad \text{for the next token}$$ and $x_{\text{max}}$"
+    assert invariant_differences(english, r"$$\ell = -\ln p \quad \text{对下一个词元}$$ 与 $x_{\text{最大}}$") == []
+    # the rest of the formula must still match
+    assert invariant_differences(english, r"$$\ell = -\log p \quad \text{对下一个词元}$$ 与 $x_{\text{最大}}$") == [
+        r"formulas missing: $$\ell = -\ln p \quad \text{…}$$",
+        r"formulas not in the English: $$\ell = -\log p \quad \text{…}$$"]
+
+
+def test_a_changed_english_title_makes_title_zh_stale_until_stamped(course_copy, monkeypatch):
+    from dataclasses import replace
+
+    entry = NOTEBOOKS[0]
+    assert translations.check_title(entry) == []
+    renamed = replace(entry, title="One-hot vectors, and the product that selects")
+    monkeypatch.setattr(translations, "NOTEBOOKS", (renamed, *NOTEBOOKS[1:]))
+    monkeypatch.setattr(sync, "NOTEBOOKS", (renamed, *NOTEBOOKS[1:]))
+    [problem] = translations.check_title(renamed)
+    assert (problem.notebook, problem.kind) == (entry.stem, "stale")
+    assert f"changed from {entry.title!r} to {renamed.title!r}" in problem.message
+    assert f"stamp-title {entry.stem}" in problem.message
+    assert problem in translations.check([entry.stem])
+    assert translations.main(["stamp-title", entry.stem]) == 0  # after updating title_zh
+    assert translations.check_title(renamed) == []
+    stored = json.loads(translations.translation_path(translations.TITLES).read_text(encoding="utf-8"))
+    assert stored["titles"][entry.stem]["en"] == renamed.title
+
+
+@pytest.mark.parametrize(("english", "chinese"), [
+    ("std 0.1195 over 50,257 rows", "在 50257 行上标准差为 0.1195"),
+    ("388 times smaller, 1 in 50,257", "只有嵌入层的 1/388，占 1/50,257"),
+    ("about once in 1.7 million times", "概率约为 170 万分之一"),
+    ("exactly zero, in 2-D, with unit variance, November 2026", "恰好为 0，二维，方差为 1，2026 年 11 月"),
+    ("the code `V = 50_257`, the formula $2^{-11}$ and [notebook 3](03_x.ipynb)", "代码、公式和[第三课](03_x.ipynb)"),
+])
+def test_the_numbers_of_a_translation_are_compared_as_numbers(english, chinese):
+    assert translations.number_differences(english, chinese) == []
+
+
+def test_a_translation_with_a_wrong_number_is_reported(course_copy):
+    assert translations.number_differences("std 0.02, 8 times larger", "标准差 0.2，大约 8 倍") == [
+        "numbers missing: 0.02", "numbers not in the English: 0.2"]
+    stem = NOTEBOOKS[0].stem
+    path = translations.translation_path(stem)
+    text = path.read_text(encoding="utf-8")
+    assert text.count("1/50,257") == 1
+    path.write_text(text.replace("1/50,257", "1/50,256"), encoding="utf-8")
+    [problem] = translations.check([stem])
+    assert (problem.cell, problem.kind) == ("summary", "invalid")
+    assert problem.message.endswith("numbers missing: 50257; numbers not in the English: 50256")
+
+
+def test_every_translated_cell_keeps_the_numbers_of_its_english():
+    problems = [p for p in translations.check() if "numbers" in p.message]
+    assert not problems, "\n\n".join(str(p) for p in problems)
+
+
 # --- the real course ---------------------------------------------------------------------
 
 @pytest.mark.parametrize("entry", NOTEBOOKS, ids=[nb.stem for nb in NOTEBOOKS])
