@@ -309,6 +309,137 @@ def test_stamp_and_check_reject_what_does_not_exist(course_copy, capsys):
         sync.stale_files()  # `make sync` stops rather than write a notebook from a broken file
 
 
+
+# --- README.zh.md: sections stamped against README.md -------------------------------------------
+
+def test_readme_sections_are_cut_at_level_two_headings_outside_code():
+    text = "# Title\nintro\n\n## One\n```bash\n## not a heading\n```\n\n### Sub\ntext\n\n## Two\nmore\n"
+    sections = translations.readme_sections(text)
+    assert [heading for heading, _ in sections] == ["(introduction)", "## One", "## Two"]
+    assert sections[1][1] == "## One\n```bash\n## not a heading\n```\n\n### Sub\ntext"
+
+
+def _edit_readme_section(root, old, new):
+    readme = root / "README.md"
+    text = readme.read_text(encoding="utf-8")
+    assert text.count(old) == 1
+    readme.write_text(text.replace(old, new), encoding="utf-8")
+
+
+def test_an_edit_to_a_readme_section_fails_until_the_chinese_section_is_restamped(course_copy, capsys):
+    assert translations.check_readme() == []
+    _edit_readme_section(course_copy, "You need Python 3.10 or newer", "You need Python 3.11 or newer")
+    for _ in range(2):  # before and after `make sync`: sync never silences a stale section
+        [problem] = translations.check_readme()
+        assert (problem.notebook, problem.cell, problem.kind) == ("README.zh.md", "## Two commands", "stale")
+        assert "\n-You need Python 3.10 or newer" in problem.message
+        assert "\n+You need Python 3.11 or newer" in problem.message
+        assert "stamp-readme 'Two commands'" in problem.message
+        assert translations.main(["check", "_readme"]) == 1
+        assert "README.zh.md: section '## Two commands': stale translation of section '## 两条命令'" in (
+            capsys.readouterr().out)
+        assert sync.main([]) == 0
+        assert "translation problem(s)" in capsys.readouterr().out
+    # a person updates the Chinese section (here: 3.10 -> 3.11) and re-stamps it
+    readme_zh = translations.readme_zh_path()
+    text = readme_zh.read_text(encoding="utf-8")
+    readme_zh.write_text(text.replace("Python 3.10 或更高版本", "Python 3.11 或更高版本"), encoding="utf-8")
+    assert translations.main(["stamp-readme", "Two commands"]) == 0
+    assert translations.check_readme() == []
+    assert translations.main(["check", "_readme"]) == 0
+    # the generated table is not part of a section's text: the titles are stamped on their own
+    _edit_readme_section(course_copy, "| 1 | [One-hot", "| 1 | [Changed")
+    assert translations.check_readme() == []
+
+
+def test_a_new_or_unstamped_readme_section_is_reported(course_copy):
+    readme = course_copy / "README.md"
+    readme.write_text(readme.read_text(encoding="utf-8") + "\n## A new section\n\nText.\n", encoding="utf-8")
+    [problem] = translations.check_readme()
+    assert problem.kind == "invalid" and "README.zh.md has 4 `##` sections, README.md has 5" in problem.message
+    readme_zh = translations.readme_zh_path()
+    readme_zh.write_text(readme_zh.read_text(encoding="utf-8") + "\n## 新的一节\n\n正文。\n", encoding="utf-8")
+    [problem] = translations.check_readme()
+    assert (problem.cell, problem.kind) == ("## A new section", "missing")
+    with pytest.raises(SystemExit, match="README.md has no section 'Nope'"):
+        translations.main(["stamp-readme", "Nope"])
+    translations.main(["stamp-readme", "A new section"])
+    assert translations.check_readme() == []
+
+
+
+# --- the hardened checks: lint directives, \\text{} in formulas, titles, numbers ------------------
+
+def test_the_prose_after_a_lint_directive_is_translated_and_the_directive_kept():
+    source = "import google.colab  # noqa: F401  (only Colab has it)\nx = 1  # noqa: F841"
+    assert translatable_comments(source) == ["# noqa: F401  (only Colab has it)"]  # a bare directive is not prose
+    assert translations.pragma_directive("# noqa: F401  (only Colab has it)") == "# noqa: F401"
+    assert translations.pragma_directive("# noqa: F841") is None
+    en = "# noqa: F401  (only Colab has it)"
+    assert translations._comment_translation_error("# noqa: F401  （只有 Colab 上才有这个模块）", en) is None
+    for dropped in ("# （只有 Colab 上才有这个模块）", "# noqa（只有 Colab 上才有这个模块）", "# noqa: F401"):
+        assert "must keep the tool directive '# noqa: F401'" in translations._comment_translation_error(dropped, en)
+    translated = translate_comments(source, {en: "# noqa: F401  （只有 Colab 上才有这个模块）"})
+    assert translated == "import google.colab  # noqa: F401  （只有 Colab 上才有这个模块）\nx = 1  # noqa: F841"
+
+
+def test_the_words_inside_text_in_a_formula_may_be_translated():
+    english = r"$$\ell = -\ln p \quad \text{for the next token}$$ and $x_{\text{max}}$"
+    assert invariant_differences(english, r"$$\ell = -\ln p \quad \text{对下一个词元}$$ 与 $x_{\text{最大}}$") == []
+    # the rest of the formula must still match
+    assert invariant_differences(english, r"$$\ell = -\log p \quad \text{对下一个词元}$$ 与 $x_{\text{最大}}$") == [
+        r"formulas missing: $$\ell = -\ln p \quad \text{…}$$",
+        r"formulas not in the English: $$\ell = -\log p \quad \text{…}$$"]
+
+
+def test_a_changed_english_title_makes_title_zh_stale_until_stamped(course_copy, monkeypatch):
+    from dataclasses import replace
+
+    entry = NOTEBOOKS[0]
+    assert translations.check_title(entry) == []
+    renamed = replace(entry, title="One-hot vectors, and the product that selects")
+    monkeypatch.setattr(translations, "NOTEBOOKS", (renamed, *NOTEBOOKS[1:]))
+    monkeypatch.setattr(sync, "NOTEBOOKS", (renamed, *NOTEBOOKS[1:]))
+    [problem] = translations.check_title(renamed)
+    assert (problem.notebook, problem.kind) == (entry.stem, "stale")
+    assert f"changed from {entry.title!r} to {renamed.title!r}" in problem.message
+    assert f"stamp-title {entry.stem}" in problem.message
+    assert problem in translations.check([entry.stem])
+    assert translations.main(["stamp-title", entry.stem]) == 0  # after updating title_zh
+    assert translations.check_title(renamed) == []
+    stored = json.loads(translations.translation_path(translations.TITLES).read_text(encoding="utf-8"))
+    assert stored["titles"][entry.stem]["en"] == renamed.title
+
+
+@pytest.mark.parametrize(("english", "chinese"), [
+    ("std 0.1195 over 50,257 rows", "在 50257 行上标准差为 0.1195"),
+    ("388 times smaller, 1 in 50,257", "只有嵌入层的 1/388，占 1/50,257"),
+    ("about once in 1.7 million times", "概率约为 170 万分之一"),
+    ("exactly zero, in 2-D, with unit variance, November 2026", "恰好为 0，二维，方差为 1，2026 年 11 月"),
+    ("the code `V = 50_257`, the formula $2^{-11}$ and [notebook 3](03_x.ipynb)", "代码、公式和[第三课](03_x.ipynb)"),
+])
+def test_the_numbers_of_a_translation_are_compared_as_numbers(english, chinese):
+    assert translations.number_differences(english, chinese) == []
+
+
+def test_a_translation_with_a_wrong_number_is_reported(course_copy):
+    assert translations.number_differences("std 0.02, 8 times larger", "标准差 0.2，大约 8 倍") == [
+        "numbers missing: 0.02", "numbers not in the English: 0.2"]
+    stem = NOTEBOOKS[0].stem
+    path = translations.translation_path(stem)
+    text = path.read_text(encoding="utf-8")
+    assert text.count("1/50,257") == 1
+    path.write_text(text.replace("1/50,257", "1/50,256"), encoding="utf-8")
+    [problem] = translations.check([stem])
+    assert (problem.cell, problem.kind) == ("summary", "invalid")
+    assert problem.message.endswith("numbers missing: 50257; numbers not in the English: 50256")
+
+
+def test_every_translated_cell_keeps_the_numbers_of_its_english():
+    problems = [p for p in translations.check() if "numbers" in p.message]
+    assert not problems, "\n\n".join(str(p) for p in problems)
+
+
 # --- the real course ---------------------------------------------------------------------
 
 @pytest.mark.parametrize("entry", NOTEBOOKS, ids=[nb.stem for nb in NOTEBOOKS])

@@ -9,11 +9,17 @@ Files
   English code by construction. Code cells without comments need no entry.
 - ``notebooks/zh/translations/_shared.json``: the same for the set-up cell that
   ``make sync`` writes into every notebook (cell id ``course-setup``).
+- ``notebooks/zh/translations/_titles.json``: the English title each ``title_zh`` of the
+  manifest was translated from, stamped; a changed ``title`` makes ``title_zh`` stale.
 - ``notebooks/zh/<stem>.ipynb``: written by ``make sync`` (:func:`zh_notebook`), never by
   hand: the English notebook's cells, ids, code, metadata and outputs, with each markdown
   cell replaced by its translation and each comment by its translation, under a Chinese
   header and footer (:func:`header_source_zh`).
-- ``README.zh.md``: the README in Chinese; ``make sync`` writes its table of notebooks.
+- ``README.zh.md``: the README in Chinese; ``make sync`` writes its table of notebooks. Its
+  ``##`` sections are stamped, in order, against those of README.md in
+  ``notebooks/zh/translations/_readme.json`` (:func:`check_readme`): an edit to a section of
+  README.md makes the Chinese section stale until it is updated and re-stamped with
+  ``python -m utils.translations stamp-readme '<English heading>'``.
 
 A translation is *stale* when the English it was made from changed: the SHA-256 of the
 cell's current English (markdown source, or the list of its comments) differs from the
@@ -26,6 +32,8 @@ Command line::
     python -m utils.translations check [<stem> ...]          # what is missing, stale or unused
     python -m utils.translations init <stem>                 # add empty entries for every cell
     python -m utils.translations stamp <stem> <cell-id> ...  # mark a translation as up to date
+    python -m utils.translations stamp-readme <section> ...  # the same for sections of README.zh.md
+    python -m utils.translations stamp-title <stem> ...      # the same for title_zh in utils/course.py
 """
 
 from __future__ import annotations
@@ -59,6 +67,10 @@ SECTION_HEADINGS_ZH = {
 
 #: Comments that are instructions to tools, not prose: kept as they are.
 PRAGMA = re.compile(r"#\s*(noqa\b|type:|fmt:|pragma\b|pylint:|ruff:|isort:)")
+#: A directive followed by prose, ``# noqa: F401  (only Colab has it)``: the directive, then two
+#: spaces (or a space and a bracket), then the prose. The prose is translated; the directive is kept.
+_PRAGMA_PROSE = re.compile(r"(?P<directive>#\s*(?:noqa\b|type:|fmt:|pragma\b|pylint:|ruff:|isort:).*?)"
+                           r"(?:\s{2,}|\s+(?=[(（]))(?P<prose>\S.*)$")
 UNTRANSLATED = "<!-- 尚未翻译 (untranslated): the English text follows -->"
 _GENERATED_NOTE_ZH = ("<!-- 由 `make sync` 根据 utils/course.py 与 notebooks/zh/translations/ 生成；"
                       "在此处的修改会被覆盖 -->")
@@ -117,11 +129,19 @@ def comment_tokens(source: str) -> list[tuple[int, int, int, str]]:
     return [(tok.start[0] - 1, tok.start[1], tok.end[1], tok.string) for tok in tokens if tok.type == tokenize.COMMENT]
 
 
+def pragma_directive(text: str) -> str | None:
+    """The tool directive at the start of a comment that goes on with prose
+    (``# noqa: F401  (only Colab has it)`` -> ``# noqa: F401``); None for any other comment."""
+    match = _PRAGMA_PROSE.match(text)
+    return match.group("directive") if match else None
+
+
 def translatable_comments(source: str) -> list[str]:
-    """The distinct comments of a code cell, in order, without tool pragmas (``# noqa`` ...)."""
+    """The distinct comments of a code cell, in order, without bare tool pragmas (``# noqa``
+    ...). A pragma followed by prose is translatable: its translation keeps the directive."""
     seen: dict[str, None] = {}
     for _, _, _, text in comment_tokens(source):
-        if not PRAGMA.match(text):
+        if not PRAGMA.match(text) or pragma_directive(text):
             seen.setdefault(text, None)
     return list(seen)
 
@@ -152,11 +172,14 @@ def translate_comments(source: str, translations: dict[str, str]) -> str:
     return "\n".join(lines)
 
 
-def _comment_translation_error(zh: object) -> str | None:
+def _comment_translation_error(zh: object, en: str = "") -> str | None:
     if not isinstance(zh, str) or not zh.strip():
         return "has no translation"
     if "\n" in zh or "\r" in zh or not zh.startswith("#"):
         return "must be translated as one line that starts with '#'"
+    directive = pragma_directive(en)
+    if directive and not re.match(re.escape(directive) + r"(\s{2,}|\s+(?=[(（]))\S", zh):
+        return f"must keep the tool directive {directive!r}, then two spaces and the translated prose"
     return None
 
 
@@ -167,6 +190,12 @@ _CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.S)
 _DISPLAY_MATH = re.compile(r"\$\$(.+?)\$\$", re.S)
 _INLINE_MATH = re.compile(r"\$([^$\n]+?)\$")
 _LINK_TARGET = re.compile(r"\]\(\s*<?([^)\s>]+)")
+_TEXT_IN_MATH = re.compile(r"\\text\{(?:[^{}]|\{[^{}]*\})*\}")
+
+
+def _formula_form(formula: str) -> str:
+    """A formula as the check compares it: the words inside ``\\text{...}`` may be translated."""
+    return _TEXT_IN_MATH.sub(r"\\text{…}", formula)
 
 
 def markdown_invariants(text: str) -> dict[str, list[str]]:
@@ -181,7 +210,7 @@ def markdown_invariants(text: str) -> dict[str, list[str]]:
     inline = [m.group(0) for m in _INLINE_MATH.finditer(rest)]
     return {
         "code": sorted(set(fences + spans)),
-        "formulas": sorted(set(display + inline)),
+        "formulas": sorted({_formula_form(f) for f in display + inline}),
         "link targets": sorted(set(_LINK_TARGET.findall(rest))),
         "heading levels": [line.split(" ", 1)[0] for line in rest.splitlines() if re.match(r"#{1,6} ", line)],
     }
@@ -202,6 +231,76 @@ def invariant_differences(english: str, chinese: str) -> list[str]:
             differences.append(f"{key} missing: {', '.join(missing)}")
         if extra:
             differences.append(f"{key} not in the English: {', '.join(extra)}")
+    return differences
+
+
+#: A number in prose: ``0.1195``, ``50,257`` (thousands separators are dropped), ``2``, ``11``.
+_NUMBER = re.compile(r"\d+(?:,\d{3})+(?!\d)|\d+(?:\.\d+)?")
+#: "N times smaller" is written 只有……的 1/N in Chinese, "1 in N" may be 1/N: the ``1`` of a
+#: ratio is not counted, only N.
+_RECIPROCAL = re.compile(r"(?<![\d.,])1(?:/| in )(?=\d)")
+#: Scale words: "1.7 million" and "170 万" are the same number.
+_SCALED = re.compile(r"(\d+(?:\.\d+)?)\s*(thousand|million|billion|万|亿)")
+_SCALE = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "万": 10**4, "亿": 10**8}
+#: Numbers that one language writes as a word and the other as digits ("zero" and 0, 两 and
+#: 2, "2-D" and 二维, "unit variance" and 方差为 1, "November 2026" and 2026 年 11 月): a number
+#: that only one side writes in digits is accepted when the other side has it as a word.
+_NUMBER_WORDS = {**{w: n for n, w in enumerate("zero one two three four five six seven eight nine ten".split())},
+                 "zeros": 0, "zeroes": 0, "ones": 1, "once": 1, "single": 1, "twice": 2, "both": 2, "pair": 2,
+                 "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "unit": 1,
+                 **{m: n for n, m in enumerate("january february march april may june july august september october "
+                                               "november december".split(), start=1)},
+                 **{c: n for n, c in enumerate("零一二三四五六七八九十")}, "〇": 0, "两": 2, "双": 2}
+_LINK_PART = re.compile(r"\]\([^)]*\)")
+
+
+def _prose(text: str) -> str:
+    """``text`` without code (spans and fenced blocks), formulas and link targets, which
+    :func:`invariant_differences` compares exactly."""
+    for pattern in (_FENCE, _CODE_SPAN, _DISPLAY_MATH, _INLINE_MATH):
+        text = pattern.sub(" ", text)
+    return _LINK_PART.sub("] ", text)
+
+
+def _scaled(match: re.Match) -> str:
+    from decimal import Decimal
+
+    value = Decimal(match.group(1)) * _SCALE[match.group(2)]
+    return format(value.normalize(), "f")
+
+
+def prose_numbers(text: str) -> list[str]:
+    """The numbers of a text's prose, sorted (a multiset), in a form that compares prose
+    written in either language: ``50,257`` is ``50257``, "1.7 million" and "170 万" are
+    ``1700000``, and the ``1`` of a ratio ``1/N`` or "1 in N" is not counted."""
+    rest = _SCALED.sub(_scaled, _RECIPROCAL.sub("", _prose(text)))
+    return sorted(m.group(0).replace(",", "") for m in _NUMBER.finditer(rest))
+
+
+def _number_words(text: str) -> list[int]:
+    words = re.findall(r"[A-Za-z]+|[零〇一二两三四五六七八九十双]", _prose(text).lower())
+    return [_NUMBER_WORDS[w] for w in words if w in _NUMBER_WORDS]
+
+
+def number_differences(english: str, chinese: str) -> list[str]:
+    """How the numbers of ``chinese``'s prose differ from those of ``english`` (empty: the same).
+
+    A number written in digits on one side only is accepted where the other side writes it
+    as a word (:data:`_NUMBER_WORDS`)."""
+    differences = []
+    sides = (("missing", english, chinese, chinese), ("not in the English", chinese, english, english))
+    for label, a, b, other in sides:
+        left, words = prose_numbers(b), _number_words(other)
+        extra = []
+        for number in prose_numbers(a):
+            if number in left:
+                left.remove(number)
+            elif number.isdigit() and int(number) in words:
+                words.remove(int(number))
+            else:
+                extra.append(number)
+        if extra:
+            differences.append(f"numbers {label}: {', '.join(extra)}")
     return differences
 
 
@@ -335,7 +434,8 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
-        where = f"{self.notebook}: cell {self.cell!r}" if self.cell else self.notebook
+        kind = "section" if self.notebook.endswith(".md") else "cell"
+        where = f"{self.notebook}: {kind} {self.cell!r}" if self.cell else self.notebook
         return f"{where}: {self.message}"
 
 
@@ -390,14 +490,21 @@ def check_translation(stem: str, english: nbformat.NotebookNode, cells: dict[str
                 if differences:
                     problems.append(Problem(stem, cell_id, "invalid", "the translation must keep the English's code, "
                                             "formulas, link targets and headings: " + "; ".join(differences)))
+                numbers = number_differences(cell.source, "\n".join(entry["zh"]))
+                if numbers:
+                    problems.append(Problem(stem, cell_id, "invalid", "the translation must keep the English's "
+                                            "numbers: " + "; ".join(numbers)))
         else:
             comments = translatable_comments(cell.source)
             for pair in entry["comments"]:
                 if pair["en"] in comments:
-                    error = _comment_translation_error(pair["zh"])
+                    error = _comment_translation_error(pair["zh"], pair["en"])
                     if error:
                         kind = "missing" if error == "has no translation" else "invalid"
                         problems.append(Problem(stem, cell_id, kind, f"comment {pair['en']!r} {error}"))
+                    elif numbers := number_differences(pair["en"], pair["zh"]):
+                        problems.append(Problem(stem, cell_id, "invalid", f"comment {pair['en']!r}: the translation "
+                                                "must keep its numbers: " + "; ".join(numbers)))
             stored = {pair["en"] for pair in entry["comments"]}
             for text in comments:
                 if text not in stored:
@@ -479,9 +586,7 @@ def check(stems: list[str] | None = None) -> list[Problem]:
     for entry, nb in english.items():
         if stems and entry.stem not in stems:
             continue
-        if not entry.title_zh.strip():
-            problems.append(Problem(entry.stem, None, "missing", "the manifest entry has no title_zh "
-                                    "(utils/course.py)"))
+        problems += check_title(entry)
         problems += _check_file(entry.stem, nb)
         problems += compare_editions(entry)
     if not stems or SHARED in stems:
@@ -496,7 +601,63 @@ def check(stems: list[str] | None = None) -> list[Problem]:
             if path.name not in listed:
                 problems.append(Problem(path.stem, None, "unused", f"{_repo(path)} has no English notebook in the "
                                         "manifest: delete it (and its translation)"))
+    if not stems or README_KEY in stems:
+        problems += check_readme()
     return problems
+
+
+TITLES = "_titles"  # the English titles that the manifest's title_zh were translated from
+
+
+def load_title_stamps() -> dict[str, dict]:
+    """``translations/_titles.json``: per notebook stem, the English title its ``title_zh`` was
+    translated from (``en``) and that title's SHA-256 (``sha256``)."""
+    path = translation_path(TITLES)
+    if not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise TranslationFileError(f"{_repo(path)} is not valid JSON: {error}") from error
+    titles = data.get("titles") if isinstance(data, dict) else None
+    if not isinstance(titles, dict) or not all(isinstance(t, dict) and isinstance(t.get("sha256"), str)
+                                               for t in titles.values()):
+        raise TranslationFileError(f'{_repo(path)}: expected {{"titles": {{stem: {{"en", "sha256"}}}}}}')
+    return titles
+
+
+def check_title(entry: Notebook) -> list[Problem]:
+    """The manifest's ``title_zh`` of ``entry`` against the stamp of its English ``title``."""
+    if not entry.title_zh.strip():
+        return [Problem(entry.stem, None, "missing", "the manifest entry has no title_zh (utils/course.py)")]
+    try:
+        stored = load_title_stamps().get(entry.stem)
+    except TranslationFileError as error:
+        return [Problem(entry.stem, None, "invalid", str(error))]
+    how = f"then run `python -m utils.translations stamp-title {entry.stem}`"
+    if stored is None:
+        return [Problem(entry.stem, None, "missing", f"title_zh {entry.title_zh!r} has no stamp in "
+                        f"{_repo(translation_path(TITLES))}: check it translates {entry.title!r}, {how}")]
+    if stored["sha256"] != fingerprint(entry.title):
+        return [Problem(entry.stem, None, "stale", f"stale title: the English title changed from "
+                        f"{stored.get('en')!r} to {entry.title!r} since title_zh {entry.title_zh!r} was translated. "
+                        f"Update title_zh in utils/course.py, {how}")]
+    return []
+
+
+def stamp_titles(stems: list[str]) -> None:
+    """Mark the ``title_zh`` of ``stems`` as translated from their current English titles."""
+    by_stem = {entry.stem: entry for entry in NOTEBOOKS}
+    for stem in stems:
+        if stem not in by_stem:
+            raise SystemExit(f"unknown notebook {stem!r}; expected one of: {', '.join(by_stem)}")
+    titles = load_title_stamps()
+    for stem in stems:
+        titles[stem] = {"en": by_stem[stem].title, "sha256": fingerprint(by_stem[stem].title)}
+    order = {entry.stem: i for i, entry in enumerate(NOTEBOOKS)}
+    titles = dict(sorted(titles.items(), key=lambda item: order.get(item[0], len(order))))
+    path = translation_path(TITLES)
+    path.write_text(json.dumps({"titles": titles}, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
 
 
 def problems_summary() -> str:
@@ -545,7 +706,7 @@ def zh_cell(cell: nbformat.NotebookNode, entry: dict | None) -> nbformat.Noteboo
     new = copy.deepcopy(cell)
     usable = entry is not None and _entry_error(entry) is None and entry["type"] == cell.cell_type
     if cell.cell_type == "code" and usable:
-        swaps = {c["en"]: c["zh"] for c in entry["comments"] if _comment_translation_error(c["zh"]) is None}
+        swaps = {c["en"]: c["zh"] for c in entry["comments"] if _comment_translation_error(c["zh"], c["en"]) is None}
         new.source = translate_comments(cell.source, swaps)
     elif cell.cell_type == "markdown" and is_translatable(cell):
         text = "\n".join(entry["zh"]) if usable else ""
@@ -597,6 +758,129 @@ def planned_text_files() -> dict[Path, str]:
         raise FileNotFoundError(f"{_repo(readme)} is missing: the Chinese README holds the table of Chinese notebooks")
     planned[readme] = sync_readme_zh(readme.read_text(encoding="utf-8"))
     return planned
+
+
+# --- README.zh.md: each `##` section stamped against its English source ------------------
+
+README_KEY = "_readme"  # the stamps of README.zh.md's sections: translations/_readme.json
+_INTRO = "(introduction)"  # the name of the text before the first `##` heading
+_GENERATED_BLOCK = re.compile(r"<!-- notebooks:start.*?<!-- notebooks:end -->", re.S)
+
+
+def readme_en_path() -> Path:
+    return course.ROOT / "README.md"
+
+
+def readme_sections(text: str) -> list[tuple[str, str]]:
+    """``text`` cut at its ``## `` headings (outside fenced code): ``(heading, section text)``
+    pairs in order, the first one the introduction before any heading (named :data:`_INTRO`).
+    The generated table of notebooks is left out (``make sync`` writes it from the manifest,
+    whose titles are stamped on their own); trailing blank lines do not count."""
+    sections: list[tuple[str, list[str]]] = [(_INTRO, [])]
+    fence = None
+    for line in text.split("\n"):
+        marker = re.match(r"(```|~~~)", line)
+        if marker:
+            fence = None if fence == marker.group(1) else (fence or marker.group(1))
+        if fence is None and line.startswith("## "):
+            sections.append((line.strip(), []))
+        sections[-1][1].append(line)
+    return [(heading, _GENERATED_BLOCK.sub("<!-- notebooks table (generated) -->", "\n".join(lines)).rstrip())
+            for heading, lines in sections]
+
+
+def _readme_stamps_path() -> Path:
+    return translation_path(README_KEY)
+
+
+def load_readme_stamps() -> list[dict] | None:
+    """The stored section stamps of README.zh.md (``None``: no file): per section, in order,
+    the English heading, the English text it was translated from and its SHA-256."""
+    path = _readme_stamps_path()
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise TranslationFileError(f"{_repo(path)} is not valid JSON: {error}") from error
+    sections = data.get("sections") if isinstance(data, dict) else None
+    if not (isinstance(sections, list) and all(
+            isinstance(s, dict) and isinstance(s.get("heading"), str) and isinstance(s.get("sha256"), str)
+            and isinstance(s.get("en"), list) for s in sections)):
+        raise TranslationFileError(f'{_repo(path)}: expected {{"sections": [{{"heading", "sha256", "en"}}, ...]}}')
+    return sections
+
+
+def _section_name(heading: str) -> str:
+    return heading[3:] if heading.startswith("## ") else heading
+
+
+def check_readme() -> list[Problem]:
+    """Problems of README.zh.md against README.md: the same number of ``##`` sections, and
+    each Chinese section stamped against the current text of its English section (by order)."""
+    zh_path, en_path = readme_zh_path(), readme_en_path()
+    where = _repo(zh_path) if zh_path.is_relative_to(course.ROOT) else str(zh_path)
+    if not zh_path.is_file():
+        return [Problem(where, None, "missing", "there is no Chinese README")]
+    english = readme_sections(en_path.read_text(encoding="utf-8"))
+    chinese = readme_sections(zh_path.read_text(encoding="utf-8"))
+    if len(english) != len(chinese):
+        return [Problem(where, None, "invalid", f"README.zh.md has {len(chinese) - 1} `##` sections, README.md has "
+                        f"{len(english) - 1} ({', '.join(h for h, _ in english[1:])}): translate each section, in the "
+                        "same order")]
+    try:
+        stamps = load_readme_stamps()
+    except TranslationFileError as error:
+        return [Problem(where, None, "invalid", str(error))]
+    by_heading = {s["heading"]: s for s in stamps or []}
+    problems = []
+    for (heading, text), (zh_heading, _) in zip(english, chinese, strict=True):
+        name = _section_name(heading)
+        stored = by_heading.get(heading)
+        if stored is None or not stored["sha256"]:
+            problems.append(Problem(where, heading, "missing", f"the section {zh_heading!r} has no stamp for the "
+                                    f"English section {heading!r}: translate it, then run "
+                                    f"`python -m utils.translations stamp-readme {name!r}`"))
+            continue
+        if fingerprint(text) != stored["sha256"]:
+            diff = difflib.unified_diff(stored["en"], text.split("\n"), f"{heading} (English, as translated)",
+                                        f"{heading} (English, now)", lineterm="")
+            problems.append(Problem(where, heading, "stale", f"stale translation of section {zh_heading!r}: the "
+                                    f"English section {heading!r} of README.md changed since it was translated. Update "
+                                    f"the Chinese, then run `python -m utils.translations stamp-readme {name!r}`. "
+                                    "The English change:\n" + "\n".join(diff)))
+    headings = {heading for heading, _ in english}
+    for extra in [h for h in by_heading if h not in headings]:
+        problems.append(Problem(where, extra, "unused", f"a stamp in {_repo(_readme_stamps_path())} "
+                                "for a section README.md no longer has: re-stamp the sections "
+                                "(`python -m utils.translations stamp-readme <section>`) after translating"))
+    return problems
+
+
+def stamp_readme(names: list[str]) -> list[str]:
+    """Stamp the README.zh.md sections whose English headings are ``names`` (without the
+    ``## ``; :data:`_INTRO` for the introduction; ``["--all"]`` for every section) against the
+    current README.md. Only for a person who has just brought those sections up to date.
+    Returns the headings stamped."""
+    english = readme_sections(readme_en_path().read_text(encoding="utf-8"))
+    known = {_section_name(heading): i for i, (heading, _) in enumerate(english)}
+    if names == ["--all"]:
+        names = list(known)
+    for name in names:
+        if name not in known:
+            raise SystemExit(f"README.md has no section {name!r}; sections: {', '.join(map(repr, known))}")
+    by_heading = {s["heading"]: s for s in load_readme_stamps() or []}
+    stamps = [by_heading.get(heading) for heading, _ in english]
+    for name in names:
+        heading, text = english[known[name]]
+        stamps[known[name]] = {"heading": heading, "sha256": fingerprint(text), "en": text.split("\n")}
+    # a section never stamped keeps an empty stamp, so the check still reports it
+    stamps = [stored or {"heading": heading, "sha256": "", "en": []}
+              for stored, (heading, _) in zip(stamps, english, strict=True)]
+    path = _readme_stamps_path()
+    data = {"readme": "README.zh.md", "source": "README.md", "sections": stamps}
+    path.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    return [english[known[name]][0] for name in names]
 
 
 # --- command line -------------------------------------------------------------------------
@@ -663,12 +947,21 @@ def main(argv: list[str] | None = None) -> int:
     stamp_parser = commands.add_parser("stamp", help="after updating a translation: mark it as up to date")
     stamp_parser.add_argument("stem")
     stamp_parser.add_argument("cell_ids", nargs="+", metavar="cell-id")
+    readme_parser = commands.add_parser("stamp-readme", help="after updating sections of README.zh.md: mark them "
+                                        "as up to date with README.md")
+    readme_parser.add_argument("sections", nargs="*", metavar="section",
+                               help=f"English headings without '## ' (e.g. 'Two commands'), or {_INTRO!r}")
+    readme_parser.add_argument("--all", action="store_true", help="every section")
+    title_parser = commands.add_parser("stamp-title", help="after updating title_zh in utils/course.py: mark it as "
+                                       "translated from the current English title")
+    title_parser.add_argument("stems", nargs="+", metavar="stem")
     args = parser.parse_args(argv)
 
     if args.command == "check":
-        unknown = sorted(set(args.stems) - {entry.stem for entry in NOTEBOOKS} - {SHARED})
+        unknown = sorted(set(args.stems) - {entry.stem for entry in NOTEBOOKS} - {SHARED, README_KEY})
         if unknown:
-            parser.error(f"unknown notebook(s) {unknown}; expected stems from utils/course.py, or {SHARED}")
+            parser.error(f"unknown notebook(s) {unknown}; expected stems from utils/course.py, {SHARED} or "
+                         f"{README_KEY}")
         problems = check(args.stems or None)
         for problem in problems:
             print(f"{problem}\n")
@@ -679,6 +972,16 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{_repo(translation_path(args.stem))}: added {len(added)} empty entr{'y' if len(added) == 1 else 'ies'}"
               f"{': ' + ', '.join(added) if added else ''}")
         print('fill in every "zh", then run `make sync` and `python -m utils.translations check`')
+        return 0
+    if args.command == "stamp-title":
+        stamp_titles(args.stems)
+        print(f"stamped the titles of {', '.join(args.stems)} in {_repo(translation_path(TITLES))}; run `make sync`")
+        return 0
+    if args.command == "stamp-readme":
+        if not args.sections and not args.all:
+            parser.error("name the sections you translated (or --all)")
+        stamped = stamp_readme(["--all"] if args.all else args.sections)
+        print(f"stamped {', '.join(stamped)} in {_repo(_readme_stamps_path())}")
         return 0
     stamp(args.stem, args.cell_ids)
     print(f"stamped {', '.join(args.cell_ids)} in {_repo(translation_path(args.stem))}; now run `make sync`")
