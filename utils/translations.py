@@ -395,15 +395,20 @@ def _stored_english(entry: dict) -> str:
     return "\n".join(c["en"] for c in entry["comments"])
 
 
+def _read_json(path: Path) -> object:
+    """A translation file's JSON; :class:`TranslationFileError` naming the file when it is not valid JSON."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise TranslationFileError(f"{_repo(path)} is not valid JSON: {error}") from error
+
+
 def load(stem: str) -> dict[str, dict] | None:
     """The entries of ``translations/<stem>.json`` by cell id; None when there is no file."""
     path = translation_path(stem)
     if not path.is_file():
         return None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as error:
-        raise TranslationFileError(f"{_repo(path)} is not valid JSON: {error}") from error
+    data = _read_json(path)
     if not isinstance(data, dict) or not isinstance(data.get("cells"), dict):
         raise TranslationFileError(f'{_repo(path)}: expected an object with "cells": {{cell id: entry}}')
     if data.get("notebook") != stem:
@@ -615,10 +620,7 @@ def load_title_stamps() -> dict[str, dict]:
     path = translation_path(TITLES)
     if not path.is_file():
         return {}
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as error:
-        raise TranslationFileError(f"{_repo(path)} is not valid JSON: {error}") from error
+    data = _read_json(path)
     titles = data.get("titles") if isinstance(data, dict) else None
     if not isinstance(titles, dict) or not all(isinstance(t, dict) and isinstance(t.get("sha256"), str)
                                                for t in titles.values()):
@@ -799,10 +801,7 @@ def load_readme_stamps() -> list[dict] | None:
     path = _readme_stamps_path()
     if not path.is_file():
         return None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as error:
-        raise TranslationFileError(f"{_repo(path)} is not valid JSON: {error}") from error
+    data = _read_json(path)
     sections = data.get("sections") if isinstance(data, dict) else None
     if not (isinstance(sections, list) and all(
             isinstance(s, dict) and isinstance(s.get("heading"), str) and isinstance(s.get("sha256"), str)
