@@ -4,7 +4,7 @@
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
-# Pins for `pip install -c`; the "newest releases" CI job runs with CONSTRAINTS= (empty).
+# Pins for `pip install -c` (CONSTRAINTS= installs the newest releases; `make versions` covers the other environments).
 CONSTRAINTS ?= constraints.txt
 # empty: each notebook's own default device (the CPU for the lessons); or auto, cpu, cuda, mps
 DEVICE ?=
