@@ -66,11 +66,11 @@ SECTION_HEADINGS_ZH = {
 }
 
 #: Comments that are instructions to tools, not prose: kept as they are.
-PRAGMA = re.compile(r"#\s*(noqa\b|type:|fmt:|pragma\b|pylint:|ruff:|isort:)")
+_DIRECTIVE = r"#\s*(?:noqa\b|type:|fmt:|pragma\b|pylint:|ruff:|isort:)"
+PRAGMA = re.compile(_DIRECTIVE)
 #: A directive followed by prose, ``# noqa: F401  (only Colab has it)``: the directive, then two
 #: spaces (or a space and a bracket), then the prose. The prose is translated; the directive is kept.
-_PRAGMA_PROSE = re.compile(r"(?P<directive>#\s*(?:noqa\b|type:|fmt:|pragma\b|pylint:|ruff:|isort:).*?)"
-                           r"(?:\s{2,}|\s+(?=[(（]))(?P<prose>\S.*)$")
+_PRAGMA_PROSE = re.compile(rf"(?P<directive>{_DIRECTIVE}.*?)(?:\s{{2,}}|\s+(?=[(（]))(?P<prose>\S.*)$")
 UNTRANSLATED = "<!-- 尚未翻译 (untranslated): the English text follows -->"
 _GENERATED_NOTE_ZH = ("<!-- 由 `make sync` 根据 utils/course.py 与 notebooks/zh/translations/ 生成；"
                       "在此处的修改会被覆盖 -->")
