@@ -22,7 +22,7 @@ $(INSTALLED): requirements.txt $(CONSTRAINTS)
 	@touch $@
 
 run: $(INSTALLED)
-	$(BIN)/python -m utils.run $(if $(DEVICE),--device $(DEVICE))
+	$(BIN)/python -m tools.run $(if $(DEVICE),--device $(DEVICE))
 
 test: $(INSTALLED)
 	$(BIN)/python -m pytest
@@ -31,25 +31,25 @@ lab: $(INSTALLED)
 	$(BIN)/jupyter lab notebooks
 
 sync: $(INSTALLED)
-	$(BIN)/python -m utils.sync
+	$(BIN)/python -m tools.sync
 
 execute: $(INSTALLED)
-	$(BIN)/python -m utils.run --in-place
-	$(BIN)/python -m utils.sync  # carry the fresh outputs into the Chinese edition, notebooks/zh/
+	$(BIN)/python -m tools.run --in-place
+	$(BIN)/python -m tools.sync  # carry the fresh outputs into the Chinese edition, notebooks/zh/
 
 # Practice copies in build/practice/: outputs cleared, exercise answers replaced by stubs.
 practice: $(INSTALLED)
-	$(BIN)/python -m utils.practice
+	$(BIN)/python -m tools.practice
 
 # The executed notebooks (every edition) as a static, offline web site in build/site/.
 site: $(INSTALLED)
-	$(BIN)/python -m utils.website
+	$(BIN)/python -m tools.website
 
 # Every notebook in another environment: ENVIRONMENT=pinned, oldest, colab or newest
-# (its own venv in build/versions/; see utils/versions.py).
+# (its own venv in build/versions/; see tools/versions.py).
 ENVIRONMENT ?= pinned
 versions: $(INSTALLED)
-	$(BIN)/python -m utils.versions $(ENVIRONMENT)
+	$(BIN)/python -m tools.versions $(ENVIRONMENT)
 
 # Resolve the pins for every supported Python at once (uv's universal resolver),
 # holding torch at the tested release.

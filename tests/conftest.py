@@ -4,9 +4,9 @@ import shutil
 
 import pytest
 
-from utils import browser as course_browser
-from utils import course, sync
-from utils.course import ROOT
+from tools import browser as course_browser
+from tools import course, sync
+from tools.course import ROOT
 
 SCREENSHOTS = ROOT / "build" / "screenshots"
 
@@ -57,8 +57,8 @@ def bilingual_course(tmp_path, monkeypatch):
 
     import nbformat
 
-    from utils import course
-    from utils.practice import rebase_links
+    from tools import course
+    from tools.links import rebase_links
 
     root = tmp_path / "course"
     shutil.copytree(course.NOTEBOOK_DIR, root / "notebooks")

@@ -18,13 +18,25 @@ from packaging.requirements import Requirement
 REQUIREMENTS = Path(__file__).resolve().parent.parent / "requirements.txt"
 
 
-def read_requirements(path: Path = REQUIREMENTS) -> list[Requirement]:
-    """The requirements in a requirements.txt (comments and blank lines skipped)."""
+def read_requirements(path: Path = REQUIREMENTS, block: str | None = None) -> list[Requirement]:
+    """The requirements in a requirements.txt (comments and blank lines skipped).
+
+    ``block``: only those under the comment line ``# <block>``, up to the next blank line
+    (requirements.txt groups them: ``# the course`` lists what the notebooks import).
+    """
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"no requirements file at {path}")
-    lines = (line.split("#", 1)[0].strip() for line in path.read_text(encoding="utf-8").splitlines())
-    return [Requirement(line) for line in lines if line]
+    lines = [line.strip() for line in path.read_text(encoding="utf-8").splitlines()]
+    if block is not None:
+        if f"# {block}" not in lines:
+            raise ValueError(f"{path.name} has no '# {block}' block of requirements")
+        start = lines.index(f"# {block}") + 1
+        lines = lines[start:lines.index("", start)] if "" in lines[start:] else lines[start:]
+    requirements = [Requirement(text) for text in (line.split("#", 1)[0].strip() for line in lines) if text]
+    if block is not None and not requirements:
+        raise ValueError(f"{path.name}: the '# {block}' block is empty")
+    return requirements
 
 
 @dataclass(frozen=True)

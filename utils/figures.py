@@ -2,14 +2,11 @@
 
 Each ``*_figure`` function returns a :class:`matplotlib.figure.Figure` built without
 pyplot (no global state): a notebook shows it with ``display(fig)``, and
-:func:`write_course_images` saves the same figures into ``images/`` for the README
-and the web. ``python -m utils.sync`` calls it, so the files never drift from the code.
+``make sync`` saves some of the same figures into ``images/`` for the README and the web
+(tools/images.py), so the files never drift from the code.
 """
 
 from __future__ import annotations
-
-from collections.abc import Callable
-from pathlib import Path
 
 import torch
 from matplotlib.figure import Figure
@@ -17,7 +14,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
 from matplotlib.ticker import FuncFormatter
 
-from .lookup import check_ids, one_hot
+from .lookup import check_ids, check_weight, one_hot
 
 _HIGHLIGHT = "#d62728"
 
@@ -27,14 +24,6 @@ def _heatmap(ax, values: torch.Tensor, title: str, cmap: str = "viridis", vmin=N
     ax.set_title(title, fontsize=10)
     ax.set_xticks([])
     ax.set_yticks([])
-
-
-def _check_weight(weight: torch.Tensor) -> torch.Tensor:
-    """``weight`` ``[V, d]``, detached and on the CPU, for drawing; ValueError if it is not 2-D."""
-    if not isinstance(weight, torch.Tensor) or weight.dim() != 2:
-        shape = tuple(weight.shape) if isinstance(weight, torch.Tensor) else type(weight).__name__
-        raise ValueError(f"weight must be 2-D [V, d], got shape {shape}")
-    return weight.detach().cpu()
 
 
 def _check_id_row(ids: torch.Tensor, vocab_size: int, what: str) -> torch.Tensor:
@@ -54,7 +43,7 @@ def one_hot_product_figure(token_id: int, weight: torch.Tensor, token: str | Non
     ``weight``: ``[V, d]``. The product shown is computed (``one_hot @ weight``),
     not copied from the weight, and it is checked to equal the framed row.
     """
-    weight = _check_weight(weight)
+    weight = check_weight(weight).detach().cpu()
     vocab_size, dim = weight.shape
     ids = torch.tensor([token_id])
     check_ids(ids, vocab_size)
@@ -78,12 +67,6 @@ def one_hot_product_figure(token_id: int, weight: torch.Tensor, token: str | Non
     axes[2].add_patch(Rectangle((-0.5, -0.5), dim, 1, fill=False, ec=_HIGHLIGHT, lw=2.5))
     fig.suptitle("A one-hot row times a matrix selects one row", fontsize=12)
     return fig
-
-
-def _course_one_hot_product() -> Figure:
-    generator = torch.Generator().manual_seed(123)
-    weight = torch.randn(10, 6, generator=generator)
-    return one_hot_product_figure(4, weight)
 
 
 # --- Notebooks 2 and 3: the lookup as row selection; the transpose between Linear and Embedding ---
@@ -215,17 +198,6 @@ def linear_embedding_transpose_figure(embedding_weight: torch.Tensor, linear_wei
     fig.suptitle("The same numbers, stored transposed: the embedding's rows are the linear layer's columns",
                  fontsize=12)
     return fig
-
-
-def _course_embedding_lookup() -> Figure:
-    generator = torch.Generator().manual_seed(123)
-    weight = torch.randn(4, 5, generator=generator)  # the values of nn.Embedding(4, 5) after manual_seed(123)
-    return embedding_lookup_figure(torch.tensor([[2, 3, 1], [1, 0, 2]]), weight)
-
-
-def _course_linear_embedding_transpose() -> Figure:
-    weight = torch.randn(8, 4, generator=torch.Generator().manual_seed(3))
-    return linear_embedding_transpose_figure(weight, weight.T, 5)
 
 
 # --- Notebooks 4 and 5: gradients and initialisation ---------------------------------
@@ -469,26 +441,6 @@ def sorted_probabilities_figure(logits: dict[str, torch.Tensor], title: str | No
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="lower left")
     return fig
-
-
-def _course_gradient_rows() -> Figure:
-    generator = torch.Generator().manual_seed(1)
-    ids = torch.tensor([1, 3, 3, 6])
-    grad_out = torch.randn(4, 4, generator=generator)
-    return gradient_rows_figure(ids, grad_out, one_hot(ids, 8).T @ grad_out)
-
-
-def _course_init_histograms() -> Figure:
-    from .init_stats import embedding_init, linear_init
-
-    generator = torch.Generator().manual_seed(0)
-    vocab_size, dim = 5000, 70
-    embedding = torch.nn.init.normal_(torch.empty(vocab_size, dim), generator=generator)
-    linear = torch.nn.init.kaiming_uniform_(torch.empty(dim, vocab_size), a=5**0.5, generator=generator)
-    return weight_histograms_figure({
-        f"nn.Embedding({vocab_size}, {dim}).weight": [("observed", embedding, embedding_init())],
-        f"nn.Linear({vocab_size}, {dim}).weight": [("observed", linear, linear_init(vocab_size))],
-    }, bins=70, title="Default initialisation: N(0, 1) for the embedding, U(±1/√V) for the one-hot linear layer")
 
 
 # --- Notebook 6: what the lookup saves, measured -----------------------------------------
@@ -739,7 +691,7 @@ def multi_hot_bag_figure(bag_ids: torch.Tensor, weight: torch.Tensor, tokens: li
     written in), the weight with the used rows framed, and ``counts @ weight`` ``[1, d]``,
     which is checked against the sum of the looked-up rows.
     """
-    weight = _check_weight(weight)
+    weight = check_weight(weight).detach().cpu()
     vocab_size, dim = weight.shape
     bag_ids = _check_id_row(bag_ids, vocab_size, "bag_ids")
     counts = torch.bincount(bag_ids, minlength=vocab_size).to(weight.dtype)[None, :]  # (1, V)
@@ -811,7 +763,7 @@ def vocab_parallel_figure(weight: torch.Tensor, ids: torch.Tensor, world_size: i
     """
     from .distributed import local_lookup, shard_bounds
 
-    weight = _check_weight(weight)
+    weight = check_weight(weight).detach().cpu()
     vocab_size, dim = weight.shape
     ids = _check_id_row(ids, vocab_size, "ids")
     bounds = shard_bounds(vocab_size, world_size)
@@ -858,13 +810,6 @@ def vocab_parallel_figure(weight: torch.Tensor, ids: torch.Tensor, world_size: i
     fig.suptitle(f"A vocabulary-parallel lookup over {world_size} processes: "
                  "each holds a block of rows, and one all-reduce adds the partial results", fontsize=11)
     return fig
-
-
-def _course_vocab_parallel_split() -> Figure:
-    generator = torch.Generator().manual_seed(0)
-    weight = torch.randn(11, 4, generator=generator)
-    ids = torch.tensor([4, 9, 0, 6, 4, 2, 10, 7])
-    return vocab_parallel_figure(weight, ids, world_size=3)
 
 
 # --- Notebook 9: what the table learns ------------------------------------------------------
@@ -981,29 +926,3 @@ def similarity_matrix_figure(panels: dict[str, torch.Tensor], words: list[str], 
     fig.colorbar(image, ax=list(axes), shrink=0.8, label="cosine similarity")
     fig.suptitle(f"Cosine similarity of every pair of the {len(words)} words' rows, grouped by category", fontsize=12)
     return fig
-
-
-# --- The diagrams saved in images/ ------------------------------------------------------
-
-#: file name in ``images/`` -> function that draws it (seeded, so every run draws the same picture)
-COURSE_IMAGES: dict[str, Callable[[], Figure]] = {
-    "one_hot_product.png": _course_one_hot_product,
-    "embedding_lookup.png": _course_embedding_lookup,
-    "linear_embedding_transpose.png": _course_linear_embedding_transpose,
-    "embedding_gradient_rows.png": _course_gradient_rows,
-    "init_histograms.png": _course_init_histograms,
-    "vocab_parallel_split.png": _course_vocab_parallel_split,
-}
-
-
-def save_figure(fig: Figure, path: Path) -> Path:
-    """Save ``fig`` as a PNG with no time stamp or version in its metadata."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110, metadata={"Software": None})
-    return path
-
-
-def write_course_images(directory: Path) -> list[Path]:
-    """Draw every figure in :data:`COURSE_IMAGES` into ``directory``; return the paths."""
-    return [save_figure(draw(), Path(directory) / name) for name, draw in COURSE_IMAGES.items()]

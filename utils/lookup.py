@@ -48,7 +48,11 @@ def check_ids(ids: torch.Tensor, num_embeddings: int) -> torch.Tensor:
     return ids
 
 
-def _check_weight(weight: torch.Tensor) -> None:
+def check_weight(weight: torch.Tensor) -> torch.Tensor:
+    """Return ``weight`` if it is a floating-point ``[num_embeddings, embedding_dim]`` tensor.
+
+    TypeError for something else than a floating-point tensor, ValueError for another shape.
+    """
     if not isinstance(weight, torch.Tensor):
         raise TypeError(f"weight must be a torch.Tensor, got {type(weight).__name__}")
     if weight.dim() != 2:
@@ -57,6 +61,7 @@ def _check_weight(weight: torch.Tensor) -> None:
         )
     if not weight.is_floating_point():
         raise TypeError(f"weight must be a floating-point tensor, got {weight.dtype}")
+    return weight
 
 
 def one_hot(ids: torch.Tensor, num_classes: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:
@@ -70,7 +75,7 @@ def one_hot(ids: torch.Tensor, num_classes: int, dtype: torch.dtype = torch.floa
 
 def one_hot_matmul(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     """The one-hot form: ``one_hot(ids, V) @ weight``; ids ``S`` -> ``S + (d,)``."""
-    _check_weight(weight)
+    check_weight(weight)
     return one_hot(ids, weight.shape[0], weight.dtype).to(weight.device) @ weight
 
 
@@ -80,7 +85,7 @@ def lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     Every integer dtype that :func:`check_ids` accepts works: the ids are cast to
     int64 first (``F.embedding`` itself takes only int64 and int32).
     """
-    _check_weight(weight)
+    check_weight(weight)
     check_ids(ids, weight.shape[0])
     return F.embedding(ids.to(device=weight.device, dtype=torch.long), weight)
 

@@ -1,4 +1,4 @@
-"""Run every notebook in a named environment: ``python -m utils.versions NAME``.
+"""Run every notebook in a named environment: ``python -m tools.versions NAME``.
 
 The course is tested in four environments (``make versions ENV=NAME`` runs one):
 
@@ -9,7 +9,7 @@ The course is tested in four environments (``make versions ENV=NAME`` runs one):
 
 Each gets its own virtual environment in ``build/versions/NAME/venv`` (made on first
 use, re-installed when requirements.txt or its constraints change). Every English notebook then runs there
-with papermill (:mod:`utils.run`): the asserts must hold, and no cell may write to
+with papermill (:mod:`tools.run`): the asserts must hold, and no cell may write to
 stderr (a warning a learner would see), progress bars aside. nbval's comparison with
 the stored outputs belongs to the pinned environment alone (``make test``): elsewhere
 the asserts and a clean stderr are the check.
@@ -30,8 +30,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from utils.env_check import read_requirements
+
 from .course import ROOT
-from .env_check import read_requirements
 
 #: Google Colab's runtime as of 2026-11 (``!pip list`` in a fresh runtime). The packages
 #: a notebook's kernel imports are pinned to Colab's versions; the rest (JupyterLab,
@@ -56,7 +57,7 @@ class Environment:
 ENVIRONMENTS = {
     "pinned": Environment("pinned", "", "the lock, constraints.txt"),
     "oldest": Environment("oldest", "3.10", "the floors of requirements.txt"),
-    "colab": Environment("colab", COLAB["python"], "Google Colab's runtime (utils.versions.COLAB)"),
+    "colab": Environment("colab", COLAB["python"], "Google Colab's runtime (tools.versions.COLAB)"),
     "newest": Environment("newest", "3.13", "the newest releases, no constraints"),
 }
 
@@ -132,7 +133,7 @@ def installed_versions(venv_python: Path) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m utils.versions", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m tools.versions", description=__doc__.splitlines()[0])
     parser.add_argument("name", choices=tuple(ENVIRONMENTS), help="the environment")
     parser.add_argument("--python", help="the interpreter for the venv (default: found for the environment)")
     parser.add_argument("notebooks", nargs="*", type=int, help="notebook numbers (default: all)")
@@ -143,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"environment {env.name}: {env.description}")
     venv_python = install(env, python)
     print(installed_versions(venv_python), flush=True)
-    run = [str(venv_python), "-m", "utils.run", "--out", str(env.folder / "notebooks"),
+    run = [str(venv_python), "-m", "tools.run", "--out", str(env.folder / "notebooks"),
            *map(str, args.notebooks)]
     return subprocess.run(run, cwd=ROOT).returncode
 

@@ -1,12 +1,12 @@
-"""utils.versions: the four environments' constraints, and finding their Python (nothing is installed here)."""
+"""tools.versions: the four environments' constraints, and finding their Python (nothing is installed here)."""
 
 import sys
 
 import pytest
 from packaging.requirements import Requirement
 
-from utils import versions
-from utils.course import ROOT
+from tools import versions
+from tools.course import ROOT
 from utils.env_check import read_requirements
 
 

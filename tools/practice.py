@@ -1,4 +1,4 @@
-"""Practice copies of the notebooks: ``python -m utils.practice`` (``make practice``).
+"""Practice copies of the notebooks: ``python -m tools.practice`` (``make practice``).
 
 For every notebook of every edition it writes a copy to ``build/practice/`` (the
 Chinese edition to ``build/practice/zh/``) with all outputs cleared and each exercise's
@@ -22,9 +22,9 @@ from pathlib import Path
 import nbformat
 
 from . import course
-from .course import Notebook
-from .editions import EDITIONS, Edition, available
-from .sync import HEADER_ID, dumps_notebook, read_notebook
+from .course import EDITIONS, Edition, Notebook, available
+from .generated import HEADER_ID, dumps_notebook, read_notebook
+from .links import rebase_links
 
 PRACTICE_DIR = course.ROOT / "build" / "practice"
 SOLUTION_TAG = "solution"
@@ -56,9 +56,6 @@ TEXT = {
     },
 }
 _LABEL = re.compile(r"\*\*(?:Exercise|练习)\s*(\d+(?:\.\d+)*)")
-_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
-_MD_TARGET = re.compile(r"(\]\()([^)\s]+)(\))")
-_HTML_TARGET = re.compile(r"""((?:src|href)=")([^"]+)(")""")
 
 
 def _text(lang: str) -> dict:
@@ -152,23 +149,6 @@ def exercise_label(cells: list, index: int, fallback: str, lang: str = "en") -> 
         elif SOLUTION_TAG in cell.metadata.get("tags", []):
             break  # the previous exercise: this one's text had no label
     return _text(lang)["label"].format(number=fallback)
-
-
-def rebase_links(source: str, old_folder: Path, new_folder: Path) -> str:
-    """Relative links and image paths of a markdown cell, rewritten for a copy in ``new_folder``.
-
-    Links to sibling notebooks (``02_x.ipynb``) stay: the copies are siblings too.
-    """
-    def rebase(match: re.Match) -> str:
-        target = match.group(2)
-        if _SCHEME.match(target) or target.startswith(("#", "/")) or ("/" not in target and
-                                                                      target.split("#")[0].endswith(".ipynb")):
-            return match.group(0)
-        path, _, fragment = target.partition("#")
-        moved = Path(os.path.relpath(os.path.normpath(old_folder / path), new_folder)).as_posix()
-        return f"{match.group(1)}{moved}{'#' + fragment if fragment else ''}{match.group(3)}"
-
-    return _HTML_TARGET.sub(rebase, _MD_TARGET.sub(rebase, source))
 
 
 def practice_notebook(nb_node: nbformat.NotebookNode, entry: Notebook, edition: Edition,

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from utils.course import ROOT
+from tools.course import ROOT
 
 WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
 
@@ -65,7 +65,7 @@ def test_ci_entry_point_runs_make_test():
 
 def test_ci_entry_point_installs_the_browser_before_make_test():
     """Under CI the browser tests fail without Chromium: .ci/run installs it (make test never runs apt)."""
-    from utils.browser import CHROMIUM_CANDIDATES
+    from tools.browser import CHROMIUM_CANDIDATES
 
     script = (ROOT / ".ci" / "run").read_text()
     install = script.index("apt-get install -y -q chromium")

@@ -1,4 +1,4 @@
-"""The course as a static web site: ``python -m utils.website`` (``make site``).
+"""The course as a static web site: ``python -m tools.website`` (``make site``).
 
 Renders every executed notebook of every edition (``notebooks/`` and, where they
 exist, the translations in ``notebooks/zh/``) to HTML in ``build/site/``, beside an
@@ -35,14 +35,13 @@ from nbconvert import HTMLExporter
 from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 
 from . import course
-from .course import Notebook
-from .editions import EDITIONS, Edition, available
-from .sync import read_notebook
+from .course import EDITIONS, Edition, Notebook, available
+from .generated import read_notebook
+from .links import SCHEME, is_relative
 
 SITE_DIR = course.ROOT / "build" / "site"
 INDEX = "index.html"
 
-_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _HTML_ATTR = re.compile(r"""\b(src|href)=(["'])([^"']*)\2""")
 _NUMBERED_TITLE = re.compile(r"^#\s+(?:\d+\.\s+)?(.+?)\s*$", re.M)
 
@@ -106,7 +105,7 @@ def site_link(url: str, page: Page, site_paths: dict[str, str]) -> str:
     any other file of the repository to GitHub (at the manifest's ref). Absolute URLs and
     in-page anchors are kept.
     """
-    if not url or _SCHEME.match(url) or url.startswith(("#", "/")):
+    if not is_relative(url):
         return url
     path, hash_, fragment = url.partition("#")
     target = posixpath.normpath(posixpath.join(posixpath.dirname(page.repo_path), path))
@@ -157,7 +156,7 @@ class _SiteRenderer(IPythonRenderer):
         """A data: URL for a repository image, the URL itself for data:, None for any other."""
         if url.startswith("data:"):
             return url
-        if _SCHEME.match(url) or url.startswith("/"):
+        if SCHEME.match(url) or url.startswith("/"):
             return None
         local = (self.page.source.parent / url.split("#")[0]).resolve()
         if local.is_file() and local.is_relative_to(course.ROOT.resolve()):

@@ -9,8 +9,8 @@ from urllib.parse import unquote, urlsplit
 import nbformat
 import pytest
 
-from utils import course, editions, website
-from utils.course import NOTEBOOKS
+from tools import course, website
+from tools.course import NOTEBOOKS
 
 
 @dataclass
@@ -96,7 +96,7 @@ def test_every_internal_link_resolves(site):
 
 
 def test_site_link_rules():
-    page = website.Page(NOTEBOOKS[0], editions.CHINESE)
+    page = website.Page(NOTEBOOKS[0], course.CHINESE)
     paths = {"notebooks/01_a.ipynb": "notebooks/01_a.html", "notebooks/zh/02_b.ipynb": "notebooks/zh/02_b.html"}
     assert website.site_link("02_b.ipynb#Summary", page, paths) == "02_b.html#Summary"
     assert website.site_link("../01_a.ipynb", page, paths) == "../01_a.html"
@@ -109,7 +109,7 @@ def test_site_link_rules():
 
 
 def test_a_missing_image_fails_the_build(bilingual_course, tmp_path):
-    nb_path = editions.CHINESE.path(NOTEBOOKS[0])
+    nb_path = course.CHINESE.path(NOTEBOOKS[0])
     nb = nbformat.read(nb_path, as_version=4)
     nb.cells.append(nbformat.v4.new_markdown_cell("![gone](../../images/nowhere.png)"))
     nbformat.write(nb, nb_path)

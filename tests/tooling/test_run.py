@@ -3,8 +3,8 @@
 import nbformat
 import pytest
 
-from utils import course, run
-from utils.course import Notebook
+from tools import course, run
+from tools.course import Notebook
 
 
 def _notebook(*sources, executed=True):

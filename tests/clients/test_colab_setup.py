@@ -16,9 +16,9 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from utils import course, sync
-from utils.course import NOTEBOOKS, ROOT
-from utils.run import check_all_cells_executed
+from tools import course, generated
+from tools.course import NOTEBOOKS, ROOT
+from tools.run import check_all_cells_executed
 
 IGNORED = shutil.ignore_patterns(".git", ".venv", "build", "__pycache__", "*.pyc", ".pytest_cache", ".ruff_cache",
                                  ".ipynb_checkpoints")
@@ -91,7 +91,7 @@ def fake_modules(tmp_path_factory):
 @pytest.fixture
 def colab_env(monkeypatch, course_repo, fake_modules):
     """The environment the kernel inherits: the override, the stand-ins, no network."""
-    monkeypatch.setenv(sync.REPO_OVERRIDE_ENV, course_repo.as_uri())
+    monkeypatch.setenv(generated.REPO_OVERRIDE_ENV, course_repo.as_uri())
     monkeypatch.setenv("PYTHONPATH", str(fake_modules))
     monkeypatch.setenv("GIT_ALLOW_PROTOCOL", "file")  # git may not fetch over the network
     monkeypatch.setenv("PIP_NO_INDEX", "1")
@@ -119,7 +119,7 @@ def test_a_bare_notebook_fetches_the_course_and_runs(colab_env, tmp_path, entry)
     NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(bare)}}).execute()
 
     check_all_cells_executed(nb, entry.filename)
-    setup = next(cell for cell in nb.cells if cell.get("id") == sync.SETUP_ID)
+    setup = next(cell for cell in nb.cells if cell.get("id") == generated.SETUP_ID)
     assert _stream_text(setup) == f"fetched the course into {bare / FOLDER}\n"
     assert (bare / FOLDER / "utils" / "course.py").is_file()
     assert _stream_text(nb.cells[-1]).splitlines() == [
@@ -148,7 +148,7 @@ def _run_setup_cell(monkeypatch, cwd, *, colab, missing=()):
     find_spec = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name in missing else find_spec(name, *a))
     namespace = {}
-    exec(compile(sync.setup_source(), "<set-up cell>", "exec"), namespace)
+    exec(compile(generated.setup_source(), "<set-up cell>", "exec"), namespace)
     return namespace, calls
 
 
@@ -168,28 +168,28 @@ def test_on_colab_the_setup_cell_installs_only_what_is_missing(monkeypatch):
 
 
 def test_elsewhere_the_setup_cell_clones_the_manifest_address_at_the_pinned_ref(monkeypatch, tmp_path):
-    monkeypatch.delenv(sync.REPO_OVERRIDE_ENV, raising=False)
+    monkeypatch.delenv(generated.REPO_OVERRIDE_ENV, raising=False)
     namespace, calls = _run_setup_cell(monkeypatch, tmp_path, colab=False)
     target = str(tmp_path / FOLDER)
     assert calls == [["git", "clone", "--quiet", "--depth=1", f"--branch={course.REPO_REF}", course.repo_url(), target]]
     assert sys.path[0] == target
 
-    monkeypatch.setenv(sync.REPO_OVERRIDE_ENV, "file:///somewhere/else")
+    monkeypatch.setenv(generated.REPO_OVERRIDE_ENV, "file:///somewhere/else")
     namespace, calls = _run_setup_cell(monkeypatch, tmp_path, colab=False)
     assert calls[0][-2] == "file:///somewhere/else"
 
 
 def test_colab_requirements_come_from_the_course_block(tmp_path):
-    assert sync.colab_requirements() == {
+    assert generated.colab_requirements() == {
         "torch": "torch>=2.2", "numpy": "numpy>=1.24", "matplotlib": "matplotlib>=3.7", "tqdm": "tqdm>=4.65",
     }
     bad = tmp_path / "requirements.txt"
     bad.write_text("numpy>=1.24\n")
     with pytest.raises(ValueError, match="has no '# the course' block"):
-        sync.colab_requirements(bad)
+        generated.colab_requirements(bad)
     bad.write_text("# the course\nscikit-learn>=1.0\n")
     with pytest.raises(ValueError, match="'scikit-learn>=1.0' in '# the course': expected a plain package name"):
-        sync.colab_requirements(bad)
+        generated.colab_requirements(bad)
     bad.write_text("# the course\n\ntorch\n")
     with pytest.raises(ValueError, match="block is empty"):
-        sync.colab_requirements(bad)
+        generated.colab_requirements(bad)

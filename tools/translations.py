@@ -14,26 +14,26 @@ Files
 - ``notebooks/zh/<stem>.ipynb``: written by ``make sync`` (:func:`zh_notebook`), never by
   hand: the English notebook's cells, ids, code, metadata and outputs, with each markdown
   cell replaced by its translation and each comment by its translation, under a Chinese
-  header and footer (:func:`header_source_zh`).
+  header and footer (tools/generated.py, the same functions as the English edition's).
 - ``README.zh.md``: the README in Chinese; ``make sync`` writes its table of notebooks. Its
   ``##`` sections are stamped, in order, against those of README.md in
   ``notebooks/zh/translations/_readme.json`` (:func:`check_readme`): an edit to a section of
   README.md makes the Chinese section stale until it is updated and re-stamped with
-  ``python -m utils.translations stamp-readme '<English heading>'``.
+  ``python -m tools.translations stamp-readme '<English heading>'``.
 
 A translation is *stale* when the English it was made from changed: the SHA-256 of the
 cell's current English (markdown source, or the list of its comments) differs from the
 stamp. :func:`check` reports it with a unified diff of the English change, and keeps
 reporting it until a person has updated the Chinese and re-stamped the cell with
-``python -m utils.translations stamp <stem> <cell-id>``; ``make sync`` never stamps.
+``python -m tools.translations stamp <stem> <cell-id>``; ``make sync`` never stamps.
 
 Command line::
 
-    python -m utils.translations check [<stem> ...]          # what is missing, stale or unused
-    python -m utils.translations init <stem>                 # add empty entries for every cell
-    python -m utils.translations stamp <stem> <cell-id> ...  # mark a translation as up to date
-    python -m utils.translations stamp-readme <section> ...  # the same for sections of README.zh.md
-    python -m utils.translations stamp-title <stem> ...      # the same for title_zh in utils/course.py
+    python -m tools.translations check [<stem> ...]          # what is missing, stale or unused
+    python -m tools.translations init <stem>                 # add empty entries for every cell
+    python -m tools.translations stamp <stem> <cell-id> ...  # mark a translation as up to date
+    python -m tools.translations stamp-readme <section> ...  # the same for sections of README.zh.md
+    python -m tools.translations stamp-title <stem> ...      # the same for title_zh in tools/course.py
 """
 
 from __future__ import annotations
@@ -52,11 +52,12 @@ from pathlib import Path
 
 import nbformat
 
-from . import course, sync
-from .course import NOTEBOOKS, Notebook
+from . import course, generated
+from .course import Notebook
+from .links import MD_TARGET, rebase_links
 
 SHARED = "_shared"  # the translation file of the cells sync writes into every notebook
-SHARED_IDS = (sync.SETUP_ID,)
+SHARED_IDS = (generated.SETUP_ID,)
 
 #: The sections every notebook has, and their standard Chinese headings.
 SECTION_HEADINGS_ZH = {
@@ -72,8 +73,6 @@ PRAGMA = re.compile(_DIRECTIVE)
 #: spaces (or a space and a bracket), then the prose. The prose is translated; the directive is kept.
 _PRAGMA_PROSE = re.compile(rf"(?P<directive>{_DIRECTIVE}.*?)(?:\s{{2,}}|\s+(?=[(（]))(?P<prose>\S.*)$")
 UNTRANSLATED = "<!-- 尚未翻译 (untranslated): the English text follows -->"
-_GENERATED_NOTE_ZH = ("<!-- 由 `make sync` 根据 utils/course.py 与 notebooks/zh/translations/ 生成；"
-                      "在此处的修改会被覆盖 -->")
 
 
 # --- paths ----------------------------------------------------------------------------
@@ -189,7 +188,6 @@ _FENCE = re.compile(r"^(```|~~~).*?^\1", re.M | re.S)
 _CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.S)
 _DISPLAY_MATH = re.compile(r"\$\$(.+?)\$\$", re.S)
 _INLINE_MATH = re.compile(r"\$([^$\n]+?)\$")
-_LINK_TARGET = re.compile(r"\]\(\s*<?([^)\s>]+)")
 _TEXT_IN_MATH = re.compile(r"\\text\{(?:[^{}]|\{[^{}]*\})*\}")
 
 
@@ -211,7 +209,7 @@ def markdown_invariants(text: str) -> dict[str, list[str]]:
     return {
         "code": sorted(set(fences + spans)),
         "formulas": sorted({_formula_form(f) for f in display + inline}),
-        "link targets": sorted(set(_LINK_TARGET.findall(rest))),
+        "link targets": sorted({match.group(2) for match in MD_TARGET.finditer(rest)}),
         "heading levels": [line.split(" ", 1)[0] for line in rest.splitlines() if re.match(r"#{1,6} ", line)],
     }
 
@@ -304,25 +302,11 @@ def number_differences(english: str, chinese: str) -> list[str]:
     return differences
 
 
-def rebase_link(target: str) -> str:
-    """A link target written for ``notebooks/``, rewritten for ``notebooks/zh/``.
-
-    Other notebooks of the course (``02_x.ipynb``) stay: the link goes to their Chinese
-    twin. The README becomes README.zh.md. Other relative paths gain a ``../``.
-    URLs, anchors and absolute paths are kept.
-    """
-    if re.match(r"[a-z][a-z0-9+.-]*:", target, re.I) or target.startswith(("#", "/")):
-        return target
-    path, hash_sign, anchor = target.partition("#")
-    if path in {nb.filename for nb in NOTEBOOKS}:
-        return target
-    if path == "../README.md":
-        return f"../../README.zh.md{hash_sign}{anchor}"
-    return f"../{target}"
-
-
-def rebase_links(text: str) -> str:
-    return _LINK_TARGET.sub(lambda m: m.group(0)[: m.start(1) - m.start(0)] + rebase_link(m.group(1)), text)
+def rebase_for_zh(text: str) -> str:
+    """A markdown cell's links, written for ``notebooks/``, rewritten for ``notebooks/zh/``: other
+    notebooks stay (the link goes to their Chinese twin), the README becomes README.zh.md."""
+    return rebase_links(text, course.NOTEBOOK_DIR, course.CHINESE.folder,
+                        {course.ENGLISH.readme: course.CHINESE.readme})
 
 
 # --- translation files ------------------------------------------------------------------
@@ -346,7 +330,7 @@ def english_text(cell: nbformat.NotebookNode) -> str:
 
 def is_translatable(cell: nbformat.NotebookNode) -> bool:
     """Markdown with text, or code with comments. Generated header/footer cells are not."""
-    if cell.get("id") in (sync.HEADER_ID, sync.FOOTER_ID):
+    if cell.get("id") in (generated.HEADER_ID, generated.FOOTER_ID):
         return False
     if cell.cell_type == "markdown":
         return bool(cell.source.strip())
@@ -448,7 +432,7 @@ def _stale_message(stem: str, cell_id: str, old: str, new: str) -> str:
     diff = difflib.unified_diff(old.split("\n"), new.split("\n"), f"{cell_id} (English, as translated)",
                                 f"{cell_id} (English, now)", lineterm="")
     return (f"stale translation: the English changed since it was translated. Update the Chinese in "
-            f"{_repo(translation_path(stem))}, then run `python -m utils.translations stamp {stem} {cell_id}`."
+            f"{_repo(translation_path(stem))}, then run `python -m tools.translations stamp {stem} {cell_id}`."
             f" The English change:\n" + "\n".join(diff))
 
 
@@ -461,7 +445,7 @@ def check_translation(stem: str, english: nbformat.NotebookNode, cells: dict[str
     path = _repo(translation_path(stem))
     if cells is None:
         return [Problem(stem, None, "missing", f"there is no translation, {path}: run "
-                        f"`python -m utils.translations init {stem}` and translate every entry")]
+                        f"`python -m tools.translations init {stem}` and translate every entry")]
     by_id = {cell.get("id"): cell for cell in english.cells}
     in_scope = (lambda cid: cid in only) if only is not None else (lambda cid: cid not in SHARED_IDS)
     wanted = {cid: cell for cid, cell in by_id.items() if in_scope(cid) and is_translatable(cell)}
@@ -470,7 +454,7 @@ def check_translation(stem: str, english: nbformat.NotebookNode, cells: dict[str
         entry = cells.get(cell_id)
         if entry is None:
             problems.append(Problem(stem, cell_id, "missing", f"the {cell.cell_type} cell has no translation in {path}"
-                                    f" (`python -m utils.translations init {stem}` adds an empty entry)"))
+                                    f" (`python -m tools.translations init {stem}` adds an empty entry)"))
             continue
         error = _entry_error(entry)
         if error:
@@ -486,7 +470,7 @@ def check_translation(stem: str, english: nbformat.NotebookNode, cells: dict[str
             continue
         if fingerprint(_stored_english(entry)) != entry["sha256"]:
             problems.append(Problem(stem, cell_id, "invalid", "the stored English (\"en\") does not match its stamp "
-                                    f"(edited by hand?): run `python -m utils.translations stamp {stem} {cell_id}`"))
+                                    f"(edited by hand?): run `python -m tools.translations stamp {stem} {cell_id}`"))
         if entry["type"] == "markdown":
             if not "\n".join(entry["zh"]).strip():
                 problems.append(Problem(stem, cell_id, "missing", f'the translation ("zh") in {path} is empty'))
@@ -536,7 +520,7 @@ def compare_editions(entry: Notebook) -> list[Problem]:
     if not zh_path.is_file():
         return [Problem(entry.stem, None, "missing", f"there is no Chinese notebook {entry.zh.repo_path}: "
                         "run `make sync`")]
-    english, chinese = sync.read_notebook(entry.path), sync.read_notebook(zh_path)
+    english, chinese = generated.read_notebook(entry.path), generated.read_notebook(zh_path)
     en_ids = [cell.get("id") for cell in english.cells]
     zh_ids = [cell.get("id") for cell in chinese.cells]
     if en_ids != zh_ids:
@@ -568,7 +552,7 @@ def compare_editions(entry: Notebook) -> list[Problem]:
 
 def _english_notebooks() -> dict[Notebook, nbformat.NotebookNode]:
     """Every English notebook as ``make sync`` writes it (header, set-up and footer in place)."""
-    return {entry: sync.sync_notebook(sync.read_notebook(entry.path), entry) for entry in NOTEBOOKS}
+    return {entry: generated.sync_notebook(generated.read_notebook(entry.path), entry) for entry in course.NOTEBOOKS}
 
 
 def _check_file(stem: str, english: nbformat.NotebookNode, only: tuple[str, ...] | None = None) -> list[Problem]:
@@ -597,11 +581,11 @@ def check(stems: list[str] | None = None) -> list[Problem]:
     if not stems or SHARED in stems:
         seen = set()
         for nb in english.values():  # the set-up cell is the same in every notebook: check each variant once
-            setup = [cell.source for cell in nb.cells if cell.get("id") == sync.SETUP_ID]
+            setup = [cell.source for cell in nb.cells if cell.get("id") == generated.SETUP_ID]
             if setup and setup[0] not in seen:
                 seen.add(setup[0])
                 problems += [p for p in _check_file(SHARED, nb, only=SHARED_IDS) if p not in problems]
-        listed = {entry.filename for entry in NOTEBOOKS}
+        listed = {entry.filename for entry in course.NOTEBOOKS}
         for path in sorted((course.NOTEBOOK_DIR / "zh").glob("*.ipynb")):
             if path.name not in listed:
                 problems.append(Problem(path.stem, None, "unused", f"{_repo(path)} has no English notebook in the "
@@ -631,32 +615,32 @@ def load_title_stamps() -> dict[str, dict]:
 def check_title(entry: Notebook) -> list[Problem]:
     """The manifest's ``title_zh`` of ``entry`` against the stamp of its English ``title``."""
     if not entry.title_zh.strip():
-        return [Problem(entry.stem, None, "missing", "the manifest entry has no title_zh (utils/course.py)")]
+        return [Problem(entry.stem, None, "missing", "the manifest entry has no title_zh (tools/course.py)")]
     try:
         stored = load_title_stamps().get(entry.stem)
     except TranslationFileError as error:
         return [Problem(entry.stem, None, "invalid", str(error))]
-    how = f"then run `python -m utils.translations stamp-title {entry.stem}`"
+    how = f"then run `python -m tools.translations stamp-title {entry.stem}`"
     if stored is None:
         return [Problem(entry.stem, None, "missing", f"title_zh {entry.title_zh!r} has no stamp in "
                         f"{_repo(translation_path(TITLES))}: check it translates {entry.title!r}, {how}")]
     if stored["sha256"] != fingerprint(entry.title):
         return [Problem(entry.stem, None, "stale", f"stale title: the English title changed from "
                         f"{stored.get('en')!r} to {entry.title!r} since title_zh {entry.title_zh!r} was translated. "
-                        f"Update title_zh in utils/course.py, {how}")]
+                        f"Update title_zh in tools/course.py, {how}")]
     return []
 
 
 def stamp_titles(stems: list[str]) -> None:
     """Mark the ``title_zh`` of ``stems`` as translated from their current English titles."""
-    by_stem = {entry.stem: entry for entry in NOTEBOOKS}
+    by_stem = {entry.stem: entry for entry in course.NOTEBOOKS}
     for stem in stems:
         if stem not in by_stem:
             raise SystemExit(f"unknown notebook {stem!r}; expected one of: {', '.join(by_stem)}")
     titles = load_title_stamps()
     for stem in stems:
         titles[stem] = {"en": by_stem[stem].title, "sha256": fingerprint(by_stem[stem].title)}
-    order = {entry.stem: i for i, entry in enumerate(NOTEBOOKS)}
+    order = {entry.stem: i for i, entry in enumerate(course.NOTEBOOKS)}
     titles = dict(sorted(titles.items(), key=lambda item: order.get(item[0], len(order))))
     path = translation_path(TITLES)
     path.write_text(json.dumps({"titles": titles}, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
@@ -669,32 +653,10 @@ def problems_summary() -> str:
         return "Chinese edition: every translation is present and up to date"
     kinds = sorted({p.kind for p in problems})
     return (f"Chinese edition: {len(problems)} translation problem(s) ({', '.join(kinds)}); "
-            "`python -m utils.translations check` lists them, and the tests fail until a person fixes them")
+            "`python -m tools.translations check` lists them, and the tests fail until a person fixes them")
 
 
 # --- generating the Chinese notebooks and README -----------------------------------------
-
-def navigation_zh(nb: Notebook) -> str:
-    """The Chinese ``← previous · n / N · next →``, with links within ``notebooks/zh/``."""
-    return sync.navigation(nb, title_of=lambda e: e.title_zh or e.title,
-                           middle=f"[课程主页](../../README.zh.md) · 第 {nb.number} 课，共 {len(NOTEBOOKS)} 课")
-
-
-def header_source_zh(nb: Notebook) -> str:
-    return "\n".join([
-        _GENERATED_NOTE_ZH,
-        f"# {nb.number}. {nb.title_zh or nb.title}",
-        "",
-        f"[![Open In Colab]({sync.COLAB_BADGE})]({nb.zh.colab_url})",
-        f"[英文原版 (English)](../{nb.filename})",
-        "",
-        navigation_zh(nb),
-    ])
-
-
-def footer_source_zh(nb: Notebook) -> str:
-    return "\n".join([_GENERATED_NOTE_ZH, "---", "", navigation_zh(nb)])
-
 
 def zh_cell(cell: nbformat.NotebookNode, entry: dict | None) -> nbformat.NotebookNode:
     """The Chinese twin of an English body cell, given its translation entry (or None).
@@ -712,7 +674,7 @@ def zh_cell(cell: nbformat.NotebookNode, entry: dict | None) -> nbformat.Noteboo
         new.source = translate_comments(cell.source, swaps)
     elif cell.cell_type == "markdown" and is_translatable(cell):
         text = "\n".join(entry["zh"]) if usable else ""
-        new.source = rebase_links(text) if text.strip() else f"{UNTRANSLATED}\n{rebase_links(cell.source)}"
+        new.source = rebase_for_zh(text) if text.strip() else f"{UNTRANSLATED}\n{rebase_for_zh(cell.source)}"
     return new
 
 
@@ -723,10 +685,10 @@ def zh_notebook(entry: Notebook, english: nbformat.NotebookNode, cells: dict[str
     out = []
     for cell in english.cells:
         cell_id = cell.get("id")
-        if cell_id == sync.HEADER_ID:
-            new = sync._markdown_cell(cell_id, header_source_zh(entry))
-        elif cell_id == sync.FOOTER_ID:
-            new = sync._markdown_cell(cell_id, footer_source_zh(entry))
+        if cell_id == generated.HEADER_ID:
+            new = generated.markdown_cell(cell_id, generated.header_source(entry.zh))
+        elif cell_id == generated.FOOTER_ID:
+            new = generated.markdown_cell(cell_id, generated.footer_source(entry.zh))
         elif cell_id in SHARED_IDS:
             new = zh_cell(cell, (shared or {}).get(cell_id))
         else:
@@ -736,29 +698,16 @@ def zh_notebook(entry: Notebook, english: nbformat.NotebookNode, cells: dict[str
     return nb
 
 
-def readme_table_zh() -> str:
-    binder = f"[![Binder](https://mybinder.org/badge_logo.svg)]({course.binder_url('notebooks/zh')})"
-    rows = [f"在 Binder 上用 JupyterLab 打开全部笔记本：{binder}", "", "| # | 笔记本 | 打开 |", "| ---: | --- | --- |"]
-    for nb in NOTEBOOKS:
-        badge = f"[![Open In Colab]({sync.COLAB_BADGE})]({nb.zh.colab_url})"
-        rows.append(f"| {nb.number} | [{nb.title_zh or nb.title}]({nb.zh.repo_path}) | {badge} |")
-    return "\n".join(rows)
-
-
-def sync_readme_zh(text: str) -> str:
-    return sync.replace_table(text, readme_table_zh(), "README.zh.md")
-
-
 def planned_text_files() -> dict[Path, str]:
     """The Chinese notebooks and README.zh.md, as ``make sync`` writes them."""
     planned = {}
     shared = load(SHARED)
     for entry, english in _english_notebooks().items():
-        planned[entry.zh.path] = sync.dumps_notebook(zh_notebook(entry, english, load(entry.stem), shared))
+        planned[entry.zh.path] = generated.dumps_notebook(zh_notebook(entry, english, load(entry.stem), shared))
     readme = readme_zh_path()
     if not readme.is_file():
         raise FileNotFoundError(f"{_repo(readme)} is missing: the Chinese README holds the table of Chinese notebooks")
-    planned[readme] = sync_readme_zh(readme.read_text(encoding="utf-8"))
+    planned[readme] = generated.sync_readme(readme.read_text(encoding="utf-8"), course.CHINESE)
     return planned
 
 
@@ -839,20 +788,20 @@ def check_readme() -> list[Problem]:
         if stored is None or not stored["sha256"]:
             problems.append(Problem(where, heading, "missing", f"the section {zh_heading!r} has no stamp for the "
                                     f"English section {heading!r}: translate it, then run "
-                                    f"`python -m utils.translations stamp-readme {name!r}`"))
+                                    f"`python -m tools.translations stamp-readme {name!r}`"))
             continue
         if fingerprint(text) != stored["sha256"]:
             diff = difflib.unified_diff(stored["en"], text.split("\n"), f"{heading} (English, as translated)",
                                         f"{heading} (English, now)", lineterm="")
             problems.append(Problem(where, heading, "stale", f"stale translation of section {zh_heading!r}: the "
                                     f"English section {heading!r} of README.md changed since it was translated. Update "
-                                    f"the Chinese, then run `python -m utils.translations stamp-readme {name!r}`. "
+                                    f"the Chinese, then run `python -m tools.translations stamp-readme {name!r}`. "
                                     "The English change:\n" + "\n".join(diff)))
     headings = {heading for heading, _ in english}
     for extra in [h for h in by_heading if h not in headings]:
         problems.append(Problem(where, extra, "unused", f"a stamp in {_repo(_readme_stamps_path())} "
                                 "for a section README.md no longer has: re-stamp the sections "
-                                "(`python -m utils.translations stamp-readme <section>`) after translating"))
+                                "(`python -m tools.translations stamp-readme <section>`) after translating"))
     return problems
 
 
@@ -891,7 +840,7 @@ def _english_for(stem: str) -> nbformat.NotebookNode:
     for entry, nb in english.items():
         if entry.stem == stem:
             return nb
-    known = ", ".join([entry.stem for entry in NOTEBOOKS] + [SHARED])
+    known = ", ".join([entry.stem for entry in course.NOTEBOOKS] + [SHARED])
     raise SystemExit(f"unknown notebook {stem!r}; expected one of: {known}")
 
 
@@ -922,14 +871,14 @@ def stamp(stem: str, cell_ids: list[str]) -> None:
     english = _english_for(stem)
     cells = load(stem)
     if cells is None:
-        raise SystemExit(f"there is no {_repo(translation_path(stem))}; run `python -m utils.translations init {stem}`")
+        raise SystemExit(f"there is no {_repo(translation_path(stem))}; run `python -m tools.translations init {stem}`")
     order = _translatable_ids(stem, english)
     by_id = {cell.get("id"): cell for cell in english.cells}
     for cell_id in cell_ids:
         if cell_id not in order:
             raise SystemExit(f"{stem} has no cell {cell_id!r} with something to translate; cells: {', '.join(order)}")
         if cell_id not in cells:
-            raise SystemExit(f"{stem}: cell {cell_id!r} has no translation yet; run `python -m utils.translations "
+            raise SystemExit(f"{stem}: cell {cell_id!r} has no translation yet; run `python -m tools.translations "
                              f"init {stem}` first")
     for cell_id in cell_ids:
         cells[cell_id] = new_entry(by_id[cell_id], cells[cell_id])
@@ -937,7 +886,7 @@ def stamp(stem: str, cell_ids: list[str]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m utils.translations", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m tools.translations", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
     check_parser = commands.add_parser("check", help="list what is missing, stale or unused; exit 1 if anything")
     check_parser.add_argument("stems", nargs="*", help=f"notebook stems, or {SHARED} (default: everything)")
@@ -951,15 +900,15 @@ def main(argv: list[str] | None = None) -> int:
     readme_parser.add_argument("sections", nargs="*", metavar="section",
                                help=f"English headings without '## ' (e.g. 'Two commands'), or {_INTRO!r}")
     readme_parser.add_argument("--all", action="store_true", help="every section")
-    title_parser = commands.add_parser("stamp-title", help="after updating title_zh in utils/course.py: mark it as "
+    title_parser = commands.add_parser("stamp-title", help="after updating title_zh in tools/course.py: mark it as "
                                        "translated from the current English title")
     title_parser.add_argument("stems", nargs="+", metavar="stem")
     args = parser.parse_args(argv)
 
     if args.command == "check":
-        unknown = sorted(set(args.stems) - {entry.stem for entry in NOTEBOOKS} - {SHARED, README_KEY})
+        unknown = sorted(set(args.stems) - {entry.stem for entry in course.NOTEBOOKS} - {SHARED, README_KEY})
         if unknown:
-            parser.error(f"unknown notebook(s) {unknown}; expected stems from utils/course.py, {SHARED} or "
+            parser.error(f"unknown notebook(s) {unknown}; expected stems from tools/course.py, {SHARED} or "
                          f"{README_KEY}")
         problems = check(args.stems or None)
         for problem in problems:
@@ -970,7 +919,7 @@ def main(argv: list[str] | None = None) -> int:
         added = init(args.stem)
         print(f"{_repo(translation_path(args.stem))}: added {len(added)} empty entr{'y' if len(added) == 1 else 'ies'}"
               f"{': ' + ', '.join(added) if added else ''}")
-        print('fill in every "zh", then run `make sync` and `python -m utils.translations check`')
+        print('fill in every "zh", then run `make sync` and `python -m tools.translations check`')
         return 0
     if args.command == "stamp-title":
         stamp_titles(args.stems)

@@ -2,10 +2,11 @@
 
 import re
 
+import nbformat
 import pytest
 
-from utils import course, sync, translations
-from utils.course import NOTEBOOKS, REPO_SLUG
+from tools import course, generated, sync, translations
+from tools.course import NOTEBOOKS, REPO_SLUG
 
 REPO_ROOT = course.ROOT  # before any fixture points course.ROOT at a copy
 
@@ -33,7 +34,7 @@ def test_editions_have_their_own_paths():
     assert entry.zh.path == course.NOTEBOOK_DIR / "zh" / entry.filename and entry.zh.en == entry
     assert (entry.repo_path, entry.zh.repo_path) == (f"notebooks/{entry.filename}", f"notebooks/zh/{entry.filename}")
     assert entry.zh.colab_url.endswith("/notebooks/zh/" + entry.filename)
-    with pytest.raises(ValueError, match="unknown edition 'fr' for notebook 01_x; expected one of"):
+    with pytest.raises(ValueError, match=r"no edition 'fr'; the course has \['en', 'zh'\]"):
         course.Notebook(1, "01_x", "X", edition="fr")
 
 
@@ -44,22 +45,23 @@ def test_make_sync_would_change_nothing():
 
 def test_sync_is_idempotent():
     for entry in NOTEBOOKS:
-        once = sync.dumps_notebook(sync.sync_notebook(sync.read_notebook(entry.path), entry))
-        twice = sync.dumps_notebook(sync.sync_notebook(sync.read_notebook(entry.path), entry))
-        again = sync.dumps_notebook(sync.sync_notebook(sync.nbformat.reads(once, as_version=4), entry))
+        once = generated.dumps_notebook(generated.sync_notebook(generated.read_notebook(entry.path), entry))
+        twice = generated.dumps_notebook(generated.sync_notebook(generated.read_notebook(entry.path), entry))
+        again = generated.dumps_notebook(generated.sync_notebook(nbformat.reads(once, as_version=4), entry))
         assert once == twice == again
     readme = sync.README.read_text(encoding="utf-8")
-    assert sync.sync_readme(sync.sync_readme(readme)) == sync.sync_readme(readme)
+    assert generated.sync_readme(generated.sync_readme(readme)) == generated.sync_readme(readme)
     assert translations.planned_text_files() == translations.planned_text_files()
+    zh = course.CHINESE
     readme_zh = translations.readme_zh_path().read_text(encoding="utf-8")
-    assert translations.sync_readme_zh(translations.sync_readme_zh(readme_zh)) == translations.sync_readme_zh(readme_zh)
+    assert generated.sync_readme(generated.sync_readme(readme_zh, zh), zh) == generated.sync_readme(readme_zh, zh)
 
 
 def test_every_header_has_title_badge_and_neighbour_links():
     for index, entry in enumerate(NOTEBOOKS):
-        cells = sync.read_notebook(entry.path).cells
+        cells = generated.read_notebook(entry.path).cells
         header, setup, footer = cells[0], cells[1], cells[-1]
-        assert (header.id, setup.id, footer.id) == (sync.HEADER_ID, sync.SETUP_ID, sync.FOOTER_ID)
+        assert (header.id, setup.id, footer.id) == (generated.HEADER_ID, generated.SETUP_ID, generated.FOOTER_ID)
         assert f"# {entry.number}. {entry.title}" in header.source
         assert f"(https://colab.research.google.com/github/{REPO_SLUG}/blob/{course.REPO_REF}/{entry.repo_path})" \
             in header.source
@@ -74,9 +76,9 @@ def test_every_header_has_title_badge_and_neighbour_links():
 
 def test_every_chinese_header_has_title_badge_and_links_within_the_chinese_edition():
     for index, entry in enumerate(NOTEBOOKS):
-        cells = sync.read_notebook(entry.zh.path).cells
+        cells = generated.read_notebook(entry.zh.path).cells
         header, setup, footer = cells[0], cells[1], cells[-1]
-        assert (header.id, setup.id, footer.id) == (sync.HEADER_ID, sync.SETUP_ID, sync.FOOTER_ID)
+        assert (header.id, setup.id, footer.id) == (generated.HEADER_ID, generated.SETUP_ID, generated.FOOTER_ID)
         assert f"# {entry.number}. {entry.title_zh}" in header.source
         assert f"({entry.zh.colab_url})" in header.source and "/notebooks/zh/" in entry.zh.colab_url
         assert f"](../{entry.filename})" in header.source  # the English original
@@ -137,7 +139,7 @@ def test_relative_links_in_readmes_and_notebooks_resolve():
     for path in files:
         text = path.read_text(encoding="utf-8")
         if path.suffix == ".ipynb":
-            text = "\n".join(c.source for c in sync.read_notebook(path).cells if c.cell_type == "markdown")
+            text = "\n".join(c.source for c in generated.read_notebook(path).cells if c.cell_type == "markdown")
         for link in _relative_links(text):
             assert (path.parent / link).exists(), f"{path.relative_to(course.ROOT)} links to a missing {link}"
 
@@ -186,9 +188,9 @@ def test_drift_in_the_chinese_edition_is_caught_and_sync_repairs_it(course_copy,
 
 def test_readme_without_markers_is_an_error():
     with pytest.raises(ValueError, match="README.md has no notebook table markers"):
-        sync.sync_readme("# a README without the table")
+        generated.sync_readme("# a README without the table")
     with pytest.raises(ValueError, match="README.zh.md has no notebook table markers"):
-        translations.sync_readme_zh("# 没有表格的 README")
+        generated.sync_readme("# 没有表格的 README", course.CHINESE)
 
 
 def test_missing_notebook_file_is_an_error(course_copy):

@@ -5,13 +5,12 @@ import json
 import nbformat
 import pytest
 
-from utils import course, sync, translations
-from utils.course import NOTEBOOKS
-from utils.translations import (
+from tools import course, generated, sync, translations
+from tools.course import NOTEBOOKS
+from tools.translations import (
     comment_tokens,
     fingerprint,
     invariant_differences,
-    rebase_link,
     strip_comments,
     translatable_comments,
     translate_comments,
@@ -67,20 +66,6 @@ def test_a_translation_keeps_code_formulas_links_and_headings():
     ]
 
 
-@pytest.mark.parametrize(("target", "rebased"), [
-    ("../images/one_hot_product.png", "../../images/one_hot_product.png"),
-    ("../README.md#two-commands", "../../README.zh.md#two-commands"),
-    (NOTEBOOKS[0].filename, NOTEBOOKS[0].filename),  # the Chinese twin, next to it
-    ("https://pytorch.org/docs", "https://pytorch.org/docs"),
-    ("#summary", "#summary"),
-    ("attachment:figure.png", "attachment:figure.png"),
-])
-def test_links_are_rebased_for_notebooks_zh(target, rebased):
-    assert rebase_link(target) == rebased
-    text = "see [x]({}) and ![y]({})"
-    assert translations.rebase_links(text.format(target, target)) == text.format(rebased, rebased)
-
-
 # --- checking one translation ----------------------------------------------------------------
 
 def _english():
@@ -118,7 +103,7 @@ def test_a_changed_english_markdown_cell_is_stale_with_a_diff_of_the_change():
     nb.cells[0].source = "## Intro\n\nA `tensor`, twice."
     [(cell, kind, message)] = _problems(nb, cells)
     assert (cell, kind) == ("intro", "stale")
-    assert "`python -m utils.translations stamp 01_x intro`" in message
+    assert "`python -m tools.translations stamp 01_x intro`" in message
     assert "--- intro (English, as translated)\n+++ intro (English, now)" in message
     assert "\n-A `tensor`.\n+A `tensor`, twice." in message
 
@@ -135,7 +120,7 @@ def test_a_changed_comment_is_stale_but_changed_code_is_not():
 def test_missing_empty_and_unused_translations_are_reported():
     nb, cells = _english(), _translated(_english())
     assert _problems(nb, None)[0][1:] == ("missing", "there is no translation, notebooks/zh/translations/01_x.json: "
-                                          "run `python -m utils.translations init 01_x` and translate every entry")
+                                          "run `python -m tools.translations init 01_x` and translate every entry")
     del cells["intro"]
     cells["code"]["comments"][1]["zh"] = ""
     cells["gone"] = translations.new_entry(nb.cells[0])
@@ -206,10 +191,10 @@ def baseline(course_copy):
 
 
 def _edit_english(entry, cell_id, edit):
-    nb = sync.read_notebook(entry.path)
+    nb = generated.read_notebook(entry.path)
     cell = next(cell for cell in nb.cells if cell.id == cell_id)
     cell.source = edit(cell.source)
-    entry.path.write_text(sync.dumps_notebook(nb), encoding="utf-8")
+    entry.path.write_text(generated.dumps_notebook(nb), encoding="utf-8")
 
 
 def test_an_english_edit_fails_until_a_person_updates_the_translation_and_stamps_it(baseline, capsys):
@@ -239,17 +224,17 @@ def test_a_code_change_reaches_the_chinese_notebook_through_sync(baseline):
     assert '-sentence = "The cat sat on the sofa!"\n+sentence = "The cat sat on the sofa."' in problem.message
     sync.main([])
     assert _new_problems(baseline) == []
-    zh = sync.read_notebook(entry.zh.path)
+    zh = generated.read_notebook(entry.zh.path)
     assert 'sentence = "The cat sat on the sofa!"' in next(c for c in zh.cells if c.id == "encode").source
 
 
 def test_a_hand_edit_of_the_chinese_notebook_is_caught(baseline):
     entry = NOTEBOOKS[0]
-    nb = sync.read_notebook(entry.zh.path)
+    nb = generated.read_notebook(entry.zh.path)
     cell = next(c for c in nb.cells if c.id == "select")
     cell.source = cell.source.replace("d = 4", "d = 5")
     cell.outputs = []
-    entry.zh.path.write_text(sync.dumps_notebook(nb), encoding="utf-8")
+    entry.zh.path.write_text(generated.dumps_notebook(nb), encoding="utf-8")
     problems = _new_problems(baseline)
     assert [(p.cell, p.kind) for p in problems] == [("select", "drift"), ("select", "drift")]
     assert "-d = 4\n+d = 5" in problems[0].message and "outputs differ" in problems[1].message
@@ -277,17 +262,16 @@ def test_init_adds_entries_only_for_cells_without_one(baseline, capsys):
 
 def test_a_new_notebook_without_translation_is_reported(course_copy, monkeypatch):
     new = course.Notebook(2, "02_new", "A new notebook")
-    nb = sync.read_notebook(NOTEBOOKS[0].path)
-    monkeypatch.setattr(translations, "NOTEBOOKS", (*NOTEBOOKS, new))
-    monkeypatch.setattr(sync, "NOTEBOOKS", (*NOTEBOOKS, new))
-    new.path.write_text(sync.dumps_notebook(nb), encoding="utf-8")
+    nb = generated.read_notebook(NOTEBOOKS[0].path)
+    monkeypatch.setattr(course, "NOTEBOOKS", (*NOTEBOOKS, new))
+    new.path.write_text(generated.dumps_notebook(nb), encoding="utf-8")
     sync.main([])
     assert new.zh.path.is_file()  # generated, with the English text under "untranslated" markers
     assert translations.UNTRANSLATED in new.zh.path.read_text(encoding="utf-8")
     assert [str(p) for p in translations.check(["02_new"])] == [
-        "02_new: the manifest entry has no title_zh (utils/course.py)",
+        "02_new: the manifest entry has no title_zh (tools/course.py)",
         "02_new: there is no translation, notebooks/zh/translations/02_new.json: run "
-        "`python -m utils.translations init 02_new` and translate every entry",
+        "`python -m tools.translations init 02_new` and translate every entry",
     ]
 
 
@@ -398,8 +382,7 @@ def test_a_changed_english_title_makes_title_zh_stale_until_stamped(course_copy,
     entry = NOTEBOOKS[0]
     assert translations.check_title(entry) == []
     renamed = replace(entry, title="One-hot vectors, and the product that selects")
-    monkeypatch.setattr(translations, "NOTEBOOKS", (renamed, *NOTEBOOKS[1:]))
-    monkeypatch.setattr(sync, "NOTEBOOKS", (renamed, *NOTEBOOKS[1:]))
+    monkeypatch.setattr(course, "NOTEBOOKS", (renamed, *NOTEBOOKS[1:]))
     [problem] = translations.check_title(renamed)
     assert (problem.notebook, problem.kind) == (entry.stem, "stale")
     assert f"changed from {entry.title!r} to {renamed.title!r}" in problem.message

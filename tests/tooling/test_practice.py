@@ -6,14 +6,14 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from utils import course, editions, practice
-from utils.course import NOTEBOOKS, Notebook
+from tools import course, practice
+from tools.course import NOTEBOOKS, Notebook
 
-CASES = [(entry, edition) for entry in NOTEBOOKS for edition in editions.available(entry)]
+CASES = [(entry, edition) for entry in NOTEBOOKS for edition in course.available(entry)]
 CASE_IDS = [f"{edition.code}-{entry.stem}" for entry, edition in CASES]
 # Running a copy costs a whole notebook run; a translation has the same code (only its prose
 # differs), so the English copies are run and the translated stubs are checked without a kernel.
-RUN_CASES = [(entry, edition) for entry, edition in CASES if edition == editions.ENGLISH]
+RUN_CASES = [(entry, edition) for entry, edition in CASES if edition == course.ENGLISH]
 
 
 def _solutions(nb):
@@ -64,7 +64,7 @@ def test_bad_input_is_explained():
         practice.stub_source("x = 1", "Exercise 1.1", "fr")
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1")])
     with pytest.raises(ValueError, match="notebooks/01_x.ipynb: no cell is tagged 'solution'"):
-        practice.practice_notebook(nb, Notebook(1, "01_x", "X"), editions.ENGLISH, course.ROOT / "build" / "practice")
+        practice.practice_notebook(nb, Notebook(1, "01_x", "X"), course.ENGLISH, course.ROOT / "build" / "practice")
 
 
 def test_labels_come_from_the_exercise_text_or_the_position():
@@ -73,16 +73,6 @@ def test_labels_come_from_the_exercise_text_or_the_position():
              solution, nbformat.v4.new_markdown_cell("Now another one."), solution]
     assert practice.exercise_label(cells, 2, "2.1") == "Exercise 2.3"
     assert practice.exercise_label(cells, 4, "2.2") == "Exercise 2.2"  # not 2.3 again: that text was the last one's
-
-
-def test_links_are_rebased_for_the_copy():
-    old, new = course.NOTEBOOK_DIR, course.ROOT / "build" / "practice"
-    source = ("[Course home](../README.md) · [next](02_x.ipynb) · [web](https://example.org/a.md) · [up](#top)\n"
-              '![d](../images/a.png) <img src="../images/b.png">')
-    assert practice.rebase_links(source, old, new) == (
-        "[Course home](../../README.md) · [next](02_x.ipynb) · [web](https://example.org/a.md) · [up](#top)\n"
-        '![d](../../images/a.png) <img src="../../images/b.png">'
-    )
 
 
 # --- the copies -----------------------------------------------------------------------

@@ -4,7 +4,7 @@ import stat
 
 import pytest
 
-from utils import browser
+from tools import browser
 
 
 def _executable(path):

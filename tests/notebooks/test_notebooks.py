@@ -17,9 +17,9 @@ import papermill
 import pytest
 import torch
 
-from utils.course import NOTEBOOK_DIR, NOTEBOOKS
-from utils.run import check_all_cells_executed, stderr_outputs
-from utils.translations import SECTION_HEADINGS_ZH
+from tools.course import NOTEBOOK_DIR, NOTEBOOKS
+from tools.run import check_all_cells_executed, stderr_outputs
+from tools.translations import SECTION_HEADINGS_ZH
 
 # Outputs must not leak the machine they ran on.
 LEAKS = re.compile(r"(/root\b|/home/\w|/Users/\w|/tmp/|/work/|[A-Za-z]:\\\\|\bat 0x[0-9a-f]{6,})")

@@ -7,7 +7,7 @@ from packaging.markers import Marker
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from utils.course import ROOT
+from tools.course import ROOT
 from utils.env_check import read_requirements
 
 # conda-forge names that differ from PyPI's
@@ -65,7 +65,7 @@ def test_environment_yml_lists_the_same_packages_and_ranges():
 
 def test_environment_yml_is_what_binder_needs():
     """repo2docker builds Binder from environment.yml: no machine-specific prefix, JupyterLab for ?urlpath=lab."""
-    from utils import course
+    from tools import course
 
     env = yaml.safe_load((ROOT / "environment.yml").read_text())
     assert set(env) <= {"name", "channels", "dependencies"}, "no prefix: or variables: (they pin one machine)"

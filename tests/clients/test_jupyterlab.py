@@ -22,8 +22,8 @@ import urllib.request
 import nbformat
 import pytest
 
-from utils.course import IMAGE_DIR, NOTEBOOK_DIR, NOTEBOOKS, ROOT
-from utils.sync import COLAB_BADGE
+from tools.course import IMAGE_DIR, NOTEBOOK_DIR, NOTEBOOKS, ROOT
+from tools.generated import COLAB_BADGE
 
 STARTUP_TIMEOUT_S = 120
 RUN_TIMEOUT_S = 300  # one notebook, all cells (the papermill test allows the same order)

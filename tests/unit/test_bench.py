@@ -10,9 +10,9 @@ import pytest
 import torch
 import torch.nn.functional as F
 
+from tools.course import ROOT
 from utils import bench
 from utils.bench import Case
-from utils.course import ROOT
 
 FAST = {"min_run_time": 0.001, "threads": 1, "progress": False}  # keep the timing loops short in tests
 

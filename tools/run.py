@@ -1,4 +1,4 @@
-"""Execute every notebook of the course headless: ``python -m utils.run``.
+"""Execute every notebook of the course headless: ``python -m tools.run``.
 
 By default each notebook in the manifest runs with papermill into ``build/notebooks/``
 (the committed notebooks stay untouched), with its ``device`` parameter set, and a
@@ -22,7 +22,7 @@ import nbformat
 from tqdm.auto import tqdm
 
 from .course import NOTEBOOK_DIR, NOTEBOOKS, ROOT, Notebook
-from .sync import dumps_notebook, read_notebook
+from .generated import dumps_notebook, read_notebook
 
 BUILD_DIR = ROOT / "build" / "notebooks"
 KERNEL = "python3"

@@ -1,0 +1,90 @@
+"""The diagrams in ``images/``, drawn by ``make sync`` from the course's own figure functions.
+
+The README and the web site show them; the notebooks draw the same figures from their
+own tensors. Each is seeded, so every run draws the same picture.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import torch
+from matplotlib.figure import Figure
+
+from utils.figures import (
+    embedding_lookup_figure,
+    gradient_rows_figure,
+    linear_embedding_transpose_figure,
+    one_hot_product_figure,
+    vocab_parallel_figure,
+    weight_histograms_figure,
+)
+from utils.init_stats import embedding_init, linear_init
+from utils.lookup import one_hot
+
+
+def one_hot_product() -> Figure:
+    generator = torch.Generator().manual_seed(123)
+    weight = torch.randn(10, 6, generator=generator)
+    return one_hot_product_figure(4, weight)
+
+
+def embedding_lookup() -> Figure:
+    generator = torch.Generator().manual_seed(123)
+    weight = torch.randn(4, 5, generator=generator)  # the values of nn.Embedding(4, 5) after manual_seed(123)
+    return embedding_lookup_figure(torch.tensor([[2, 3, 1], [1, 0, 2]]), weight)
+
+
+def linear_embedding_transpose() -> Figure:
+    weight = torch.randn(8, 4, generator=torch.Generator().manual_seed(3))
+    return linear_embedding_transpose_figure(weight, weight.T, 5)
+
+
+def gradient_rows() -> Figure:
+    generator = torch.Generator().manual_seed(1)
+    ids = torch.tensor([1, 3, 3, 6])
+    grad_out = torch.randn(4, 4, generator=generator)
+    return gradient_rows_figure(ids, grad_out, one_hot(ids, 8).T @ grad_out)
+
+
+def init_histograms() -> Figure:
+    generator = torch.Generator().manual_seed(0)
+    vocab_size, dim = 5000, 70
+    embedding = torch.nn.init.normal_(torch.empty(vocab_size, dim), generator=generator)
+    linear = torch.nn.init.kaiming_uniform_(torch.empty(dim, vocab_size), a=5**0.5, generator=generator)
+    return weight_histograms_figure({
+        f"nn.Embedding({vocab_size}, {dim}).weight": [("observed", embedding, embedding_init())],
+        f"nn.Linear({vocab_size}, {dim}).weight": [("observed", linear, linear_init(vocab_size))],
+    }, bins=70, title="Default initialisation: N(0, 1) for the embedding, U(±1/√V) for the one-hot linear layer")
+
+
+def vocab_parallel_split() -> Figure:
+    generator = torch.Generator().manual_seed(0)
+    weight = torch.randn(11, 4, generator=generator)
+    ids = torch.tensor([4, 9, 0, 6, 4, 2, 10, 7])
+    return vocab_parallel_figure(weight, ids, world_size=3)
+
+
+#: file name in ``images/`` -> function that draws it
+COURSE_IMAGES: dict[str, Callable[[], Figure]] = {
+    "one_hot_product.png": one_hot_product,
+    "embedding_lookup.png": embedding_lookup,
+    "linear_embedding_transpose.png": linear_embedding_transpose,
+    "embedding_gradient_rows.png": gradient_rows,
+    "init_histograms.png": init_histograms,
+    "vocab_parallel_split.png": vocab_parallel_split,
+}
+
+
+def save_figure(fig: Figure, path: Path) -> Path:
+    """Save ``fig`` as a PNG with no time stamp or version in its metadata."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110, metadata={"Software": None})
+    return path
+
+
+def write_course_images(directory: Path) -> list[Path]:
+    """Draw every figure in :data:`COURSE_IMAGES` into ``directory``; return the paths."""
+    return [save_figure(draw(), Path(directory) / name) for name, draw in COURSE_IMAGES.items()]

@@ -1,0 +1,79 @@
+"""Regenerate everything derived from the manifest: ``python -m tools.sync``.
+
+- each notebook's header (title, Colab badge, previous/next links), its set-up cell
+  and its closing navigation, as cells with fixed ids, amended in place or inserted once;
+- the table of notebooks in README.md, between its ``notebooks:start/end`` markers;
+- the diagrams in ``images/`` (:data:`utils.figures.COURSE_IMAGES`);
+- the Chinese edition, ``notebooks/zh/`` and README.zh.md (:mod:`tools.translations`).
+
+Idempotent: a second run changes nothing. ``--check`` writes nothing and exits 1,
+listing the files a run would change; the test suite runs it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from . import course, translations
+from .generated import dumps_notebook, read_notebook, sync_notebook, sync_readme
+from .images import COURSE_IMAGES, write_course_images
+
+README = course.ROOT / course.ENGLISH.readme
+
+
+def planned_text_files() -> dict[Path, str]:
+    """Every generated text file, as ``sync`` would write it."""
+    planned = {}
+    for entry in course.NOTEBOOKS:
+        if not entry.path.is_file():
+            raise FileNotFoundError(f"the manifest lists {entry.repo_path}, but the file is missing")
+        planned[entry.path] = dumps_notebook(sync_notebook(read_notebook(entry.path), entry))
+    planned[README] = sync_readme(README.read_text(encoding="utf-8"))
+    planned.update(translations.planned_text_files())
+    return planned
+
+
+def _differs(path: Path, text: str) -> bool:
+    return not path.is_file() or path.read_text(encoding="utf-8") != text
+
+
+def stale_files() -> list[str]:
+    """Repository paths that ``sync`` would change (text files; images by name)."""
+    stale = [str(p.relative_to(course.ROOT)) for p, text in planned_text_files().items()
+             if _differs(p, text)]
+    # Images are compared by name only: their bytes depend on the matplotlib version.
+    present = {p.name for p in course.IMAGE_DIR.glob("*.png")}
+    stale += [f"images/{name}" for name in sorted(present ^ set(COURSE_IMAGES))]
+    return stale
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if a run would change files")
+    args = parser.parse_args(argv)
+    if args.check:
+        stale = stale_files()
+        for path in stale:
+            print(f"out of date: {path}")
+        if stale:
+            print("run `make sync` and commit the result")
+        return 1 if stale else 0
+
+    for path, text in planned_text_files().items():
+        if _differs(path, text):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+            print(f"updated {path.relative_to(course.ROOT)}")
+    for stray in course.IMAGE_DIR.glob("*.png"):
+        if stray.name not in COURSE_IMAGES:
+            stray.unlink()
+            print(f"removed images/{stray.name}")
+    write_course_images(course.IMAGE_DIR)
+    print(translations.problems_summary())  # translations that a person must write or update (sync never stamps them)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
