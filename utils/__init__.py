@@ -8,7 +8,8 @@ The notebooks import from here instead of repeating code. Modules, one topic eac
 - ``corpus``     a generated corpus whose word categories are known (notebook 9)
 - ``lookup``     one-hot vectors, the lookup, id checks, operation counts
 - ``positions``  the sinusoidal position table
-- ``distributed`` a vocabulary-parallel embedding on torch.distributed, and its launcher
+- ``distributed`` a vocabulary-parallel embedding on torch.distributed
+- ``launcher``   starting P processes in one process group; timeouts, failures, injected faults
 - ``figures``    diagrams drawn from real tensors (also saved into ``images/``)
 - ``exercises``  checkers for the exercises at the end of each notebook
 - ``bench``      ``python -m utils.bench``: lookup vs one-hot products, timed, with a memory guard
