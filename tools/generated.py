@@ -16,7 +16,7 @@ from pathlib import Path
 
 import nbformat
 
-from utils.env_check import read_requirements
+from utils.env_check import REQUIREMENTS, read_requirements
 
 from . import course
 from .course import ENGLISH, Edition, Notebook
@@ -107,7 +107,7 @@ def footer_source(nb: Notebook) -> str:
     return "\n".join([WORDS[nb.edition]["note"], "---", "", navigation(nb)])
 
 
-def colab_requirements() -> dict[str, str]:
+def colab_requirements(path: Path = REQUIREMENTS) -> dict[str, str]:
     """The packages the notebooks import, ``{import name: requirement}``.
 
     Read from the ``# the course`` block of requirements.txt; on Colab the set-up cell
@@ -115,9 +115,9 @@ def colab_requirements() -> dict[str, str]:
     name (``torch>=2.2`` -> ``torch``).
     """
     needed = {}
-    for requirement in read_requirements(block=COURSE_BLOCK):
+    for requirement in read_requirements(path, block=COURSE_BLOCK):
         if not requirement.name.isidentifier() or requirement.extras or requirement.marker or requirement.url:
-            raise ValueError(f"requirements.txt: {str(requirement)!r} in '# {COURSE_BLOCK}': expected a plain package "
+            raise ValueError(f"{path.name}: {str(requirement)!r} in '# {COURSE_BLOCK}': expected a plain package "
                              "name (importable under that name) with an optional version range, e.g. 'torch>=2.2'")
         needed[requirement.name] = str(requirement)
     return needed

@@ -23,6 +23,7 @@ from tqdm.auto import tqdm
 
 from .course import NOTEBOOK_DIR, NOTEBOOKS, ROOT, Notebook
 from .generated import dumps_notebook, read_notebook
+from .kernels import AsyncIPCKernelManager
 
 BUILD_DIR = ROOT / "build" / "notebooks"
 KERNEL = "python3"
@@ -94,7 +95,7 @@ def run_with_papermill(entry: Notebook, out_dir: Path, device: str | None = None
     try:
         executed = papermill.execute_notebook(
             str(entry.path), str(output), parameters={} if device is None else {"device": device}, kernel_name=KERNEL,
-            cwd=str(NOTEBOOK_DIR), progress_bar=False,
+            cwd=str(NOTEBOOK_DIR), progress_bar=False, kernel_manager_class=AsyncIPCKernelManager,
         )
         cells = check_all_cells_executed(executed, entry.filename)
     except Exception as error:  # noqa: BLE001 - reported in the table, then the run fails
@@ -116,6 +117,7 @@ def execute_in_place(entry: Notebook) -> RunResult:
     start = time.perf_counter()
     # coalesce_streams: one stream output per cell, as nbval compares them, so re-runs do not churn
     NotebookClient(nb_node, timeout=600, kernel_name=KERNEL, record_timing=False, coalesce_streams=True,
+                   kernel_manager_class=AsyncIPCKernelManager,
                    resources={"metadata": {"path": str(NOTEBOOK_DIR)}}).execute()
     cells = check_all_cells_executed(nb_node, entry.filename)
     entry.path.write_text(dumps_notebook(nb_node), encoding="utf-8")

@@ -3,7 +3,7 @@
 A checker takes the learner's answer. If it is right, it prints a line starting with
 ``correct`` and returns ``True``; if it is wrong, it raises :class:`ExerciseError`
 (an ``AssertionError``) whose message says what is off and gives a hint. Each checker
-is unit-tested against a right and a wrong answer (``tests/test_exercises.py``).
+is unit-tested against a right and a wrong answer (``tests/unit/test_exercises.py``).
 """
 
 from __future__ import annotations

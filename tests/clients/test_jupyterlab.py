@@ -1,11 +1,19 @@
-"""Every notebook, run the way a learner runs it: in JupyterLab, in a real browser.
+"""The notebooks the way a learner meets them: in JupyterLab, in a real browser.
 
 A module fixture starts `jupyter lab` on 127.0.0.1 with a random port and token, fully
 offline (no news, no update check, no extension manager), serving a copy of the
 notebooks so nothing is saved over the committed files. Headless Chromium (the system's,
-driven by Playwright) opens each English notebook, clears its outputs, runs it from the
-Run menu (`runmenu:run-all`), waits for the kernel to finish, checks that no cell shows
-an error and that every code cell ran, and saves a screenshot to build/screenshots/.
+driven by Playwright):
+
+- runs one representative notebook, RUN_IN_LAB: opens it, clears its outputs, runs it from
+  the Run menu (`runmenu:run-all`), waits for the kernel to finish, checks that no cell shows
+  an error and that every code cell ran, and saves a screenshot to build/screenshots/;
+- opens every other notebook of both editions with its stored outputs, attached to that
+  notebook's kernel (so no other kernel starts), and checks that it renders: every code
+  cell's stored count and outputs, every figure loaded, no error shown.
+
+Every notebook's code runs elsewhere in the suite (nbval, tests/clients/test_bare_notebooks.py):
+what only a browser can show is how JupyterLab renders and runs it.
 """
 
 import json
@@ -22,9 +30,16 @@ import urllib.request
 import nbformat
 import pytest
 
+from tools import course
 from tools.course import IMAGE_DIR, NOTEBOOK_DIR, NOTEBOOKS, ROOT
 from tools.generated import COLAB_BADGE
+from tools.pytest_course import count_execution
 
+#: The notebook run in the browser: it has the most that JupyterLab renders differently from
+#: a headless run (tqdm's progress bars while the benchmark runs, a figure in nearly every section).
+RUN_IN_LAB = course.notebook(6)
+OPENED = [entry.in_edition(edition.code) for entry in NOTEBOOKS for edition in course.available(entry)
+          if entry.in_edition(edition.code) != RUN_IN_LAB]
 STARTUP_TIMEOUT_S = 120
 RUN_TIMEOUT_S = 300  # one notebook, all cells (the papermill test allows the same order)
 # Requests that may leave the page (blocked, never sent): the Colab badge in each header.
@@ -138,13 +153,15 @@ def lab_page(chromium, lab):
         context.close()
 
 
-OPEN = """async (path) => {
+OPEN = """async ([path, kernel]) => {
     const app = window.jupyterapp;
-    const panel = await app.commands.execute('docmanager:open', {path, factory: 'Notebook'});
+    const args = {path, factory: 'Notebook'};
+    if (kernel) args.kernel = {id: kernel};  // attach to a running kernel instead of starting one
+    const panel = await app.commands.execute('docmanager:open', args);
     await panel.context.ready;
     await panel.sessionContext.ready;
     app.shell.activateById(panel.id);
-    return panel.id;
+    return [panel.id, panel.sessionContext.session.kernel.id];
 }"""
 
 # Done when every code cell has run, or a cell failed (the rest are then skipped), and nothing
@@ -182,11 +199,20 @@ SCROLL_TO_TOP = """() => {
     panel.node.querySelector('.jp-WindowedPanel-outer').scrollTop = 0;
 }"""
 
-CLOSE = """async (id) => {
+CLOSE = """async ([id, shutdown]) => {
     const panel = window.jupyterapp.shell.currentWidget;
-    await panel.sessionContext.shutdown();
+    if (shutdown) await panel.sessionContext.shutdown();
     panel.context.model.dirty = false;
     panel.dispose();
+}"""
+
+
+# every image in the notebook's outputs has loaded
+IMAGES_LOADED = """(id) => {
+    const panel = window.jupyterapp.shell.currentWidget;
+    if (!panel || panel.id !== id || !panel.context.isReady) return false;
+    const images = Array.from(panel.node.querySelectorAll('.jp-OutputArea-output img'));
+    return images.length > 0 && images.every(img => img.complete && img.naturalWidth > 0);
 }"""
 
 
@@ -195,33 +221,59 @@ def _menu(page, menu, command):
     page.locator(f'.lm-Menu-item[data-command="{command}"]').click()
 
 
-@pytest.mark.parametrize("entry", NOTEBOOKS, ids=[nb.stem for nb in NOTEBOOKS])
-def test_notebook_runs_in_jupyterlab(lab_page, screenshots, entry):
+@pytest.fixture(scope="module")
+def lab_run(lab_page, screenshots):
+    """RUN_IN_LAB, run from the Run menu: yields its state and its kernel's id (kept running for the others)."""
     page, blocked = lab_page
+    entry = RUN_IN_LAB
     code_cells = sum(cell.cell_type == "code" for cell in nbformat.read(entry.path, as_version=4).cells)
-    panel = page.evaluate(OPEN, entry.repo_path)
+    panel, kernel = page.evaluate(OPEN, [entry.repo_path, None])
+    _menu(page, "Edit", "editmenu:clear-all")  # so that what the test sees is this run's
+    assert page.evaluate(STATE, panel)["counts"] == [None] * code_cells
+    start = time.perf_counter()
+    _menu(page, "Run", "runmenu:run-all")
+    page.wait_for_function(FINISHED, arg=panel, timeout=RUN_TIMEOUT_S * 1000, polling=250)
+    seconds = time.perf_counter() - start
+    state = page.evaluate(STATE, panel)
+    # the whole notebook in one picture: a viewport as tall as the notebook (Chromium's limit: 16384 px)
+    page.set_viewport_size({"width": 1280, "height": min(state["height"] + 150, 16000)})
+    page.evaluate(SCROLL_TO_TOP)
+    page.wait_for_timeout(300)
+    page.screenshot(path=str(screenshots / f"jupyterlab-{entry.stem}.png"))
+    page.set_viewport_size({"width": 1280, "height": 900})
+    print(f"{entry.stem}: {code_cells} code cells ran in JupyterLab in {seconds:.1f} s")
     try:
-        _menu(page, "Edit", "editmenu:clear-all")  # so that what the test sees is this run's
-        assert page.evaluate(STATE, panel)["counts"] == [None] * code_cells
-        start = time.perf_counter()
-        _menu(page, "Run", "runmenu:run-all")
-        page.wait_for_function(FINISHED, arg=panel, timeout=RUN_TIMEOUT_S * 1000, polling=250)
-        seconds = time.perf_counter() - start
+        yield code_cells, state, kernel
+    finally:
+        page.evaluate(CLOSE, [panel, True])
+
+
+def test_the_representative_notebook_runs_in_jupyterlab(lab_run, lab_page, record_property):
+    count_execution(record_property, f"jupyterlab: {RUN_IN_LAB.stem}")
+    code_cells, state, _ = lab_run
+    _, blocked = lab_page
+    name = RUN_IN_LAB.filename
+    assert state["errors"] == [], f"{name}: cells failed in JupyterLab: {state['errors']}"
+    assert state["shown_errors"] == 0, f"{name}: {state['shown_errors']} outputs shown as errors"
+    assert state["counts"] == list(range(1, code_cells + 1)), \
+        f"{name}: expected {code_cells} code cells run in order, got execution counts {state['counts']}"
+    assert sum(state["outputs"]) > 0 and all(state["images"]), "outputs and figures rendered"
+    assert set(blocked) <= EXPECTED_EXTERNAL, f"requests that would have left the machine: {set(blocked)}"
+
+
+@pytest.mark.parametrize("entry", OPENED, ids=[entry.repo_path for entry in OPENED])
+def test_every_other_notebook_opens_with_its_outputs(lab_run, lab_page, entry):
+    page, blocked = lab_page
+    stored = nbformat.read(entry.path, as_version=4)
+    code = [cell for cell in stored.cells if cell.cell_type == "code"]
+    panel, _ = page.evaluate(OPEN, [entry.repo_path, lab_run[2]])
+    try:
+        page.wait_for_function(IMAGES_LOADED, arg=panel, timeout=30_000, polling=100)
         state = page.evaluate(STATE, panel)
-
-        # the whole notebook in one picture: a viewport as tall as the notebook (Chromium's limit: 16384 px)
-        page.set_viewport_size({"width": 1280, "height": min(state["height"] + 150, 16000)})
-        page.evaluate(SCROLL_TO_TOP)
-        page.wait_for_timeout(300)
-        page.screenshot(path=str(screenshots / f"jupyterlab-{entry.stem}.png"))
-        print(f"{entry.stem}: {code_cells} code cells ran in JupyterLab in {seconds:.1f} s")
-
-        assert state["errors"] == [], f"{entry.filename}: cells failed in JupyterLab: {state['errors']}"
-        assert state["shown_errors"] == 0, f"{entry.filename}: {state['shown_errors']} outputs shown as errors"
-        assert state["counts"] == list(range(1, code_cells + 1)), \
-            f"{entry.filename}: expected {code_cells} code cells run in order, got execution counts {state['counts']}"
-        assert sum(state["outputs"]) > 0 and all(state["images"]), "outputs and figures rendered"
+        assert state["counts"] == [cell.execution_count for cell in code], f"{entry.repo_path}: stored counts"
+        assert state["outputs"] == [len(cell.outputs) for cell in code], f"{entry.repo_path}: stored outputs"
+        assert state["errors"] == [] and state["shown_errors"] == 0
+        assert state["images"] and all(state["images"]), f"{entry.repo_path}: a figure did not load"
         assert set(blocked) <= EXPECTED_EXTERNAL, f"requests that would have left the machine: {set(blocked)}"
     finally:
-        page.set_viewport_size({"width": 1280, "height": 900})
-        page.evaluate(CLOSE, panel)
+        page.evaluate(CLOSE, [panel, False])

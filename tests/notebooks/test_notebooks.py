@@ -1,14 +1,14 @@
-"""Every notebook: well-formed, executed, self-checking, and runnable with papermill.
+"""Every notebook, as stored: well-formed, executed, self-checking, leaking nothing.
 
-nbval (configured in pyproject.toml) re-executes each notebook and compares outputs;
-this file checks what nbval does not: the stored notebook's hygiene, and a papermill
-run through the `parameters` cell with the execution guard. Both editions: the English
-notebooks and their Chinese twins in notebooks/zh/ (same code, translated prose).
+nbval (configured in pyproject.toml) re-executes each English notebook and compares outputs;
+tests/clients/ runs each once more as learners do (with papermill's parameters, alone as on
+Colab, in JupyterLab). This file checks the stored notebooks of both editions without a
+kernel: the English ones and their Chinese twins in notebooks/zh/ (same code and outputs,
+which the translation check proves, and translated prose).
 """
 
 import ast
 import getpass
-import os
 import re
 import time
 
@@ -18,14 +18,14 @@ import pytest
 import torch
 
 from tools.course import NOTEBOOK_DIR, NOTEBOOKS
-from tools.run import check_all_cells_executed, stderr_outputs
+from tools.kernels import AsyncIPCKernelManager
+from tools.pytest_course import count_execution
+from tools.run import check_all_cells_executed
 from tools.translations import SECTION_HEADINGS_ZH
 
 # Outputs must not leak the machine they ran on.
 LEAKS = re.compile(r"(/root\b|/home/\w|/Users/\w|/tmp/|/work/|[A-Za-z]:\\\\|\bat 0x[0-9a-f]{6,})")
 FIGURE_REPR = re.compile(r"<Figure size \d+x\d+ with (\d+) Axes>")
-# the papermill runs' `device`: unset, each notebook's default; the GPU job sets COURSE_DEVICE=cuda
-DEVICE = os.environ.get("COURSE_DEVICE")
 
 # every notebook in both editions: English (notebooks/) and Chinese (notebooks/zh/)
 EDITIONS = [*NOTEBOOKS, *(nb.zh for nb in NOTEBOOKS)]
@@ -119,31 +119,16 @@ def test_notebook_has_the_course_structure(entry):
     assert len(solutions) >= 2 and len(checks) >= len(solutions), "each exercise: a solution cell and a checker"
 
 
-@pytest.mark.parametrize("entry", EDITIONS, ids=ids)
-def test_notebook_runs_with_papermill(entry, tmp_path):
-    output = tmp_path / entry.filename
-    nb = papermill.execute_notebook(
-        str(entry.path), str(output), parameters={"device": DEVICE or entry.default_device}, kernel_name="python3",
-        cwd=str(entry.path.parent), progress_bar=False,  # where a reader opens it: notebooks/ or notebooks/zh/
-    )
-    executed = check_all_cells_executed(nb, entry.filename)  # the execution guard
-    assert executed == len(_code(_read(entry))) + 1  # + papermill's injected-parameters cell
-    assert "injected-parameters" in nb.cells[_injected_index(nb)].metadata.tags
-    assert not stderr_outputs(nb), f"a warning reached the learner's output: {stderr_outputs(nb)[0]}"
-
-
-def _injected_index(nb):
-    return next(i for i, cell in enumerate(nb.cells) if "injected-parameters" in cell.metadata.get("tags", []))
-
-
 @pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has CUDA; the test is for machines without it")
-def test_asking_for_cuda_without_a_gpu_stops_at_once(tmp_path):
+def test_asking_for_cuda_without_a_gpu_stops_at_once(tmp_path, record_property):
     entry = NOTEBOOKS[0]
+    count_execution(record_property, f"refusal: {entry.stem}")
     start = time.perf_counter()
     with pytest.raises(papermill.PapermillExecutionError) as info:
         papermill.execute_notebook(
             str(entry.path), str(tmp_path / entry.filename), parameters={"device": "cuda"},
             kernel_name="python3", cwd=str(NOTEBOOK_DIR), progress_bar=False,
+            kernel_manager_class=AsyncIPCKernelManager,
         )
     assert info.value.ename == "RuntimeError"
     assert "device='cuda' was requested, but CUDA is not available here" in info.value.evalue

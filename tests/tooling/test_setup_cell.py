@@ -1,0 +1,80 @@
+"""The set-up cell that `make sync` writes into every notebook, run here with its side effects recorded.
+
+tests/clients/test_bare_notebooks.py runs it for real, in a kernel, in an empty folder.
+"""
+
+import subprocess
+import sys
+import types
+
+import pytest
+
+from tools import course, generated
+from tools.course import ROOT
+
+FOLDER = course.REPO_SLUG.split("/")[1]
+
+
+def _run_setup_cell(monkeypatch, cwd, *, colab, missing=()):
+    """Execute the set-up cell's source here, with subprocess.run recorded instead of run."""
+    calls = []
+    monkeypatch.chdir(cwd)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    monkeypatch.setattr(subprocess, "run", lambda args, **kwargs: calls.append(list(args)))
+    if colab:
+        google = types.ModuleType("google")
+        google.colab = types.ModuleType("google.colab")
+        monkeypatch.setitem(sys.modules, "google", google)
+        monkeypatch.setitem(sys.modules, "google.colab", google.colab)
+    else:
+        monkeypatch.setitem(sys.modules, "google.colab", None)  # `import google.colab` raises ImportError
+    import importlib.util
+
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name in missing else find_spec(name, *a))
+    namespace = {}
+    exec(compile(generated.setup_source(), "<set-up cell>", "exec"), namespace)
+    return namespace, calls
+
+
+def test_in_a_clone_the_setup_cell_fetches_and_installs_nothing(monkeypatch):
+    namespace, calls = _run_setup_cell(monkeypatch, course.NOTEBOOK_DIR, colab=False, missing={"tqdm"})
+    assert calls == []
+    assert namespace["COURSE_ROOT"] == ROOT
+    assert str(ROOT) in sys.path
+
+
+def test_on_colab_the_setup_cell_installs_only_what_is_missing(monkeypatch):
+    namespace, calls = _run_setup_cell(monkeypatch, course.NOTEBOOK_DIR, colab=True)
+    assert namespace["on_colab"] is True and calls == []  # everything present: no pip
+
+    namespace, calls = _run_setup_cell(monkeypatch, course.NOTEBOOK_DIR, colab=True, missing={"tqdm", "numpy"})
+    assert calls == [[sys.executable, "-m", "pip", "install", "--quiet", "numpy>=1.24", "tqdm>=4.65"]]
+
+
+def test_elsewhere_the_setup_cell_clones_the_manifest_address_at_the_pinned_ref(monkeypatch, tmp_path):
+    monkeypatch.delenv(generated.REPO_OVERRIDE_ENV, raising=False)
+    namespace, calls = _run_setup_cell(monkeypatch, tmp_path, colab=False)
+    target = str(tmp_path / FOLDER)
+    assert calls == [["git", "clone", "--quiet", "--depth=1", f"--branch={course.REPO_REF}", course.repo_url(), target]]
+    assert sys.path[0] == target
+
+    monkeypatch.setenv(generated.REPO_OVERRIDE_ENV, "file:///somewhere/else")
+    namespace, calls = _run_setup_cell(monkeypatch, tmp_path, colab=False)
+    assert calls[0][-2] == "file:///somewhere/else"
+
+
+def test_colab_requirements_come_from_the_course_block(tmp_path):
+    assert generated.colab_requirements() == {
+        "torch": "torch>=2.2", "numpy": "numpy>=1.24", "matplotlib": "matplotlib>=3.7", "tqdm": "tqdm>=4.65",
+    }
+    bad = tmp_path / "requirements.txt"
+    bad.write_text("numpy>=1.24\n")
+    with pytest.raises(ValueError, match="has no '# the course' block"):
+        generated.colab_requirements(bad)
+    bad.write_text("# the course\nscikit-learn>=1.0\n")
+    with pytest.raises(ValueError, match="'scikit-learn>=1.0' in '# the course': expected a plain package name"):
+        generated.colab_requirements(bad)
+    bad.write_text("# the course\n\ntorch\n")
+    with pytest.raises(ValueError, match="block is empty"):
+        generated.colab_requirements(bad)

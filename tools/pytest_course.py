@@ -1,0 +1,71 @@
+"""The test suite's own pytest plugin (loaded by ``-p tools.pytest_course`` in pyproject.toml).
+
+- **Tiers.** Every test gets the marker of its folder: ``unit`` (tests/unit: the helpers the
+  notebooks import), ``tooling`` (tests/tooling: the programs in tools/), ``notebooks``
+  (tests/notebooks and nbval's runs of notebooks/) and ``clients`` (tests/clients: the
+  notebooks run as on Colab, in JupyterLab and as practice copies). ``pytest -m unit`` runs
+  one tier.
+- **Kernels over IPC.** nbval starts its kernels with jupyter_client's ``KernelManager``, over
+  TCP ports that another starting kernel can take first; here it gets
+  :class:`tools.kernels.IPCKernelManager` instead (the reason is in tools/kernels.py).
+- **A count of notebook executions**, printed at the end: nbval's runs (one per notebook
+  file) plus those the tests report with :func:`count_execution`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+TIERS = ("unit", "tooling", "notebooks", "clients")
+EXECUTIONS = "notebook executions"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for tier in TIERS:
+        config.addinivalue_line("markers", f"{tier}: the tests in tests/{tier}/ (see tools/pytest_course.py)")
+    try:
+        import nbval.kernel
+    except ImportError:  # nbval is in requirements.txt; without it there are no notebook items to patch
+        return
+    from tools.kernels import IPCKernelManager
+
+    nbval.kernel.KernelManager = IPCKernelManager
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        path = Path(str(item.path))
+        if path.suffix == ".ipynb":
+            item.add_marker("notebooks")
+            continue
+        for tier in TIERS:
+            if f"tests/{tier}/" in path.as_posix():
+                item.add_marker(tier)
+
+
+def count_execution(record_property, label: str) -> None:
+    """Record that this test executed a notebook (``label`` says which and how); counted at the end."""
+    record_property(EXECUTIONS, label)
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    """One line: how many times the suite executed a notebook, and by which check."""
+    nbval, others = set(), []
+    for reports in terminalreporter.stats.values():
+        for report in reports:
+            if getattr(report, "when", None) != "call":
+                continue
+            nodeid = getattr(report, "nodeid", "")
+            if ".ipynb::" in nodeid:
+                nbval.add(nodeid.split("::")[0])
+            others += [value for name, value in getattr(report, "user_properties", []) if name == EXECUTIONS]
+    if not nbval and not others:
+        return
+    kinds = {"nbval": len(nbval)} if nbval else {}
+    for label in others:
+        kind = label.split(":")[0]
+        kinds[kind] = kinds.get(kind, 0) + 1
+    detail = ", ".join(f"{kind} {count}" for kind, count in kinds.items())
+    terminalreporter.write_line(f"{EXECUTIONS}: {len(nbval) + len(others)} ({detail})")
