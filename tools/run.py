@@ -27,6 +27,11 @@ from .kernels import AsyncIPCKernelManager
 
 BUILD_DIR = ROOT / "build" / "notebooks"
 KERNEL = "python3"
+#: jupyter_client interrupts every kernel as it shuts it down; when the interrupt lands between
+#: two requests, ipykernel logs "KeyboardInterrupt caught in kernel" to the terminal, between the
+#: progress bar's updates. The kernels' own log is for debugging Jupyter, not the course: only
+#: its critical lines are shown. (A cell's errors and warnings reach the notebook, not this log.)
+KERNEL_ARGUMENTS = ["--IPKernelApp.log_level=CRITICAL"]
 
 
 class NotExecutedError(RuntimeError):
@@ -96,6 +101,7 @@ def run_with_papermill(entry: Notebook, out_dir: Path, device: str | None = None
         executed = papermill.execute_notebook(
             str(entry.path), str(output), parameters={} if device is None else {"device": device}, kernel_name=KERNEL,
             cwd=str(NOTEBOOK_DIR), progress_bar=False, kernel_manager_class=AsyncIPCKernelManager,
+            extra_arguments=KERNEL_ARGUMENTS,
         )
         cells = check_all_cells_executed(executed, entry.filename)
     except Exception as error:  # noqa: BLE001 - reported in the table, then the run fails
@@ -117,7 +123,7 @@ def execute_in_place(entry: Notebook) -> RunResult:
     start = time.perf_counter()
     # coalesce_streams: one stream output per cell, as nbval compares them, so re-runs do not churn
     NotebookClient(nb_node, timeout=600, kernel_name=KERNEL, record_timing=False, coalesce_streams=True,
-                   kernel_manager_class=AsyncIPCKernelManager,
+                   kernel_manager_class=AsyncIPCKernelManager, extra_arguments=KERNEL_ARGUMENTS,
                    resources={"metadata": {"path": str(NOTEBOOK_DIR)}}).execute()
     cells = check_all_cells_executed(nb_node, entry.filename)
     entry.path.write_text(dumps_notebook(nb_node), encoding="utf-8")
