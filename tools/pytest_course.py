@@ -1,7 +1,8 @@
 """The test suite's own pytest plugin (loaded by ``-p tools.pytest_course`` in pyproject.toml).
 
 - **Tiers.** Every test gets the marker of its folder: ``unit`` (tests/unit: the helpers the
-  notebooks import), ``tooling`` (tests/tooling: the programs in tools/), ``notebooks``
+  notebooks import, within one process), ``processes`` (tests/processes: those helpers where
+  they start processes), ``tooling`` (tests/tooling: the programs in tools/), ``notebooks``
   (tests/notebooks and nbval's runs of notebooks/) and ``clients`` (tests/clients: the
   notebooks run as on Colab, in JupyterLab and as practice copies). ``pytest -m unit`` runs
   one tier.
@@ -18,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-TIERS = ("unit", "tooling", "notebooks", "clients")
+TIERS = ("unit", "processes", "tooling", "notebooks", "clients")
 EXECUTIONS = "notebook executions"
 
 
