@@ -185,6 +185,13 @@ def _new_problems(baseline):
     return [p for p in translations.check() if str(p) not in baseline]
 
 
+@pytest.fixture(autouse=True)
+def no_drawing(monkeypatch):
+    """`make sync` draws no images in these tests: they are about text, and drawing the six
+    images costs seconds per run (tests/tooling/test_images.py checks the drawing)."""
+    monkeypatch.setattr(sync, "write_course_images", lambda directory: [])
+
+
 @pytest.fixture
 def baseline(course_copy):
     return {str(p) for p in translations.check()}
