@@ -103,11 +103,6 @@ class Notebook:
         return f"{self.stem}.ipynb"
 
     @property
-    def folder(self) -> str:
-        """The edition's folder inside the repository: ``notebooks`` or ``notebooks/zh``."""
-        return edition(self.edition).repo_dir
-
-    @property
     def path(self) -> Path:
         """Absolute path of the notebook file in this edition."""
         return edition(self.edition).path(self)

@@ -3,7 +3,7 @@
 - each notebook's header (title, Colab badge, previous/next links), its set-up cell
   and its closing navigation, as cells with fixed ids, amended in place or inserted once;
 - the table of notebooks in README.md, between its ``notebooks:start/end`` markers;
-- the diagrams in ``images/`` (:data:`utils.figures.COURSE_IMAGES`);
+- the diagrams in ``images/`` (:data:`tools.images.COURSE_IMAGES`);
 - the Chinese edition, ``notebooks/zh/`` and README.zh.md (:mod:`tools.translations`).
 
 Idempotent: a second run changes nothing. ``--check`` writes nothing and exits 1,

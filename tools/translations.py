@@ -87,7 +87,7 @@ def translation_path(stem: str) -> Path:
 
 
 def readme_zh_path() -> Path:
-    return course.ROOT / "README.zh.md"
+    return course.ROOT / course.CHINESE.readme
 
 
 def _repo(path: Path) -> str:
@@ -719,7 +719,7 @@ _GENERATED_BLOCK = re.compile(r"<!-- notebooks:start.*?<!-- notebooks:end -->", 
 
 
 def readme_en_path() -> Path:
-    return course.ROOT / "README.md"
+    return course.ROOT / course.ENGLISH.readme
 
 
 def readme_sections(text: str) -> list[tuple[str, str]]:
