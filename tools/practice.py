@@ -23,11 +23,10 @@ import nbformat
 
 from . import course
 from .course import EDITIONS, Edition, Notebook, available
-from .generated import HEADER_ID, dumps_notebook, read_notebook
+from .generated import HEADER_ID, SOLUTION_TAG, dumps_notebook, read_notebook
 from .links import rebase_links
 
 PRACTICE_DIR = course.ROOT / "build" / "practice"
-SOLUTION_TAG = "solution"
 NOTE_ID = "practice-note"
 
 TEXT = {
@@ -169,6 +168,10 @@ def practice_notebook(nb_node: nbformat.NotebookNode, entry: Notebook, edition: 
             solutions += 1
             label = exercise_label(practice.cells, index, f"{entry.number}.{solutions}", edition.code)
             cell.source = stub_source(cell.source, label, edition.code)
+            cell.metadata.pop("cellView", None)  # the stub is for writing in: not folded
+            cell.metadata.get("jupyter", {}).pop("source_hidden", None)
+            if cell.metadata.get("jupyter") == {}:
+                del cell.metadata["jupyter"]
     if solutions == 0:
         raise ValueError(f"{edition.repo_path(entry)}: no cell is tagged {SOLUTION_TAG!r}; "
                          "expected one answer cell per exercise")

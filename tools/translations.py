@@ -137,9 +137,12 @@ def pragma_directive(text: str) -> str | None:
 
 def translatable_comments(source: str) -> list[str]:
     """The distinct comments of a code cell, in order, without bare tool pragmas (``# noqa``
-    ...). A pragma followed by prose is translatable: its translation keeps the directive."""
+    ...) or ``#@title`` lines. A pragma followed by prose is translatable: its translation
+    keeps the directive."""
     seen: dict[str, None] = {}
     for _, _, _, text in comment_tokens(source):
+        if generated.TITLE_LINE.match(text):
+            continue  # a collapsed cell's title: make sync writes it in each edition's words
         if not PRAGMA.match(text) or pragma_directive(text):
             seen.setdefault(text, None)
     return list(seen)
@@ -695,7 +698,7 @@ def zh_notebook(entry: Notebook, english: nbformat.NotebookNode, cells: dict[str
             new = zh_cell(cell, (cells or {}).get(cell_id))
         out.append(new)
     nb.cells = out
-    return nb
+    return generated.collapse_generated(nb, "zh")
 
 
 def planned_text_files() -> dict[Path, str]:

@@ -1,7 +1,7 @@
 """Helpers for the nn.Embedding course: what the notebooks import, one topic per module.
 
 - ``devices``     picking the device a notebook runs on
-- ``checks``      argument checks with one wording: what was wrong, what was expected
+- ``checks``      argument checks with one wording; ``expect_error``, to show the error a mistake meets
 - ``vocab``       a deterministic word-level vocabulary
 - ``corpus``      a generated corpus whose word categories are known (notebook 9)
 - ``lookup``      one-hot vectors, the lookup, id and weight checks, operation counts

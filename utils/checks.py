@@ -1,8 +1,11 @@
-"""Argument checks shared by the helpers: one wording for every "what was wrong, what was expected"."""
+"""Argument checks shared by the helpers: one wording for every "what was wrong, what was expected";
+and :func:`expect_error`, which shows in a notebook the error a mistake meets."""
 
 from __future__ import annotations
 
+import contextlib
 import math
+from collections.abc import Iterator
 
 
 def check_int(name: str, value: object, minimum: int = 1) -> int:
@@ -25,3 +28,33 @@ def check_positive(name: str, value: object, unit: str = "") -> float:
     if not value > 0 or not math.isfinite(value):
         raise ValueError(f"{name} must be a positive, finite number{of_unit}, got {value}")
     return float(value)
+
+
+@contextlib.contextmanager
+def expect_error(error_type: type[BaseException] | tuple[type[BaseException], ...],
+                 *contains: str) -> Iterator[None]:
+    """Run the ``with`` block, which should fail: print the error as a learner meets it.
+
+    Prints ``ErrorType: first line of the message``. Raises ``AssertionError`` if the block
+    raised nothing, or if the message lacks any of the ``contains`` texts; an error of
+    another type propagates as it is::
+
+        with expect_error(ValueError, "99"):
+            lookup.lookup(torch.tensor([2, 99]), W)
+    """
+    types = error_type if isinstance(error_type, tuple) else (error_type,)
+    if not types or not all(isinstance(t, type) and issubclass(t, BaseException) for t in types):
+        raise TypeError(f"error_type must be an exception class or a tuple of them, got {error_type!r}")
+    if not all(isinstance(text, str) for text in contains):
+        raise TypeError(f"contains must be strings, got {contains!r}")
+    names = " or ".join(t.__name__ for t in types)
+    try:
+        yield
+    except types as error:
+        message = str(error)
+        print(f"{type(error).__name__}: {message.splitlines()[0] if message else ''}")
+        missing = [text for text in contains if text not in message]
+        if missing:
+            raise AssertionError(f"the {type(error).__name__} message lacks {missing}: {message!r}") from error
+    else:
+        raise AssertionError(f"expected {names}, but the code ran without one")

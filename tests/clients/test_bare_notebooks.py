@@ -186,7 +186,7 @@ def test_a_bare_notebook_fetches_the_course_runs_with_its_parameters_and_rejects
 
     check_all_cells_executed(nb, entry.filename)
     setup = next(cell for cell in nb.cells if cell.get("id") == generated.SETUP_ID)
-    assert _stream_text(setup) == f"fetched the course into {bare / FOLDER}\n"
+    assert _stream_text(setup) == f"Set-up: fetched the course into ./{FOLDER}\n"
     assert (bare / FOLDER / generated.COURSE_MARKER).is_file()
     assert _stream_text(nb.cells[-1]).splitlines() == [
         f"utils from: {(bare / FOLDER).resolve()}", "on Colab: True | the fake module: True",

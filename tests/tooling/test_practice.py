@@ -110,6 +110,8 @@ def test_the_copy_is_current_and_clean(entry, edition):
     for index in _solutions(original):
         answer, stub = original.cells[index], copy.cells[index + 1]
         assert stub.id == answer.id and "NotImplementedError" in stub.source
+        assert answer.metadata["cellView"] == "form", "the notebook folds its answer"
+        assert "cellView" not in stub.metadata and "jupyter" not in stub.metadata, "the copy shows its stub"
         compile(stub.source, stub.id, "exec")  # valid Python, in every edition
         kept = ("def ", "async def ", "@", "import ", "from ", '"""', "#")  # lines a stub may keep
         body = [line for line in answer.source.splitlines() if line.strip() and not line.lstrip().startswith(kept)]

@@ -37,27 +37,31 @@ def _run_setup_cell(monkeypatch, cwd, *, colab, missing=()):
     return namespace, calls
 
 
-def test_in_a_clone_the_setup_cell_fetches_and_installs_nothing(monkeypatch):
+def test_in_a_clone_the_setup_cell_fetches_and_installs_nothing(monkeypatch, capsys):
     namespace, calls = _run_setup_cell(monkeypatch, course.NOTEBOOK_DIR, colab=False, missing={"tqdm"})
+    assert capsys.readouterr().out == "Set-up: the course is in a folder above; nothing fetched\n"
     assert calls == []
     assert namespace["COURSE_ROOT"] == ROOT
     assert str(ROOT) in sys.path
 
 
-def test_on_colab_the_setup_cell_installs_only_what_is_missing(monkeypatch):
+def test_on_colab_the_setup_cell_installs_only_what_is_missing(monkeypatch, capsys):
     namespace, calls = _run_setup_cell(monkeypatch, course.NOTEBOOK_DIR, colab=True)
     assert namespace["on_colab"] is True and calls == []  # everything present: no pip
 
     namespace, calls = _run_setup_cell(monkeypatch, course.NOTEBOOK_DIR, colab=True, missing={"tqdm", "numpy"})
     assert calls == [[sys.executable, "-m", "pip", "install", "--quiet", "numpy>=1.24", "tqdm>=4.65"]]
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        "Set-up: the course is in a folder above; nothing fetched; pip-installed numpy>=1.24, tqdm>=4.65")
 
 
-def test_elsewhere_the_setup_cell_clones_the_manifest_address_at_the_pinned_ref(monkeypatch, tmp_path):
+def test_elsewhere_the_setup_cell_clones_the_manifest_address_at_the_pinned_ref(monkeypatch, tmp_path, capsys):
     monkeypatch.delenv(generated.REPO_OVERRIDE_ENV, raising=False)
     namespace, calls = _run_setup_cell(monkeypatch, tmp_path, colab=False)
     target = str(tmp_path / FOLDER)
     assert calls == [["git", "clone", "--quiet", "--depth=1", f"--branch={course.REPO_REF}", course.repo_url(), target]]
     assert sys.path[0] == target
+    assert capsys.readouterr().out == f"Set-up: fetched the course into ./{FOLDER}\n"  # no absolute path
 
     monkeypatch.setenv(generated.REPO_OVERRIDE_ENV, "file:///somewhere/else")
     namespace, calls = _run_setup_cell(monkeypatch, tmp_path, colab=False)
@@ -78,3 +82,34 @@ def test_colab_requirements_come_from_the_course_block(tmp_path):
     bad.write_text("# the course\n\ntorch\n")
     with pytest.raises(ValueError, match="block is empty"):
         generated.colab_requirements(bad)
+
+
+@pytest.mark.parametrize("edition", ["en", "zh"])
+def test_the_setup_cell_and_every_worked_answer_are_folded_under_a_title(edition):
+    """The first screen shows no set-up code, and no answer sits open under its exercise:
+    Colab shows a ``cellView: form`` cell as its ``#@title`` line, JupyterLab folds ``source_hidden``."""
+    folded = {"setup title": 0, "solution title": 0}
+    for entry in course.NOTEBOOKS:
+        nb = generated.read_notebook(entry.in_edition(edition).path)
+        setup = nb.cells[1]
+        assert setup.get("id") == generated.SETUP_ID, f"{entry.stem}: the set-up cell follows the title"
+        for cell in nb.cells:
+            if cell.get("id") == generated.SETUP_ID:
+                kind = "setup title"
+            elif generated.SOLUTION_TAG in cell.metadata.get("tags", []):
+                kind = "solution title"
+            else:
+                assert "cellView" not in cell.metadata, f"{entry.stem}/{cell.get('id')} is folded: only set-up and answers are"
+                continue
+            assert cell.source.split("\n")[0] == generated.TITLE_PREFIX + generated.WORDS[edition][kind], cell.get("id")
+            assert cell.metadata["cellView"] == "form" and cell.metadata["jupyter"]["source_hidden"] is True
+            folded[kind] += 1
+        assert [o.text for o in setup.outputs] == ["Set-up: the course is in a folder above; nothing fetched\n"]
+    assert folded["setup title"] == len(course.NOTEBOOKS) and folded["solution title"] >= len(course.NOTEBOOKS)
+
+
+def test_collapse_replaces_an_old_title_and_keeps_the_code():
+    cell = generated.nbformat.v4.new_code_cell("#@title old\nx = 1")
+    generated.collapse(generated.collapse(cell, "new"), "newer")
+    assert cell.source == "#@title newer\nx = 1"
+    assert cell.metadata == {"cellView": "form", "jupyter": {"source_hidden": True}}
