@@ -99,7 +99,7 @@ def test_the_setup_cell_and_every_worked_answer_are_folded_under_a_title(edition
             elif generated.SOLUTION_TAG in cell.metadata.get("tags", []):
                 kind = "solution title"
             else:
-                assert "cellView" not in cell.metadata, f"{entry.stem}/{cell.get('id')} is folded: only set-up and answers are"
+                assert "cellView" not in cell.metadata, f"{entry.stem}/{cell.get('id')}: only set-up and answers fold"
                 continue
             assert cell.source.split("\n")[0] == generated.TITLE_PREFIX + generated.WORDS[edition][kind], cell.get("id")
             assert cell.metadata["cellView"] == "form" and cell.metadata["jupyter"]["source_hidden"] is True
