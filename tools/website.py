@@ -58,9 +58,21 @@ TEMPLATE = r"""
   border-bottom: 1px solid var(--jp-border-color2); font-family: var(--jp-ui-font-family); font-size: 14px; }
 .course-bar a { color: var(--jp-content-link-color); text-decoration: none; }
 .course-bar .current { font-weight: bold; }
+details.course-folded > summary { cursor: pointer; padding: 4px 0 4px 16px; color: var(--jp-ui-font-color2);
+  font-family: var(--jp-code-font-family); font-size: var(--jp-code-font-size); }
 math[display="block"] { margin: 1em 0; font-size: 1.15em; }
 </style>
 {%- endblock extra_css -%}
+{#- a cell the notebook folds (set-up, worked answers): its code under its title, closed -#}
+{%- block input_group -%}
+{%- if cell.metadata.get("jupyter", {}).get("source_hidden") -%}
+<details class="course-folded"><summary>{{ cell.source.split("\n", 1)[0] | replace("#@title ", "") | e }}</summary>
+{{ super() }}
+</details>
+{%- else -%}
+{{ super() }}
+{%- endif -%}
+{%- endblock input_group -%}
 {%- block body_header -%}
 {{ super() }}
 <nav class="course-bar" aria-label="course">{{ resources.course_bar }}</nav>

@@ -9,7 +9,7 @@ from urllib.parse import unquote, urlsplit
 import nbformat
 import pytest
 
-from tools import course, website
+from tools import course, generated, website
 from tools.course import NOTEBOOKS
 
 
@@ -49,6 +49,18 @@ def test_every_notebook_has_a_page_and_the_index_lists_it(site):
         assert page.is_file(), page
         assert f"notebooks/{entry.stem}.html" in index.links
         assert entry.colab_url in index.links
+
+
+def test_the_set_up_cell_and_the_worked_answers_are_folded_on_the_page(site):
+    """As in JupyterLab and Colab: each under its title, in a closed <details> (no script needed)."""
+    for entry in NOTEBOOKS:
+        nb = nbformat.read(entry.path, as_version=4)
+        folded = [cell for cell in nb.cells if cell.metadata.get("jupyter", {}).get("source_hidden")]
+        text = (site / "notebooks" / f"{entry.stem}.html").read_text(encoding="utf-8")
+        summaries = re.findall(r'<details class="course-folded"><summary>(.*?)</summary>', text)
+        assert [html.unescape(s) for s in summaries] == [generated.WORDS["en"]["setup title"]] + [
+            generated.WORDS["en"]["solution title"]] * (len(folded) - 1), entry.stem
+        assert "<details open" not in text
 
 
 def test_pages_load_nothing_from_the_network_and_run_no_script(site):
