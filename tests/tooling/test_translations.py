@@ -270,7 +270,7 @@ def test_init_adds_entries_only_for_cells_without_one(baseline, capsys):
 def test_a_new_notebook_without_translation_is_reported(course_copy, monkeypatch):
     new = course.Notebook(2, "02_new", "A new notebook")
     nb = generated.read_notebook(NOTEBOOKS[0].path)
-    monkeypatch.setattr(course, "NOTEBOOKS", (*NOTEBOOKS, new))
+    monkeypatch.setattr(course, "NOTEBOOKS", (*course.NOTEBOOKS, new))
     new.path.write_text(generated.dumps_notebook(nb), encoding="utf-8")
     sync.main([])
     assert new.zh.path.is_file()  # generated, with the English text under "untranslated" markers
@@ -389,7 +389,7 @@ def test_a_changed_english_title_makes_title_zh_stale_until_stamped(course_copy,
     entry = NOTEBOOKS[0]
     assert translations.check_title(entry) == []
     renamed = replace(entry, title="One-hot vectors, and the product that selects")
-    monkeypatch.setattr(course, "NOTEBOOKS", (renamed, *NOTEBOOKS[1:]))
+    monkeypatch.setattr(course, "NOTEBOOKS", (renamed, *course.NOTEBOOKS[1:]))
     [problem] = translations.check_title(renamed)
     assert (problem.notebook, problem.kind) == (entry.stem, "stale")
     assert f"changed from {entry.title!r} to {renamed.title!r}" in problem.message
