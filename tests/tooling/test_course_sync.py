@@ -9,7 +9,6 @@ from tools import course, generated, sync, translations
 from tools.course import NOTEBOOKS, REPO_SLUG
 
 
-
 def test_manifest_is_numbered_in_order_with_unique_names():
     numbers = [nb.number for nb in NOTEBOOKS]
     assert numbers == sorted(set(numbers)) and numbers[0] == 1
