@@ -5,7 +5,8 @@
   they start processes), ``tooling`` (tests/tooling: the programs in tools/), ``notebooks``
   (tests/notebooks and nbval's runs of notebooks/) and ``clients`` (tests/clients: the
   notebooks run as on Colab, in JupyterLab and as practice copies). ``pytest -m unit`` runs
-  one tier.
+  one tier; the unit tier alone runs in one process (starting workers would cost more than
+  they save).
 - **Kernels over IPC.** nbval starts its kernels with jupyter_client's ``KernelManager``, over
   TCP ports that another starting kernel can take first; here it gets
   :class:`tools.kernels.IPCKernelManager` instead (the reason is in tools/kernels.py).
@@ -21,6 +22,13 @@ import pytest
 
 TIERS = ("unit", "processes", "tooling", "notebooks", "clients")
 EXECUTIONS = "notebook executions"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """``pytest -m unit`` in one process, unless ``-n`` says otherwise (pyproject's ``-n auto`` does not)."""
+    if config.getoption("markexpr", "") == "unit" and getattr(config.option, "numprocesses", None) == "auto":
+        config.option.numprocesses = 0
 
 
 def pytest_configure(config: pytest.Config) -> None:
