@@ -208,6 +208,10 @@ def test_output_layer_from_embedding(capsys):
         exercises.check_output_layer_from_embedding(nn.Linear(7, 3, bias=False), embedding)  # the input layer's layout
     with pytest.raises(exercises.ExerciseError, match="no transpose"):
         exercises.check_output_layer_from_embedding(nn.Linear(3, 7, bias=False), embedding)  # its own numbers
+    transposed = nn.Linear(3, 7, bias=False)
+    transposed.weight = nn.Parameter(embedding.weight.detach().T.clone())  # exercise 3.1's transpose, not needed
+    with pytest.raises(exercises.ExerciseError, match=r"\[out_features, in_features\] = \[7, 3\].*no transpose"):
+        exercises.check_output_layer_from_embedding(transposed, embedding)
     with pytest.raises(exercises.ExerciseError, match="bias=False"):
         exercises.check_output_layer_from_embedding(nn.Linear(3, 7), embedding)
     with pytest.raises(exercises.ExerciseError, match="expected an nn.Linear, got Embedding"):
