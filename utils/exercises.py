@@ -49,21 +49,60 @@ def check_encode_function(encode: Callable[[str], torch.Tensor], vocab: Vocab) -
     return _correct("unknown words map to <unk>, known words to their ids")
 
 
-def check_gpt2_multiply_adds(total: int, useful: int) -> bool:
-    """Exercise 1.2: multiply-adds of a one-hot matmul for 1024 tokens at GPT-2's sizes."""
-    expected = one_hot_multiply_adds(num_tokens=1024, vocab_size=50_257, embedding_dim=768)
-    if useful != expected.useful:
+def check_flop_growth(product_flops: dict[int, int], lookup_flops: dict[int, int], growth: float,
+                      num_tokens: int, dim: int) -> bool:
+    """Exercise 1.2: FLOPs measured with ``FlopCounterMode`` as ``V`` doubles, for ``num_tokens`` ids and ``d = dim``.
+
+    ``product_flops[V]``: the one-hot product ``(T, V) @ (V, d)``, ``2·T·V·d`` FLOPs (a multiply and an
+    add per multiply-add); ``lookup_flops[V]``: the lookup, 0 FLOPs; ``growth``: the product's factor
+    per doubling of ``V``, 2.
+    """
+    one_hot_multiply_adds(num_tokens, 1, dim)  # TypeError or ValueError for a bad count or size
+    for name, counts in (("product_flops", product_flops), ("lookup_flops", lookup_flops)):
+        if not isinstance(counts, dict):
+            raise TypeError(f"{name} must be a dict {{V: FLOPs}}, got {type(counts).__name__}")
+        for size, flops in counts.items():
+            if not isinstance(size, int) or isinstance(size, bool) or size < 1:
+                raise TypeError(f"the keys of {name} must be vocabulary sizes V (positive ints), got {size!r}")
+            if not isinstance(flops, (int, float)) or isinstance(flops, bool):
+                raise TypeError(f"{name}[{size}] must be a number of FLOPs, got {type(flops).__name__}")
+    if not isinstance(growth, (int, float)) or isinstance(growth, bool):
+        raise TypeError(f"growth must be a number (a ratio of FLOP counts), got {type(growth).__name__}")
+
+    sizes = sorted(product_flops)
+    if len(sizes) < 3:
+        raise ExerciseError(f"product_flops has {len(sizes)} size(s) of V; measure at least three: V = 15, 30, 60, 120")
+    if any(larger != 2 * smaller for smaller, larger in zip(sizes, sizes[1:], strict=False)):
+        raise ExerciseError(f"the sizes {sizes} do not double one after the other; use V = 15, 30, 60, 120")
+    if sorted(lookup_flops) != sizes:
         raise ExerciseError(
-            f"useful = {useful}, expected {expected.useful}. Hint: only the products with the single 1 "
-            "matter: one per output value, and each token has d output values."
+            f"lookup_flops has the sizes {sorted(lookup_flops)}, product_flops {sizes}: measure both at every V"
         )
-    if total != expected.total:
-        hint = " (that is the FLOP count: count a multiply-add once)" if total == 2 * expected.total else ""
+    for size in sizes:
+        expected, got = 2 * one_hot_multiply_adds(num_tokens, size, dim).total, product_flops[size]
+        if got == expected:
+            continue
+        if got == expected // 2:
+            hint = "That is the count of multiply-adds; FlopCounterMode counts a multiply and an add: measure with it."
+        elif got == 2 * size * dim:
+            hint = f"That is one token's count: multiply the one-hot rows of all {num_tokens} ids."
+        else:
+            hint = ("Hint: wrap only the product in `with FlopCounterMode(display=False) as counter:` "
+                    "and read counter.get_total_flops().")
+        raise ExerciseError(f"product_flops[{size}] = {got}, expected {expected} (2·T·V·d). {hint}")
+    counted = {size: flops for size, flops in lookup_flops.items() if flops != 0}
+    if counted:
         raise ExerciseError(
-            f"total = {total}, expected {expected.total}{hint}. Hint: each of the d outputs of a token "
-            "sums V products."
+            f"lookup_flops = {counted} where FlopCounterMode counts 0: the lookup table[ids] copies rows and "
+            "multiplies nothing. Hint: measure the lookup alone, in its own `with FlopCounterMode(...)` block."
         )
-    return _correct(f"{expected.total:,} multiply-adds, of which {expected.useful:,} are useful (1 in 50,257)")
+    if abs(growth - 2) > 1e-9:
+        raise ExerciseError(
+            f"growth = {growth}, expected 2. Hint: divide the product's FLOPs at one V by those at half that V, "
+            "e.g. product_flops[30] / product_flops[15]."
+        )
+    steps = " -> ".join(f"{product_flops[size]:,}" for size in sizes)
+    return _correct(f"the product's FLOPs double with V ({steps}); the lookup's stay 0")
 
 
 def check_selection_matrix(x: torch.Tensor, weight: torch.Tensor, rows: list[int]) -> bool:
@@ -197,10 +236,16 @@ def check_linear_from_embedding(linear: object, embedding: object) -> bool:
     return _correct("linear(one_hot(ids)) == embedding(ids) for every id, exactly")
 
 
-def check_tied_head(head: object, embedding: object) -> bool:
-    """Exercise 3.2: an output layer ``nn.Linear(d, V, bias=False)`` whose weight IS the embedding's."""
+def check_output_layer_from_embedding(head: object, embedding: object) -> bool:
+    """Exercise 3.2: an output layer ``nn.Linear(d, V, bias=False)`` holding the embedding's numbers.
+
+    Its weight is ``[V, d]``, the embedding's own shape: row ``v`` gives token ``v``'s logit, and no
+    transpose is needed (copied or tied, both are right).
+    """
     import torch.nn as nn
 
+    if not isinstance(embedding, nn.Embedding):
+        raise TypeError(f"embedding must be an nn.Embedding, got {type(embedding).__name__}")
     if not isinstance(head, nn.Linear):
         raise ExerciseError(f"expected an nn.Linear, got {type(head).__name__}")
     vocab_size, dim = embedding.weight.shape
@@ -209,15 +254,18 @@ def check_tied_head(head: object, embedding: object) -> bool:
             f"nn.Linear({head.in_features}, {head.out_features}); an output layer maps d={dim} features to "
             f"V={vocab_size} logits: nn.Linear({dim}, {vocab_size}, bias=False)"
         )
-    if head.weight is not embedding.weight:
-        same_values = tuple(head.weight.shape) == tuple(embedding.weight.shape) and torch.equal(
-            head.weight.detach().cpu(), embedding.weight.detach().cpu())
-        hint = " It holds the same numbers, but as a copy: they will drift apart in training." if same_values else ""
+    if head.bias is not None:
+        raise ExerciseError("the layer has a bias, which is added to every logit. Hint: bias=False")
+    weight, table = head.weight.detach(), embedding.weight.detach().to(head.weight.device)
+    if not torch.equal(weight, table):
         raise ExerciseError(
-            f"head.weight is not the embedding's weight.{hint} Hint: assign the Parameter itself: "
-            "head.weight = embedding.weight"
+            "head.weight does not hold the embedding's numbers. Hint: copy embedding.weight into head.weight "
+            f"as it is: nn.Linear({dim}, {vocab_size}) stores [out_features, in_features] = [{vocab_size}, {dim}], "
+            "the embedding's own shape, so no transpose"
         )
-    return _correct(f"one [V={vocab_size}, d={dim}] Parameter shared by the embedding and the output layer")
+    how = "tied: the same Parameter" if head.weight is embedding.weight else "copied, no transpose"
+    return _correct(f"head.weight is [V={vocab_size}, d={dim}], the embedding's shape; row v gives token v's logit "
+                    f"({how})")
 
 
 def check_parameter_embedding(module: object, num_embeddings: int, embedding_dim: int) -> bool:

@@ -34,14 +34,71 @@ def test_encode_function_wrong(encode, message):
         exercises.check_encode_function(encode, VOCAB)
 
 
-def test_gpt2_multiply_adds():
-    assert exercises.check_gpt2_multiply_adds(1024 * 50_257 * 768, 1024 * 768)
-    with pytest.raises(exercises.ExerciseError, match="that is the FLOP count"):
-        exercises.check_gpt2_multiply_adds(2 * 1024 * 50_257 * 768, 1024 * 768)
-    with pytest.raises(exercises.ExerciseError, match="useful = 768, expected 786432"):
-        exercises.check_gpt2_multiply_adds(1024 * 50_257 * 768, 768)
-    with pytest.raises(AssertionError):  # ExerciseError is an AssertionError
-        exercises.check_gpt2_multiply_adds(0, 1024 * 768)
+def _flops(num_tokens=7, dim=4, sizes=(15, 30, 60, 120)):
+    """What FlopCounterMode measures: 2·T·V·d FLOPs for the product, 0 for the lookup."""
+    return {v: 2 * num_tokens * v * dim for v in sizes}, dict.fromkeys(sizes, 0)
+
+
+def test_flop_growth_right(capsys):
+    product, lookup = _flops()
+    assert exercises.check_flop_growth(product, lookup, 2.0, num_tokens=7, dim=4) is True
+    assert capsys.readouterr().out.startswith("correct: the product's FLOPs double with V (840 -> 1,680")
+
+
+def test_flop_growth_matches_what_flop_counter_mode_measures():
+    from torch.utils.flop_counter import FlopCounterMode
+
+    ids = torch.tensor([4, 5, 6, 7, 4, 1, 9])
+    product, lookup = {}, {}
+    for size in (15, 30, 60):
+        table = torch.randn(size, 4)
+        with FlopCounterMode(display=False) as counter:
+            torch.nn.functional.one_hot(ids, size).float() @ table
+        product[size] = counter.get_total_flops()
+        with FlopCounterMode(display=False) as counter:
+            table[ids]
+        lookup[size] = counter.get_total_flops()
+    assert exercises.check_flop_growth(product, lookup, product[30] / product[15], num_tokens=7, dim=4)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda p, lk, g: ({v: f // 2 for v, f in p.items()}, lk, g), "count of multiply-adds"),
+        (lambda p, lk, g: ({v: 2 * v * 4 for v in p}, lk, g), "one token's count"),
+        (lambda p, lk, g: ({v: f + 1 for v, f in p.items()}, lk, g), r"product_flops\[15\] = 841, expected 840"),
+        (lambda p, lk, g: (p, p, g), "copies rows and multiplies nothing"),
+        (lambda p, lk, g: (p, lk, 4.0), "growth = 4.0, expected 2"),
+        (lambda p, lk, g: ({15: p[15], 30: p[30]}, lk, g), "measure at least three"),
+        (lambda p, lk, g: ({**p, 100: 2 * 7 * 100 * 4}, lk, g), "do not double"),
+        (lambda p, lk, g: (p, {15: 0, 30: 0, 60: 0}, g), "measure both at every V"),
+    ],
+)
+def test_flop_growth_wrong(change, message):
+    product, lookup, growth = change(*_flops(), 2.0)
+    with pytest.raises(exercises.ExerciseError, match=message):
+        exercises.check_flop_growth(product, lookup, growth, num_tokens=7, dim=4)
+
+
+@pytest.mark.parametrize(
+    ("args", "error", "message"),
+    [
+        (([840, 1680, 3360], {}, 2.0), TypeError, r"product_flops must be a dict \{V: FLOPs\}, got list"),
+        (({"15": 840}, {}, 2.0), TypeError, "keys of product_flops must be vocabulary sizes"),
+        (({15: "840"}, {}, 2.0), TypeError, r"product_flops\[15\] must be a number of FLOPs"),
+        (({15: 840}, {15: 0}, "2"), TypeError, "growth must be a number"),
+    ],
+)
+def test_flop_growth_bad_input(args, error, message):
+    with pytest.raises(error, match=message):
+        exercises.check_flop_growth(*args, num_tokens=7, dim=4)
+
+
+def test_flop_growth_bad_sizes():
+    with pytest.raises(ValueError, match="embedding_dim must be >= 1"):
+        exercises.check_flop_growth(*_flops(), 2.0, num_tokens=7, dim=0)
+    with pytest.raises(TypeError, match="num_tokens must be an int"):
+        exercises.check_flop_growth(*_flops(), 2.0, num_tokens=7.0, dim=4)
 
 
 def test_selection_matrix():
@@ -135,20 +192,32 @@ def test_linear_from_embedding():
         exercises.check_linear_from_embedding(embedding, embedding)
 
 
-def test_tied_head():
+def test_output_layer_from_embedding(capsys):
     embedding = _embedding()
-    right = nn.Linear(3, 7, bias=False)
-    right.weight = embedding.weight
-    assert exercises.check_tied_head(right, embedding)
+    copied = nn.Linear(3, 7, bias=False)
+    with torch.no_grad():
+        copied.weight.copy_(embedding.weight)
+    assert exercises.check_output_layer_from_embedding(copied, embedding)
+    assert "(copied, no transpose)" in capsys.readouterr().out
+    tied = nn.Linear(3, 7, bias=False)
+    tied.weight = embedding.weight
+    assert exercises.check_output_layer_from_embedding(tied, embedding)
+    assert "(tied: the same Parameter)" in capsys.readouterr().out
 
-    copy = nn.Linear(3, 7, bias=False)
-    copy.weight = nn.Parameter(embedding.weight.detach().clone())
-    with pytest.raises(exercises.ExerciseError, match="same numbers, but as a copy"):
-        exercises.check_tied_head(copy, embedding)
-    with pytest.raises(exercises.ExerciseError, match=r"nn.Linear\(3, 7, bias=False\)"):
-        exercises.check_tied_head(nn.Linear(7, 3, bias=False), embedding)
-    with pytest.raises(exercises.ExerciseError, match="assign the Parameter itself"):
-        exercises.check_tied_head(nn.Linear(3, 7, bias=False), embedding)
+    with pytest.raises(exercises.ExerciseError, match=r"nn.Linear\(7, 3\); an output layer.*nn.Linear\(3, 7, bias"):
+        exercises.check_output_layer_from_embedding(nn.Linear(7, 3, bias=False), embedding)  # the input layer's layout
+    with pytest.raises(exercises.ExerciseError, match="no transpose"):
+        exercises.check_output_layer_from_embedding(nn.Linear(3, 7, bias=False), embedding)  # its own numbers
+    transposed = nn.Linear(3, 7, bias=False)
+    transposed.weight = nn.Parameter(embedding.weight.detach().T.clone())  # exercise 3.1's transpose, not needed
+    with pytest.raises(exercises.ExerciseError, match=r"\[out_features, in_features\] = \[7, 3\].*no transpose"):
+        exercises.check_output_layer_from_embedding(transposed, embedding)
+    with pytest.raises(exercises.ExerciseError, match="bias=False"):
+        exercises.check_output_layer_from_embedding(nn.Linear(3, 7), embedding)
+    with pytest.raises(exercises.ExerciseError, match="expected an nn.Linear, got Embedding"):
+        exercises.check_output_layer_from_embedding(embedding, embedding)
+    with pytest.raises(TypeError, match="embedding must be an nn.Embedding, got Parameter"):
+        exercises.check_output_layer_from_embedding(copied, embedding.weight)
 
 
 def test_parameter_embedding():
