@@ -107,16 +107,21 @@ def test_chinese_readme_table_lists_every_chinese_notebook_with_its_badge():
     assert "](README.md)" in readme and course.binder_url("notebooks/zh") in readme
 
 
-def test_every_colab_and_binder_link_uses_the_one_slug():
+def test_every_link_to_the_course_repository_uses_the_one_slug():
+    """Colab and Binder open only the course; a GitHub link to a repository named like the course
+    is the course too. Other GitHub links are references (Meta's LLaMA code, for one)."""
     texts = [sync.README.read_text(encoding="utf-8"), translations.readme_zh_path().read_text(encoding="utf-8")]
     texts += [nb.path.read_text(encoding="utf-8") for entry in NOTEBOOKS for nb in (entry, entry.zh)]
+    name = REPO_SLUG.split("/")[1]
     for text in texts:
-        slugs = re.findall(SLUG_IN_LINK, text)
+        slugs = re.findall(COURSE_LINK, text)
+        slugs += [slug for slug in re.findall(GITHUB_LINK, text) if slug.split("/")[1] == name]
         assert slugs, "expected at least one link to the repository"
         assert set(slugs) == {REPO_SLUG}
 
 
-SLUG_IN_LINK = r"(?:https://github\.com/|colab\.research\.google\.com/github/|mybinder\.org/v2/gh/)([\w.-]+/[\w-]+)"
+COURSE_LINK = r"(?:colab\.research\.google\.com/github/|mybinder\.org/v2/gh/)([\w.-]+/[\w-]+)"
+GITHUB_LINK = r"https://github\.com/([\w.-]+/[\w-]+)"
 
 
 def test_images_referenced_by_the_readme_exist():
