@@ -606,19 +606,84 @@ def check_bag_mean_matrix(matrix: torch.Tensor, ids: torch.Tensor, offsets: torc
     return _correct(f"A @ W is the mean of each of the {len(offsets)} bags, empty bags included")
 
 
-def check_tying_savings(saved: int, vocab_size: int, dim: int) -> bool:
-    """Exercise 7.2: parameters saved by tying the output layer to a ``[vocab_size, dim]`` embedding."""
-    expected = vocab_size * dim
-    if saved == expected:
-        return _correct(f"tying saves V * d = {expected:,} parameters")
-    if saved == 2 * expected:
-        raise ExerciseError(f"saved = {saved:,} counts the table twice: tying keeps one of the two copies, "
-                            "so it saves one V x d matrix")
-    if saved == expected + vocab_size:
-        raise ExerciseError(f"saved = {saved:,} includes a bias of V values; a tied output layer has bias=False, "
-                            "and the bias is not part of the shared weight")
-    raise ExerciseError(f"saved = {saved:,}, expected {expected:,}. Hint: the output layer nn.Linear(d, V) has a "
-                        "weight of shape [V, d], which tying replaces by the embedding's")
+#: Exercise 7.2: the vocabulary size, the widths and the seed of the tied and untied models
+TYING_EXERCISE_VOCAB = 1_000
+TYING_EXERCISE_DIMS = (16, 64, 256)
+TYING_EXERCISE_SEED = 0
+
+
+def _initial_lm_loss(model_class: Callable[..., torch.nn.Module], dim: int, tie: bool, ids: torch.Tensor,
+                     context_length: int) -> float:
+    """The next-token cross-entropy of ``model_class(V, dim, context_length, tie=tie)`` as built after the seed."""
+    with torch.random.fork_rng(devices=[]):  # the learner's global generator is left as it was
+        torch.manual_seed(TYING_EXERCISE_SEED)
+        model = model_class(TYING_EXERCISE_VOCAB, dim, context_length, tie=tie)
+    with torch.no_grad():
+        logits = model(ids[:, :-1])  # (B, T - 1, V)
+        return torch.nn.functional.cross_entropy(logits.flatten(0, 1), ids[:, 1:].flatten()).item()
+
+
+def check_tying_initial_loss(initial_loss: dict[tuple[int, bool], float], model_class: Callable[..., torch.nn.Module],
+                             ids: torch.Tensor, context_length: int) -> bool:
+    """Exercise 7.2: the loss at initialisation of a tied and an untied ``model_class``, for each width.
+
+    ``initial_loss[(d, tie)]``: the next-token cross-entropy of
+    ``model_class(TYING_EXERCISE_VOCAB, d, context_length, tie=tie)``, built right after
+    ``torch.manual_seed(TYING_EXERCISE_SEED)``, on ``ids`` ``(B, T + 1)`` (inputs
+    ``ids[:, :-1]``, targets ``ids[:, 1:]``), for every ``d`` in :data:`TYING_EXERCISE_DIMS`.
+    The checker builds the same models on the CPU and measures the losses itself.
+    """
+    import math
+
+    if not isinstance(initial_loss, dict):
+        raise TypeError(f"initial_loss must be a dict from (d, tie) to a loss, got {type(initial_loss).__name__}")
+    keys = {(dim, tie) for dim in TYING_EXERCISE_DIMS for tie in (True, False)}
+    if set(initial_loss) != keys:
+        missing, extra = sorted(keys - set(initial_loss)), sorted(set(initial_loss) - keys, key=repr)
+        raise ValueError(f"initial_loss needs one entry per (d, tie), d in {TYING_EXERCISE_DIMS} and tie True or "
+                         f"False: missing {missing}, unexpected {extra}")
+    got = {}
+    for key, value in initial_loss.items():
+        if isinstance(value, torch.Tensor) and value.numel() == 1:
+            value = value.item()
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            raise TypeError(f"initial_loss[{key}] must be a number (a loss, e.g. loss.item()), "
+                            f"got {type(value).__name__}")
+        got[key] = float(value)
+    if not callable(model_class):
+        raise TypeError(f"model_class must be the model's class (TinyLM), got {type(model_class).__name__}")
+    if not isinstance(ids, torch.Tensor) or ids.dim() != 2 or ids.shape[1] < 2 or ids.is_floating_point():
+        shape = tuple(ids.shape) if isinstance(ids, torch.Tensor) else type(ids).__name__
+        raise ValueError(f"ids must be a 2-D tensor of token ids (B, T + 1), got {shape}")
+    ids = ids.detach().cpu().long()
+    expected = {(dim, tie): _initial_lm_loss(model_class, dim, tie, ids, context_length) for dim, tie in keys}
+    uniform = math.log(TYING_EXERCISE_VOCAB)
+    for dim, tie in sorted(keys):
+        value, right = got[(dim, tie)], expected[(dim, tie)]
+        if math.isclose(value, right, rel_tol=1e-3):
+            continue
+        if math.isclose(value, uniform, rel_tol=1e-6):
+            hint = "that is ln V, the uniform guess; measure the model's own loss"
+        elif math.isclose(value, expected[(dim, not tie)], rel_tol=1e-3):
+            hint = (f"that is the loss of the {'untied' if tie else 'tied'} model: the key (d, tie) = ({dim}, {tie}) "
+                    f"holds the model built with tie={tie}")
+        else:
+            hint = ("build each model right after torch.manual_seed(0), then measure "
+                    "F.cross_entropy(logits.flatten(0, 1), ids[:, 1:].flatten()) with logits = model(ids[:, :-1])")
+        raise ExerciseError(f"initial_loss[({dim}, {tie})] = {value:.3f}, expected {right:.3f}. Hint: {hint}")
+    tied = [expected[(dim, True)] for dim in TYING_EXERCISE_DIMS]
+    untied = [expected[(dim, False)] for dim in TYING_EXERCISE_DIMS]
+    near_uniform = all(abs(loss - uniform) < 0.5 for loss in untied)
+    growing = all(a + 1 < b for a, b in zip(tied, tied[1:], strict=False)) and tied[0] > untied[0] + 1
+    if not (near_uniform and growing):
+        raise ExerciseError("these losses do not show what the exercise is about (untied near ln V, tied far above "
+                            "and growing with d): pass the notebook's TinyLM, unchanged")
+    listed = ", ".join(f"{d}" for d in TYING_EXERCISE_DIMS)
+    return _correct(
+        f"at d = {listed}, untied {', '.join(f'{x:.2f}' for x in untied)}, all near ln V = {uniform:.2f}: a "
+        f"default nn.Linear head has std 1/sqrt(3d), small logits, a near-uniform guess. Tied "
+        f"{', '.join(f'{x:.2f}' for x in tied)}, growing with d: the N(0, 1) table makes logits about sqrt(3d) "
+        "times larger, a confident guess that is wrong before any training")
 
 
 def check_sinusoidal_function(fn: Callable[[int, int], torch.Tensor]) -> bool:

@@ -866,8 +866,8 @@ def embedding_pca_figure(panels: dict[str, torch.Tensor], words: list[str], cate
     """
     order = _check_labelled_points(panels, words, categories)
     colour = dict(zip(order, _CATEGORY_COLOURS, strict=False))
-    fig = Figure(figsize=(5.4 * len(panels), 5.0), layout="constrained")
-    axes = fig.subplots(1, len(panels), squeeze=False)[0]
+    fig = Figure(figsize=(5.4 * len(panels), 5.0))  # no layout engine: Jupyter crops with bbox_inches="tight"
+    axes = fig.subplots(1, len(panels), squeeze=False, gridspec_kw={"wspace": 0.25, "top": 0.88})[0]
     for ax, (title, points) in zip(axes, panels.items(), strict=True):
         coords, explained = pca_2d(points)
         for category in order:

@@ -1,5 +1,6 @@
 """Every checker accepts a right answer and rejects a wrong one with a hint."""
 
+import math
 import re
 
 import pytest
@@ -481,14 +482,85 @@ def test_bag_mean_matrix():
         exercises.check_bag_mean_matrix(once, ids, offsets, vocab_size)
 
 
-def test_tying_savings():
-    assert exercises.check_tying_savings(128_256 * 2_048, 128_256, 2_048)
-    with pytest.raises(exercises.ExerciseError, match="counts the table twice"):
-        exercises.check_tying_savings(2 * 10 * 4, 10, 4)
-    with pytest.raises(exercises.ExerciseError, match="includes a bias of V values"):
-        exercises.check_tying_savings(10 * 4 + 10, 10, 4)
-    with pytest.raises(exercises.ExerciseError, match="saved = 7, expected 40"):
-        exercises.check_tying_savings(7, 10, 4)
+class _TinyLM(nn.Module):  # notebook 7's model
+    def __init__(self, vocab_size, d_model, context_length, tie):
+        super().__init__()
+        self.tok_emb = nn.Embedding(vocab_size, d_model)
+        self.pos_emb = nn.Embedding(context_length, d_model)
+        self.block = nn.Linear(d_model, d_model)
+        self.lm_head = nn.Linear(d_model, vocab_size, bias=False)
+        if tie:
+            self.lm_head.weight = self.tok_emb.weight
+
+    def forward(self, ids):
+        x = self.tok_emb(ids) + self.pos_emb(torch.arange(ids.shape[1]))
+        return self.lm_head(torch.tanh(self.block(x)))
+
+
+TYING_IDS = torch.randint(0, exercises.TYING_EXERCISE_VOCAB, (4, 9), generator=torch.Generator().manual_seed(7))
+
+
+@pytest.fixture(scope="module")
+def initial_losses():
+    losses = {}
+    for dim in exercises.TYING_EXERCISE_DIMS:
+        for tie in (True, False):
+            torch.manual_seed(0)
+            model = _TinyLM(exercises.TYING_EXERCISE_VOCAB, dim, 8, tie)
+            logits = model(TYING_IDS[:, :-1])
+            losses[(dim, tie)] = torch.nn.functional.cross_entropy(logits.flatten(0, 1), TYING_IDS[:, 1:].flatten())
+    return {key: loss.item() for key, loss in losses.items()}
+
+
+def test_tying_initial_loss(initial_losses, capsys):
+    torch.manual_seed(123)
+    state = torch.get_rng_state()
+    assert exercises.check_tying_initial_loss(initial_losses, _TinyLM, TYING_IDS, 8)
+    assert torch.equal(torch.get_rng_state(), state)  # the checker leaves the learner's generator alone
+    out = capsys.readouterr().out
+    assert re.search(r"untied (\d+\.\d\d, ){2}\d+\.\d\d, all near ln V = 6\.91", out)
+    assert "growing with d" in out
+    as_tensors = {key: torch.tensor(loss) for key, loss in initial_losses.items()}
+    assert exercises.check_tying_initial_loss(as_tensors, _TinyLM, TYING_IDS, 8)  # loss tensors, not .item(): fine
+
+    swapped = {(dim, tie): initial_losses[(dim, not tie)] for dim, tie in initial_losses}
+    with pytest.raises(exercises.ExerciseError, match=r"initial_loss\[\(16, False\)\] = .*the loss of the tied model"):
+        exercises.check_tying_initial_loss(swapped, _TinyLM, TYING_IDS, 8)
+    uniform = {**initial_losses, (64, True): math.log(exercises.TYING_EXERCISE_VOCAB)}
+    with pytest.raises(exercises.ExerciseError, match=r"\(64, True\).*that is ln V, the uniform guess"):
+        exercises.check_tying_initial_loss(uniform, _TinyLM, TYING_IDS, 8)
+    off = {**initial_losses, (256, True): initial_losses[(256, True)] + 1}
+    with pytest.raises(exercises.ExerciseError, match=r"\(256, True\).*right after torch.manual_seed\(0\)"):
+        exercises.check_tying_initial_loss(off, _TinyLM, TYING_IDS, 8)
+
+    class Scaled(_TinyLM):  # a tied table re-initialised small: no longer the lesson's model
+        def __init__(self, vocab_size, d_model, context_length, tie):
+            super().__init__(vocab_size, d_model, context_length, tie)
+            nn.init.normal_(self.tok_emb.weight, std=0.02)
+
+    scaled = {}
+    for dim, tie in initial_losses:
+        torch.manual_seed(0)
+        logits = Scaled(exercises.TYING_EXERCISE_VOCAB, dim, 8, tie)(TYING_IDS[:, :-1])
+        scaled[(dim, tie)] = torch.nn.functional.cross_entropy(logits.flatten(0, 1), TYING_IDS[:, 1:].flatten()).item()
+    with pytest.raises(exercises.ExerciseError, match="pass the notebook's TinyLM, unchanged"):
+        exercises.check_tying_initial_loss(scaled, Scaled, TYING_IDS, 8)
+
+
+def test_tying_initial_loss_rejects_bad_input(initial_losses):
+    with pytest.raises(TypeError, match="initial_loss must be a dict"):
+        exercises.check_tying_initial_loss(list(initial_losses.values()), _TinyLM, TYING_IDS, 8)
+    with pytest.raises(ValueError, match=r"missing \[\(256, False\)\]"):
+        exercises.check_tying_initial_loss({k: v for k, v in initial_losses.items() if k != (256, False)},
+                                           _TinyLM, TYING_IDS, 8)
+    with pytest.raises(ValueError, match=r"unexpected \[\(8, True\)\]"):
+        exercises.check_tying_initial_loss({**initial_losses, (8, True): 1.0}, _TinyLM, TYING_IDS, 8)
+    with pytest.raises(TypeError, match=r"initial_loss\[\(16, True\)\] must be a number"):
+        exercises.check_tying_initial_loss({**initial_losses, (16, True): "7.0"}, _TinyLM, TYING_IDS, 8)
+    with pytest.raises(TypeError, match="model_class must be the model's class"):
+        exercises.check_tying_initial_loss(initial_losses, "TinyLM", TYING_IDS, 8)
+    with pytest.raises(ValueError, match="ids must be a 2-D tensor of token ids"):
+        exercises.check_tying_initial_loss(initial_losses, _TinyLM, TYING_IDS.float(), 8)
 
 
 def test_sinusoidal_function():
