@@ -376,6 +376,82 @@ def check_touched_rows(touched_rows: Callable[[torch.Tensor], torch.Tensor]) -> 
     return _correct("coalesce() merges repeated ids; the indices are then the distinct rows, sorted")
 
 
+#: Exercise 4.4's experiment: a (6, 4) table from this seed, rows DECAY_EXERCISE_IDS looked up at every
+#: step of the loss sum(E(ids)**2), row 0 never; Adam and AdamW with the same lr and weight_decay
+DECAY_EXERCISE_SEED = 4
+DECAY_EXERCISE_IDS = (1, 4)
+DECAY_EXERCISE_STEPS = 10
+DECAY_EXERCISE_LR = 0.01
+DECAY_EXERCISE_WEIGHT_DECAY = 0.01
+
+
+def _decay_exercise_start() -> torch.Tensor:
+    """Exercise 4.4's table before training: ``(6, 4)``, N(0, 1) from ``DECAY_EXERCISE_SEED``."""
+    return torch.randn(6, 4, generator=torch.Generator().manual_seed(DECAY_EXERCISE_SEED))
+
+
+def _never_seen_row_distance(optimizer_name: str, steps: int = DECAY_EXERCISE_STEPS) -> float:
+    """How far ``steps`` steps of ``"Adam"`` (L2 weight decay) or ``"AdamW"`` move row 0, never looked up."""
+    start = _decay_exercise_start()
+    table = torch.nn.Embedding.from_pretrained(start.clone(), freeze=False)
+    optimizer_class = {"Adam": torch.optim.Adam, "AdamW": torch.optim.AdamW}[optimizer_name]
+    optimizer = optimizer_class(table.parameters(), lr=DECAY_EXERCISE_LR, weight_decay=DECAY_EXERCISE_WEIGHT_DECAY)
+    ids = torch.tensor(DECAY_EXERCISE_IDS)
+    for _ in range(steps):
+        optimizer.zero_grad()
+        table(ids).pow(2).sum().backward()
+        optimizer.step()
+    return float((table.weight.detach()[0] - start[0]).norm())
+
+
+def _distance(name: str, value: object) -> float:
+    if isinstance(value, torch.Tensor) and value.numel() == 1:
+        value = value.item()
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{name} must be a number (a distance, e.g. from `.norm().item()`), got {type(value).__name__}")
+    if not value >= 0 or value == float("inf"):
+        raise ValueError(f"{name} must be a finite distance >= 0, got {value}")
+    return float(value)
+
+
+def check_decay_distances(adam_l2_distance: float, adamw_distance: float) -> bool:
+    """Exercise 4.4: how far row 0, never looked up, moves in 10 steps of Adam with ``weight_decay`` and of AdamW.
+
+    Both distances are Euclidean, between row 0 before and after the 10 steps; the checker runs the
+    experiment itself. ``TypeError``/``ValueError`` for something that is not a distance.
+    """
+    adam_l2_distance = _distance("adam_l2_distance", adam_l2_distance)
+    adamw_distance = _distance("adamw_distance", adamw_distance)
+    expected_adam, expected_adamw = _never_seen_row_distance("Adam"), _never_seen_row_distance("AdamW")
+
+    def near(got: float, expected: float) -> bool:
+        return abs(got - expected) <= 1e-3 * expected
+
+    if near(adam_l2_distance, expected_adam) and near(adamw_distance, expected_adamw):
+        return _correct(f"Adam + L2 moved row 0 by {expected_adam:.4f}, AdamW by {expected_adamw:.6f}: "
+                        f"{expected_adam / expected_adamw:.0f} times less. Adam normalises even the tiny decay "
+                        "gradient to steps of about lr; AdamW's decoupled decay moves each weight by lr * wd * w")
+    if near(adam_l2_distance, expected_adamw) and near(adamw_distance, expected_adam):
+        raise ExerciseError("the two distances are swapped: the larger one is Adam's (L2), the smaller AdamW's")
+    one_step = {"Adam": _never_seen_row_distance("Adam", 1), "AdamW": _never_seen_row_distance("AdamW", 1)}
+    if near(adam_l2_distance, one_step["Adam"]) or near(adamw_distance, one_step["AdamW"]):
+        raise ExerciseError(f"that is how far row 0 moves in one step; take {DECAY_EXERCISE_STEPS} steps, starting "
+                            "each optimizer from the same table")
+    if adam_l2_distance == 0 or adamw_distance == 0:
+        raise ExerciseError("a distance of 0: row 0 has no gradient of its own, so only weight decay moves it. Hint: "
+                            f"pass weight_decay={DECAY_EXERCISE_WEIGHT_DECAY} to both optimizers, and measure row 0")
+    name, got, expected = next(
+        (name, got, expected) for name, got, expected in (("Adam", adam_l2_distance, expected_adam),
+                                                          ("AdamW", adamw_distance, expected_adamw))
+        if not near(got, expected)
+    )
+    raise ExerciseError(
+        f"{name}: you found {got:.6g}, expected {expected:.6g}. Hint: start from decay_start.clone(), take "
+        f"{DECAY_EXERCISE_STEPS} steps of sum(E(decay_ids)**2) with lr={DECAY_EXERCISE_LR} and "
+        f"weight_decay={DECAY_EXERCISE_WEIGHT_DECAY}, then (weight[0] - decay_start[0]).norm()"
+    )
+
+
 # --- Notebook 5: initialisation, in histograms ----------------------------------------
 
 

@@ -265,6 +265,49 @@ def test_touched_rows():
         exercises.check_touched_rows(torch.tensor([1, 3, 7]))
 
 
+def _row_0_distance(optimizer_class, steps=exercises.DECAY_EXERCISE_STEPS, weight_decay=0.01, row=0):
+    """Exercise 4.4 as a learner would write it (the notebook's worked answer)."""
+    start = torch.randn(6, 4, generator=torch.Generator().manual_seed(4))
+    table = torch.nn.Embedding.from_pretrained(start.clone(), freeze=False)
+    optimizer = optimizer_class(table.parameters(), lr=0.01, weight_decay=weight_decay)
+    for _ in range(steps):
+        optimizer.zero_grad()
+        table(torch.tensor([1, 4])).pow(2).sum().backward()
+        optimizer.step()
+    return (table.weight[row] - start[row]).norm()
+
+
+def test_decay_distances_right(capsys):
+    adam, adamw = _row_0_distance(torch.optim.Adam), _row_0_distance(torch.optim.AdamW)
+    assert exercises.check_decay_distances(adam.item(), adamw.item())
+    assert re.search(r"^correct: .* 1\d\d times less", capsys.readouterr().out)
+    assert exercises.check_decay_distances(adam, adamw)  # 0-d tensors are numbers too
+    assert adam > 100 * adamw  # Adam's L2 decay moves the row about lr a step, AdamW lr * wd * w
+
+
+def test_decay_distances_wrong():
+    adam, adamw = _row_0_distance(torch.optim.Adam).item(), _row_0_distance(torch.optim.AdamW).item()
+    with pytest.raises(exercises.ExerciseError, match="swapped"):
+        exercises.check_decay_distances(adamw, adam)
+    with pytest.raises(exercises.ExerciseError, match="in one step; take 10 steps"):
+        exercises.check_decay_distances(_row_0_distance(torch.optim.Adam, steps=1).item(), adamw)
+    with pytest.raises(exercises.ExerciseError, match="a distance of 0.*weight_decay=0.01"):
+        exercises.check_decay_distances(_row_0_distance(torch.optim.Adam, weight_decay=0).item(), adamw)
+    with pytest.raises(exercises.ExerciseError, match=r"AdamW: you found .*, expected 0.00159"):
+        exercises.check_decay_distances(adam, _row_0_distance(torch.optim.AdamW, row=1).item())
+
+
+def test_decay_distances_bad_input():
+    with pytest.raises(TypeError, match="adam_l2_distance must be a number"):
+        exercises.check_decay_distances("0.2", 0.0016)
+    with pytest.raises(TypeError, match="adamw_distance must be a number"):
+        exercises.check_decay_distances(0.2, torch.zeros(4))
+    with pytest.raises(ValueError, match="finite distance >= 0, got -0.2"):
+        exercises.check_decay_distances(-0.2, 0.0016)
+    with pytest.raises(ValueError, match="got nan"):
+        exercises.check_decay_distances(0.2, float("nan"))
+
+
 # --- Notebook 5: initialisation ---------------------------------------------------------
 
 
@@ -334,6 +377,7 @@ def test_checkers_leave_the_global_rng_alone():
     torch.manual_seed(123)
     exercises.check_moved_rows(MOVED_RIGHT)
     exercises.check_touched_rows(lambda grad: grad.coalesce().indices()[0])
+    exercises.check_decay_distances(0.19642, 0.0015928)
     exercises.check_gpt2_init(_gpt2_init)
     table = torch.zeros(42, 2)
     exercises.check_unmoved_rows(lambda a, b: (a == b).all(dim=1).nonzero().flatten(), table, table,
