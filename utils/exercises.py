@@ -455,23 +455,59 @@ def check_decay_distances(adam_l2_distance: float, adamw_distance: float) -> boo
 # --- Notebook 5: initialisation, in histograms ----------------------------------------
 
 
-def check_linear_init_numbers(bound: float, std: float) -> bool:
-    """Exercise 5.1: bound and std of ``nn.Linear(4096, 11008)``'s weights at init."""
-    from .init_stats import linear_bound, linear_std
+#: Exercise 5.1: the in_features (fan_in) of Llama's feed-forward up-projection, nn.Linear(4096, 11008)
+LLAMA_UP_PROJECTION_IN = 4096
 
-    expected_bound, expected_std = linear_bound(4096), linear_std(4096)
-    for name, got in (("bound", bound), ("std", std)):
-        if isinstance(got, bool) or not isinstance(got, (int, float)):
-            raise ExerciseError(f"{name} must be a number, got {type(got).__name__}")
-    if abs(bound - linear_bound(11008)) < 1e-9 or abs(std - linear_std(11008)) < 1e-9:
-        raise ExerciseError("you used out_features = 11008. Hint: nn.Linear's fan_in is in_features, 4096")
-    if abs(bound - expected_bound) > 1e-6 * expected_bound:
-        raise ExerciseError(f"bound = {bound:.6f}, expected {expected_bound:.6f}. Hint: the bound is 1/sqrt(fan_in)")
-    if abs(std - expected_bound) < 1e-6 * expected_bound:
-        raise ExerciseError("std equals the bound. Hint: the std of U(-b, b) is b/sqrt(3)")
-    if abs(std - expected_std) > 1e-6 * expected_std:
-        raise ExerciseError(f"std = {std:.6f}, expected {expected_std:.6f}. Hint: 1/sqrt(3 * fan_in)")
-    return _correct(f"bound {expected_bound:.6f}, std {expected_std:.6f}")
+
+def _observed(name: str, value: object) -> float:
+    if isinstance(value, torch.Tensor) and value.numel() == 1:
+        value = value.item()
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{name} must be a number measured from layer.weight (e.g. with `.item()`), "
+                        f"got {type(value).__name__}")
+    if not 0 < value < float("inf"):
+        raise ValueError(f"{name} must be a positive, finite number, got {value}")
+    return float(value)
+
+
+def check_linear_init_draw(layer: torch.nn.Module, observed_std: float, observed_max: float) -> bool:
+    """Exercise 5.1: a drawn ``nn.Linear`` with the scale of ``nn.Linear(4096, 11008)``, and its measured statistics.
+
+    ``observed_std``: the std of ``layer.weight``; ``observed_max``: its largest ``|w|``. The layer must keep
+    the up-projection's ``in_features`` (its fan_in) and PyTorch's default initialisation.
+    ``TypeError``/``ValueError`` for arguments of the wrong kind.
+    """
+    from .init_stats import compare, linear_bound, linear_init, linear_std
+
+    if not isinstance(layer, torch.nn.Linear):
+        raise TypeError(f"layer must be the torch.nn.Linear you drew, got {type(layer).__name__}")
+    observed_std = _observed("observed_std", observed_std)
+    observed_max = _observed("observed_max", observed_max)
+    fan_in = LLAMA_UP_PROJECTION_IN
+    bound, std = linear_bound(fan_in), linear_std(fan_in)
+    if layer.in_features != fan_in:
+        raise ExerciseError(
+            f"your layer has in_features = {layer.in_features}: its weights are drawn with bound "
+            f"1/sqrt({layer.in_features}), not Llama's. Hint: nn.Linear's fan_in is in_features; keep "
+            f"in_features = {fan_in} and make out_features small, e.g. nn.Linear({fan_in}, 256)"
+        )
+    weight = layer.weight.detach()
+    result = compare(weight, linear_init(fan_in))
+    if not result.ok:
+        largest = max(-result.min, result.max)
+        raise ExerciseError(f"layer.weight has std {result.std:.6f} and largest |w| {largest:.6f}, not PyTorch's "
+                            "default initialisation. Hint: draw a fresh nn.Linear and do not re-initialise it")
+    actual_std, actual_max = float(weight.double().std()), float(weight.abs().max())
+    if abs(observed_std - actual_std) > 1e-5 * actual_std:
+        formula = " (that is the formula's value)" if abs(observed_std - std) < 1e-9 else ""
+        raise ExerciseError(f"observed_std = {observed_std:.6f}{formula}, but your layer's weights have std "
+                            f"{actual_std:.6f}. Hint: measure it, layer.weight.std().item()")
+    if abs(observed_max - actual_max) > 1e-5 * actual_max:
+        raise ExerciseError(f"observed_max = {observed_max:.6f}, but the largest |w| of your layer is "
+                            f"{actual_max:.6f}. Hint: layer.weight.abs().max().item()")
+    return _correct(f"std {actual_std:.6f} (1/sqrt(3 * {fan_in}) = {std:.6f}), largest |w| {actual_max:.6f} "
+                    f"(bound 1/sqrt({fan_in}) = {bound:.6f}): nn.Linear({fan_in}, 11008) draws from the same "
+                    f"U(-{bound:.6f}, {bound:.6f})")
 
 
 def check_tied_weight_std(weight_std: float) -> bool:
