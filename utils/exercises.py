@@ -424,26 +424,138 @@ def check_touched_rows(touched_rows: Callable[[torch.Tensor], torch.Tensor]) -> 
     return _correct("coalesce() merges repeated ids; the indices are then the distinct rows, sorted")
 
 
+#: Exercise 4.4's experiment: a (6, 4) table from this seed, rows DECAY_EXERCISE_IDS looked up at every
+#: step of the loss sum(E(ids)**2), row 0 never; Adam and AdamW with the same lr and weight_decay
+DECAY_EXERCISE_SEED = 4
+DECAY_EXERCISE_IDS = (1, 4)
+DECAY_EXERCISE_STEPS = 10
+DECAY_EXERCISE_LR = 0.01
+DECAY_EXERCISE_WEIGHT_DECAY = 0.01
+
+
+def _decay_exercise_start() -> torch.Tensor:
+    """Exercise 4.4's table before training: ``(6, 4)``, N(0, 1) from ``DECAY_EXERCISE_SEED``."""
+    return torch.randn(6, 4, generator=torch.Generator().manual_seed(DECAY_EXERCISE_SEED))
+
+
+def _never_seen_row_distance(optimizer_name: str, steps: int = DECAY_EXERCISE_STEPS) -> float:
+    """How far ``steps`` steps of ``"Adam"`` (L2 weight decay) or ``"AdamW"`` move row 0, never looked up."""
+    start = _decay_exercise_start()
+    table = torch.nn.Embedding.from_pretrained(start.clone(), freeze=False)
+    optimizer_class = {"Adam": torch.optim.Adam, "AdamW": torch.optim.AdamW}[optimizer_name]
+    optimizer = optimizer_class(table.parameters(), lr=DECAY_EXERCISE_LR, weight_decay=DECAY_EXERCISE_WEIGHT_DECAY)
+    ids = torch.tensor(DECAY_EXERCISE_IDS)
+    for _ in range(steps):
+        optimizer.zero_grad()
+        table(ids).pow(2).sum().backward()
+        optimizer.step()
+    return float((table.weight.detach()[0] - start[0]).norm())
+
+
+def _distance(name: str, value: object) -> float:
+    if isinstance(value, torch.Tensor) and value.numel() == 1:
+        value = value.item()
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{name} must be a number (a distance, e.g. from `.norm().item()`), got {type(value).__name__}")
+    if not value >= 0 or value == float("inf"):
+        raise ValueError(f"{name} must be a finite distance >= 0, got {value}")
+    return float(value)
+
+
+def check_decay_distances(adam_l2_distance: float, adamw_distance: float) -> bool:
+    """Exercise 4.4: how far row 0, never looked up, moves in 10 steps of Adam with ``weight_decay`` and of AdamW.
+
+    Both distances are Euclidean, between row 0 before and after the 10 steps; the checker runs the
+    experiment itself. ``TypeError``/``ValueError`` for something that is not a distance.
+    """
+    adam_l2_distance = _distance("adam_l2_distance", adam_l2_distance)
+    adamw_distance = _distance("adamw_distance", adamw_distance)
+    expected_adam, expected_adamw = _never_seen_row_distance("Adam"), _never_seen_row_distance("AdamW")
+
+    def near(got: float, expected: float) -> bool:
+        return abs(got - expected) <= 1e-3 * expected
+
+    if near(adam_l2_distance, expected_adam) and near(adamw_distance, expected_adamw):
+        return _correct(f"Adam + L2 moved row 0 by {expected_adam:.4f}, AdamW by {expected_adamw:.6f}: "
+                        f"{expected_adam / expected_adamw:.0f} times less. Adam normalises even the tiny decay "
+                        "gradient to steps of about lr; AdamW's decoupled decay moves each weight by lr * wd * w")
+    if near(adam_l2_distance, expected_adamw) and near(adamw_distance, expected_adam):
+        raise ExerciseError("the two distances are swapped: the larger one is Adam's (L2), the smaller AdamW's")
+    one_step = {"Adam": _never_seen_row_distance("Adam", 1), "AdamW": _never_seen_row_distance("AdamW", 1)}
+    if near(adam_l2_distance, one_step["Adam"]) or near(adamw_distance, one_step["AdamW"]):
+        raise ExerciseError(f"that is how far row 0 moves in one step; take {DECAY_EXERCISE_STEPS} steps, starting "
+                            "each optimizer from the same table")
+    if adam_l2_distance == 0 or adamw_distance == 0:
+        raise ExerciseError("a distance of 0: row 0 has no gradient of its own, so only weight decay moves it. Hint: "
+                            f"pass weight_decay={DECAY_EXERCISE_WEIGHT_DECAY} to both optimizers, and measure row 0")
+    name, got, expected = next(
+        (name, got, expected) for name, got, expected in (("Adam", adam_l2_distance, expected_adam),
+                                                          ("AdamW", adamw_distance, expected_adamw))
+        if not near(got, expected)
+    )
+    raise ExerciseError(
+        f"{name}: you found {got:.6g}, expected {expected:.6g}. Hint: start from decay_start.clone(), take "
+        f"{DECAY_EXERCISE_STEPS} steps of sum(E(decay_ids)**2) with lr={DECAY_EXERCISE_LR} and "
+        f"weight_decay={DECAY_EXERCISE_WEIGHT_DECAY}, then (weight[0] - decay_start[0]).norm()"
+    )
+
+
 # --- Notebook 5: initialisation, in histograms ----------------------------------------
 
 
-def check_linear_init_numbers(bound: float, std: float) -> bool:
-    """Exercise 5.1: bound and std of ``nn.Linear(4096, 11008)``'s weights at init."""
-    from .init_stats import linear_bound, linear_std
+#: Exercise 5.1: the in_features (fan_in) of Llama's feed-forward up-projection, nn.Linear(4096, 11008)
+LLAMA_UP_PROJECTION_IN = 4096
 
-    expected_bound, expected_std = linear_bound(4096), linear_std(4096)
-    for name, got in (("bound", bound), ("std", std)):
-        if isinstance(got, bool) or not isinstance(got, (int, float)):
-            raise ExerciseError(f"{name} must be a number, got {type(got).__name__}")
-    if abs(bound - linear_bound(11008)) < 1e-9 or abs(std - linear_std(11008)) < 1e-9:
-        raise ExerciseError("you used out_features = 11008. Hint: nn.Linear's fan_in is in_features, 4096")
-    if abs(bound - expected_bound) > 1e-6 * expected_bound:
-        raise ExerciseError(f"bound = {bound:.6f}, expected {expected_bound:.6f}. Hint: the bound is 1/sqrt(fan_in)")
-    if abs(std - expected_bound) < 1e-6 * expected_bound:
-        raise ExerciseError("std equals the bound. Hint: the std of U(-b, b) is b/sqrt(3)")
-    if abs(std - expected_std) > 1e-6 * expected_std:
-        raise ExerciseError(f"std = {std:.6f}, expected {expected_std:.6f}. Hint: 1/sqrt(3 * fan_in)")
-    return _correct(f"bound {expected_bound:.6f}, std {expected_std:.6f}")
+
+def _observed(name: str, value: object) -> float:
+    if isinstance(value, torch.Tensor) and value.numel() == 1:
+        value = value.item()
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{name} must be a number measured from layer.weight (e.g. with `.item()`), "
+                        f"got {type(value).__name__}")
+    if not 0 < value < float("inf"):
+        raise ValueError(f"{name} must be a positive, finite number, got {value}")
+    return float(value)
+
+
+def check_linear_init_draw(layer: torch.nn.Module, observed_std: float, observed_max: float) -> bool:
+    """Exercise 5.1: a drawn ``nn.Linear`` with the scale of ``nn.Linear(4096, 11008)``, and its measured statistics.
+
+    ``observed_std``: the std of ``layer.weight``; ``observed_max``: its largest ``|w|``. The layer must keep
+    the up-projection's ``in_features`` (its fan_in) and PyTorch's default initialisation.
+    ``TypeError``/``ValueError`` for arguments of the wrong kind.
+    """
+    from .init_stats import compare, linear_bound, linear_init, linear_std
+
+    if not isinstance(layer, torch.nn.Linear):
+        raise TypeError(f"layer must be the torch.nn.Linear you drew, got {type(layer).__name__}")
+    observed_std = _observed("observed_std", observed_std)
+    observed_max = _observed("observed_max", observed_max)
+    fan_in = LLAMA_UP_PROJECTION_IN
+    bound, std = linear_bound(fan_in), linear_std(fan_in)
+    if layer.in_features != fan_in:
+        raise ExerciseError(
+            f"your layer has in_features = {layer.in_features}: its weights are drawn with bound "
+            f"1/sqrt({layer.in_features}), not Llama's. Hint: nn.Linear's fan_in is in_features; keep "
+            f"in_features = {fan_in} and make out_features small, e.g. nn.Linear({fan_in}, 256)"
+        )
+    weight = layer.weight.detach()
+    result = compare(weight, linear_init(fan_in))
+    if not result.ok:
+        largest = max(-result.min, result.max)
+        raise ExerciseError(f"layer.weight has std {result.std:.6f} and largest |w| {largest:.6f}, not PyTorch's "
+                            "default initialisation. Hint: draw a fresh nn.Linear and do not re-initialise it")
+    actual_std, actual_max = float(weight.double().std()), float(weight.abs().max())
+    if abs(observed_std - actual_std) > 1e-5 * actual_std:
+        formula = " (that is the formula's value)" if abs(observed_std - std) < 1e-9 else ""
+        raise ExerciseError(f"observed_std = {observed_std:.6f}{formula}, but your layer's weights have std "
+                            f"{actual_std:.6f}. Hint: measure it, layer.weight.std().item()")
+    if abs(observed_max - actual_max) > 1e-5 * actual_max:
+        raise ExerciseError(f"observed_max = {observed_max:.6f}, but the largest |w| of your layer is "
+                            f"{actual_max:.6f}. Hint: layer.weight.abs().max().item()")
+    return _correct(f"std {actual_std:.6f} (1/sqrt(3 * {fan_in}) = {std:.6f}), largest |w| {actual_max:.6f} "
+                    f"(bound 1/sqrt({fan_in}) = {bound:.6f}): nn.Linear({fan_in}, 11008) draws from the same "
+                    f"U(-{bound:.6f}, {bound:.6f})")
 
 
 def check_tied_weight_std(weight_std: float) -> bool:

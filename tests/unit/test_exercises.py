@@ -335,21 +335,94 @@ def test_touched_rows():
         exercises.check_touched_rows(torch.tensor([1, 3, 7]))
 
 
+def _row_0_distance(optimizer_class, steps=exercises.DECAY_EXERCISE_STEPS, weight_decay=0.01, row=0):
+    """Exercise 4.4 as a learner would write it (the notebook's worked answer)."""
+    start = torch.randn(6, 4, generator=torch.Generator().manual_seed(4))
+    table = torch.nn.Embedding.from_pretrained(start.clone(), freeze=False)
+    optimizer = optimizer_class(table.parameters(), lr=0.01, weight_decay=weight_decay)
+    for _ in range(steps):
+        optimizer.zero_grad()
+        table(torch.tensor([1, 4])).pow(2).sum().backward()
+        optimizer.step()
+    return (table.weight[row] - start[row]).norm()
+
+
+def test_decay_distances_right(capsys):
+    adam, adamw = _row_0_distance(torch.optim.Adam), _row_0_distance(torch.optim.AdamW)
+    assert exercises.check_decay_distances(adam.item(), adamw.item())
+    assert re.search(r"^correct: .* 1\d\d times less", capsys.readouterr().out)
+    assert exercises.check_decay_distances(adam, adamw)  # 0-d tensors are numbers too
+    assert adam > 100 * adamw  # Adam's L2 decay moves the row about lr a step, AdamW lr * wd * w
+
+
+def test_decay_distances_wrong():
+    adam, adamw = _row_0_distance(torch.optim.Adam).item(), _row_0_distance(torch.optim.AdamW).item()
+    with pytest.raises(exercises.ExerciseError, match="swapped"):
+        exercises.check_decay_distances(adamw, adam)
+    with pytest.raises(exercises.ExerciseError, match="in one step; take 10 steps"):
+        exercises.check_decay_distances(_row_0_distance(torch.optim.Adam, steps=1).item(), adamw)
+    with pytest.raises(exercises.ExerciseError, match="a distance of 0.*weight_decay=0.01"):
+        exercises.check_decay_distances(_row_0_distance(torch.optim.Adam, weight_decay=0).item(), adamw)
+    with pytest.raises(exercises.ExerciseError, match=r"AdamW: you found .*, expected 0.00159"):
+        exercises.check_decay_distances(adam, _row_0_distance(torch.optim.AdamW, row=1).item())
+
+
+def test_decay_distances_bad_input():
+    with pytest.raises(TypeError, match="adam_l2_distance must be a number"):
+        exercises.check_decay_distances("0.2", 0.0016)
+    with pytest.raises(TypeError, match="adamw_distance must be a number"):
+        exercises.check_decay_distances(0.2, torch.zeros(4))
+    with pytest.raises(ValueError, match="finite distance >= 0, got -0.2"):
+        exercises.check_decay_distances(-0.2, 0.0016)
+    with pytest.raises(ValueError, match="got nan"):
+        exercises.check_decay_distances(0.2, float("nan"))
+
+
 # --- Notebook 5: initialisation ---------------------------------------------------------
 
 
-def test_linear_init_numbers():
-    assert exercises.check_linear_init_numbers(4096**-0.5, (3 * 4096) ** -0.5)
-    with pytest.raises(exercises.ExerciseError, match="out_features = 11008"):
-        exercises.check_linear_init_numbers(11008**-0.5, (3 * 11008) ** -0.5)
-    with pytest.raises(exercises.ExerciseError, match="std equals the bound"):
-        exercises.check_linear_init_numbers(4096**-0.5, 4096**-0.5)
-    with pytest.raises(exercises.ExerciseError, match="bound = 0.009021, expected 0.015625"):
-        exercises.check_linear_init_numbers((3 * 4096) ** -0.5, (3 * 4096) ** -0.5)
-    with pytest.raises(exercises.ExerciseError, match=r"Hint: 1/sqrt\(3 \* fan_in\)"):
-        exercises.check_linear_init_numbers(4096**-0.5, 0.01)
-    with pytest.raises(exercises.ExerciseError, match="std must be a number, got str"):
-        exercises.check_linear_init_numbers(4096**-0.5, "0.009")
+def _drawn_linear(in_features, out_features=256, seed=0):
+    torch.manual_seed(seed)
+    return torch.nn.Linear(in_features, out_features)
+
+
+def test_linear_init_draw_right(capsys):
+    layer = _drawn_linear(4096)
+    std, largest = layer.weight.std().item(), layer.weight.abs().max().item()
+    assert exercises.check_linear_init_draw(layer, std, largest)
+    assert capsys.readouterr().out.startswith("correct: std 0.00902")
+    assert exercises.check_linear_init_draw(layer, layer.weight.std(), layer.weight.abs().max())  # 0-d tensors
+    narrow = _drawn_linear(4096, 64, seed=1)  # any out_features: only in_features sets the scale
+    assert exercises.check_linear_init_draw(narrow, narrow.weight.std().item(), narrow.weight.abs().max().item())
+
+
+def test_linear_init_draw_wrong():
+    wrong_way = _drawn_linear(256, 4096)  # out_features = 4096: the fan_in is 256
+    with pytest.raises(exercises.ExerciseError, match="in_features = 256.*keep in_features = 4096"):
+        exercises.check_linear_init_draw(wrong_way, wrong_way.weight.std().item(), wrong_way.weight.abs().max().item())
+    layer = _drawn_linear(4096)
+    std, largest = layer.weight.std().item(), layer.weight.abs().max().item()
+    with pytest.raises(exercises.ExerciseError, match=r"that is the formula's value.*layer.weight.std\(\)"):
+        exercises.check_linear_init_draw(layer, (3 * 4096) ** -0.5, largest)
+    with pytest.raises(exercises.ExerciseError, match=r"observed_max = 0.009021, but the largest \|w\| .* 0.01562"):
+        exercises.check_linear_init_draw(layer, std, (3 * 4096) ** -0.5)
+    renormalised = _drawn_linear(4096)
+    with torch.no_grad():
+        torch.nn.init.normal_(renormalised.weight, std=0.02)
+    with pytest.raises(exercises.ExerciseError, match="not PyTorch's default initialisation"):
+        exercises.check_linear_init_draw(renormalised, 0.02, 0.1)
+
+
+def test_linear_init_draw_bad_input():
+    layer = _drawn_linear(4096, 8)
+    with pytest.raises(TypeError, match="layer must be the torch.nn.Linear you drew, got Embedding"):
+        exercises.check_linear_init_draw(torch.nn.Embedding(4096, 8), 0.009, 0.0156)
+    with pytest.raises(TypeError, match="observed_std must be a number"):
+        exercises.check_linear_init_draw(layer, "0.009", 0.0156)
+    with pytest.raises(TypeError, match="observed_max must be a number"):
+        exercises.check_linear_init_draw(layer, 0.009, layer.weight)
+    with pytest.raises(ValueError, match="positive, finite number, got -0.009"):
+        exercises.check_linear_init_draw(layer, -0.009, 0.0156)
 
 
 def test_tied_weight_std():
@@ -404,6 +477,7 @@ def test_checkers_leave_the_global_rng_alone():
     torch.manual_seed(123)
     exercises.check_moved_rows(MOVED_RIGHT)
     exercises.check_touched_rows(lambda grad: grad.coalesce().indices()[0])
+    exercises.check_decay_distances(0.19642, 0.0015928)
     exercises.check_gpt2_init(_gpt2_init)
     table = torch.zeros(42, 2)
     exercises.check_unmoved_rows(lambda a, b: (a == b).all(dim=1).nonzero().flatten(), table, table,
