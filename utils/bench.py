@@ -893,7 +893,7 @@ def run_sweeps(sweeps: Sweeps, axes: Sequence[str] = SWEEP_AXES, **kwargs) -> di
 PRESETS = {
     "quick": Sweeps(
         vocab_sizes=(1_000, 3_000, 10_000, 50_257), embedding_dims=(16, 64, 256), token_counts=(64, 256, 1_024),
-        anchor=Case(2_000, 16, 64), bandwidth=Case(50_257, 768, 2_048), min_run_time=0.02,
+        anchor=Case(2_000, 16, 64), bandwidth=Case(50_257, 768, 2_048), min_run_time=0.01,
     ),
     "full": Sweeps(
         vocab_sizes=(1_000, 2_000, 5_000, 10_000, 20_000, 50_257, 128_256),
