@@ -608,29 +608,57 @@ def check_gpt2_init(init_fn: Callable[[torch.nn.Module], None]) -> bool:
 
 # --- Notebook 6: what the lookup saves, measured ---------------------------------------
 
-#: GPT-2's sizes, as the benchmark's command line uses them: n tokens, V rows, d columns.
-_GPT2_N, _GPT2_V, _GPT2_D = 2_048, 50_257, 768
 _LLAMA3_V = 128_256
+#: Exercise 6.1: the smallest vocabulary to time, and how far apart the two sizes must be.
+_TIMED_V_MIN, _TIMED_V_FACTOR = 1_000, 10
 
 
-def check_dense_costs(flops: int, one_hot_bytes: int) -> bool:
-    """Exercise 6.1: FLOPs of ``one_hot @ W`` and bytes of the float32 one-hot, at GPT-2's sizes (n=2048)."""
-    expected_flops = 2 * _GPT2_N * _GPT2_V * _GPT2_D
-    expected_bytes = _GPT2_N * _GPT2_V * 4
-    if flops != expected_flops:
-        if flops == expected_flops // 2:
-            hint = "that counts multiply-adds; a multiply-add is two FLOPs (a multiply and an add)"
-        else:
-            hint = "each of the n·d outputs sums V products: one multiply and one add per product"
-        raise ExerciseError(f"flops = {flops:,}, expected {expected_flops:,}. Hint: {hint}.")
-    if one_hot_bytes != expected_bytes:
-        if one_hot_bytes == 2 * expected_bytes:
-            hint = "that is the int64 tensor F.one_hot returns; after .float() each entry takes 4 bytes"
-        else:
-            hint = "the one-hot has n rows of V entries, 4 bytes each in float32"
-        raise ExerciseError(f"one_hot_bytes = {one_hot_bytes:,}, expected {expected_bytes:,}. Hint: {hint}.")
-    return _correct(f"{expected_flops / 1e9:,.0f} GFLOP and {expected_bytes / 2**20:,.0f} MiB of one-hot rows, "
-                    f"for {_GPT2_N * _GPT2_D:,} useful values")
+def check_lookup_timings(timings: dict[int, dict[str, float]]) -> bool:
+    """Exercise 6.1: ``{V: {"lookup": seconds, "dense": seconds}}``, measured at two vocabulary sizes.
+
+    Checks the structure and the sign (at ``V >= 1,000`` the lookup is the faster), never a
+    speed: timings differ from machine to machine and from run to run.
+    """
+    import math
+
+    if not isinstance(timings, dict):
+        raise TypeError("timings must be a dict {V: {'lookup': seconds, 'dense': seconds}}, "
+                        f"got {type(timings).__name__}")
+    for vocab_size, entry in timings.items():
+        if not isinstance(vocab_size, int) or isinstance(vocab_size, bool):
+            raise TypeError(f"the keys of timings must be vocabulary sizes (ints), got {vocab_size!r}")
+        if not isinstance(entry, dict):
+            raise TypeError(f"timings[{vocab_size}] must be a dict {{'lookup': seconds, 'dense': seconds}}, "
+                            f"got {type(entry).__name__}")
+        for name, seconds in entry.items():
+            if not isinstance(seconds, (int, float)) or isinstance(seconds, bool):
+                raise TypeError(f"timings[{vocab_size}][{name!r}] must be a number of seconds, "
+                                f"got {type(seconds).__name__}")
+    sizes = sorted(timings)
+    if len(sizes) != 2:
+        raise ExerciseError(f"timings has {len(sizes)} vocabulary size(s), {sizes}; time both methods at two "
+                            "sizes, to see how the gap changes with V")
+    if sizes[0] < _TIMED_V_MIN:
+        raise ExerciseError(f"V = {sizes[0]:,} is below {_TIMED_V_MIN:,}: choose sizes from {_TIMED_V_MIN:,} up, "
+                            "the range of section 4")
+    if sizes[1] < _TIMED_V_FACTOR * sizes[0]:
+        raise ExerciseError(f"V = {sizes[0]:,} and {sizes[1]:,} are less than {_TIMED_V_FACTOR}x apart: choose "
+                            f"sizes further apart (for example 1,000 and 50,257), so that the difference shows")
+    for vocab_size in sizes:
+        entry = timings[vocab_size]
+        if set(entry) != {"lookup", "dense"}:
+            raise ExerciseError(f"timings[{vocab_size}] has keys {sorted(entry)}; expected 'lookup' and 'dense'")
+        if not all(math.isfinite(s) and s > 0 for s in entry.values()):
+            raise ExerciseError(f"timings[{vocab_size}] = {entry}: each time must be a positive number of "
+                                "seconds per call (the median of blocked_autorange, for example)")
+        if entry["dense"] <= entry["lookup"]:
+            raise ExerciseError(
+                f"at V = {vocab_size:,} the dense product ({entry['dense']:.3g} s) was not slower than the lookup "
+                f"({entry['lookup']:.3g} s). Hint: are the two swapped? Time F.embedding(ids, W) "
+                "and F.one_hot(ids, V).float() @ W, each after a warm-up and over many calls, and keep the median "
+                "(bench.blocked_autorange does all three)")
+    return _correct(f"the lookup and the dense product timed at V = {sizes[0]:,} and V = {sizes[1]:,}: "
+                    "the lookup was the faster at both")
 
 
 def check_sparse_one_hot(x: torch.Tensor, ids: torch.Tensor, num_classes: int) -> bool:
@@ -863,20 +891,76 @@ def check_owner_function(fn: Callable[[int, int, int], tuple[int, int]]) -> bool
     return _correct("every id maps to the rank that holds its row, at row id - start")
 
 
-def check_shard_memory(bytes_per_process: int, allreduce_bytes: int) -> bool:
-    """Exercise 8.3: Llama 3 8B's table (128,256 x 4,096, bf16) over 8 processes, and 8,192 tokens."""
-    from .distributed import vocab_parallel_cost
+#: Exercise 8.3: ``(world_size, bags)`` over an 11-row table. Every bag has ids in every shard, in unequal
+#: numbers, so averaging the shards' own means gives another answer than the bag mean.
+_BAG_CASES = (
+    (2, ((0, 1, 2, 7), (6, 8, 9, 3), (5, 10, 5, 10))),  # shards [0, 6), [6, 11): 3 + 1, 1 + 3, 2 + 2 ids
+    (3, ((0, 1, 2, 3, 5, 9), (4, 8, 9, 10, 0, 6))),  # shards [0, 4), [4, 8), [8, 11): 4 + 1 + 1, 1 + 2 + 3
+)
 
-    cost = vocab_parallel_cost(128_256, 4_096, num_tokens=8_192, world_size=8, bytes_per_value=2)
-    if bytes_per_process != cost.bytes_per_process:
-        hint = " (that is float32; bf16 takes 2 bytes)" if bytes_per_process == 2 * cost.bytes_per_process else ""
-        raise ExerciseError(f"bytes_per_process = {bytes_per_process:,}, expected {cost.bytes_per_process:,}{hint}. "
-                            "Hint: rows per process x d x bytes per value")
-    if allreduce_bytes != cost.allreduce_bytes:
-        raise ExerciseError(f"allreduce_bytes = {allreduce_bytes:,}, expected {cost.allreduce_bytes:,}. Hint: the "
-                            "all-reduce sums the output, one d-vector per token, and does not depend on V or P")
-    return _correct(f"{cost.bytes_per_process / 2**20:,.1f} MiB of table per process; "
-                    f"{cost.allreduce_bytes / 2**20:,.0f} MiB summed by the all-reduce")
+
+def _shard_bag_results(bags: torch.Tensor, weight: torch.Tensor, world_size: int) -> dict[str, torch.Tensor]:
+    """The right bag means and the tempting wrong ones, from each shard's rows (``(B, L)`` -> ``(B, d)``)."""
+    from .distributed import local_lookup, shard_bounds
+
+    sums, own_means = [], []
+    for start, end in shard_bounds(weight.shape[0], world_size):
+        rows = local_lookup(bags, weight[start:end], start)  # (B, L, d), zeros where the shard lacks the row
+        owned = ((bags >= start) & (bags < end)).sum(dim=1, keepdim=True)  # (B, 1)
+        sums.append(rows.sum(dim=1))
+        own_means.append(rows.sum(dim=1) / owned)
+    total, length = sum(sums), bags.shape[1]
+    return {"right": total / length, "mean of means": sum(own_means) / world_size,
+            "sum of means": sum(own_means), "divided by P": total / (length * world_size), "not divided": total}
+
+
+def check_parallel_bag_mean(fn: Callable[[torch.Tensor, torch.Tensor, int], torch.Tensor]) -> bool:
+    """Exercise 8.3: ``fn(bags (B, L), weight [V, d], world_size)`` -> the ``(B, d)`` bag means of a split table.
+
+    Compared with ``F.embedding_bag(bags, weight, mode="mean")`` on the whole table; the
+    tempting wrong combinations of the shards' results get a hint of their own.
+    """
+    import torch.nn.functional as F
+
+    if not callable(fn):
+        raise TypeError(f"pass your function itself (parallel_bag_mean, not parallel_bag_mean(...)); "
+                        f"got {type(fn).__name__}")
+    weight = torch.randn(11, 4, generator=torch.Generator().manual_seed(83))
+    hints = {
+        "mean of means": "that averages the shards' own means: a shard holding one of a bag's ids counts as much "
+                         "as one holding all the others",
+        "sum of means": "that adds up the shards' own means, each divided by how many ids that shard holds",
+        "divided by P": "that divides by the number of processes too: the all-reduce adds the partial sums, "
+                        "it does not average them",
+        "not divided": "these are the bag sums: divide them by the bag length L, once, after adding the shards' sums",
+    }
+    off_by = 0.0
+    for world_size, bag_lists in _BAG_CASES:
+        bags = torch.tensor(bag_lists)
+        expected = F.embedding_bag(bags, weight, mode="mean")
+        candidates = _shard_bag_results(bags, weight, world_size)
+        off_by = max(off_by, float((candidates["mean of means"] - expected).abs().max()))
+        where = f"fn(bags of shape {tuple(bags.shape)}, weight [11, 4], world_size={world_size})"
+        got = fn(bags.clone(), weight.clone(), world_size)
+        if not isinstance(got, torch.Tensor):
+            raise ExerciseError(f"{where} returned {type(got).__name__}; return a torch.Tensor")
+        if tuple(got.shape) != tuple(expected.shape):
+            raise ExerciseError(f"{where} has shape {tuple(got.shape)}, expected {tuple(expected.shape)}: "
+                                "one d-vector per bag")
+        got = got.detach().cpu().to(expected.dtype)
+        if got.isnan().any():
+            raise ExerciseError(f"{where} holds NaN: a shard that holds none of a bag's ids divides 0 by 0. Hint: "
+                                "add up the shards' partial sums first, then divide by the bag length")
+        if torch.allclose(got, expected, rtol=1e-5, atol=1e-6):
+            continue
+        wrong = next((name for name in hints if torch.allclose(got, candidates[name], rtol=1e-5, atol=1e-6)), None)
+        hint = hints[wrong] if wrong else ("each shard sums the rows it holds (local_lookup gives zeros for the "
+                                           "others), the partial sums are added, and the total is divided by L")
+        raise ExerciseError(f"{where} is not the bag mean of F.embedding_bag(bags, weight, mode='mean'). "
+                            f"Hint: {hint}")
+    sizes = " and ".join(f"P = {world_size}" for world_size, _ in _BAG_CASES)
+    return _correct(f"the bag means equal F.embedding_bag(mode='mean') on the whole table, for {sizes}; "
+                    f"averaging the shards' own means would be off by up to {off_by:.2f}")
 
 
 # --- Notebook 9: what the table learns ------------------------------------------------

@@ -387,6 +387,18 @@ def test_bandwidth_study_rows_hold_every_variant_and_the_ratio_with_its_spread(c
     assert ("one number is not reliable" in words) == row["noisy"]
 
 
+def test_bandwidth_study_reuses_one_cold_buffer_for_cases_of_any_size(monkeypatch):
+    buffers = []
+    real = bench._study_fns
+    monkeypatch.setattr(bench, "_study_fns", lambda case, weight, seed, cache, storage: buffers.append(
+        (storage.data_ptr(), storage.numel())) or real(case, weight, seed, cache, storage))
+    cases = [Case(300, 8, 16), Case(300, 8, 64), Case(300, 8, 32)]
+    rows = bench.bandwidth_study(cases, **STUDY)  # each case checks that its cold copy returns the lookup
+    assert [r["status"] for r in rows] == ["ok"] * 3
+    largest = max(bench.cold_buffer_slices(c, "float32", rows[0]["cache_bytes"]) * c.num_tokens * 8 for c in cases)
+    assert len(set(buffers)) == 1 and buffers[0][1] == largest  # one buffer, as large as the largest case needs
+
+
 def test_bandwidth_study_skips_a_case_over_the_budget(capsys):
     rows = bench.bandwidth_study([Case(300, 8, 32)], memory_budget=1024, **STUDY)
     assert rows[0]["status"] == "skipped" and "over the memory budget of 1 KiB" in rows[0]["reason"]

@@ -488,14 +488,33 @@ def test_checkers_leave_the_global_rng_alone():
 # --- Notebook 6: what the lookup saves, measured ---------------------------------------
 
 
-def test_dense_costs():
-    assert exercises.check_dense_costs(2 * 2048 * 50_257 * 768, 2048 * 50_257 * 4)
-    with pytest.raises(exercises.ExerciseError, match="that counts multiply-adds"):
-        exercises.check_dense_costs(2048 * 50_257 * 768, 2048 * 50_257 * 4)
-    with pytest.raises(exercises.ExerciseError, match="int64 tensor F.one_hot returns"):
-        exercises.check_dense_costs(2 * 2048 * 50_257 * 768, 2048 * 50_257 * 8)
-    with pytest.raises(exercises.ExerciseError, match="n rows of V entries"):
-        exercises.check_dense_costs(2 * 2048 * 50_257 * 768, 50_257 * 4)
+TIMINGS = {1_000: {"lookup": 4e-6, "dense": 1e-4}, 50_257: {"lookup": 4e-6, "dense": 9e-3}}
+
+
+def test_lookup_timings(capsys):
+    assert exercises.check_lookup_timings(TIMINGS)
+    assert capsys.readouterr().out == ("correct: the lookup and the dense product timed at V = 1,000 and "
+                                       "V = 50,257: the lookup was the faster at both\n")
+    swapped = {v: {"lookup": t["dense"], "dense": t["lookup"]} for v, t in TIMINGS.items()}
+    with pytest.raises(exercises.ExerciseError, match="at V = 1,000 the dense product .* Hint: are the two swapped"):
+        exercises.check_lookup_timings(swapped)
+    with pytest.raises(exercises.ExerciseError, match=r"1 vocabulary size\(s\), \[1000\]; time both methods at two"):
+        exercises.check_lookup_timings({1_000: TIMINGS[1_000]})
+    with pytest.raises(exercises.ExerciseError, match="V = 100 is below 1,000"):
+        exercises.check_lookup_timings({100: TIMINGS[1_000], 50_257: TIMINGS[50_257]})
+    with pytest.raises(exercises.ExerciseError, match="less than 10x apart"):
+        exercises.check_lookup_timings({1_000: TIMINGS[1_000], 3_000: TIMINGS[50_257]})
+    with pytest.raises(exercises.ExerciseError, match=r"has keys \['lookup'\]; expected 'lookup' and 'dense'"):
+        exercises.check_lookup_timings({1_000: {"lookup": 4e-6}, 50_257: TIMINGS[50_257]})
+    with pytest.raises(exercises.ExerciseError, match="each time must be a positive number of seconds"):
+        exercises.check_lookup_timings({1_000: {"lookup": 0.0, "dense": 1e-4}, 50_257: TIMINGS[50_257]})
+    with pytest.raises(TypeError, match=r"timings must be a dict \{V: \{'lookup': seconds, 'dense': seconds\}\}, "
+                                        "got list"):
+        exercises.check_lookup_timings([4e-6, 1e-4])
+    with pytest.raises(TypeError, match="must be a number of seconds, got str"):
+        exercises.check_lookup_timings({1_000: {"lookup": "fast", "dense": 1e-4}, 50_257: TIMINGS[50_257]})
+    with pytest.raises(TypeError, match=r"keys of timings must be vocabulary sizes \(ints\), got '1000'"):
+        exercises.check_lookup_timings({"1000": TIMINGS[1_000], 50_257: TIMINGS[50_257]})
 
 
 @pytest.mark.filterwarnings("ignore:Sparse CSR tensor support is in beta")
@@ -700,12 +719,48 @@ def test_owner_function():
         exercises.check_owner_function((0, 0))
 
 
-def test_shard_memory():
-    assert exercises.check_shard_memory(16_032 * 4_096 * 2, 8_192 * 4_096 * 2)
-    with pytest.raises(exercises.ExerciseError, match="that is float32"):
-        exercises.check_shard_memory(16_032 * 4_096 * 4, 8_192 * 4_096 * 2)
-    with pytest.raises(exercises.ExerciseError, match="allreduce_bytes = 1, expected 67,108,864"):
-        exercises.check_shard_memory(16_032 * 4_096 * 2, 1)
+def _parallel_bag_mean(bags, weight, world_size):
+    from utils.distributed import local_lookup, shard_bounds
+
+    total = 0
+    for start, end in shard_bounds(weight.shape[0], world_size):
+        total = total + local_lookup(bags, weight[start:end], start).sum(dim=1)  # the shard's partial sums
+    return total / bags.shape[1]
+
+
+def _mean_of_means(bags, weight, world_size):
+    from utils.distributed import local_lookup, shard_bounds
+
+    means = []
+    for start, end in shard_bounds(weight.shape[0], world_size):
+        owned = ((bags >= start) & (bags < end)).sum(dim=1, keepdim=True)
+        means.append(local_lookup(bags, weight[start:end], start).sum(dim=1) / owned)  # the shard's own mean
+    return sum(means) / world_size
+
+
+def test_parallel_bag_mean(capsys):
+    assert exercises.check_parallel_bag_mean(_parallel_bag_mean)
+    printed = capsys.readouterr().out
+    assert re.fullmatch(r"correct: the bag means equal F.embedding_bag\(mode='mean'\) on the whole table, for P = 2 "
+                        r"and P = 3; averaging the shards' own means would be off by up to \d\.\d\d\n", printed)
+    assert exercises.check_parallel_bag_mean(
+        lambda bags, weight, p: torch.nn.functional.embedding_bag(bags, weight, mode="mean"))  # the whole table
+    with pytest.raises(exercises.ExerciseError, match="averages the shards' own means"):
+        exercises.check_parallel_bag_mean(_mean_of_means)
+    with pytest.raises(exercises.ExerciseError, match="divides by the number of processes too"):
+        exercises.check_parallel_bag_mean(lambda bags, weight, p: _parallel_bag_mean(bags, weight, p) / p)
+    with pytest.raises(exercises.ExerciseError, match="these are the bag sums"):
+        exercises.check_parallel_bag_mean(lambda bags, weight, p: _parallel_bag_mean(bags, weight, p) * bags.shape[1])
+    with pytest.raises(exercises.ExerciseError, match="holds NaN"):
+        exercises.check_parallel_bag_mean(lambda bags, weight, p: _mean_of_means(bags[:, :1], weight, p))
+    with pytest.raises(exercises.ExerciseError, match=r"has shape \(4, 3\), expected \(3, 4\)"):
+        exercises.check_parallel_bag_mean(lambda bags, weight, p: _parallel_bag_mean(bags, weight, p).T)
+    with pytest.raises(exercises.ExerciseError, match="returned list"):
+        exercises.check_parallel_bag_mean(lambda bags, weight, p: _parallel_bag_mean(bags, weight, p).tolist())
+    with pytest.raises(exercises.ExerciseError, match="each shard sums the rows it holds"):
+        exercises.check_parallel_bag_mean(lambda bags, weight, p: _parallel_bag_mean(bags, weight, p) + 1)
+    with pytest.raises(TypeError, match=r"pass your function itself \(parallel_bag_mean, not"):
+        exercises.check_parallel_bag_mean(torch.zeros(3, 4))
 
 
 # --- Notebook 9: what the table learns --------------------------------------------------

@@ -35,6 +35,15 @@ def test_process_group_rejects_a_bad_timeout():
     assert not dist.is_initialized()
 
 
+def test_process_group_is_destroyed_when_its_block_raises(tmp_path):
+    """The guard a failing worker relies on: the group goes down with the error, so no peer waits on it."""
+    with pytest.raises(RuntimeError, match="the worker failed"):
+        with L.process_group(0, 1, init_method=f"file://{tmp_path / 'rendezvous'}", timeout_s=30):
+            assert dist.is_initialized() and dist.get_world_size() == 1
+            raise RuntimeError("the worker failed")
+    assert not dist.is_initialized()
+
+
 def test_worker_functions_must_be_importable():
     def local_worker(rank, world_size):
         return rank
