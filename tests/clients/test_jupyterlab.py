@@ -190,6 +190,7 @@ STATE = """(id) => {
         images: Array.from(panel.node.querySelectorAll('.jp-OutputArea-output img'))
             .map(img => img.complete && img.naturalWidth > 0),
         height: panel.node.querySelector('.jp-WindowedPanel-outer').scrollHeight,
+        folded: code.map(cell => cell.inputHidden),  // the set-up cell and the worked answers
     };
 }"""
 
@@ -258,6 +259,7 @@ def test_the_representative_notebook_runs_in_jupyterlab(lab_run, lab_page, recor
     assert state["counts"] == list(range(1, code_cells + 1)), \
         f"{name}: expected {code_cells} code cells run in order, got execution counts {state['counts']}"
     assert sum(state["outputs"]) > 0 and all(state["images"]), "outputs and figures rendered"
+    assert state["folded"][0] and sum(state["folded"]) > 1, "the set-up cell and the answers are folded"
     assert set(blocked) <= EXPECTED_EXTERNAL, f"requests that would have left the machine: {set(blocked)}"
 
 
@@ -274,6 +276,8 @@ def test_every_other_notebook_opens_with_its_outputs(lab_run, lab_page, entry):
         assert state["outputs"] == [len(cell.outputs) for cell in code], f"{entry.repo_path}: stored outputs"
         assert state["errors"] == [] and state["shown_errors"] == 0
         assert state["images"] and all(state["images"]), f"{entry.repo_path}: a figure did not load"
+        folded = [cell.metadata.get("jupyter", {}).get("source_hidden", False) for cell in code]
+        assert state["folded"] == folded and folded[0], f"{entry.repo_path}: the set-up and answers show folded"
         assert set(blocked) <= EXPECTED_EXTERNAL, f"requests that would have left the machine: {set(blocked)}"
     finally:
         page.evaluate(CLOSE, [panel, False])
