@@ -5,8 +5,8 @@
   they start processes), ``tooling`` (tests/tooling: the programs in tools/), ``notebooks``
   (tests/notebooks and nbval's runs of notebooks/) and ``clients`` (tests/clients: the
   notebooks run as on Colab, in JupyterLab and as practice copies). ``pytest -m unit`` runs
-  one tier; the unit tier alone runs in one process (starting workers would cost more than
-  they save).
+  one tier, collecting only its folder; the unit tier alone runs in one process (starting
+  workers would cost more than they save).
 - **Kernels over IPC.** nbval starts its kernels with jupyter_client's ``KernelManager``, over
   TCP ports that another starting kernel can take first; here it gets
   :class:`tools.kernels.IPCKernelManager` instead (the reason is in tools/kernels.py).
@@ -24,11 +24,28 @@ TIERS = ("unit", "processes", "tooling", "notebooks", "clients")
 EXECUTIONS = "notebook executions"
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_cmdline_main(config: pytest.Config) -> None:
-    """``pytest -m unit`` in one process, unless ``-n`` says otherwise (pyproject's ``-n auto`` does not)."""
-    if config.getoption("markexpr", "") == "unit" and getattr(config.option, "numprocesses", None) == "auto":
-        config.option.numprocesses = 0
+@pytest.hookimpl(tryfirst=True)  # before xdist's own, which answers for every run
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """``-n auto`` (pyproject's) for ``pytest -m unit`` means no workers: the unit tier takes
+    seconds, less than starting workers costs. ``-n N`` on the command line still wins."""
+    return 0 if config.getoption("markexpr", "") == "unit" else None
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """``-m <tier>`` with one tier: collect only that tier's folder (and, for ``notebooks``, the
+    notebooks), instead of importing every test module only to deselect its tests."""
+    tier = config.getoption("markexpr", "")
+    if tier not in TIERS:
+        return None
+    try:
+        parts = collection_path.relative_to(config.rootpath).parts
+    except ValueError:
+        return None
+    if parts[:1] == ("tests",) and len(parts) > 1 and parts[1] in TIERS and parts[1] != tier:
+        return True
+    if parts[:1] == ("notebooks",) and tier != "notebooks":
+        return True
+    return None
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -1,0 +1,35 @@
+"""The suite's own plugin, tools/pytest_course.py: how ``pytest -m <tier>`` selects and runs."""
+
+from types import SimpleNamespace
+
+import pytest
+
+from tools import pytest_course
+from tools.course import ROOT
+
+
+def _config(markexpr: str):
+    return SimpleNamespace(getoption=lambda name, default=None: markexpr if name == "markexpr" else default,
+                           rootpath=ROOT)
+
+
+def test_the_unit_tier_alone_starts_no_workers():
+    assert pytest_course.pytest_xdist_auto_num_workers(_config("unit")) == 0
+    for markexpr in ("", "tooling", "unit or tooling", "not unit"):
+        assert pytest_course.pytest_xdist_auto_num_workers(_config(markexpr)) is None  # xdist decides
+
+
+@pytest.mark.parametrize("tier", pytest_course.TIERS)
+def test_one_tier_collects_only_its_folder(tier):
+    config = _config(tier)
+    for other in pytest_course.TIERS:
+        ignored = pytest_course.pytest_ignore_collect(ROOT / "tests" / other, config)
+        assert ignored is (None if other == tier else True), other
+    assert pytest_course.pytest_ignore_collect(ROOT / "notebooks", config) is (None if tier == "notebooks" else True)
+    assert pytest_course.pytest_ignore_collect(ROOT / "tests" / "conftest.py", config) is None
+
+
+def test_without_a_single_tier_everything_is_collected():
+    for markexpr in ("", "unit or tooling", "not clients"):
+        for path in (ROOT / "tests" / "unit", ROOT / "tests" / "clients", ROOT / "notebooks"):
+            assert pytest_course.pytest_ignore_collect(path, _config(markexpr)) is None
