@@ -658,16 +658,14 @@ def study_memory_needed(case: Case, dtype: torch.dtype | str, cache_bytes: int) 
 
 
 def _study_fns(case: Case, weight: torch.Tensor, seed: int, cache_bytes: int,
-               storage: torch.Tensor | None = None) -> dict[str, Callable[[], torch.Tensor]]:
+               storage: torch.Tensor) -> dict[str, Callable[[], torch.Tensor]]:
     """The four variants on ``case``. ``storage``: a flat buffer, at least as large as the cold copy's
-    rotating source, reused from case to case (a fresh one is allocated when it is ``None``)."""
+    rotating source, reused from case to case."""
     generator = torch.Generator().manual_seed(seed)
     ids = torch.randint(0, case.vocab_size, (case.num_tokens,), generator=generator).to(weight.device)
     expected = F.embedding(ids, weight)
     out = torch.empty_like(expected)
     slices = cold_buffer_slices(case, weight.dtype, cache_bytes)
-    if storage is None:
-        storage = torch.empty(slices * expected.numel(), dtype=weight.dtype, device=weight.device)
     cold = storage[:slices * expected.numel()].view(slices, *expected.shape)
     cold.copy_(expected.expand_as(cold))  # every slice holds the lookup's result
     position = [0]
@@ -724,7 +722,7 @@ def bandwidth_study(cases: Sequence[Case], *, device: torch.device | str = "cpu"
     # allocating and first touching a buffer of four caches for each case would take longer than timing it
     storage_numel = max((cold_buffer_slices(c, dtype, cache_bytes) * c.num_tokens * c.embedding_dim
                          for c in fitting), default=0)
-    storage: torch.Tensor | None = None
+    storage = torch.empty(storage_numel, dtype=dtype, device=device)
     rows = []
     for case in tqdm(cases, desc="bandwidth", unit="case", disable=not progress):
         row = {"vocab_size": case.vocab_size, "embedding_dim": case.embedding_dim, "num_tokens": case.num_tokens,
@@ -745,8 +743,6 @@ def bandwidth_study(cases: Sequence[Case], *, device: torch.device | str = "cpu"
         shape = (case.vocab_size, case.embedding_dim)
         if shape not in tables:
             tables = {shape: make_inputs(Case(*shape, 1), device, dtype, seed)[1]}  # hold one table at a time
-        if storage is None:
-            storage = torch.empty(storage_numel, dtype=dtype, device=device)
         fns = _study_fns(case, tables[shape], seed, cache_bytes, storage)
         moved = {v: bytes_moved("lookup" if v.startswith("lookup") else "copy", "forward", case, dtype)
                  for v in BANDWIDTH_VARIANTS}

@@ -25,6 +25,15 @@ def _correct(label: str) -> bool:
     return True
 
 
+def _number(name: str, value: object, what: str) -> float:
+    """``value`` as a float: a Python number or a one-element tensor; ``TypeError`` naming ``what`` otherwise."""
+    if isinstance(value, torch.Tensor) and value.numel() == 1:
+        value = value.item()
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{name} must be a number ({what}), got {type(value).__name__}")
+    return float(value)
+
+
 # --- Notebook 1: one-hot vectors and the matrix product that only selects -----------
 
 
@@ -453,10 +462,7 @@ def _never_seen_row_distance(optimizer_name: str, steps: int = DECAY_EXERCISE_ST
 
 
 def _distance(name: str, value: object) -> float:
-    if isinstance(value, torch.Tensor) and value.numel() == 1:
-        value = value.item()
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"{name} must be a number (a distance, e.g. from `.norm().item()`), got {type(value).__name__}")
+    value = _number(name, value, "a distance, e.g. from `.norm().item()`")
     if not value >= 0 or value == float("inf"):
         raise ValueError(f"{name} must be a finite distance >= 0, got {value}")
     return float(value)
@@ -508,11 +514,7 @@ LLAMA_UP_PROJECTION_IN = 4096
 
 
 def _observed(name: str, value: object) -> float:
-    if isinstance(value, torch.Tensor) and value.numel() == 1:
-        value = value.item()
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"{name} must be a number measured from layer.weight (e.g. with `.item()`), "
-                        f"got {type(value).__name__}")
+    value = _number(name, value, "measured from layer.weight, e.g. with `.item()`")
     if not 0 < value < float("inf"):
         raise ValueError(f"{name} must be a positive, finite number, got {value}")
     return float(value)
@@ -782,14 +784,8 @@ def check_tying_initial_loss(initial_loss: dict[tuple[int, bool], float], model_
         missing, extra = sorted(keys - set(initial_loss)), sorted(set(initial_loss) - keys, key=repr)
         raise ValueError(f"initial_loss needs one entry per (d, tie), d in {TYING_EXERCISE_DIMS} and tie True or "
                          f"False: missing {missing}, unexpected {extra}")
-    got = {}
-    for key, value in initial_loss.items():
-        if isinstance(value, torch.Tensor) and value.numel() == 1:
-            value = value.item()
-        if not isinstance(value, (int, float)) or isinstance(value, bool):
-            raise TypeError(f"initial_loss[{key}] must be a number (a loss, e.g. loss.item()), "
-                            f"got {type(value).__name__}")
-        got[key] = float(value)
+    got = {key: _number(f"initial_loss[{key}]", value, "a loss, e.g. loss.item()")
+           for key, value in initial_loss.items()}
     if not callable(model_class):
         raise TypeError(f"model_class must be the model's class (TinyLM), got {type(model_class).__name__}")
     if not isinstance(ids, torch.Tensor) or ids.dim() != 2 or ids.shape[1] < 2 or ids.is_floating_point():
