@@ -4,9 +4,12 @@
   notebooks import, within one process), ``processes`` (tests/processes: those helpers where
   they start processes), ``tooling`` (tests/tooling: the programs in tools/), ``notebooks``
   (tests/notebooks and nbval's runs of notebooks/) and ``clients`` (tests/clients: the
-  notebooks run as on Colab, in JupyterLab and as practice copies). ``pytest -m unit`` runs
+  notebooks in JupyterLab). ``pytest -m unit`` runs
   one tier, collecting only its folder; the unit tier alone runs in one process (starting
   workers would cost more than they save).
+- **One run of each notebook checks four things.** nbval's collector for a course notebook
+  is replaced by :class:`tools.pytest_notebooks.ClientNotebook`: nbval's strict comparison, in
+  a run set up as on Colab, with papermill's parameters and the practice copy's stubs.
 - **Kernels over IPC.** nbval starts its kernels with jupyter_client's ``KernelManager``, over
   TCP ports that another starting kernel can take first; here it gets
   :class:`tools.kernels.IPCKernelManager` instead (the reason is in tools/kernels.py).
@@ -16,6 +19,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -58,6 +62,28 @@ def pytest_configure(config: pytest.Config) -> None:
     from tools.kernels import IPCKernelManager
 
     nbval.kernel.KernelManager = IPCKernelManager
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_collect_file(file_path: Path, parent: pytest.Collector):
+    """nbval's collector for a course notebook becomes :class:`tools.pytest_notebooks.ClientNotebook`:
+    the same strict comparison, in a run that also checks Colab, papermill and the practice copy."""
+    collected = yield
+    if not any(type(node).__name__ == "IPyNbFile" for node in collected):
+        return collected
+    from tools.pytest_notebooks import ClientNotebook, course_notebook
+
+    entry = course_notebook(file_path)
+    if entry is None:  # a notebook that is not the course's: nbval's own run
+        return collected
+    notebook = ClientNotebook.from_parent(parent, path=file_path)
+    notebook.entry = entry
+    return [notebook if type(node).__name__ == "IPyNbFile" else node for node in collected]
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if "tools.pytest_notebooks" in sys.modules:
+        sys.modules["tools.pytest_notebooks"].remove_scratch()
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

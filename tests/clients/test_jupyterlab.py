@@ -12,7 +12,7 @@ driven by Playwright):
   notebook's kernel (so no other kernel starts), and checks that it renders: every code
   cell's stored count and outputs, every figure loaded, no error shown.
 
-Every notebook's code runs elsewhere in the suite (nbval, tests/clients/test_bare_notebooks.py):
+Every notebook's code runs elsewhere in the suite (nbval's run, tools/pytest_notebooks.py):
 what only a browser can show is how JupyterLab renders and runs it.
 """
 

@@ -1,7 +1,8 @@
 """Practice copies (`make practice`): outputs cleared, answers stubbed.
 
-That every checker rejects its stub is checked in a kernel by tests/clients/test_bare_notebooks.py
-(the English copies; a translation has the same code, so its stubs are checked here without one).
+That every checker rejects its stub is checked in a kernel by nbval's run of each notebook
+(tools/pytest_notebooks.py; the English copies: a translation has the same code, so its stubs
+are checked here without one).
 """
 
 

@@ -1,6 +1,6 @@
 """The set-up cell that `make sync` writes into every notebook, run here with its side effects recorded.
 
-tests/clients/test_bare_notebooks.py runs it for real, in a kernel, in an empty folder.
+nbval's run of each notebook (tools/pytest_notebooks.py) runs it for real, in a kernel, in an empty folder.
 """
 
 import subprocess

@@ -1,0 +1,86 @@
+"""tools/pytest_notebooks.py: the notebook that nbval's one run executes, and the checks after it.
+
+The run itself is the `notebooks` tier (`pytest notebooks`); these tests build the notebook
+and feed the checks made-up outputs, without a kernel.
+"""
+
+import copy
+
+import nbformat
+import pytest
+
+from tools import course, generated, practice
+from tools.pytest_notebooks import (
+    CHECK_ID,
+    FOLDER,
+    PRACTICE_SUFFIX,
+    check_practice_section,
+    client_notebook,
+    course_notebook,
+)
+
+
+@pytest.fixture(scope="module")
+def built():
+    return {entry.stem: client_notebook(entry) for entry in course.NOTEBOOKS}
+
+
+@pytest.mark.parametrize("entry", course.NOTEBOOKS, ids=[entry.stem for entry in course.NOTEBOOKS])
+def test_the_run_is_the_stored_notebook_with_papermills_cell_the_stubs_and_a_check(built, entry):
+    nb = built[entry.stem]
+    stored = nbformat.read(entry.path, as_version=4)
+    ids = [cell.id for cell in nb.cells]
+    drills = [cell for cell in nb.cells if cell.id.endswith(PRACTICE_SUFFIX)]
+    # every stored cell, in order; papermill's cell after the parameters; the stubs before the answers
+    assert [i for i in ids if i != "injected-parameters" and not i.endswith(PRACTICE_SUFFIX)] == \
+        [cell.id for cell in stored.cells] + [CHECK_ID]
+    parameters = next(i for i, cell in enumerate(nb.cells) if "parameters" in cell.metadata.get("tags", []))
+    assert ids[parameters + 1] == "injected-parameters"
+    assert f'device = "{entry.default_device}"' in nb.cells[parameters + 1].source
+    assert nb.cells[parameters + 1].execution_count is not None, "nbval compares papermill's cell: it prints nothing"
+    answers = [i for i, cell in enumerate(nb.cells)
+               if practice.SOLUTION_TAG in cell.metadata.get("tags", []) and not cell.id.endswith(PRACTICE_SUFFIX)]
+    assert answers and ids.index(drills[-1].id) < answers[0]
+    for cell in drills:
+        if cell.cell_type == "code":
+            assert "raises-exception" in cell.metadata.tags and cell.execution_count is None and cell.outputs == []
+    stubs = [cell for cell in drills if practice.SOLUTION_TAG in cell.metadata.get("tags", [])]
+    assert len(stubs) == len(answers) and all("raise NotImplementedError" in cell.source for cell in stubs)
+    setup = next(cell for cell in nb.cells if cell.id == generated.SETUP_ID)
+    assert [output.text for output in setup.outputs] == [f"Set-up: fetched the course into ./{FOLDER}\n"]
+    # what the stored notebook holds is compared as stored
+    for cell in stored.cells:
+        if cell.cell_type == "code" and cell.id != generated.SETUP_ID:
+            assert next(c for c in nb.cells if c.id == cell.id).outputs == cell.outputs
+    # the same test names in every xdist worker
+    assert [cell.id for cell in client_notebook(entry).cells] == ids
+
+
+def test_only_the_manifests_english_notebooks_are_run_this_way():
+    entry = course.NOTEBOOKS[0]
+    assert course_notebook(entry.path) == entry
+    assert course_notebook(entry.zh.path) is None
+    assert course_notebook(course.ROOT / "elsewhere.ipynb") is None
+
+
+def _executed(nb, accepted_stub=False):
+    """``nb`` with outputs as a run gives them: each stub raises, each checker rejects it."""
+    nb = copy.deepcopy(nb)
+    drills = [cell for cell in nb.cells if cell.id.endswith(PRACTICE_SUFFIX) and cell.cell_type == "code"]
+    for index, cell in enumerate(drills):
+        if practice.SOLUTION_TAG in cell.metadata.tags:
+            cell.outputs = [nbformat.v4.new_output("error", ename="NotImplementedError",
+                                                   evalue="Exercise 1.1: write your answer here", traceback=[])]
+            checker = drills[index + 1]
+            checker.outputs = [] if accepted_stub else [
+                nbformat.v4.new_output("error", ename="ExerciseError", evalue="not yet", traceback=[])]
+    return nb
+
+
+def test_the_practice_check_passes_when_each_checker_rejects_its_stub(built):
+    check_practice_section(_executed(built["02_embedding_lookup"]))
+
+
+def test_the_practice_check_fails_when_a_checker_accepts_a_stub(built):
+    with pytest.raises(AssertionError, match="accepted the stub"):
+        check_practice_section(_executed(built["02_embedding_lookup"], accepted_stub=True))

@@ -1,0 +1,293 @@
+"""nbval's run of each course notebook, set up so that one kernel run checks four things.
+
+Loaded by tools/pytest_course.py. When nbval collects an English notebook of the course,
+:class:`ClientNotebook` takes the place of nbval's collector, and the notebook runs once:
+
+- **nbval, strict**: every code cell's output is compared with the stored one (the set-up
+  cell's with the line it prints on Colab, below), as nbval does for any notebook;
+- **Colab**: the notebook runs alone in an empty folder, with a fake ``google.colab``
+  module, COURSE_REPO pointing at a local git repository made from this working tree, and
+  no network: git may use only local files, Python sockets may reach only the loopback,
+  and a stand-in ``pip`` fails if anything tries to install. The set-up cell must fetch
+  the course;
+- **papermill**: its ``device`` parameter is injected by papermill's own steps before it
+  runs a notebook (``load_notebook_node`` and ``parameterize_notebook``);
+- **the practice copy** (``make practice``): its exercise section, stubs instead of answers,
+  runs just before the worked one. Each stub raises and each checker rejects it; then the
+  worked answers, whose stored outputs nbval compares, must pass.
+
+The last item of each notebook, ``clients``, checks what nbval does not: the set-up cell's
+fetch, papermill's cell, the practice section, and (under ``--nbval-lax``, as in the GPU
+job with ``COURSE_DEVICE=cuda``) that no cell wrote a warning.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from collections import defaultdict
+from functools import cache
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbval.kernel import CURRENT_ENV_KERNEL_NAME, RunningKernel, start_new_kernel
+from nbval.plugin import IPyNbCell, IPyNbFile, find_comment_markers, find_metadata_tags
+from papermill.iorw import load_notebook_node
+from papermill.parameterize import parameterize_notebook
+
+from tools import course, generated, practice
+from tools.run import stderr_outputs
+
+#: the ``device`` parameter: unset, each notebook's default; the GPU job sets COURSE_DEVICE=cuda
+DEVICE_ENV = "COURSE_DEVICE"
+PRACTICE_SUFFIX = "-practice"
+CHECK_ID = "test-where-is-utils"
+FOLDER = course.REPO_SLUG.split("/")[1]
+IGNORED = shutil.ignore_patterns(".git", ".venv", "build", "__pycache__", "*.pyc", ".pytest_cache", ".ruff_cache",
+                                 ".ipynb_checkpoints")
+
+# Stand-ins put first on the kernel's PYTHONPATH.
+FAKE_MODULES = {
+    # a namespace package `google` (it merges with a real one) holding a fake `colab`
+    "google/colab/__init__.py": '"""A stand-in for Colab\'s module: the set-up cell only checks that it exists."""\n',
+    # `python -m pip` must not run: the packages are all here
+    "pip/__init__.py": "",
+    "pip/__main__.py": "import sys\nsys.exit('the set-up cell ran pip although every package is installed')\n",
+    # no network: Python sockets may connect to the loopback only
+    "sitecustomize.py": '''\
+import ipaddress
+import socket
+
+_connect = socket.socket.connect
+
+
+def _loopback_only(sock, address):
+    if sock.family in (socket.AF_INET, socket.AF_INET6):
+        host = address[0]
+        try:
+            loopback = ipaddress.ip_address(host.split("%")[0]).is_loopback
+        except ValueError:
+            loopback = host == "localhost"
+        if not loopback:
+            raise OSError(f"network access is blocked in this test (tried {address})")
+    return _connect(sock, address)
+
+
+socket.socket.connect = _loopback_only
+''',
+}
+
+CHECK_CELL = """\
+import google.colab, utils
+print("utils from:", pathlib.Path(utils.__file__).resolve().parent.parent)
+print("on Colab:", on_colab, "| the fake module:", google.colab.__doc__.startswith("A stand-in"))
+"""
+
+
+def device(entry: course.Notebook) -> str:
+    return os.environ.get(DEVICE_ENV) or entry.default_device
+
+
+@cache
+def scratch() -> Path:
+    """This process's scratch folder (removed at exit by :func:`remove_scratch`)."""
+    return Path(tempfile.mkdtemp(prefix="course-clients-"))
+
+
+def remove_scratch() -> None:
+    if scratch.cache_info().currsize:
+        shutil.rmtree(scratch(), ignore_errors=True)
+
+
+@cache
+def course_origin() -> Path:
+    """A git repository holding this working tree (committed or not) on the manifest's ref:
+    what the set-up cell clones, through COURSE_REPO."""
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed; the set-up cell fetches the course with git")
+    repo = scratch() / "origin" / FOLDER
+    shutil.copytree(course.ROOT, repo, ignore=IGNORED, symlinks=True)
+    git = ["git", "-C", str(repo), "-c", "user.name=test", "-c", "user.email=test@example.invalid",
+           "-c", "commit.gpgsign=false"]
+    for args in (["init", "--quiet"], ["checkout", "--quiet", "-b", course.REPO_REF], ["add", "--all"],
+                 ["commit", "--quiet", "-m", "the working tree"]):
+        subprocess.run([*git, *args], check=True)
+    return repo
+
+
+@cache
+def fake_modules() -> Path:
+    folder = scratch() / "fake-modules"
+    for name, text in FAKE_MODULES.items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return folder
+
+
+def colab_environment() -> dict[str, str]:
+    """The kernel's environment: the course's address overridden, the stand-ins first, no network."""
+    env = {name: value for name, value in os.environ.items() if name.lower() != "no_proxy"}
+    env.update({
+        generated.REPO_OVERRIDE_ENV: course_origin().as_uri(),
+        "PYTHONPATH": str(fake_modules()),
+        "GIT_ALLOW_PROTOCOL": "file",  # git may not fetch over the network
+        "PIP_NO_INDEX": "1",
+    })
+    for proxy in ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "all_proxy"):
+        env[proxy] = "http://127.0.0.1:9"  # discard port: nothing answers
+    return env
+
+
+def _exercises_start(nb: nbformat.NotebookNode) -> int:
+    return next(i for i, cell in enumerate(nb.cells) if cell.cell_type == "markdown"
+                and any(line.strip() == "## Exercises" for line in cell.source.splitlines()))
+
+
+def _unchecked(cell: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """A cell that nbval runs without comparing: no stored count, no stored outputs."""
+    cell.execution_count = None
+    cell.outputs = []
+    return cell
+
+
+def client_notebook(entry: course.Notebook) -> nbformat.NotebookNode:
+    """The notebook as this run executes it: papermill's parameters injected, the set-up cell
+    expecting Colab's line, the practice copy's exercise section (ids suffixed, errors allowed)
+    before the worked one, and a last cell that reports where `utils` came from."""
+    original = load_notebook_node(str(entry.path))  # as papermill reads it: every cell has metadata.tags
+    nb = parameterize_notebook(original, {"device": device(entry)}, kernel_name="python3", language="python")
+    for cell in nb.cells:
+        if "injected-parameters" in cell.metadata.tags:
+            cell.id = "injected-parameters"  # papermill's is random: the test's name must be the same in every worker
+            cell.execution_count = 1  # compared, as every stored cell is: it prints nothing
+        if cell.get("id") == generated.SETUP_ID:
+            cell.outputs = [nbformat.v4.new_output("stream", name="stdout",
+                                                   text=f"Set-up: fetched the course into ./{FOLDER}\n")]
+    copy_ = practice.practice_notebook(original, entry, course.ENGLISH, entry.path.parent)
+    start, end = _exercises_start(copy_), next(i for i, c in enumerate(copy_.cells) if c.id == generated.FOOTER_ID)
+    drills = copy.deepcopy(copy_.cells[start:end])
+    for cell in drills:
+        cell.id += PRACTICE_SUFFIX
+        if cell.cell_type == "code":
+            _unchecked(cell).metadata.tags.append("raises-exception")  # nbval goes on after an error
+    check = _unchecked(nbformat.v4.new_code_cell(CHECK_CELL))
+    check.id = CHECK_ID
+    start = _exercises_start(nb)
+    nb.cells = [*nb.cells[:start], *drills, *nb.cells[start:], check]
+    return nb
+
+
+def _stream_text(cell: nbformat.NotebookNode) -> str:
+    return "".join(out.get("text", "") for out in cell.outputs if out.output_type == "stream")
+
+
+def check_practice_section(nb: nbformat.NotebookNode) -> None:
+    """Each stub raises (or defines a function that will), and the checker after it fails."""
+    drills = [cell for cell in nb.cells if cell.get("id", "").endswith(PRACTICE_SUFFIX)]
+    stubs = [i for i, cell in enumerate(drills) if practice.SOLUTION_TAG in cell.metadata.get("tags", [])]
+    assert len(stubs) >= 2, "the practice section has a stub per exercise"
+    for index in stubs:
+        stub, checker = drills[index], drills[index + 1]
+        assert re.search(r"exercises\.check_\w+", checker.source), f"cell {checker.id}: expected a checker"
+        stub_errors = [o for o in stub.outputs if o.output_type == "error"]
+        if stub_errors:  # a stub that raises at once
+            assert stub_errors[0].ename == "NotImplementedError"
+            assert re.match(r"Exercise \d+\.\d+", stub_errors[0].evalue), stub_errors[0].evalue
+        assert any(o.output_type == "error" for o in checker.outputs), \
+            f"the checker {checker.id} accepted the stub of {stub.id}"
+    printed = "".join(o.get("text", "") for c in drills if c.cell_type == "code" for o in c.outputs)
+    assert "correct:" not in printed
+
+
+class ColabKernel(RunningKernel):
+    """nbval's kernel, started in ``cwd`` with the environment ``env``."""
+
+    def __init__(self, kernel_name: str, cwd: Path, env: dict[str, str], startup_timeout: float):
+        self.km, self.kc = start_new_kernel(startup_timeout=startup_timeout, kernel_name=kernel_name,
+                                            stderr=subprocess.DEVNULL, cwd=str(cwd), env=env)
+        self._ensure_iopub_up()
+
+
+class ClientNotebook(IPyNbFile):
+    """One course notebook: nbval's items for the cells of :func:`client_notebook`, run in an
+    empty folder as on Colab, then :class:`ClientChecks`."""
+
+    entry: course.Notebook
+
+    def collect(self):
+        self.nb = client_notebook(self.entry)
+        self.cell_items = []
+        code = [cell for cell in self.nb.cells if cell.cell_type == "code"]
+        for number, cell in enumerate(code):
+            options = defaultdict(bool, find_metadata_tags(cell.metadata))  # as nbval reads a cell's tags
+            options.update(find_comment_markers(cell.source))
+            options.setdefault("check", self.compare_outputs)
+            item = IPyNbCell.from_parent(self, name=f"Cell {number} ({cell.id})", cell_num=number, cell=cell,
+                                         options=options)
+            self.cell_items.append(item)
+            yield item
+        yield ClientChecks.from_parent(self, name="clients")
+
+    def setup(self):
+        self.folder = scratch() / self.entry.stem / "content"  # Colab's working folder, empty but the notebook
+        self.folder.mkdir(parents=True)
+        nbformat.write(self.nb, self.folder / self.entry.filename)
+        options = self.config.option
+        if options.nbval_current_env:  # as nbval chooses the kernel
+            kernel_name = CURRENT_ENV_KERNEL_NAME
+        else:
+            kernel_name = options.nbval_kernel_name or self.nb.metadata.get("kernelspec", {}).get("name", "python3")
+        self.kernel = ColabKernel(kernel_name, self.folder, colab_environment(),
+                                  startup_timeout=options.nbval_kernel_startup_timeout)
+        self.setup_sanitize_files()
+
+    def executed_notebook(self) -> nbformat.NotebookNode:
+        """The notebook with the outputs of this run (KeyError for a cell that did not run)."""
+        nb = copy.deepcopy(self.nb)
+        outputs = {item.cell.id: getattr(item, "test_outputs", None) for item in self.cell_items}
+        for cell in nb.cells:
+            if cell.cell_type == "code":
+                if outputs[cell.id] is None:
+                    raise KeyError(cell.id)
+                cell.outputs = outputs[cell.id]
+        return nb
+
+
+class ClientChecks(pytest.Item):
+    """What one run of the notebook shows beyond nbval's comparison."""
+
+    def runtest(self):
+        parent: ClientNotebook = self.parent
+        try:
+            nb = parent.executed_notebook()
+        except KeyError as missing:
+            pytest.skip(f"cell {missing} did not run (deselected?): these checks need the whole notebook")
+        cells = {cell.id: cell for cell in nb.cells}
+        assert _stream_text(cells[generated.SETUP_ID]) == f"Set-up: fetched the course into ./{FOLDER}\n"
+        assert (parent.folder / FOLDER / generated.COURSE_MARKER).is_file()
+        assert _stream_text(cells[CHECK_ID]).splitlines() == [
+            f"utils from: {(parent.folder / FOLDER).resolve()}", "on Colab: True | the fake module: True",
+        ]
+        injected = [i for i, cell in enumerate(nb.cells) if "injected-parameters" in cell.metadata.get("tags", [])]
+        parameters = [i for i, cell in enumerate(nb.cells) if "parameters" in cell.metadata.get("tags", [])]
+        assert len(injected) == 1 and injected[0] == parameters[0] + 1, "papermill's cell follows the parameters cell"
+        assert f'device = "{device(parent.entry)}"' in nb.cells[injected[0]].source
+        lesson = copy.copy(nb)
+        lesson.cells = [cell for cell in nb.cells if not cell.get("id", "").endswith(PRACTICE_SUFFIX)]
+        warnings = stderr_outputs(lesson)
+        assert not warnings, f"a warning reached the learner's output: {warnings[0]}"
+        check_practice_section(nb)
+
+    def reportinfo(self):
+        return self.path, None, f"{self.parent.entry.stem}: Colab, papermill's parameters, the practice copy"
+
+
+def course_notebook(path: Path) -> course.Notebook | None:
+    """The manifest's English notebook at ``path``, if it is one."""
+    return next((entry for entry in course.NOTEBOOKS if entry.path == Path(path).resolve()), None)
