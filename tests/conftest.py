@@ -5,7 +5,7 @@ import shutil
 import pytest
 
 from tools import browser as course_browser
-from tools import course, sync
+from tools import course
 from tools.course import ROOT
 
 SCREENSHOTS = ROOT / "build" / "screenshots"
@@ -53,8 +53,6 @@ def bilingual_course(tmp_path, monkeypatch):
     the tests short). The translation changes the title and the exercise labels, as the
     real one will; its links are rebased for notebooks/zh/.
     """
-    import shutil
-
     import nbformat
 
     from tools import course
@@ -90,6 +88,7 @@ COPIED_NOTEBOOKS = 2
 def course_copy(tmp_path, monkeypatch):
     """A copy of the course's first notebooks (both editions, translations), READMEs and images,
     with the modules and the manifest pointed at it, and synced: consistent before a test breaks it."""
+    from tools import sync  # here, not at the top: pytest-xdist's controller process never needs torch
     kept = course.NOTEBOOKS[:COPIED_NOTEBOOKS]
     ignore = shutil.ignore_patterns(*(f"{entry.stem}.*" for entry in course.NOTEBOOKS[COPIED_NOTEBOOKS:]))
     shutil.copytree(course.NOTEBOOK_DIR, tmp_path / "notebooks", ignore=ignore)
