@@ -102,6 +102,9 @@ def run_with_papermill(entry: Notebook, out_dir: Path, device: str | None = None
             str(entry.path), str(output), parameters={} if device is None else {"device": device}, kernel_name=KERNEL,
             cwd=str(NOTEBOOK_DIR), progress_bar=False, kernel_manager_class=AsyncIPCKernelManager,
             extra_arguments=KERNEL_ARGUMENTS,
+            # write the executed copy once, at the end or at the failing cell, not after every
+            # cell (each write validates and serialises the whole notebook, figures included)
+            request_save_on_cell_execute=False,
         )
         cells = check_all_cells_executed(executed, entry.filename)
     except Exception as error:  # noqa: BLE001 - reported in the table, then the run fails
