@@ -86,16 +86,18 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector):
     """nbval's collector for a course notebook becomes :class:`tools.pytest_notebooks.ClientNotebook`:
     the same strict comparison, in a run that also checks Colab, papermill and the practice copy."""
     collected = yield
-    if not any(type(node).__name__ == "IPyNbFile" for node in collected):
+    if file_path.suffix != ".ipynb":
         return collected
+    from nbval.plugin import IPyNbFile
+
     from tools.pytest_notebooks import ClientNotebook, course_notebook
 
     entry = course_notebook(file_path)
-    if entry is None:  # a notebook that is not the course's: nbval's own run
+    if entry is None or not any(isinstance(node, IPyNbFile) for node in collected):  # not the course's, or no --nbval
         return collected
     notebook = ClientNotebook.from_parent(parent, path=file_path)
     notebook.entry = entry
-    return [notebook if type(node).__name__ == "IPyNbFile" else node for node in collected]
+    return [notebook if isinstance(node, IPyNbFile) else node for node in collected]
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

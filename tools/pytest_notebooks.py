@@ -235,8 +235,9 @@ class ClientNotebook(IPyNbFile):
         yield ClientChecks.from_parent(self, name="clients")
 
     def setup(self):
-        self.folder = scratch() / self.entry.stem / "content"  # Colab's working folder, empty but the notebook
-        self.folder.mkdir(parents=True)
+        # Colab's working folder, empty but for the notebook
+        self.folder = Path(tempfile.mkdtemp(prefix=f"{self.entry.stem}-", dir=scratch())) / "content"
+        self.folder.mkdir()
         nbformat.write(self.nb, self.folder / self.entry.filename)
         options = self.config.option
         if options.nbval_current_env:  # as nbval chooses the kernel
