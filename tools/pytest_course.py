@@ -5,11 +5,12 @@
   they start processes), ``tooling`` (tests/tooling: the programs in tools/), ``notebooks``
   (tests/notebooks and nbval's runs of notebooks/) and ``clients`` (tests/clients: the
   notebooks in JupyterLab). ``pytest -m unit`` runs one tier, collecting only its folder.
-- **Workers.** ``-n auto`` starts one worker more than there are cores, and none for the
-  unit tier alone (starting workers would cost more than they save).
+- **Workers.** ``-n auto`` starts one per core, and none for the unit tier alone (starting
+  workers would cost more than they save).
 - **One run of each notebook checks four things.** nbval's collector for a course notebook
   is replaced by :class:`tools.pytest_notebooks.ClientNotebook`: nbval's strict comparison, in
   a run set up as on Colab, with papermill's parameters and the practice copy's stubs.
+- **One compute thread** per process (``OMP_NUM_THREADS=1`` unless set): the processes share the cores.
 - **Kernels over IPC.** nbval starts its kernels with jupyter_client's ``KernelManager``, over
   TCP ports that another starting kernel can take first; here it gets
   :class:`tools.kernels.IPCKernelManager` instead (the reason is in tools/kernels.py).
@@ -38,18 +39,13 @@ TIERS = ("unit", "processes", "tooling", "notebooks", "clients")
 EXECUTIONS = "notebook executions"
 
 
-@pytest.hookimpl(wrapper=True)
-def pytest_xdist_auto_num_workers(config: pytest.Config):
-    """``-n auto`` (pyproject's): one worker more than xdist's count of cores, because much of the
-    suite waits on other processes (kernels, the browser, the JupyterLab server) and the extra
-    worker runs while they do. On 2 cores, back to back: 129.8 s against 144.6 s with two workers,
-    143.6 s against 165.3 s (and 154.6 s with four). ``pytest -m unit`` starts no workers: it
-    takes seconds, less than starting them costs. ``-n N`` on the command line and
-    PYTEST_XDIST_AUTO_NUM_WORKERS still win."""
-    cores = yield
-    if config.getoption("markexpr", "") == "unit":
-        return 0
-    return cores if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS") else cores + 1
+@pytest.hookimpl(tryfirst=True)  # before xdist's own, which answers for every run
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """``-n auto`` (pyproject's) for ``pytest -m unit`` means no workers: the unit tier takes
+    seconds, less than starting workers costs. Otherwise xdist's count of cores (one worker more
+    measured the same, with one thread per process: 100.6 s against 102.7 s on 2 cores, and four
+    workers 114.4 s). ``-n N`` on the command line still wins."""
+    return 0 if config.getoption("markexpr", "") == "unit" else None
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
@@ -70,6 +66,11 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # One compute thread per process (the workers, and the kernels and processes they start
+    # inherit it): they already share the cores, and an oversubscribed thread pool waits on
+    # descheduled threads (test_narrow_tables: 0.7 s alone, 20 s beside two busy workers). The
+    # stored outputs are the same with one thread; `make run` and JupyterLab keep the default.
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
     for tier in TIERS:
         config.addinivalue_line("markers", f"{tier}: the tests in tests/{tier}/ (see tools/pytest_course.py)")
     try:
