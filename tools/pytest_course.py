@@ -69,7 +69,7 @@ def pytest_configure(config: pytest.Config) -> None:
     # One compute thread per process (the workers, and the kernels and processes they start
     # inherit it): they already share the cores, and an oversubscribed thread pool waits on
     # descheduled threads (test_narrow_tables: 0.7 s alone, 20 s beside two busy workers). The
-    # stored outputs are the same with one thread; `make run` and JupyterLab keep the default.
+    # stored outputs are the same with one thread; `make run` and `make lab` keep the default.
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     for tier in TIERS:
         config.addinivalue_line("markers", f"{tier}: the tests in tests/{tier}/ (see tools/pytest_course.py)")
