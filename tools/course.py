@@ -14,6 +14,8 @@ from pathlib import Path
 #: ``owner/name`` of the GitHub repository. The only place it is written: every
 #: Colab badge, Binder link and the Colab set-up cell are generated from it.
 REPO_SLUG = "embedding-course/nn-embedding-course"
+#: the repository's name: the folder that `git clone` (and the Colab set-up cell) makes
+REPO_NAME = REPO_SLUG.split("/")[1]
 
 #: The git ref that Colab badges open and the set-up cell fetches.
 REPO_REF = "main"

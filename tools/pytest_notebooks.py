@@ -47,7 +47,9 @@ from tools.run import stderr_outputs
 DEVICE_ENV = "COURSE_DEVICE"
 PRACTICE_SUFFIX = "-practice"
 CHECK_ID = "test-where-is-utils"
-FOLDER = course.REPO_SLUG.split("/")[1]
+FOLDER = course.REPO_NAME
+#: what the set-up cell prints where it has to fetch the course (the stored notebooks hold the clone's line)
+COLAB_SETUP_LINE = f"Set-up: fetched the course into ./{FOLDER}\n"
 IGNORED = shutil.ignore_patterns(".git", ".venv", "build", "__pycache__", "*.pyc", ".pytest_cache", ".ruff_cache",
                                  ".ipynb_checkpoints")
 
@@ -167,8 +169,7 @@ def client_notebook(entry: course.Notebook) -> nbformat.NotebookNode:
             cell.id = "injected-parameters"  # papermill's is random: the test's name must be the same in every worker
             cell.execution_count = 1  # compared, as every stored cell is: it prints nothing
         if cell.get("id") == generated.SETUP_ID:
-            cell.outputs = [nbformat.v4.new_output("stream", name="stdout",
-                                                   text=f"Set-up: fetched the course into ./{FOLDER}\n")]
+            cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=COLAB_SETUP_LINE)]
     copy_ = practice.practice_notebook(original, entry, course.ENGLISH, entry.path.parent)
     start, end = _exercises_start(copy_), next(i for i, c in enumerate(copy_.cells) if c.id == generated.FOOTER_ID)
     drills = copy.deepcopy(copy_.cells[start:end])
@@ -270,7 +271,7 @@ class ClientChecks(pytest.Item):
         except KeyError as missing:
             pytest.skip(f"cell {missing} did not run (deselected?): these checks need the whole notebook")
         cells = {cell.id: cell for cell in nb.cells}
-        assert _stream_text(cells[generated.SETUP_ID]) == f"Set-up: fetched the course into ./{FOLDER}\n"
+        assert _stream_text(cells[generated.SETUP_ID]) == COLAB_SETUP_LINE
         assert (parent.folder / FOLDER / generated.COURSE_MARKER).is_file()
         assert _stream_text(cells[CHECK_ID]).splitlines() == [
             f"utils from: {(parent.folder / FOLDER).resolve()}", "on Colab: True | the fake module: True",

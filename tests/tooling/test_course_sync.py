@@ -6,7 +6,7 @@ import nbformat
 import pytest
 
 from tools import course, generated, sync, translations
-from tools.course import NOTEBOOKS, REPO_SLUG
+from tools.course import NOTEBOOKS, REPO_NAME, REPO_SLUG
 
 
 def test_manifest_is_numbered_in_order_with_unique_names():
@@ -112,7 +112,7 @@ def test_every_link_to_the_course_repository_uses_the_one_slug():
     is the course too. Other GitHub links are references (Meta's LLaMA code, for one)."""
     texts = [sync.README.read_text(encoding="utf-8"), translations.readme_zh_path().read_text(encoding="utf-8")]
     texts += [nb.path.read_text(encoding="utf-8") for entry in NOTEBOOKS for nb in (entry, entry.zh)]
-    name = REPO_SLUG.split("/")[1]
+    name = REPO_NAME
     for text in texts:
         slugs = re.findall(COURSE_LINK, text)
         slugs += [slug for slug in re.findall(GITHUB_LINK, text) if slug.split("/")[1] == name]

@@ -12,7 +12,7 @@ import pytest
 from tools import course, generated
 from tools.course import ROOT
 
-FOLDER = course.REPO_SLUG.split("/")[1]
+FOLDER = course.REPO_NAME
 
 
 def _run_setup_cell(monkeypatch, cwd, *, colab, missing=()):
