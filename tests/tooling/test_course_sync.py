@@ -7,6 +7,7 @@ import pytest
 
 from tools import course, generated, sync, translations
 from tools.course import NOTEBOOKS, REPO_NAME, REPO_SLUG
+from tools.images import COURSE_IMAGES
 
 
 def test_manifest_is_numbered_in_order_with_unique_names():
@@ -157,7 +158,22 @@ def test_colab_url_rejects_bad_paths():
     assert course.notebook(1) is NOTEBOOKS[0]
 
 
-def test_drift_is_caught_and_sync_repairs_it(course_copy):
+@pytest.fixture
+def image_writes(monkeypatch):
+    """sync's image step, recorded instead of drawn (2 s a call): the folders it was asked to draw into.
+    What it draws, and that it draws the same bytes twice, is test_images.py's."""
+    folders = []
+
+    def write_course_images(folder):
+        folders.append(folder)
+        for name in COURSE_IMAGES:
+            (folder / name).write_bytes(b"\x89PNG")
+
+    monkeypatch.setattr(sync, "write_course_images", write_course_images)
+    return folders
+
+
+def test_drift_is_caught_and_sync_repairs_it(course_copy, image_writes):
     readme = course_copy / "README.md"
     readme.write_text(readme.read_text().replace(NOTEBOOKS[0].title, "An old title"))
     notebook = course_copy / "notebooks" / NOTEBOOKS[0].filename
@@ -169,12 +185,14 @@ def test_drift_is_caught_and_sync_repairs_it(course_copy):
         f"notebooks/{NOTEBOOKS[0].filename}", "README.md", "images/one_hot_product.png", "images/stray.png",
     ]
     assert sync.main(["--check"]) == 1
+    assert image_writes == []  # --check writes nothing
     assert sync.main([]) == 0
+    assert image_writes == [course_copy / "images"]
     assert sync.stale_files() == []
     assert sync.main(["--check"]) == 0
 
 
-def test_drift_in_the_chinese_edition_is_caught_and_sync_repairs_it(course_copy, capsys):
+def test_drift_in_the_chinese_edition_is_caught_and_sync_repairs_it(course_copy, image_writes, capsys):
     entry = NOTEBOOKS[0]
     zh = course_copy / "notebooks" / "zh" / entry.filename
     synced = zh.read_text()
