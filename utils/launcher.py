@@ -174,7 +174,11 @@ def _loopback_interface() -> str | None:
 
 def _report_error(folder: Path, rank: int, error: Exception) -> None:
     report = {"time": time.time(), "error": f"{type(error).__name__}: {error}", "traceback": traceback.format_exc()}
-    (folder / f"rank{rank}.error.json").write_text(json.dumps(report))
+    # written whole, then renamed into place (as the results are): the launcher may read the
+    # folder while this process is still writing, and an empty file is not a report
+    partial = folder / f"rank{rank}.error.json.partial"
+    partial.write_text(json.dumps(report))
+    partial.replace(folder / f"rank{rank}.error.json")
 
 
 def _importable(fn: Callable[..., Any]) -> None:

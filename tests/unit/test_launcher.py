@@ -4,7 +4,9 @@ Real runs, and real failures injected into them, are in test_distributed.py and
 test_distributed_failures.py.
 """
 
+import json
 import pickle
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -92,3 +94,22 @@ def test_root_cause_uses_the_traceback_torch_saved(tmp_path):
                           [str(saved), None])
     assert str(error) == "rank 0 of 2 failed: OSError: no space left; the other processes were stopped"
     assert error.details.startswith("Traceback")
+
+
+def test_an_error_report_appears_whole(tmp_path, monkeypatch):
+    """The launcher reads the folder while workers fail: a report must never be seen half written."""
+    renames = []
+    replace = Path.replace
+
+    def recorded(source, target):
+        renames.append((Path(target).name, Path(target).exists(), json.loads(Path(source).read_text())["error"]))
+        return replace(source, target)
+
+    monkeypatch.setattr(Path, "replace", recorded)
+    try:
+        raise ValueError("bad row")
+    except ValueError as error:
+        L._report_error(tmp_path, 1, error)
+    assert renames == [("rank1.error.json", False, "ValueError: bad row")]
+    assert [path.name for path in tmp_path.iterdir()] == ["rank1.error.json"]
+    assert L._read_error(tmp_path, 1)["error"] == "ValueError: bad row"
