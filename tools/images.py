@@ -1,4 +1,4 @@
-"""The diagrams in ``images/``, drawn by ``make sync`` from the course's own figure functions.
+"""The diagrams in ``images/``, drawn by ``make sync`` from the course's own figure functions (utils/figures/).
 
 The README and the web site show them; the notebooks draw the same figures from their
 own tensors. Each is seeded, so every run draws the same picture.
@@ -12,14 +12,12 @@ from pathlib import Path
 import torch
 from matplotlib.figure import Figure
 
-from utils.figures import (
-    embedding_lookup_figure,
-    gradient_rows_figure,
-    linear_embedding_transpose_figure,
-    one_hot_product_figure,
-    vocab_parallel_figure,
-    weight_histograms_figure,
-)
+from utils.figures.nb01 import one_hot_product_figure
+from utils.figures.nb02 import embedding_lookup_figure
+from utils.figures.nb03 import linear_embedding_transpose_figure
+from utils.figures.nb04 import gradient_rows_figure
+from utils.figures.nb05 import weight_histograms_figure
+from utils.figures.nb08 import vocab_parallel_figure
 from utils.init_stats import embedding_init, linear_init
 from utils.lookup import one_hot
 

@@ -1,19 +1,22 @@
-"""Helpers for the nn.Embedding course: what the notebooks import, one topic per module.
+"""The course's helpers: what the notebooks teach, one topic per module, each function saying where.
 
-- ``devices``     picking the device a notebook runs on
-- ``checks``      argument checks with one wording; ``expect_error``, to show the error a mistake meets
-- ``vocab``       a deterministic word-level vocabulary
-- ``corpus``      a generated corpus whose word categories are known (notebook 9)
-- ``lookup``      one-hot vectors, the lookup, id and weight checks, operation counts
-- ``positions``   the sinusoidal position table
-- ``init_stats``  what the default initialisations draw, and what that does downstream
-- ``distributed`` a vocabulary-parallel embedding on torch.distributed
-- ``launcher``    starting P processes in one process group; timeouts, failures, injected faults
-- ``figures``     diagrams drawn from real tensors
-- ``exercises``   checkers for the exercises at the end of each notebook
-- ``bench``       ``python -m utils.bench``: lookup vs one-hot products, timed, with a memory guard
-- ``env_check``   ``python -m utils.env_check``: is this environment right?
+These modules collect the ideas of the lessons, written once so that every notebook and
+every test uses the same code. Each public function and class names the notebook that
+teaches it.
 
-The programs that maintain the course (the manifest, ``make sync``, ``make run``, the
-translations, the practice copies, the web site) are in ``tools/``; nothing here imports them.
+- ``vocab``          a word-level vocabulary whose ids never change (notebook 1)
+- ``lookup``         one-hot rows, the product that only selects, the lookup, what each costs (1, 2, 3)
+- ``init_stats``     what the layers' default initialisations draw, and what that does downstream (5)
+- ``positions``      the sinusoidal position table (7)
+- ``vocab_parallel`` one embedding table split by rows over processes (8)
+- ``corpus``         a generated corpus whose word categories are known (9)
+- ``checks``         argument checks with one wording; ``expect_error``, to show the error a mistake meets
+- ``devices``        the device a notebook runs on
+- ``env_check``      ``python -m utils.env_check``: is this environment right for the course?
+
+The furniture, which the notebooks call but do not teach, stands apart in subpackages:
+``figures`` and ``exercises`` (one module per notebook), ``bench`` (``python -m utils.bench``,
+notebook 6's measurements) and ``distributed`` (``python -m utils.distributed``, notebook 8's
+processes). Nothing in these lesson modules imports them, and nothing here imports the
+maintainers' programs in ``tools/``.
 """

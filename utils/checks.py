@@ -12,6 +12,8 @@ def check_int(name: str, value: object, minimum: int = 1) -> int:
     """Return ``value`` if it is an int ``>= minimum`` (bools are not ints here).
 
     Raises ``TypeError`` for a non-int, ``ValueError`` for one below ``minimum``; both name ``name``.
+
+    Used by the other helpers, to check their arguments.
     """
     if not isinstance(value, int) or isinstance(value, bool):
         raise TypeError(f"{name} must be an int, got {type(value).__name__}")
@@ -21,7 +23,10 @@ def check_int(name: str, value: object, minimum: int = 1) -> int:
 
 
 def check_positive(name: str, value: object, unit: str = "") -> float:
-    """Return ``value`` as a float if it is a positive, finite number (``unit`` words the message)."""
+    """Return ``value`` as a float if it is a positive, finite number (``unit`` words the message).
+
+    Used by the other helpers, to check their arguments.
+    """
     of_unit = f" of {unit}" if unit else ""
     if not isinstance(value, (int, float)) or isinstance(value, bool):
         raise TypeError(f"{name} must be a number{of_unit}, got {type(value).__name__}")
@@ -41,6 +46,8 @@ def expect_error(error_type: type[BaseException] | tuple[type[BaseException], ..
 
         with expect_error(ValueError, "99"):
             lookup.lookup(torch.tensor([2, 99]), W)
+
+    Used in notebooks 1, 2, 3, 4 and 7, wherever a lesson shows an error.
     """
     types = error_type if isinstance(error_type, tuple) else (error_type,)
     if not types or not all(isinstance(t, type) and issubclass(t, BaseException) for t in types):

@@ -47,7 +47,10 @@ RULES: tuple[tuple[str, ...], ...] = (
 
 
 def category_of(word: str) -> str | None:
-    """The category of ``word`` (held-out words included), or ``None`` for a function word or a special token."""
+    """The category of ``word`` (held-out words included), or ``None`` for a function word or a special token.
+
+    Taught in notebook 9.
+    """
     if not isinstance(word, str):
         raise TypeError(f"word must be a str, got {type(word).__name__}")
     for category, words in CATEGORIES.items():
@@ -58,13 +61,19 @@ def category_of(word: str) -> str | None:
 
 def labelled_words() -> list[str]:
     """Every word that has a category, grouped by category in :data:`CATEGORIES` order; a held-out word comes
-    after the other words of its category."""
+    after the other words of its category.
+
+    Taught in notebook 9.
+    """
     return [word for category, words in CATEGORIES.items()
             for word in (*words, *(w for w, c in HELD_OUT.items() if c == category))]
 
 
 def generate_sentences(num_sentences: int, seed: int) -> list[str]:
-    """``num_sentences`` sentences from :data:`RULES`, each rule and word drawn uniformly with ``seed``."""
+    """``num_sentences`` sentences from :data:`RULES`, each rule and word drawn uniformly with ``seed``.
+
+    Used by build_corpus (notebook 9).
+    """
     check_int("num_sentences", num_sentences)
     check_int("seed", seed, minimum=0)
     rng = random.Random(seed)  # its own generator: the global random state is left alone
@@ -78,14 +87,20 @@ def generate_sentences(num_sentences: int, seed: int) -> list[str]:
 
 def corpus_vocab() -> Vocab:
     """The vocabulary of the grammar: the special tokens, the function words, then each category's words in
-    :data:`CATEGORIES` order, then the held-out words. The same for every seed and size of corpus."""
+    :data:`CATEGORIES` order, then the held-out words. The same for every seed and size of corpus.
+
+    Used by build_corpus (notebook 9).
+    """
     words = [*FUNCTION_WORDS, *(w for ws in CATEGORIES.values() for w in ws), *HELD_OUT]
     return build_vocab(" ".join(words))
 
 
 @dataclass(frozen=True)
 class Corpus:
-    """Sentences of the grammar, with the vocabulary that covers them and every word's category."""
+    """Sentences of the grammar, with the vocabulary that covers them and every word's category.
+
+    Returned by build_corpus (notebook 9).
+    """
 
     sentences: tuple[str, ...]
     vocab: Vocab
@@ -100,7 +115,10 @@ class Corpus:
 
 
 def build_corpus(num_sentences: int, seed: int) -> Corpus:
-    """``num_sentences`` generated sentences and :func:`corpus_vocab`; see :func:`generate_sentences`."""
+    """``num_sentences`` generated sentences and :func:`corpus_vocab`; see :func:`generate_sentences`.
+
+    Taught in notebook 9.
+    """
     return Corpus(tuple(generate_sentences(num_sentences, seed)), corpus_vocab())
 
 
@@ -111,6 +129,8 @@ def context_windows(sentences: list[str] | tuple[str, ...], vocab: Vocab,
     Returns ``contexts`` ``(N, 2 * window)`` int64 (left neighbours, then right ones) and
     ``targets`` ``(N,)`` int64, one row per word of the corpus. Neighbours beyond the
     ends of a sentence are ``<pad>``. Every word must be in ``vocab`` (no ``<unk>``).
+
+    Taught in notebook 9.
     """
     check_int("window", window)
     if isinstance(sentences, str) or not all(isinstance(s, str) for s in sentences):

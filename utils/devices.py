@@ -38,6 +38,8 @@ def resolve_device(name: str = "auto", mps_gaps: Sequence[str] = ()) -> torch.de
     asked for a GPU never silently falls back to the CPU. ``"mps"`` prints one line:
     MPS is untested in this course, and the known PyTorch gaps ``mps_gaps`` (keys of
     :data:`MPS_GAPS`) touch this notebook.
+
+    Used in every notebook's first cells, to turn its device parameter into a device.
     """
     if not isinstance(name, str):
         raise TypeError(f"device must be a string, one of {DEVICE_CHOICES}; got {type(name).__name__}")
@@ -65,13 +67,19 @@ def resolve_device(name: str = "auto", mps_gaps: Sequence[str] = ()) -> torch.de
 
 
 def mps_notice(gaps: Sequence[str]) -> str:
-    """The one line printed when a notebook runs on MPS."""
+    """The one line printed when a notebook runs on MPS.
+
+    Used by resolve_device.
+    """
     known = "; ".join(MPS_GAPS[gap] for gap in gaps) if gaps else "none known"
     return f"device='mps' is untested in this course; PyTorch's MPS gaps that touch this notebook: {known}"
 
 
 def describe_device(device: torch.device) -> str:
-    """A one-line description: ``cpu``, ``cuda (NVIDIA H100 ...)`` or ``mps``."""
+    """A one-line description: ``cpu``, ``cuda (NVIDIA H100 ...)`` or ``mps``.
+
+    Used by utils.env_check and the benchmark.
+    """
     if device.type == "cuda":
         return f"cuda ({torch.cuda.get_device_name(device)})"
     return device.type

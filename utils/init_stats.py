@@ -32,7 +32,10 @@ UNIFORM_KURTOSIS = 9.0 / 5.0
 
 @dataclass(frozen=True)
 class Expected:
-    """The distribution a weight is drawn from: ``"normal"`` N(mean, std²) or ``"uniform"`` U(-bound, bound)."""
+    """The distribution a weight is drawn from: ``"normal"`` N(mean, std²) or ``"uniform"`` U(-bound, bound).
+
+    Returned by normal, embedding_init and linear_init (notebook 5).
+    """
 
     name: str  # a label for tables and plots, e.g. "nn.Embedding: N(0, 1)"
     distribution: str  # "normal" or "uniform"
@@ -45,42 +48,67 @@ class Expected:
             raise ValueError(f"distribution must be 'normal' or 'uniform', got {self.distribution!r}")
         if self.distribution == "uniform" and self.bound is None:
             raise ValueError("a uniform distribution needs its bound (half-width)")
+        check_positive("std", self.std)
+        if isinstance(self.mean, bool) or not isinstance(self.mean, (int, float)) or not math.isfinite(self.mean):
+            raise ValueError(f"mean must be a finite number, got {self.mean!r}")
+        if self.bound is not None:
+            check_positive("bound", self.bound)
 
     @property
     def kurtosis(self) -> float:
         return NORMAL_KURTOSIS if self.distribution == "normal" else UNIFORM_KURTOSIS
 
-    def pdf(self, x: np.ndarray) -> np.ndarray:
-        """The density at ``x`` (any shape -> same shape)."""
-        x = np.asarray(x, dtype=float)
+    def torch_distribution(self) -> torch.distributions.Distribution:
+        """The distribution as :mod:`torch.distributions` has it: ``Normal`` or ``Uniform``."""
         if self.distribution == "normal":
-            return normal_pdf(x, self.std, self.mean)
-        return uniform_pdf(x, self.bound, self.mean)
+            return torch.distributions.Normal(self.mean, self.std)
+        # validate_args=False: the density is 0 outside the bounds (instead of an error), as a plot needs
+        return torch.distributions.Uniform(self.mean - self.bound, self.mean + self.bound, validate_args=False)
+
+    def pdf(self, x: np.ndarray | torch.Tensor) -> np.ndarray:
+        """The density at ``x`` (any shape -> same shape), from :meth:`torch_distribution`."""
+        values = torch.as_tensor(np.asarray(x, dtype=float))
+        return self.torch_distribution().log_prob(values).exp().numpy()
 
 
 def normal(std: float, name: str | None = None) -> Expected:
-    """N(0, std²), e.g. ``normal(0.02)`` for GPT-2's ``normal_(std=0.02)``."""
+    """N(0, std²), e.g. ``normal(0.02)`` for GPT-2's ``normal_(std=0.02)``.
+
+    Taught in notebook 5.
+    """
     std = check_positive("std", std)
     return Expected(name or f"N(0, {std:g}²)", "normal", std)
 
 
 def embedding_init() -> Expected:
-    """What ``nn.Embedding`` draws, at any size: N(0, 1) (``torch.nn.init.normal_``)."""
+    """What ``nn.Embedding`` draws, at any size: N(0, 1) (``torch.nn.init.normal_``).
+
+    Taught in notebook 5.
+    """
     return Expected("nn.Embedding: N(0, 1)", "normal", 1.0)
 
 
 def linear_bound(fan_in: int) -> float:
-    """Half-width of ``nn.Linear``'s uniform weights: ``1/sqrt(fan_in)`` (``fan_in = in_features``)."""
+    """Half-width of ``nn.Linear``'s uniform weights: ``1/sqrt(fan_in)`` (``fan_in = in_features``).
+
+    Used by linear_std and linear_init (notebook 5).
+    """
     return 1.0 / math.sqrt(check_int("fan_in", fan_in))
 
 
 def linear_std(fan_in: int) -> float:
-    """Std of ``nn.Linear``'s weights: ``bound/sqrt(3) = 1/sqrt(3*fan_in)`` (the std of U(-b, b) is b/sqrt(3))."""
+    """Std of ``nn.Linear``'s weights: ``bound/sqrt(3) = 1/sqrt(3*fan_in)`` (the std of U(-b, b) is b/sqrt(3)).
+
+    Taught in notebook 5.
+    """
     return linear_bound(fan_in) / math.sqrt(3.0)
 
 
 def linear_init(fan_in: int) -> Expected:
-    """What ``nn.Linear(fan_in, out)`` draws for its weight: U(-1/sqrt(fan_in), 1/sqrt(fan_in))."""
+    """What ``nn.Linear(fan_in, out)`` draws for its weight: U(-1/sqrt(fan_in), 1/sqrt(fan_in)).
+
+    Taught in notebook 5.
+    """
     bound = linear_bound(fan_in)
     return Expected(f"nn.Linear: U(±1/√{fan_in})", "uniform", linear_std(fan_in), bound=bound)
 
@@ -90,6 +118,8 @@ def xavier_normal_std(fan_in: int, fan_out: int, gain: float = 1.0) -> float:
 
     For a 2-D weight of shape ``[rows, cols]`` PyTorch takes ``fan_in = cols`` and
     ``fan_out = rows``.
+
+    Taught in notebook 5.
     """
     check_int("fan_in", fan_in)
     check_int("fan_out", fan_out)
@@ -101,6 +131,8 @@ def std_standard_error(std: float, n: int, kurtosis: float = NORMAL_KURTOSIS) ->
 
     ``sqrt((kurtosis - 1)/(4n)) * std`` (the delta method); for a normal (kurtosis 3)
     that is the familiar ``std/sqrt(2n)``, for a uniform (9/5) ``std*sqrt(0.2/n)``.
+
+    Used by compare (notebook 5 shows where its tolerances come from).
     """
     std = check_positive("std", std)
     check_int("n", n)
@@ -110,27 +142,19 @@ def std_standard_error(std: float, n: int, kurtosis: float = NORMAL_KURTOSIS) ->
 
 
 def mean_standard_error(std: float, n: int) -> float:
-    """Standard error of the sample mean of ``n`` independent draws: ``std/sqrt(n)``."""
+    """Standard error of the sample mean of ``n`` independent draws: ``std/sqrt(n)``.
+
+    Used by compare (notebook 5 shows where its tolerances come from).
+    """
     return check_positive("std", std) / math.sqrt(check_int("n", n))
-
-
-def normal_pdf(x: np.ndarray, std: float, mean: float = 0.0) -> np.ndarray:
-    """Density of N(mean, std²) at ``x``."""
-    std = check_positive("std", std)
-    x = np.asarray(x, dtype=float)
-    return np.exp(-0.5 * ((x - mean) / std) ** 2) / (std * math.sqrt(2.0 * math.pi))
-
-
-def uniform_pdf(x: np.ndarray, bound: float, mean: float = 0.0) -> np.ndarray:
-    """Density of U(mean - bound, mean + bound) at ``x``: ``1/(2*bound)`` inside, 0 outside."""
-    bound = check_positive("bound", bound)
-    x = np.asarray(x, dtype=float)
-    return np.where(np.abs(x - mean) <= bound, 1.0 / (2.0 * bound), 0.0)
 
 
 @dataclass(frozen=True)
 class Comparison:
-    """Observed statistics of a weight next to the expected ones, with the tolerances used."""
+    """Observed statistics of a weight next to the expected ones, with the tolerances used.
+
+    Returned by compare (notebook 5).
+    """
 
     expected: Expected
     n: int
@@ -180,6 +204,8 @@ def compare(weight: torch.Tensor, expected: Expected, n_se: float = 5.0) -> Comp
     fall short of ``±bound`` by about ``2*bound/n``; a gap over ``20 * 2*bound/n`` has a
     chance of about ``e^-20`` and is rejected. Values may pass ``±bound`` by the rounding
     of the bound to the weight's dtype (4 units in the last place).
+
+    Taught in notebook 5.
     """
     if not isinstance(weight, torch.Tensor):
         raise TypeError(f"weight must be a torch.Tensor, got {type(weight).__name__}")
@@ -193,6 +219,10 @@ def compare(weight: torch.Tensor, expected: Expected, n_se: float = 5.0) -> Comp
     if n < 2:
         raise ValueError(f"need at least 2 values to estimate a std, got {n}")
     values = weight.detach().double().flatten()
+    if not bool(values.isfinite().all()):
+        bad = int((~values.isfinite()).sum())
+        raise ValueError(f"weight holds {bad} NaN or infinite value(s) out of {n}; expected finite initial weights "
+                         "(statistics of them would be NaN or inf)")
     gap = None if expected.bound is None else 20.0 * 2.0 * expected.bound / n
     slack = 0.0 if expected.bound is None else 4.0 * torch.finfo(weight.dtype).eps * expected.bound
     return Comparison(
@@ -213,6 +243,8 @@ def tied_logit_std(embedding_dim: int, weight_std: float, hidden_std: float = 1.
 
     Each logit sums ``d`` products of independent zero-mean factors: variance
     ``d * weight_std² * hidden_std²``.
+
+    Taught in notebook 5.
     """
     check_int("embedding_dim", embedding_dim)
     return math.sqrt(embedding_dim) * check_positive("weight_std", weight_std) * \
@@ -237,20 +269,17 @@ def gaussian_softmax_entropy(vocab_size: int, logit_std: float) -> float:
 
     From ``ln sum(e^z) ≈ ln V + s²/2`` and ``sum(p*z) ≈ s²`` (law of large numbers);
     valid while ``(e^{s²} - 1)/V`` is small, otherwise ``ValueError``.
+
+    Taught in notebook 5.
     """
     _check_many_logits(vocab_size, logit_std)
     return math.log(vocab_size) - logit_std**2 / 2.0
 
 
 def gaussian_initial_loss(vocab_size: int, logit_std: float) -> float:
-    """Approximate cross-entropy at init for V iid N(0, s²) logits and a target independent of them: ``ln V + s²/2``."""
+    """Approximate cross-entropy at init for V iid N(0, s²) logits and a target independent of them: ``ln V + s²/2``.
+
+    Taught in notebook 5.
+    """
     _check_many_logits(vocab_size, logit_std)
     return math.log(vocab_size) + logit_std**2 / 2.0
-
-
-def softmax_entropy(logits: torch.Tensor) -> torch.Tensor:
-    """Entropy in nats of ``softmax(logits)`` over the last dim: ``(..., V) -> (...)``."""
-    if not isinstance(logits, torch.Tensor) or not logits.is_floating_point():
-        raise TypeError("logits must be a floating-point torch.Tensor")
-    log_p = torch.log_softmax(logits, dim=-1)
-    return -(log_p.exp() * log_p).sum(dim=-1)

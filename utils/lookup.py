@@ -27,6 +27,8 @@ def check_ids(ids: torch.Tensor, num_embeddings: int) -> torch.Tensor:
     Returns ``ids`` unchanged. Raises ``TypeError`` for a non-tensor or a
     non-integer dtype, ``ValueError`` for an id outside ``0..num_embeddings-1``
     (naming the first offending id).
+
+    Taught in notebook 2.
     """
     check_int("num_embeddings", num_embeddings)
     if not isinstance(ids, torch.Tensor):
@@ -52,6 +54,8 @@ def check_weight(weight: torch.Tensor) -> torch.Tensor:
     """Return ``weight`` if it is a floating-point ``[num_embeddings, embedding_dim]`` tensor.
 
     TypeError for something else than a floating-point tensor, ValueError for another shape.
+
+    Used by the other helpers, to check a weight first.
     """
     if not isinstance(weight, torch.Tensor):
         raise TypeError(f"weight must be a torch.Tensor, got {type(weight).__name__}")
@@ -68,13 +72,18 @@ def one_hot(ids: torch.Tensor, num_classes: int, dtype: torch.dtype = torch.floa
     """``F.one_hot`` after checking the ids, cast to ``dtype``: ``S -> S + (num_classes,)``.
 
     ``F.one_hot`` returns int64; a matrix product with a float weight needs a float.
+
+    Taught in notebook 1.
     """
     check_ids(ids, num_classes)
     return F.one_hot(ids.long(), num_classes).to(dtype)
 
 
 def one_hot_matmul(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
-    """The one-hot form: ``one_hot(ids, V) @ weight``; ids ``S`` -> ``S + (d,)``."""
+    """The one-hot form: ``one_hot(ids, V) @ weight``; ids ``S`` -> ``S + (d,)``.
+
+    Taught in notebook 1.
+    """
     check_weight(weight)
     return one_hot(ids, weight.shape[0], weight.dtype).to(weight.device) @ weight
 
@@ -84,6 +93,8 @@ def lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
 
     Every integer dtype that :func:`check_ids` accepts works: the ids are cast to
     int64 first (``F.embedding`` itself takes only int64 and int32).
+
+    Taught in notebook 1.
     """
     check_weight(weight)
     check_ids(ids, weight.shape[0])
@@ -92,7 +103,10 @@ def lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
 
 @dataclass(frozen=True)
 class MultiplyAdds:
-    """Multiply-adds a one-hot matrix product spends, and how many of them matter."""
+    """Multiply-adds a one-hot matrix product spends, and how many of them matter.
+
+    Returned by one_hot_multiply_adds (notebook 1).
+    """
 
     total: int  # every product x_v * W[v, j] the matmul computes
     useful: int  # the ones where x_v == 1: the values that end up in the output
@@ -108,6 +122,8 @@ def one_hot_multiply_adds(num_tokens: int, vocab_size: int, embedding_dim: int) 
     Each token's output has ``d`` entries, each a sum over ``V`` products:
     ``V * d`` multiply-adds per token, of which ``d`` multiply by the single 1.
     (A FLOP counter reports twice the multiply-adds: a multiply and an add each.)
+
+    Taught in notebooks 1 and 3.
     """
     check_int("num_tokens", num_tokens, minimum=0)
     check_int("vocab_size", vocab_size)

@@ -7,18 +7,25 @@ look up the same way (``nn.Embedding.from_pretrained(table, freeze=True)``).
 
 from __future__ import annotations
 
+import math
+
 import torch
 
 from .checks import check_int
 
 
 def sinusoidal_frequencies(dim: int, base: float = 10_000.0, dtype: torch.dtype = torch.float32) -> torch.Tensor:
-    """The angular frequencies ``omega_i = base ** (-2i / dim)``, ``i = 0 .. dim/2 - 1``: shape ``(dim // 2,)``."""
+    """The angular frequencies ``omega_i = base ** (-2i / dim)``, ``i = 0 .. dim/2 - 1``: shape ``(dim // 2,)``.
+
+    Taught in notebook 7.
+    """
     check_int("dim", dim)
     if dim % 2:
         raise ValueError(f"dim must be even (sine and cosine columns come in pairs), got {dim}")
-    if not isinstance(base, (int, float)) or isinstance(base, bool) or base <= 1:
-        raise ValueError(f"base must be a number > 1, got {base!r}")
+    if not isinstance(base, (int, float)) or isinstance(base, bool):
+        raise TypeError(f"base must be a number > 1, got {type(base).__name__}")
+    if not 1 < base < math.inf:  # also False for NaN
+        raise ValueError(f"base must be a finite number > 1, got {base!r}")
     return torch.pow(float(base), -torch.arange(0, dim, 2, dtype=torch.float64) / dim).to(dtype)
 
 
@@ -28,6 +35,8 @@ def sinusoidal_positions(num_positions: int, dim: int, base: float = 10_000.0,
 
     ``PE[p, 2i] = sin(p * omega_i)`` and ``PE[p, 2i + 1] = cos(p * omega_i)``, with
     ``omega_i = base ** (-2i / dim)``. Computed in float64, returned in ``dtype``.
+
+    Taught in notebook 7.
     """
     check_int("num_positions", num_positions)
     omega = sinusoidal_frequencies(dim, base, torch.float64)  # (dim/2,)

@@ -21,7 +21,10 @@ _TOKEN_RE = re.compile(r"[a-z0-9']+|[^\sa-z0-9']")
 
 
 def tokenize(text: str) -> list[str]:
-    """Lower-case ``text`` and split it into words and punctuation marks."""
+    """Lower-case ``text`` and split it into words and punctuation marks.
+
+    Taught in notebook 1.
+    """
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
     return _TOKEN_RE.findall(text.lower())
@@ -29,7 +32,10 @@ def tokenize(text: str) -> list[str]:
 
 @dataclass(frozen=True)
 class Vocab:
-    """Token <-> id maps. ``itos[i]`` is the token with id ``i``."""
+    """Token <-> id maps. ``itos[i]`` is the token with id ``i``.
+
+    Taught in notebook 1.
+    """
 
     itos: tuple[str, ...]
 
@@ -78,6 +84,8 @@ def build_vocab(text: str, specials: tuple[str, ...] = SPECIAL_TOKENS, *, sort: 
 
     Words are kept in first-occurrence order, or alphabetically with ``sort=True``;
     both are stable across runs. ``specials`` must include ``<unk>``.
+
+    Taught in notebook 1.
     """
     if UNK not in specials:
         raise ValueError(f"specials must include {UNK!r} (out-of-vocabulary words map to it); got {specials}")

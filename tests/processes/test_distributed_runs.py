@@ -1,9 +1,15 @@
 """The vocabulary-parallel embedding, run on real processes (gloo): one launch per world size."""
 
+import subprocess
+import sys
+
 import pytest
 import torch
 
-from utils import distributed as D
+from tools.course import ROOT
+from utils import vocab_parallel
+from utils.distributed import vocab_parallel_run as D
+from utils.distributed.__main__ import main
 
 
 @pytest.mark.parametrize("world_size", [1, 2, 3])
@@ -13,7 +19,7 @@ def test_parallel_run_equals_one_device_exactly(world_size):
     results = D.run_vocab_parallel(spec, world_size, timeout_s=30, start_method=start_method)
     output, weight_grad = D.single_device_reference(spec)
     assert [r.rank for r in results] == list(range(world_size))
-    assert [(r.start, r.end) for r in results] == D.shard_bounds(11, world_size)
+    assert [(r.start, r.end) for r in results] == vocab_parallel.shard_bounds(11, world_size)
     for r in results:
         assert r.backend == "gloo" and r.world_size == world_size
         assert torch.equal(r.output, output)  # forward: every rank holds the whole result
@@ -25,7 +31,16 @@ def test_parallel_run_equals_one_device_exactly(world_size):
 
 
 def test_command_line_starts_processes(capsys):
-    assert D.main(["--nproc", "2", "--vocab-size", "7", "--dim", "3", "--timeout", "30"]) == 0
+    assert main(["--nproc", "2", "--vocab-size", "7", "--dim", "3", "--timeout", "30"]) == 0
     out = capsys.readouterr().out
     assert "2 processes (gloo)" in out and "rank 1: rows [4, 7)" in out
     assert "forward equal on every rank: True; gradients equal the single-device slices: True" in out
+
+
+def test_python_dash_m_runs_the_check_without_rerunning_itself():
+    """``python -m utils.distributed``: the workers import their function from its own module, and
+    the results unpickle as its classes (no ``__main__`` trick)."""
+    result = subprocess.run([sys.executable, "-m", "utils.distributed", "--nproc", "2", "--vocab-size", "7"],
+                            capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert result.returncode == 0, result.stderr
+    assert "rank 1: rows [4, 7)" in result.stdout and result.stderr == ""

@@ -10,7 +10,8 @@ import torch
 import torch.nn.functional as F
 
 from utils import bench
-from utils.bench import Case
+from utils.bench import Case, bandwidth, measure
+from utils.bench.__main__ import main as bench_main
 
 FAST = {"min_run_time": 0.001, "threads": 1, "progress": False}  # keep the timing loops short in tests
 
@@ -180,9 +181,10 @@ def test_a_method_that_computes_something_else_is_never_timed(monkeypatch):
         fn = real(method, ids, weight, copy_source)
         return (lambda: fn() + 1e-3) if method == "dense" else fn
 
-    monkeypatch.setattr(bench, "forward_fn", wrong_dense)
+    monkeypatch.setattr(measure, "forward_fn", wrong_dense)
     timed = []
-    monkeypatch.setattr(bench, "blocked_autorange", lambda *args, **kwargs: timed.append(args) or pytest.fail("timed"))
+    monkeypatch.setattr(measure, "blocked_autorange",
+                        lambda *args, **kwargs: timed.append(args) or pytest.fail("timed"))
     with pytest.raises(AssertionError, match=r"dense forward at V=20, d=4, n=9 differs from the lookup's by up to "
                                              r"0\.001 \(allowed: rtol=0\.0, atol=0\.0\)"):
         bench.run_benchmark([Case(20, 4, 9)], methods=["dense"], passes=["forward"], **FAST)
@@ -221,9 +223,9 @@ def test_available_memory_and_the_default_budget(monkeypatch):
     if sys.platform.startswith("linux"):
         assert isinstance(available, int) and available > 0
     assert 0 < bench.default_memory_budget("cpu") <= (available or bench.FALLBACK_BUDGET)
-    monkeypatch.setattr(bench, "available_memory", lambda device: None)
+    monkeypatch.setattr(measure, "available_memory", lambda device: None)
     assert bench.default_memory_budget("cpu") == bench.FALLBACK_BUDGET == 2**30
-    monkeypatch.setattr(bench, "available_memory", lambda device: 10 * 2**30)
+    monkeypatch.setattr(measure, "available_memory", lambda device: 10 * 2**30)
     assert bench.default_memory_budget("cpu") == 5 * 2**30
     assert bench.default_memory_budget("cpu", fraction=0.25) == 2.5 * 2**30
     with pytest.raises(ValueError, match="fraction must be at most 1"):
@@ -248,7 +250,7 @@ def test_a_case_over_budget_is_never_attempted(monkeypatch, capsys):
     def no_allocation(*args, **kwargs):
         raise AssertionError("a skipped case must not allocate its inputs")
 
-    monkeypatch.setattr(bench, "make_inputs", no_allocation)
+    monkeypatch.setattr(measure, "make_inputs", no_allocation)
     rows = bench.run_benchmark([Case(1_000, 16, 64), Case(2_000, 16, 64)], memory_budget=1_000, **FAST)
     assert len(rows) == 2 * 7 and all(r["status"] == "skipped" for r in rows)
     assert capsys.readouterr().out.count("skipped ") == 14
@@ -341,7 +343,7 @@ def test_run_sweeps_measures_the_shared_anchor_once(monkeypatch):
                         bandwidth=Case(300, 4, 16), min_run_time=0.001)
     seen = []
     real = bench.run_benchmark
-    monkeypatch.setattr(bench, "run_benchmark", lambda cases, **kw: seen.extend(cases) or real(cases, **kw))
+    monkeypatch.setattr(measure, "run_benchmark", lambda cases, **kw: seen.extend(cases) or real(cases, **kw))
     sweeps = bench.run_sweeps(tiny, ["embedding_dim", "num_tokens"], methods=["lookup"], passes=["forward"], **FAST)
     assert seen == [Case(300, 4, 16), Case(300, 8, 16), Case(300, 4, 32)]  # the anchor once
     assert [r["embedding_dim"] for r in sweeps["embedding_dim"]] == [4, 8]
@@ -389,8 +391,8 @@ def test_bandwidth_study_rows_hold_every_variant_and_the_ratio_with_its_spread(c
 
 def test_bandwidth_study_reuses_one_cold_buffer_for_cases_of_any_size(monkeypatch):
     buffers = []
-    real = bench._study_fns
-    monkeypatch.setattr(bench, "_study_fns", lambda case, weight, seed, cache, storage: buffers.append(
+    real = bandwidth._study_fns
+    monkeypatch.setattr(bandwidth, "_study_fns", lambda case, weight, seed, cache, storage: buffers.append(
         (storage.data_ptr(), storage.numel())) or real(case, weight, seed, cache, storage))
     cases = [Case(300, 8, 16), Case(300, 8, 64), Case(300, 8, 32)]
     rows = bench.bandwidth_study(cases, **STUDY)  # each case checks that its cold copy returns the lookup
@@ -436,7 +438,7 @@ def test_regimes_floor_then_cache_then_dram():
 
 def test_cli_prints_speedup_and_bandwidth_ratio_and_writes_the_table(tmp_path, capsys):
     out = tmp_path / "results.csv"
-    code = bench.main(["--vocab-sizes", "2000", "--dims", "16", "--tokens", "64", "--device", "cpu",
+    code = bench_main(["--vocab-sizes", "2000", "--dims", "16", "--tokens", "64", "--device", "cpu",
                        "--min-run-time", "0.001", "--threads", "1", "--no-progress", "--output", str(out)])
     printed = capsys.readouterr().out
     assert code == 0
@@ -451,7 +453,7 @@ def test_cli_prints_speedup_and_bandwidth_ratio_and_writes_the_table(tmp_path, c
 def test_cli_regimes_runs_the_token_sweep_and_writes_the_study(tmp_path, monkeypatch, capsys):
     monkeypatch.setitem(bench.REGIME_TOKENS, "full", (8, 32))
     out = tmp_path / "study.json"
-    assert bench.main(["--regimes", "--vocab-sizes", "300", "--dims", "4", "--min-run-time", "0.001",
+    assert bench_main(["--regimes", "--vocab-sizes", "300", "--dims", "4", "--min-run-time", "0.001",
                        "--repeats", "2", "--threads", "1", "--no-progress", "--output", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "into/cold" in printed and "per-call overhead" in printed
@@ -459,7 +461,7 @@ def test_cli_regimes_runs_the_token_sweep_and_writes_the_study(tmp_path, monkeyp
 
 
 def test_cli_skips_what_does_not_fit_and_goes_on(capsys):
-    code = bench.main(["--vocab-sizes", "1000,50_257", "--dims", "16", "--tokens", "512", "--methods", "lookup",
+    code = bench_main(["--vocab-sizes", "1000,50_257", "--dims", "16", "--tokens", "512", "--methods", "lookup",
                        "dense", "--passes", "forward", "--min-run-time", "0.001", "--threads", "1",
                        "--memory-budget-gib", "0.02", "--no-progress"])
     printed = capsys.readouterr().out
@@ -473,7 +475,7 @@ def test_cli_sweep_runs_the_three_sweeps_of_a_preset(monkeypatch, capsys):
     tiny = bench.Sweeps(vocab_sizes=(300, 600), embedding_dims=(4, 8), token_counts=(16,), anchor=Case(300, 4, 16),
                         bandwidth=Case(300, 4, 16), min_run_time=0.001)
     monkeypatch.setitem(bench.PRESETS, "quick", tiny)
-    assert bench.main(["--sweep", "quick", "--passes", "forward", "--min-run-time", "0.001", "--no-progress"]) == 0
+    assert bench_main(["--sweep", "quick", "--passes", "forward", "--min-run-time", "0.001", "--no-progress"]) == 0
     printed = capsys.readouterr().out
     for label in ("V=300, d=4, n=16", "V=600, d=4, n=16", "V=300, d=8, n=16"):  # each case once
         assert printed.count(f"lookup vs dense (forward) at {label}:") == 1
@@ -493,5 +495,5 @@ def test_cli_sweep_runs_the_three_sweeps_of_a_preset(monkeypatch, capsys):
 )
 def test_cli_rejects_bad_arguments(argv, message, capsys):
     with pytest.raises(SystemExit) as info:
-        bench.main(argv + ["--no-progress"])
+        bench_main(argv + ["--no-progress"])
     assert info.value.code == 2 and message in capsys.readouterr().err

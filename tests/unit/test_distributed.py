@@ -1,127 +1,26 @@
-"""The vocabulary-parallel embedding within one process: the split, one process's share, the layer.
+"""Notebook 8's run, within one process: the seeded problem, the command line's checks, one rank under torchrun.
 
-Runs on real processes are in tests/processes/ (test_distributed_runs.py, test_distributed_failures.py);
-the launcher's own checks are in test_launcher.py.
+Runs on real processes are in tests/processes/.
 """
 
 import pytest
 import torch
 import torch.distributed as dist
-import torch.nn.functional as F
 
-from utils import distributed as D
-from utils import launcher as L
-
-
-@pytest.mark.parametrize(
-    ("vocab_size", "world_size", "expected"),
-    [
-        (11, 1, [(0, 11)]),
-        (11, 2, [(0, 6), (6, 11)]),
-        (11, 3, [(0, 4), (4, 8), (8, 11)]),
-        (12, 3, [(0, 4), (4, 8), (8, 12)]),
-        (3, 3, [(0, 1), (1, 2), (2, 3)]),
-    ],
-)
-def test_shard_bounds(vocab_size, world_size, expected):
-    assert D.shard_bounds(vocab_size, world_size) == expected
+from utils.distributed import launcher as L
+from utils.distributed import vocab_parallel_run as R
+from utils.distributed.__main__ import main
 
 
-def test_shard_bounds_cover_the_vocabulary_evenly():
-    for vocab_size in range(1, 40):
-        for world_size in range(1, vocab_size + 1):
-            bounds = D.shard_bounds(vocab_size, world_size)
-            assert bounds[0][0] == 0 and bounds[-1][1] == vocab_size
-            assert all(a[1] == b[0] for a, b in zip(bounds, bounds[1:], strict=False))
-            sizes = [end - start for start, end in bounds]
-            assert max(sizes) - min(sizes) <= 1 and sizes == sorted(sizes, reverse=True)
-
-
-def test_shard_bounds_rejects_bad_sizes():
-    with pytest.raises(ValueError, match="world_size 4 is larger than vocab_size 3: every process must hold"):
-        D.shard_bounds(3, 4)
-    with pytest.raises(ValueError, match="world_size must be >= 1, got 0"):
-        D.shard_bounds(3, 0)
-    with pytest.raises(TypeError, match="vocab_size must be an int, got float"):
-        D.shard_bounds(3.0, 1)
-
-
-def test_owner_of():
-    ids = torch.tensor([[0, 3, 4], [7, 8, 10]])
-    assert torch.equal(D.owner_of(ids, 11, 3), torch.tensor([[0, 0, 1], [1, 2, 2]]))
-    with pytest.raises(ValueError, match="token id 11 is out of range for a vocabulary of 11"):
-        D.owner_of(torch.tensor([11]), 11, 3)
-
-
-@pytest.fixture
-def problem():
-    return D.make_problem(D.ProblemSpec(vocab_size=13, dim=3, batch=4, seq_len=9, seed=1))
-
-
-def test_local_lookups_sum_to_the_full_lookup_exactly(problem):
-    weight, ids, _ = problem
-    for world_size in range(1, 6):
-        partials = [D.local_lookup(ids, weight[s:e], s) for s, e in D.shard_bounds(13, world_size)]
-        for (s, e), partial in zip(D.shard_bounds(13, world_size), partials, strict=True):
-            owned = (ids >= s) & (ids < e)
-            assert torch.equal(partial[owned], weight[ids[owned]])
-            assert not partial[~owned].any()  # the masked rows are zeros
-        assert torch.equal(sum(partials), F.embedding(ids, weight))
-
-
-def test_local_gradients_are_slices_of_the_single_device_gradient(problem):
-    weight, ids, grad_out = problem
-    full = weight.clone().requires_grad_()
-    (F.embedding(ids, full) * grad_out).sum().backward()
-    for start, end in D.shard_bounds(13, 3):
-        local = weight[start:end].clone().requires_grad_()
-        # the all-reduce's backward is the identity: each process sees grad_out as it is
-        (D.local_lookup(ids, local, start) * grad_out).sum().backward()
-        assert torch.equal(local.grad, full.grad[start:end])
-
-
-def test_local_lookup_rejects_bad_input():
-    with pytest.raises(TypeError, match="ids must be an int64 .* got torch.float32"):
-        D.local_lookup(torch.tensor([1.0]), torch.zeros(2, 3), 0)
-    with pytest.raises(ValueError, match=r"local_weight must be a 2-D tensor \[rows, d\], got \(2,\)"):
-        D.local_lookup(torch.tensor([1]), torch.zeros(2), 0)
-    with pytest.raises(ValueError, match="start must be >= 0, got -1"):
-        D.local_lookup(torch.tensor([1]), torch.zeros(2, 3), -1)
-
-
-def test_the_layer_on_one_process_is_an_embedding(problem):
-    weight, ids, _ = problem
-    layer = D.VocabParallelEmbedding.from_full_weight(weight, rank=0, world_size=1)
-    assert torch.equal(layer(ids), F.embedding(ids, weight))
-    assert "rows=[0, 13)" in repr(layer)
-    shard = D.VocabParallelEmbedding(13, 3, rank=2, world_size=3, generator=torch.Generator().manual_seed(0))
-    assert (shard.start, shard.end) == (9, 13) and shard.weight.shape == (4, 3)  # 13 = 5 + 4 + 4
-    with pytest.raises(ValueError, match="token id 13 is out of range for a vocabulary of 13"):
-        layer(torch.tensor([13]))
-
-
-def test_the_layer_rejects_bad_arguments():
-    with pytest.raises(ValueError, match=r"rank 3 is out of range for world_size 3 \(valid ranks: 0..2\)"):
-        D.VocabParallelEmbedding(10, 2, rank=3, world_size=3)
-    with pytest.raises(ValueError, match=r"weight must be a 2-D tensor .* got \(4,\)"):
-        D.VocabParallelEmbedding.from_full_weight(torch.zeros(4), 0, 1)
-    layer = D.VocabParallelEmbedding(10, 2, rank=0, world_size=2)
-    with pytest.raises(RuntimeError, match=r"needs a process group: call it inside process_group"):
-        layer(torch.tensor([0]))
-
-
-def test_process_group_is_destroyed_even_after_an_error(problem):
-    weight, ids, grad_out = problem
-    init = f"tcp://{L.LOOPBACK}:{L.free_port()}"
-    with pytest.raises(KeyError, match="boom"):
-        with L.process_group(0, 1, backend="gloo", init_method=init, timeout_s=10):
-            assert dist.is_initialized() and dist.get_world_size() == 1
-            layer = D.VocabParallelEmbedding.from_full_weight(weight, 0, 1)
-            out = layer(ids)  # a real all_reduce, over one process
-            (out * grad_out).sum().backward()
-            assert torch.equal(out, F.embedding(ids, weight))
-            raise KeyError("boom")
-    assert not dist.is_initialized()
+def test_problem_spec_is_checked_and_seeded():
+    with pytest.raises(ValueError, match="vocab_size must be >= 1, got 0"):
+        R.ProblemSpec(vocab_size=0)
+    a, b = R.make_problem(R.ProblemSpec()), R.make_problem(R.ProblemSpec())
+    assert all(torch.equal(x, y) for x, y in zip(a, b, strict=True))
+    with pytest.raises(TypeError, match="spec must be a ProblemSpec, got dict"):
+        R.run_vocab_parallel({}, 2)
+    with pytest.raises(ValueError, match="world_size 12 is larger than vocab_size 11"):
+        R.run_vocab_parallel(R.ProblemSpec(), 12)
 
 
 def test_command_line_under_torchrun_runs_one_rank(monkeypatch, capsys):
@@ -129,29 +28,21 @@ def test_command_line_under_torchrun_runs_one_rank(monkeypatch, capsys):
            "MASTER_PORT": str(L.free_port())}
     for name, value in env.items():
         monkeypatch.setenv(name, value)
-    assert D.main(["--vocab-size", "9"]) == 0
+    assert main(["--vocab-size", "9"]) == 0
     assert capsys.readouterr().out == "rank 0 of 1 (gloo): rows [0, 9), forward exact: True, backward exact: True\n"
     assert not dist.is_initialized()
 
 
-def test_cost_table_numbers():
-    cost = D.vocab_parallel_cost(50_257, 768, num_tokens=8 * 1024, world_size=4)
-    assert cost.rows_per_process == 12_565  # 50,257 = 4 * 12,564 + 1
-    assert cost.table_bytes == 50_257 * 768 * 4
-    assert cost.bytes_per_process == 12_565 * 768 * 4
-    assert cost.allreduce_values == 8 * 1024 * 768 and cost.allreduce_bytes == 8 * 1024 * 768 * 4
-    assert cost.ring_bytes_sent == 2 * 3 * cost.allreduce_bytes // 4
-    assert D.vocab_parallel_cost(10, 2, 5, 1).ring_bytes_sent == 0
-    with pytest.raises(ValueError, match="num_tokens must be >= 0, got -1"):
-        D.vocab_parallel_cost(10, 2, -1, 1)
-
-
-def test_problem_spec_is_checked_and_seeded():
-    with pytest.raises(ValueError, match="vocab_size must be >= 1, got 0"):
-        D.ProblemSpec(vocab_size=0)
-    a, b = D.make_problem(D.ProblemSpec()), D.make_problem(D.ProblemSpec())
-    assert all(torch.equal(x, y) for x, y in zip(a, b, strict=True))
-    with pytest.raises(TypeError, match="spec must be a ProblemSpec, got dict"):
-        D.run_vocab_parallel({}, 2)
-    with pytest.raises(ValueError, match="world_size 12 is larger than vocab_size 11"):
-        D.run_vocab_parallel(D.ProblemSpec(), 12)
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--nproc", "0"], "argument --nproc: expected a whole number >= 1, got 0"),
+    (["--nproc", "two"], "argument --nproc: expected a whole number, got 'two'"),
+    (["--timeout", "nan"], "argument --timeout: expected a positive, finite number of seconds, got nan"),
+    (["--nproc", "12", "--vocab-size", "11"], "world_size 12 is larger than vocab_size 11"),
+    (["--device", "tpu"], "argument --device: invalid choice: 'tpu'"),
+])
+def test_command_line_reports_bad_arguments_in_one_line(argv, message, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert message in err[-1] and "Traceback" not in "\n".join(err)

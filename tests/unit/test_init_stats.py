@@ -81,9 +81,10 @@ def test_std_standard_error_matches_the_spread_of_many_sample_stds(expected, kur
 def test_densities_integrate_to_one_and_match_a_histogram():
     x = np.linspace(-10, 10, 200_001)
     dx = x[1] - x[0]
-    assert (init_stats.normal_pdf(x, 1.5) * dx).sum() == pytest.approx(1.0, abs=1e-6)
-    assert (init_stats.uniform_pdf(x, 0.5) * dx).sum() == pytest.approx(1.0, abs=1e-3)
-    assert init_stats.uniform_pdf(np.array([0.6, 0.4]), 0.5).tolist() == [0.0, 1.0]
+    assert (init_stats.normal(1.5).pdf(x) * dx).sum() == pytest.approx(1.0, abs=1e-6)
+    assert (init_stats.linear_init(4).pdf(x) * dx).sum() == pytest.approx(1.0, abs=1e-3)  # U(-0.5, 0.5)
+    assert init_stats.linear_init(4).pdf(np.array([0.6, 0.4, -0.6])).tolist() == [0.0, 1.0, 0.0]
+    assert isinstance(init_stats.normal(1.5).torch_distribution(), torch.distributions.Normal)
     samples = torch.randn(200_000, generator=torch.Generator().manual_seed(0)).numpy()
     density, edges = np.histogram(samples, bins=40, range=(-4, 4), density=True)
     centres = (edges[:-1] + edges[1:]) / 2
@@ -99,13 +100,11 @@ def test_tied_logits_std_entropy_and_loss_match_draws():
     s = init_stats.tied_logit_std(dim, std)
     assert s == pytest.approx(math.sqrt(dim) * std)
     assert float(logits.std()) == pytest.approx(s, rel=0.02)
-    entropy = float(init_stats.softmax_entropy(logits).mean())
+    entropy = float(torch.distributions.Categorical(logits=logits).entropy().mean())
     assert entropy == pytest.approx(init_stats.gaussian_softmax_entropy(vocab, s), abs=0.01)
     targets = torch.randint(0, vocab, (64,), generator=generator)
     loss = float(torch.nn.functional.cross_entropy(logits, targets))
     assert loss == pytest.approx(init_stats.gaussian_initial_loss(vocab, s), abs=0.1)
-    uniform = init_stats.softmax_entropy(torch.zeros(3, 7))
-    assert torch.allclose(uniform, torch.full((3,), math.log(7)))
 
 
 def test_bad_arguments_say_what_was_expected():
@@ -116,7 +115,13 @@ def test_bad_arguments_say_what_was_expected():
     with pytest.raises(ValueError, match="std must be a positive, finite number, got -1"):
         init_stats.normal(-1)
     with pytest.raises(TypeError, match="std must be a number, got str"):
-        init_stats.normal_pdf(np.zeros(2), "1")
+        init_stats.normal("1")
+    with pytest.raises(ValueError, match="std must be a positive, finite number, got nan"):
+        init_stats.Expected("x", "normal", float("nan"))
+    with pytest.raises(ValueError, match="mean must be a finite number, got inf"):
+        init_stats.Expected("x", "normal", 1.0, mean=float("inf"))
+    with pytest.raises(ValueError, match="bound must be a positive, finite number, got nan"):
+        init_stats.Expected("x", "uniform", 1.0, bound=float("nan"))
     with pytest.raises(ValueError, match="kurtosis must be a number > 1"):
         init_stats.std_standard_error(1.0, 10, kurtosis=1.0)
     with pytest.raises(TypeError, match="weight must be a torch.Tensor, got list"):
@@ -127,14 +132,15 @@ def test_bad_arguments_say_what_was_expected():
         init_stats.compare(torch.zeros(4), 1.0)
     with pytest.raises(ValueError, match="need at least 2 values"):
         init_stats.compare(torch.zeros(1), init_stats.embedding_init())
+    for bad in (float("nan"), float("inf")):  # statistics of them would be NaN or inf, and no check could pass
+        with pytest.raises(ValueError, match=r"weight holds 4 NaN or infinite value\(s\) out of 4"):
+            init_stats.compare(torch.full((2, 2), bad), init_stats.embedding_init())
     with pytest.raises(ValueError, match="distribution must be 'normal' or 'uniform', got 'cauchy'"):
         init_stats.Expected("x", "cauchy", 1.0)
     with pytest.raises(ValueError, match="a uniform distribution needs its bound"):
         init_stats.Expected("x", "uniform", 1.0)
     with pytest.raises(ValueError, match="too spread for this approximation"):
         init_stats.gaussian_softmax_entropy(50_257, 27.7)
-    with pytest.raises(TypeError, match="logits must be a floating-point torch.Tensor"):
-        init_stats.softmax_entropy(torch.arange(3))
 
 
 def test_a_large_uniform_draw_may_touch_the_float32_rounded_bound():

@@ -1,19 +1,16 @@
 """The launcher's checks and its error reports, without starting worker processes.
 
-Real runs, and real failures injected into them, are in test_distributed.py and
-test_distributed_failures.py.
+Real runs, and real failures injected into them, are in tests/processes/.
 """
 
 import json
-import pickle
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 import torch
 import torch.distributed as dist
 
-from utils import launcher as L
+from utils.distributed import launcher as L
 
 
 def rank_of(rank, world_size):
@@ -61,13 +58,13 @@ def test_unknown_start_method_is_rejected():
         L.launch(rank_of, 1, start_method="fork")
 
 
-def test_bad_fault_and_timeouts_are_rejected():
-    with pytest.raises(ValueError, match=r"unknown fault kind 'explode'; expected one of \('raise', 'exit'"):
-        L.Fault(0, "explode")
+def test_bad_timeouts_are_rejected():
     with pytest.raises(ValueError, match="timeout_s must be a positive, finite number of seconds, got -1"):
         L.launch(rank_of, 1, timeout_s=-1)
     with pytest.raises(TypeError, match="join_timeout_s must be a number of seconds, got str"):
         L.launch(rank_of, 1, join_timeout_s="10")
+    with pytest.raises(ValueError, match="join_timeout_s must be a positive, finite number of seconds, got nan"):
+        L.launch(rank_of, 1, join_timeout_s=float("nan"))
 
 
 def test_prepare_workers_picks_a_start_method():
@@ -76,40 +73,41 @@ def test_prepare_workers_picks_a_start_method():
     assert L.prepare_workers() == L.prepare_workers()  # a second call changes nothing
 
 
-def test_root_cause_prefers_a_crash_and_names_exit_codes(tmp_path):
-    def processes(*codes):
-        return [SimpleNamespace(exitcode=code) for code in codes]
+def _processes(*codes):
+    return [SimpleNamespace(exitcode=code) for code in codes]
 
-    error = L._root_cause(processes(0, 3), tmp_path, 2)
+
+def _note(folder, rank, time, error):
+    (folder / f"rank{rank}.error.json").write_text(json.dumps({"time": time, "error": error, "traceback": "Trace"}))
+
+
+def test_first_failure_is_a_process_that_died_on_its_own(tmp_path):
+    error = L._first_failure(_processes(0, 3), tmp_path, 2)
     assert str(error) == "rank 1 of 2 exited with code 3; the other processes were stopped"
-    error = L._root_cause(processes(None, -9, 1), tmp_path, 3)
+    error = L._first_failure(_processes(None, -9, 1), tmp_path, 3)
     assert str(error) == "rank 1 of 3 was killed by signal SIGKILL; the other processes were stopped"
-    assert str(L._root_cause(processes(2), tmp_path, 1)) == "rank 0 of 1 exited with code 2"
+    assert str(L._first_failure(_processes(2), tmp_path, 1)) == "rank 0 of 1 exited with code 2"
+    # its peer's exception came after it went away, so the crash is the cause
+    _note(tmp_path, 1, 5.0, "RuntimeError: Connection closed by peer")
+    error = L._first_failure(_processes(-9, 1), tmp_path, 2)
+    assert (error.rank, str(error)) == (0, "rank 0 of 2 was killed by signal SIGKILL; the other processes were stopped")
 
 
-def test_root_cause_uses_the_traceback_torch_saved(tmp_path):
-    saved = tmp_path / "torch-error.pickle"
-    saved.write_bytes(pickle.dumps("Traceback (most recent call last):\n  ...\nOSError: no space left\n"))
-    error = L._root_cause([SimpleNamespace(exitcode=1), SimpleNamespace(exitcode=None)], tmp_path, 2,
-                          [str(saved), None])
-    assert str(error) == "rank 0 of 2 failed: OSError: no space left; the other processes were stopped"
-    assert error.details.startswith("Traceback")
+def test_first_failure_is_the_earliest_exception(tmp_path):
+    _note(tmp_path, 0, 12.5, "RuntimeError: Connection closed by peer")
+    _note(tmp_path, 1, 12.25, "ValueError: bad row")
+    # rank 2 was stopped by the launcher's SIGTERM: not a cause
+    error = L._first_failure(_processes(1, 1, -15), tmp_path, 3)
+    assert (error.rank, error.world_size) == (1, 3)
+    assert str(error) == "rank 1 of 3 failed: ValueError: bad row; the other processes were stopped"
+    assert error.details == "Trace"
 
 
-def test_an_error_report_appears_whole(tmp_path, monkeypatch):
-    """The launcher reads the folder while workers fail: a report must never be seen half written."""
-    renames = []
-    replace = Path.replace
-
-    def recorded(source, target):
-        renames.append((Path(target).name, Path(target).exists(), json.loads(Path(source).read_text())["error"]))
-        return replace(source, target)
-
-    monkeypatch.setattr(Path, "replace", recorded)
+def test_a_note_is_written_whole(tmp_path):
     try:
         raise ValueError("bad row")
     except ValueError as error:
-        L._report_error(tmp_path, 1, error)
-    assert renames == [("rank1.error.json", False, "ValueError: bad row")]
-    assert [path.name for path in tmp_path.iterdir()] == ["rank1.error.json"]
-    assert L._read_error(tmp_path, 1)["error"] == "ValueError: bad row"
+        L._write_note(tmp_path, 1, error)
+    assert [path.name for path in tmp_path.iterdir()] == ["rank1.error.json"]  # no partial file left behind
+    note = json.loads((tmp_path / "rank1.error.json").read_text())
+    assert note["error"] == "ValueError: bad row" and "Traceback" in note["traceback"] and note["time"] > 0

@@ -35,5 +35,10 @@ def test_bad_arguments():
         sinusoidal_positions(0, 4)
     with pytest.raises(TypeError, match="dim must be an int, got float"):
         sinusoidal_positions(3, 4.0)
-    with pytest.raises(ValueError, match="base must be a number > 1, got 1"):
+    with pytest.raises(ValueError, match="base must be a finite number > 1, got 1"):
         sinusoidal_frequencies(4, base=1)
+    with pytest.raises(TypeError, match="base must be a number > 1, got str"):
+        sinusoidal_frequencies(4, base="10000")
+    for bad in (float("nan"), float("inf")):  # a NaN base would fill the whole table with NaN
+        with pytest.raises(ValueError, match=f"base must be a finite number > 1, got {bad}"):
+            sinusoidal_positions(4, 4, base=bad)

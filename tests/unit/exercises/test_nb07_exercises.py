@@ -1,0 +1,127 @@
+"""Notebook 7's checkers accept a right answer and reject a wrong one with a hint."""
+
+import math
+import re
+
+import pytest
+import torch
+import torch.nn as nn
+
+from utils.exercises import nb07 as exercises
+from utils.positions import sinusoidal_positions
+
+
+def test_bag_mean_matrix():
+    ids, offsets, vocab_size = torch.tensor([1, 2, 1, 3, 0]), torch.tensor([0, 3, 3]), 4
+    right = torch.tensor([[0, 2 / 3, 1 / 3, 0], [0, 0, 0, 0], [0.5, 0, 0, 0.5]])
+    assert exercises.check_bag_mean_matrix(right, ids, offsets, vocab_size)
+    counts = torch.tensor([[0, 2.0, 1, 0], [0, 0, 0, 0], [1, 0, 0, 1]])
+    with pytest.raises(exercises.ExerciseError, match=r"row 0 .* these are the counts \(mode='sum'\)"):
+        exercises.check_bag_mean_matrix(counts, ids, offsets, vocab_size)
+    with pytest.raises(exercises.ExerciseError, match="NaN: an empty bag"):
+        exercises.check_bag_mean_matrix(right.clone().index_fill_(0, torch.tensor([1]), float("nan")), ids,
+                                        offsets, vocab_size)
+    with pytest.raises(exercises.ExerciseError, match=r"shape \(2, 4\), expected \(3, 4\)"):
+        exercises.check_bag_mean_matrix(right[:2], ids, offsets, vocab_size)
+    with pytest.raises(exercises.ExerciseError, match="must be a float tensor"):
+        exercises.check_bag_mean_matrix(counts.long(), ids, offsets, vocab_size)
+    with pytest.raises(exercises.ExerciseError, match="must be a torch.Tensor"):
+        exercises.check_bag_mean_matrix(right.tolist(), ids, offsets, vocab_size)
+    once = torch.tensor([[0, 0.5, 0.5, 0], [0, 0, 0, 0], [0.5, 0, 0, 0.5]])  # "1" counted once in bag 0
+    with pytest.raises(exercises.ExerciseError, match="row 0 .* counts once per occurrence"):
+        exercises.check_bag_mean_matrix(once, ids, offsets, vocab_size)
+
+class _TinyLM(nn.Module):  # notebook 7's model
+    def __init__(self, vocab_size, d_model, context_length, tie):
+        super().__init__()
+        self.tok_emb = nn.Embedding(vocab_size, d_model)
+        self.pos_emb = nn.Embedding(context_length, d_model)
+        self.block = nn.Linear(d_model, d_model)
+        self.lm_head = nn.Linear(d_model, vocab_size, bias=False)
+        if tie:
+            self.lm_head.weight = self.tok_emb.weight
+
+    def forward(self, ids):
+        x = self.tok_emb(ids) + self.pos_emb(torch.arange(ids.shape[1]))
+        return self.lm_head(torch.tanh(self.block(x)))
+
+TYING_IDS = torch.randint(0, exercises.TYING_EXERCISE_VOCAB, (4, 9), generator=torch.Generator().manual_seed(7))
+
+@pytest.fixture(scope="module")
+def initial_losses():
+    losses = {}
+    for dim in exercises.TYING_EXERCISE_DIMS:
+        for tie in (True, False):
+            torch.manual_seed(0)
+            model = _TinyLM(exercises.TYING_EXERCISE_VOCAB, dim, 8, tie)
+            logits = model(TYING_IDS[:, :-1])
+            losses[(dim, tie)] = torch.nn.functional.cross_entropy(logits.flatten(0, 1), TYING_IDS[:, 1:].flatten())
+    return {key: loss.item() for key, loss in losses.items()}
+
+def test_tying_initial_loss(initial_losses, capsys):
+    torch.manual_seed(123)
+    state = torch.get_rng_state()
+    assert exercises.check_tying_initial_loss(initial_losses, _TinyLM, TYING_IDS, 8)
+    assert torch.equal(torch.get_rng_state(), state)  # the checker leaves the learner's generator alone
+    out = capsys.readouterr().out
+    assert re.search(r"untied (\d+\.\d\d, ){2}\d+\.\d\d, all near ln V = 6\.91", out)
+    assert "growing with d" in out
+    as_tensors = {key: torch.tensor(loss) for key, loss in initial_losses.items()}
+    assert exercises.check_tying_initial_loss(as_tensors, _TinyLM, TYING_IDS, 8)  # loss tensors, not .item(): fine
+
+    swapped = {(dim, tie): initial_losses[(dim, not tie)] for dim, tie in initial_losses}
+    with pytest.raises(exercises.ExerciseError, match=r"initial_loss\[\(16, False\)\] = .*the loss of the tied model"):
+        exercises.check_tying_initial_loss(swapped, _TinyLM, TYING_IDS, 8)
+    uniform = {**initial_losses, (64, True): math.log(exercises.TYING_EXERCISE_VOCAB)}
+    with pytest.raises(exercises.ExerciseError, match=r"\(64, True\).*that is ln V, the uniform guess"):
+        exercises.check_tying_initial_loss(uniform, _TinyLM, TYING_IDS, 8)
+    off = {**initial_losses, (256, True): initial_losses[(256, True)] + 1}
+    with pytest.raises(exercises.ExerciseError, match=r"\(256, True\).*right after torch.manual_seed\(0\)"):
+        exercises.check_tying_initial_loss(off, _TinyLM, TYING_IDS, 8)
+
+    class Scaled(_TinyLM):  # a tied table re-initialised small: no longer the lesson's model
+        def __init__(self, vocab_size, d_model, context_length, tie):
+            super().__init__(vocab_size, d_model, context_length, tie)
+            nn.init.normal_(self.tok_emb.weight, std=0.02)
+
+    scaled = {}
+    for dim, tie in initial_losses:
+        torch.manual_seed(0)
+        logits = Scaled(exercises.TYING_EXERCISE_VOCAB, dim, 8, tie)(TYING_IDS[:, :-1])
+        scaled[(dim, tie)] = torch.nn.functional.cross_entropy(logits.flatten(0, 1), TYING_IDS[:, 1:].flatten()).item()
+    with pytest.raises(exercises.ExerciseError, match="pass the notebook's TinyLM, unchanged"):
+        exercises.check_tying_initial_loss(scaled, Scaled, TYING_IDS, 8)
+
+def test_tying_initial_loss_rejects_bad_input(initial_losses):
+    with pytest.raises(TypeError, match="initial_loss must be a dict"):
+        exercises.check_tying_initial_loss(list(initial_losses.values()), _TinyLM, TYING_IDS, 8)
+    with pytest.raises(ValueError, match=r"missing \[\(256, False\)\]"):
+        exercises.check_tying_initial_loss({k: v for k, v in initial_losses.items() if k != (256, False)},
+                                           _TinyLM, TYING_IDS, 8)
+    with pytest.raises(ValueError, match=r"unexpected \[\(8, True\)\]"):
+        exercises.check_tying_initial_loss({**initial_losses, (8, True): 1.0}, _TinyLM, TYING_IDS, 8)
+    with pytest.raises(TypeError, match=r"initial_loss\[\(16, True\)\] must be a number"):
+        exercises.check_tying_initial_loss({**initial_losses, (16, True): "7.0"}, _TinyLM, TYING_IDS, 8)
+    with pytest.raises(TypeError, match="model_class must be the model's class"):
+        exercises.check_tying_initial_loss(initial_losses, "TinyLM", TYING_IDS, 8)
+    with pytest.raises(ValueError, match="ids must be a 2-D tensor of token ids"):
+        exercises.check_tying_initial_loss(initial_losses, _TinyLM, TYING_IDS.float(), 8)
+
+def test_sinusoidal_function():
+
+    assert exercises.check_sinusoidal_function(sinusoidal_positions)
+
+    def swapped(num_positions, dim):
+        table = sinusoidal_positions(num_positions, dim)
+        return table.view(num_positions, dim // 2, 2).flip(-1).reshape(num_positions, dim)
+
+    with pytest.raises(exercises.ExerciseError, match="the sine goes in the even columns"):
+        exercises.check_sinusoidal_function(swapped)
+    with pytest.raises(exercises.ExerciseError, match=r"omega_i = 10000 \*\* \(-2i / dim\)"):
+        exercises.check_sinusoidal_function(lambda t, d: sinusoidal_positions(t, d, base=100.0))
+    with pytest.raises(exercises.ExerciseError, match=r"has shape \(2, 1\), expected \(1, 2\)"):
+        exercises.check_sinusoidal_function(lambda t, d: sinusoidal_positions(t, d).T)
+    with pytest.raises(exercises.ExerciseError, match="returned list"):
+        exercises.check_sinusoidal_function(lambda t, d: sinusoidal_positions(t, d).tolist())
+    with pytest.raises(exercises.ExerciseError, match="pass your function itself"):
+        exercises.check_sinusoidal_function(sinusoidal_positions(2, 2))

@@ -1,0 +1,87 @@
+"""Notebook 8's checkers accept a right answer and reject a wrong one with a hint."""
+
+import re
+
+import pytest
+import torch
+
+from utils.exercises import nb08 as exercises
+from utils.vocab_parallel import local_lookup, shard_bounds
+
+
+def test_shard_bounds_function():
+
+    assert exercises.check_shard_bounds_function(shard_bounds)
+
+    def larger_last(vocab_size, world_size):  # also valid: the extra rows at the end
+        return [(vocab_size - e, vocab_size - s) for s, e in reversed(shard_bounds(vocab_size, world_size))]
+
+    assert exercises.check_shard_bounds_function(larger_last)
+
+    def floor_split(vocab_size, world_size):  # the remainder all goes to the last block
+        size = vocab_size // world_size
+        return [(r * size, vocab_size if r == world_size - 1 else (r + 1) * size) for r in range(world_size)]
+
+    with pytest.raises(exercises.ExerciseError, match="differ by more than one row"):
+        exercises.check_shard_bounds_function(floor_split)
+    with pytest.raises(exercises.ExerciseError, match="must start at 0 and end at 10"):
+        exercises.check_shard_bounds_function(lambda v, p: [(0, v - 1)] if p == 1 else shard_bounds(v, p))
+    with pytest.raises(exercises.ExerciseError, match="expected 2 blocks"):
+        exercises.check_shard_bounds_function(lambda v, p: [(0, v)])
+    with pytest.raises(exercises.ExerciseError, match="start where the previous one ends"):
+        exercises.check_shard_bounds_function(
+            lambda v, p: [(0, v // 2), (v // 2 + 1, v)] if p == 2 else shard_bounds(v, p))
+    with pytest.raises(exercises.ExerciseError, match="not its result"):
+        exercises.check_shard_bounds_function([(0, 10)])
+
+def test_owner_function():
+
+    def owner(token_id, vocab_size, world_size):
+        for rank, (start, end) in enumerate(shard_bounds(vocab_size, world_size)):
+            if start <= token_id < end:
+                return rank, token_id - start
+
+    assert exercises.check_owner_function(owner)
+    with pytest.raises(exercises.ExerciseError, match=r"fn\(6, 11, 2\) = \(1, 6\), expected \(1, 0\)"):
+        exercises.check_owner_function(lambda t, v, p: (owner(t, v, p)[0], t))
+    with pytest.raises(exercises.ExerciseError, match="not its result"):
+        exercises.check_owner_function((0, 0))
+
+def _parallel_bag_mean(bags, weight, world_size):
+
+    total = 0
+    for start, end in shard_bounds(weight.shape[0], world_size):
+        total = total + local_lookup(bags, weight[start:end], start).sum(dim=1)  # the shard's partial sums
+    return total / bags.shape[1]
+
+def _mean_of_means(bags, weight, world_size):
+
+    means = []
+    for start, end in shard_bounds(weight.shape[0], world_size):
+        owned = ((bags >= start) & (bags < end)).sum(dim=1, keepdim=True)
+        means.append(local_lookup(bags, weight[start:end], start).sum(dim=1) / owned)  # the shard's own mean
+    return sum(means) / world_size
+
+def test_parallel_bag_mean(capsys):
+    assert exercises.check_parallel_bag_mean(_parallel_bag_mean)
+    printed = capsys.readouterr().out
+    assert re.fullmatch(r"correct: the bag means equal F.embedding_bag\(mode='mean'\) on the whole table, for P = 2 "
+                        r"and P = 3; averaging the shards' own means would be off by up to \d\.\d\d\n", printed)
+    assert exercises.check_parallel_bag_mean(
+        lambda bags, weight, p: torch.nn.functional.embedding_bag(bags, weight, mode="mean"))  # the whole table
+    with pytest.raises(exercises.ExerciseError, match="averages the shards' own means"):
+        exercises.check_parallel_bag_mean(_mean_of_means)
+    with pytest.raises(exercises.ExerciseError, match="divides by the number of processes too"):
+        exercises.check_parallel_bag_mean(lambda bags, weight, p: _parallel_bag_mean(bags, weight, p) / p)
+    with pytest.raises(exercises.ExerciseError, match="these are the bag sums"):
+        exercises.check_parallel_bag_mean(lambda bags, weight, p: _parallel_bag_mean(bags, weight, p) * bags.shape[1])
+    with pytest.raises(exercises.ExerciseError, match="holds NaN"):
+        exercises.check_parallel_bag_mean(lambda bags, weight, p: _mean_of_means(bags[:, :1], weight, p))
+    with pytest.raises(exercises.ExerciseError, match=r"has shape \(4, 3\), expected \(3, 4\)"):
+        exercises.check_parallel_bag_mean(lambda bags, weight, p: _parallel_bag_mean(bags, weight, p).T)
+    with pytest.raises(exercises.ExerciseError, match="returned list"):
+        exercises.check_parallel_bag_mean(lambda bags, weight, p: _parallel_bag_mean(bags, weight, p).tolist())
+    with pytest.raises(exercises.ExerciseError, match="each shard sums the rows it holds"):
+        exercises.check_parallel_bag_mean(lambda bags, weight, p: _parallel_bag_mean(bags, weight, p) + 1)
+    with pytest.raises(TypeError, match=r"pass your function itself \(parallel_bag_mean, not"):
+        exercises.check_parallel_bag_mean(torch.zeros(3, 4))

@@ -1,0 +1,37 @@
+"""Notebook 5's diagrams are drawn from real tensors and refuse input they would draw wrong."""
+
+import pytest
+import torch
+
+from utils import init_stats
+from utils.figures import nb05 as figures
+
+
+def test_weight_histograms_figure_overlays_the_density():
+
+    values = torch.randn(20_000, generator=torch.Generator().manual_seed(0))
+    expected = init_stats.embedding_init()
+    fig = figures.weight_histograms_figure({"N(0, 1)": [("draws", values, expected)]}, bins=40, zoom=(-1, 1))
+    ax = fig.axes[0]
+    heights = ax.patches[0].get_data().values  # the filled StepPatch
+    assert abs(heights.max() - 0.4) < 0.03  # the normal density's peak, 1/sqrt(2 pi)
+    observed = float(values.double().std())
+    assert ax.get_legend().get_texts()[0].get_text() == f"draws: std {observed:.4f} (expected 1.0000)"
+    assert len(fig.axes) == 1 and len(ax.child_axes) == 1  # the panel and its zoom inset
+    with pytest.raises(TypeError, match="expected must be an init_stats.Expected or None"):
+        figures.weight_histograms_figure({"x": [("draws", values, 1.0)]})
+    with pytest.raises(ValueError, match="has no histograms"):
+        figures.weight_histograms_figure({"x": []})
+
+def test_sorted_probabilities_figure():
+    logits = {"flat": torch.zeros(50), "peaked": torch.arange(50.0)}
+    fig = figures.sorted_probabilities_figure(logits)
+    flat, peaked = fig.axes[0].get_lines()[:2]
+    assert list(flat.get_xdata()) == list(range(1, 51))  # every rank when V is small
+    assert abs(flat.get_ydata() - 1 / 50).max() < 1e-12
+    assert list(peaked.get_ydata()) == sorted(peaked.get_ydata(), reverse=True)
+    assert "entropy 3.91 nats" in fig.axes[0].get_legend().get_texts()[0].get_text()  # ln 50
+    with pytest.raises(ValueError, match="same V"):
+        figures.sorted_probabilities_figure({"a": torch.zeros(3), "b": torch.zeros(4)})
+    with pytest.raises(ValueError, match="at least one row"):
+        figures.sorted_probabilities_figure({})

@@ -1,0 +1,231 @@
+"""The benchmark's plots: time, speed-up and memory over a sweep, and bandwidth by tokens per call."""
+
+from __future__ import annotations
+
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Rectangle
+from matplotlib.ticker import FuncFormatter, NullLocator
+
+from ..figures.drawing import TAB10
+from .measure import format_bytes
+from .tables import speedups
+
+#: One colour and marker per benchmark method, the same in every figure.
+METHOD_STYLE = {
+    "lookup": {"color": TAB10[0], "marker": "o", "label": "lookup (F.embedding)", "zorder": 4},
+    "dense": {"color": TAB10[3], "marker": "s", "label": "dense one-hot @ W"},
+    "sparse": {"color": TAB10[2], "marker": "^", "label": "sparse one-hot @ W"},
+    "copy": {"color": TAB10[7], "marker": "D", "label": "plain copy of n·d values"},
+}
+_AXIS_LABELS = {
+    "vocab_size": "vocabulary size V",
+    "embedding_dim": "embedding dim d",
+    "num_tokens": "tokens per batch n",
+}
+_SIZES = tuple(_AXIS_LABELS)
+_PASS_TITLES = {"forward": "forward", "backward": "forward + backward (grad of W)"}
+#: Fixed margins instead of a layout engine (constrained layout doubles the drawing time).
+_GRID = {"left": 0.08, "right": 0.98, "bottom": 0.12, "top": 0.85, "wspace": 0.08}
+
+
+def _sweep_rows(rows: list[dict], axis: str) -> tuple[list[dict], str]:
+    """The measured rows of a one-dimensional sweep along ``axis``, and a note on the fixed sizes."""
+    if axis not in _AXIS_LABELS:
+        raise ValueError(f"unknown axis {axis!r}; expected one of {tuple(_AXIS_LABELS)}")
+    ok = [r for r in rows if r.get("status") == "ok"]
+    if not ok:
+        raise ValueError("no measured rows (status 'ok') to draw; run utils.bench.run_benchmark first")
+    fixed = [name for name in _SIZES if name != axis]
+    varying = [name for name in fixed if len({r[name] for r in ok}) > 1]
+    if varying:
+        raise ValueError(f"the rows vary in {varying} as well as {axis}: pass the rows of one sweep along {axis}")
+    short = {"vocab_size": "V", "embedding_dim": "d", "num_tokens": "n"}
+    note = ", ".join(f"{short[name]}={ok[0][name]:,}" for name in fixed)
+    threads = ok[0]["threads"]
+    return ok, f"{note}, {ok[0]['dtype']}, {ok[0]['device_name']}, {threads} thread{'' if threads == 1 else 's'}"
+
+
+def _log_axes(ax, axis: str, rows: list[dict], ybase: float = 10) -> None:
+    """Log-log axes labelled at the measured sizes, without minor ticks (they cost drawing time, add little)."""
+
+    ax.set_xscale("log")
+    ax.set_yscale("log", base=ybase)
+    sizes = sorted({r[axis] for r in rows})
+    ax.set_xticks(sizes, [f"{v:,}" for v in sizes], fontsize=8)
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.yaxis.set_minor_locator(NullLocator())
+    ax.set_xlabel(_AXIS_LABELS[axis])
+    ax.grid(True, which="major", alpha=0.3)
+
+
+def _series(rows: list[dict], axis: str, method: str, pass_: str, field: str) -> tuple[list[int], list[float]]:
+    points = sorted((r[axis], r[field]) for r in rows if r["method"] == method and r["pass"] == pass_
+                    and r[field] is not None)
+    return [p[0] for p in points], [p[1] for p in points]
+
+
+def benchmark_time_figure(rows: list[dict], axis: str = "vocab_size") -> Figure:
+    """Median time per call against one size, log-log: forward and forward+backward panels, a line per method.
+
+    ``rows``: the tidy rows of :func:`utils.bench.run_benchmark` for a sweep along ``axis``
+    (``"vocab_size"``, ``"embedding_dim"`` or ``"num_tokens"``). A dotted grey line of slope 1
+    through the dense product's first point shows what "grows in proportion" looks like.
+    """
+    ok, note = _sweep_rows(rows, axis)
+    fig = Figure(figsize=(11, 4.2))  # no layout engine: Jupyter crops with bbox_inches="tight", and it is faster
+    axes = fig.subplots(1, 2, sharey=True, gridspec_kw=_GRID)
+    for ax, pass_ in zip(axes, _PASS_TITLES, strict=True):
+        for method, style in METHOD_STYLE.items():
+            xs, ys = _series(ok, axis, method, pass_, "time_s")
+            if xs:
+                ax.plot(xs, ys, **style)
+        xs, ys = _series(ok, axis, "dense", pass_, "time_s")
+        if len(xs) > 1:
+            ax.plot([xs[0], xs[-1]], [ys[0], ys[0] * xs[-1] / xs[0]], ":", color="0.5", label=f"∝ {axis_symbol(axis)}")
+        _log_axes(ax, axis, ok)
+        ax.set_title(_PASS_TITLES[pass_], fontsize=10)
+    axes[0].set_ylabel("median time per call (s)")
+    axes[0].legend(fontsize=8, loc="best")
+    fig.suptitle(f"Time against {_AXIS_LABELS[axis]} ({note})", fontsize=11)
+    return fig
+
+
+def axis_symbol(axis: str) -> str:
+    """``"vocab_size"`` -> ``"V"``, ``"embedding_dim"`` -> ``"d"``, ``"num_tokens"`` -> ``"n"``."""
+    symbols = {"vocab_size": "V", "embedding_dim": "d", "num_tokens": "n"}
+    if axis not in symbols:
+        raise ValueError(f"unknown axis {axis!r}; expected one of {tuple(symbols)}")
+    return symbols[axis]
+
+
+def benchmark_speedup_figure(rows: list[dict], axis: str = "vocab_size") -> Figure:
+    """How many times slower than the lookup the dense and sparse products are, against one size, log-log."""
+
+    ok, note = _sweep_rows(rows, axis)
+    fig = Figure(figsize=(6.5, 4.2))
+    ax = fig.subplots(gridspec_kw=_GRID)
+    for method in ("dense", "sparse"):
+        for pass_, line in (("forward", "-"), ("backward", "--")):
+            points = sorted((s[axis], s["speedup"]) for s in speedups(ok, method, pass_))
+            if points:
+                style = METHOD_STYLE[method]
+                ax.plot([p[0] for p in points], [p[1] for p in points], line, color=style["color"],
+                        marker=style["marker"], label=f"{method} / lookup, {_PASS_TITLES[pass_]}")
+    ax.axhline(1.0, color="black", lw=0.8)
+    ax.text(0.01, 1.0, " as fast as the lookup", transform=ax.get_yaxis_transform(), va="bottom", fontsize=8)
+    _log_axes(ax, axis, ok)
+    ax.set_ylabel("time / lookup's time (how much faster the lookup is)")
+    ax.legend(fontsize=8)
+    ax.set_title(f"The lookup's speed-up ({note})", fontsize=10)
+    return fig
+
+
+def benchmark_memory_figure(rows: list[dict], axis: str = "vocab_size") -> Figure:
+    """Bytes against one size, log-log: what each method builds from the ids, and one call's peak."""
+    ok, note = _sweep_rows(rows, axis)
+    fig = Figure(figsize=(11, 4.2))
+    left, right = fig.subplots(1, 2, sharey=True, gridspec_kw=_GRID)
+    for method, style in METHOD_STYLE.items():
+        xs, ys = _series(ok, axis, method, "forward", "input_bytes")
+        if xs:
+            left.plot(xs, ys, **style)
+        for pass_, line in (("forward", "-"), ("backward", "--")):
+            xs, ys = _series(ok, axis, method, pass_, "peak_bytes")
+            if xs:
+                right.plot(xs, ys, line, color=style["color"], marker=style["marker"], zorder=style.get("zorder", 2))
+    passes = [Line2D([], [], color="black", ls="-", label="forward"),
+              Line2D([], [], color="black", ls="--", label="forward + backward")]
+    right.legend(handles=passes, fontsize=8, title="colours as on the left; lines that coincide overlap",
+                 title_fontsize=7)
+    sources = sorted({r["peak_source"] for r in ok if r["peak_source"]})
+    left.set_title("input built from the ids (ids, one-hot, COO, copy source)", fontsize=10)
+    right.set_title(f"peak bytes one call allocates ({' and '.join(sources)})", fontsize=10)
+    for ax in (left, right):
+        _log_axes(ax, axis, ok, ybase=2)
+        ax.yaxis.set_major_formatter(_bytes_formatter())
+    left.set_ylabel("bytes")
+    left.legend(fontsize=8)
+    fig.suptitle(f"Memory against {_AXIS_LABELS[axis]} ({note})", fontsize=11)
+    return fig
+
+
+def _bytes_formatter():
+    return FuncFormatter(lambda value, _pos: format_bytes(value) if value > 0 else "")
+
+
+def benchmark_scaling_figure(sweeps: dict[str, list[dict]], pass_: str = "forward") -> Figure:
+    """Median time per call, log-log, one panel per sweep: ``{axis: rows of the sweep along axis}``.
+
+    A dotted grey line of slope 1 through each method's first point shows proportional growth.
+    """
+    if pass_ not in _PASS_TITLES:
+        raise ValueError(f"unknown pass {pass_!r}; expected one of {tuple(_PASS_TITLES)}")
+    if not isinstance(sweeps, dict) or not sweeps:
+        raise ValueError("sweeps must be a non-empty dict {axis: rows}, e.g. {'embedding_dim': rows}")
+    fig = Figure(figsize=(5.5 * len(sweeps), 4.2))
+    axes = fig.subplots(1, len(sweeps), squeeze=False, gridspec_kw={**_GRID, "wspace": 0.25})[0]
+    for ax, (axis, rows) in zip(axes, sweeps.items(), strict=True):
+        ok, note = _sweep_rows(rows, axis)
+        for method, style in METHOD_STYLE.items():
+            xs, ys = _series(ok, axis, method, pass_, "time_s")
+            if xs:
+                ax.plot(xs, ys, **style)
+                if len(xs) > 1:
+                    ax.plot([xs[0], xs[-1]], [ys[0], ys[0] * xs[-1] / xs[0]], ":", color="0.5",
+                            label=f"∝ {axis_symbol(axis)}" if method == "lookup" else None)
+        _log_axes(ax, axis, ok)
+        ax.set_title(note.split(", float")[0].split(", bfloat")[0], fontsize=10)
+        ax.legend(fontsize=8)
+    axes[0].set_ylabel("median time per call (s)")
+    fig.suptitle(f"Time against d and n, {_PASS_TITLES[pass_]}", fontsize=11)
+    return fig
+
+
+_VARIANT_STYLE = {
+    "lookup": {"color": TAB10[0], "marker": "o", "linestyle": ":", "label": "lookup, allocating its output"},
+    "lookup_into": {"color": TAB10[0], "marker": "o", "label": "lookup into a preallocated output", "zorder": 4},
+    "copy_cold": {"color": "#2b2b2b", "marker": "D", "label": "copy, source not in cache (fair reference)"},
+    "copy_cached": {"color": "#9a9a9a", "marker": "D", "linestyle": "--", "label": "copy, source in cache"},
+}
+_REGIME_COLORS = {"per-call overhead": "#fdebd0", "cache-resident": "#e8f4fa", "DRAM-bound": "#eaf5ea"}
+
+
+def bandwidth_regimes_figure(rows: list[dict], regimes: list[str]) -> Figure:
+    """Achieved bandwidth against the bytes one call moves, log-log, from ``bench.bandwidth_study`` rows.
+
+    One line per variant; the background is shaded by ``regimes`` (``bench.regimes(rows)``,
+    one label per row), and a dashed line marks the last-level cache.
+    """
+    if len(rows) != len(regimes):
+        raise ValueError(f"one regime per row: got {len(rows)} rows and {len(regimes)} regimes")
+    ok = [(r, g) for r, g in zip(rows, regimes, strict=True) if r.get("status") == "ok"]
+    if len(ok) < 2:
+        raise ValueError("the figure needs at least two measured rows (status 'ok')")
+    xs = [r["bytes_moved"] for r, _ in ok]
+    fig = Figure(figsize=(8, 4.4))  # fixed margins, no layout engine: faster (Jupyter crops the margins)
+    ax = fig.subplots(gridspec_kw={"left": 0.09, "right": 0.98, "bottom": 0.12, "top": 0.92})
+    edges = [xs[0] / 1.5] + [(a * b) ** 0.5 for a, b in zip(xs, xs[1:], strict=False)] + [xs[-1] * 1.5]
+    for (_, regime), left, right in zip(ok, edges[:-1], edges[1:], strict=True):
+        ax.axvspan(left, right, color=_REGIME_COLORS.get(regime, "white"), lw=0)
+    for variant, style in _VARIANT_STYLE.items():
+        ax.plot(xs, [r[f"{variant}_gbs"] for r, _ in ok], **style)
+    ax.set_xscale("log", base=2)
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: format_bytes(x)))
+    ax.set_yscale("log")
+    for formatter in (ax.yaxis.set_major_formatter, ax.yaxis.set_minor_formatter):
+        formatter(FuncFormatter(lambda y, _: f"{y:g}"))
+    cache = ok[0][0]["cache_bytes"]
+    ax.axvline(cache, color="0.3", linestyle="--", lw=1)
+    ax.text(cache, ax.get_ylim()[1], f"last-level cache ({format_bytes(cache)}) ", fontsize=8, va="top", ha="right")
+    ax.set_xlim(edges[0], edges[-1])
+    ax.set_xlabel("bytes one lookup moves (ids + rows read + output written)")
+    ax.set_ylabel("achieved bandwidth (GB/s, median)")
+    handles, labels = ax.get_legend_handles_labels()
+    handles += [Rectangle((0, 0), 1, 1, color=color) for color in _REGIME_COLORS.values()]
+    labels += list(_REGIME_COLORS)
+    ax.legend(handles, labels, fontsize=8, loc="lower right", ncols=2)
+    first = ok[0][0]
+    ax.set_title(f"Bandwidth by call size: V={first['vocab_size']:,}, d={first['embedding_dim']:,}, "
+                 f"{first['dtype']}, {first['device_name']}", fontsize=10)
+    return fig

@@ -1,0 +1,24 @@
+"""What every notebook's checkers share: the error a wrong answer raises, and the line a right one prints."""
+
+from __future__ import annotations
+
+import torch
+
+
+class ExerciseError(AssertionError):
+    """The answer is wrong; the message says how and hints at the fix."""
+
+
+def correct(what_was_checked: str) -> bool:
+    """Print ``correct: <what was checked>`` and return ``True`` (a checker's last line)."""
+    print(f"correct: {what_was_checked}")
+    return True
+
+
+def as_number(name: str, value: object, what: str) -> float:
+    """``value`` as a float: a Python number or a one-element tensor; ``TypeError`` naming ``what`` otherwise."""
+    if isinstance(value, torch.Tensor) and value.numel() == 1:
+        value = value.item()
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"{name} must be a number ({what}), got {type(value).__name__}")
+    return float(value)

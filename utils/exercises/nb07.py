@@ -1,0 +1,142 @@
+"""Notebook 7, beyond the single lookup: the checkers of its exercises."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import torch
+
+from ..positions import sinusoidal_positions
+from .checking import ExerciseError, as_number, correct
+
+
+def check_bag_mean_matrix(matrix: torch.Tensor, ids: torch.Tensor, offsets: torch.Tensor, vocab_size: int) -> bool:
+    """Exercise 7.1: ``A`` ``(num_bags, V)`` with ``A @ W`` = ``EmbeddingBag(mode="mean")(ids, offsets)``.
+
+    Row ``b`` holds the counts of bag ``b`` divided by its length; an empty bag is a row of zeros.
+    """
+    if not isinstance(matrix, torch.Tensor):
+        raise ExerciseError(f"the matrix must be a torch.Tensor, got {type(matrix).__name__}")
+    ids, offsets = ids.detach().cpu().long(), offsets.detach().cpu().long()
+    expected_shape = (len(offsets), vocab_size)
+    if tuple(matrix.shape) != expected_shape:
+        raise ExerciseError(f"the matrix has shape {tuple(matrix.shape)}, expected {expected_shape}: one row per "
+                            "bag, one column per vocabulary entry")
+    if not matrix.is_floating_point():
+        raise ExerciseError(f"the matrix has dtype {matrix.dtype}; it holds fractions, so it must be a float tensor")
+    ends = torch.cat([offsets[1:], torch.tensor([len(ids)])])
+    expected = torch.zeros(expected_shape, dtype=torch.float64)
+    for bag, (start, end) in enumerate(zip(offsets.tolist(), ends.tolist(), strict=True)):
+        if end > start:
+            expected[bag] = torch.bincount(ids[start:end], minlength=vocab_size).double() / (end - start)
+    got = matrix.detach().cpu().double()
+    if got.isnan().any():
+        raise ExerciseError("the matrix holds NaN: an empty bag has length 0, and EmbeddingBag returns zeros for it "
+                            "(do not divide by zero)")
+    if not torch.allclose(got, expected, rtol=0, atol=1e-6):
+        bag = int((~torch.isclose(got, expected, rtol=0, atol=1e-6)).any(dim=1).nonzero()[0])
+        start, end = offsets[bag].item(), ends[bag].item()
+        counts = torch.bincount(ids[start:end], minlength=vocab_size).double()
+        if torch.allclose(got[bag], counts):
+            hint = "these are the counts (mode='sum'); the mean divides them by the bag's length"
+        else:
+            hint = ("bag b holds ids[offsets[b]:offsets[b + 1]] (the last bag runs to the end), and a repeated id "
+                    "counts once per occurrence")
+        raise ExerciseError(f"row {bag} (ids {ids[start:end].tolist()}) is off. Hint: {hint}")
+    return correct(f"A @ W is the mean of each of the {len(offsets)} bags, empty bags included")
+
+
+#: Exercise 7.2: the vocabulary size, the widths and the seed of the tied and untied models
+TYING_EXERCISE_VOCAB = 1_000
+TYING_EXERCISE_DIMS = (16, 64, 256)
+TYING_EXERCISE_SEED = 0
+
+
+def _initial_lm_loss(model_class: Callable[..., torch.nn.Module], dim: int, tie: bool, ids: torch.Tensor,
+                     context_length: int) -> float:
+    """The next-token cross-entropy of ``model_class(V, dim, context_length, tie=tie)`` as built after the seed."""
+    with torch.random.fork_rng(devices=[]):  # the learner's global generator is left as it was
+        torch.manual_seed(TYING_EXERCISE_SEED)
+        model = model_class(TYING_EXERCISE_VOCAB, dim, context_length, tie=tie)
+    with torch.no_grad():
+        logits = model(ids[:, :-1])  # (B, T - 1, V)
+        return torch.nn.functional.cross_entropy(logits.flatten(0, 1), ids[:, 1:].flatten()).item()
+
+
+def check_tying_initial_loss(initial_loss: dict[tuple[int, bool], float], model_class: Callable[..., torch.nn.Module],
+                             ids: torch.Tensor, context_length: int) -> bool:
+    """Exercise 7.2: the loss at initialisation of a tied and an untied ``model_class``, for each width.
+
+    ``initial_loss[(d, tie)]``: the next-token cross-entropy of
+    ``model_class(TYING_EXERCISE_VOCAB, d, context_length, tie=tie)``, built right after
+    ``torch.manual_seed(TYING_EXERCISE_SEED)``, on ``ids`` ``(B, T + 1)`` (inputs
+    ``ids[:, :-1]``, targets ``ids[:, 1:]``), for every ``d`` in :data:`TYING_EXERCISE_DIMS`.
+    The checker builds the same models on the CPU and measures the losses itself.
+    """
+    if not isinstance(initial_loss, dict):
+        raise TypeError(f"initial_loss must be a dict from (d, tie) to a loss, got {type(initial_loss).__name__}")
+    keys = {(dim, tie) for dim in TYING_EXERCISE_DIMS for tie in (True, False)}
+    if set(initial_loss) != keys:
+        missing, extra = sorted(keys - set(initial_loss)), sorted(set(initial_loss) - keys, key=repr)
+        raise ValueError(f"initial_loss needs one entry per (d, tie), d in {TYING_EXERCISE_DIMS} and tie True or "
+                         f"False: missing {missing}, unexpected {extra}")
+    got = {key: as_number(f"initial_loss[{key}]", value, "a loss, e.g. loss.item()")
+           for key, value in initial_loss.items()}
+    if not callable(model_class):
+        raise TypeError(f"model_class must be the model's class (TinyLM), got {type(model_class).__name__}")
+    if not isinstance(ids, torch.Tensor) or ids.dim() != 2 or ids.shape[1] < 2 or ids.is_floating_point():
+        shape = tuple(ids.shape) if isinstance(ids, torch.Tensor) else type(ids).__name__
+        raise ValueError(f"ids must be a 2-D tensor of token ids (B, T + 1), got {shape}")
+    ids = ids.detach().cpu().long()
+    expected = {(dim, tie): _initial_lm_loss(model_class, dim, tie, ids, context_length) for dim, tie in keys}
+    uniform = math.log(TYING_EXERCISE_VOCAB)
+    for dim, tie in sorted(keys):
+        value, right = got[(dim, tie)], expected[(dim, tie)]
+        if math.isclose(value, right, rel_tol=1e-3):
+            continue
+        if math.isclose(value, uniform, rel_tol=1e-6):
+            hint = "that is ln V, the uniform guess; measure the model's own loss"
+        elif math.isclose(value, expected[(dim, not tie)], rel_tol=1e-3):
+            hint = (f"that is the loss of the {'untied' if tie else 'tied'} model: the key (d, tie) = ({dim}, {tie}) "
+                    f"holds the model built with tie={tie}")
+        else:
+            hint = ("build each model right after torch.manual_seed(0), then measure "
+                    "F.cross_entropy(logits.flatten(0, 1), ids[:, 1:].flatten()) with logits = model(ids[:, :-1])")
+        raise ExerciseError(f"initial_loss[({dim}, {tie})] = {value:.3f}, expected {right:.3f}. Hint: {hint}")
+    tied = [expected[(dim, True)] for dim in TYING_EXERCISE_DIMS]
+    untied = [expected[(dim, False)] for dim in TYING_EXERCISE_DIMS]
+    near_uniform = all(abs(loss - uniform) < 0.5 for loss in untied)
+    growing = all(a + 1 < b for a, b in zip(tied, tied[1:], strict=False)) and tied[0] > untied[0] + 1
+    if not (near_uniform and growing):
+        raise ExerciseError("these losses do not show what the exercise is about (untied near ln V, tied far above "
+                            "and growing with d): pass the notebook's TinyLM, unchanged")
+    listed = ", ".join(f"{d}" for d in TYING_EXERCISE_DIMS)
+    return correct(
+        f"at d = {listed}, untied {', '.join(f'{x:.2f}' for x in untied)}, all near ln V = {uniform:.2f}: a "
+        f"default nn.Linear head has std 1/sqrt(3d), small logits, a near-uniform guess. Tied "
+        f"{', '.join(f'{x:.2f}' for x in tied)}, growing with d: the N(0, 1) table makes logits about sqrt(3d) "
+        "times larger, a confident guess that is wrong before any training")
+
+
+def check_sinusoidal_function(fn: Callable[[int, int], torch.Tensor]) -> bool:
+    """Exercise 7.3: ``fn(num_positions, dim)`` -> the sinusoidal position table ``(num_positions, dim)``."""
+    if not callable(fn):
+        raise ExerciseError(f"pass your function itself (my_sinusoidal, not my_sinusoidal(...)); "
+                            f"got {type(fn).__name__}")
+    for num_positions, dim in ((1, 2), (10, 8), (50, 16)):
+        expected = sinusoidal_positions(num_positions, dim)
+        got = fn(num_positions, dim)
+        if not isinstance(got, torch.Tensor):
+            raise ExerciseError(f"fn({num_positions}, {dim}) returned {type(got).__name__}; return a torch.Tensor")
+        if tuple(got.shape) != tuple(expected.shape):
+            raise ExerciseError(f"fn({num_positions}, {dim}) has shape {tuple(got.shape)}, "
+                                f"expected {tuple(expected.shape)}")
+        got = got.detach().cpu().double()
+        if not torch.allclose(got, expected.double(), rtol=0, atol=1e-4):
+            if torch.allclose(got[:, 0::2], expected[:, 1::2].double(), atol=1e-4):
+                hint = "the sine goes in the even columns (0, 2, ...) and the cosine in the odd ones"
+            else:
+                hint = "omega_i = 10000 ** (-2i / dim) for column pair i; PE[p, 2i] = sin(p * omega_i)"
+            raise ExerciseError(f"fn({num_positions}, {dim}) differs from the sinusoidal table. Hint: {hint}")
+    return correct("your table matches sin/cos of position times 10000^(-2i/d)")

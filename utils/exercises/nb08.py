@@ -1,0 +1,114 @@
+"""Notebook 8, when the table does not fit one device: the checkers of its exercises."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import torch
+import torch.nn.functional as F
+
+from ..vocab_parallel import local_lookup, shard_bounds
+from .checking import ExerciseError, correct
+
+
+def check_shard_bounds_function(fn: Callable[[int, int], list[tuple[int, int]]]) -> bool:
+    """Exercise 8.1: ``fn(vocab_size, world_size)`` -> contiguous ``(start, end)`` blocks, sizes differing by <= 1."""
+    if not callable(fn):
+        raise ExerciseError(f"pass your function itself, not its result; got {type(fn).__name__}")
+    for vocab_size, world_size in ((10, 1), (10, 2), (11, 2), (11, 3), (50_257, 8), (7, 7)):
+        bounds = [tuple(b) for b in fn(vocab_size, world_size)]
+        where = f"fn({vocab_size}, {world_size}) = {bounds if len(bounds) <= 4 else str(bounds[:4]) + '...'}"
+        if len(bounds) != world_size:
+            raise ExerciseError(f"{where}: expected {world_size} blocks, one per process")
+        if bounds[0][0] != 0 or bounds[-1][1] != vocab_size:
+            raise ExerciseError(f"{where}: the blocks must start at 0 and end at {vocab_size} (end is exclusive)")
+        if any(a[1] != b[0] for a, b in zip(bounds, bounds[1:], strict=False)):
+            raise ExerciseError(f"{where}: each block must start where the previous one ends")
+        sizes = [end - start for start, end in bounds]
+        if max(sizes) - min(sizes) > 1:
+            raise ExerciseError(f"{where}: block sizes {sizes} differ by more than one row. Hint: divmod(V, P) "
+                                "gives the base size and how many blocks get one extra row")
+    return correct("contiguous blocks that cover the vocabulary, sizes differing by at most one")
+
+
+def check_owner_function(fn: Callable[[int, int, int], tuple[int, int]]) -> bool:
+    """Exercise 8.2: ``fn(token_id, vocab_size, world_size)`` -> ``(rank, local_row)`` under ``shard_bounds``."""
+    if not callable(fn):
+        raise ExerciseError(f"pass your function itself, not its result; got {type(fn).__name__}")
+    for vocab_size, world_size in ((11, 2), (11, 3), (12, 5), (9, 1)):
+        for rank, (start, end) in enumerate(shard_bounds(vocab_size, world_size)):
+            for token_id in range(start, end):
+                got = tuple(fn(token_id, vocab_size, world_size))
+                if got != (rank, token_id - start):
+                    raise ExerciseError(
+                        f"fn({token_id}, {vocab_size}, {world_size}) = {got}, expected {(rank, token_id - start)}: "
+                        f"rank {rank} holds rows [{start}, {end}), and the local row is token_id - start")
+    return correct("every id maps to the rank that holds its row, at row id - start")
+
+
+#: Exercise 8.3: ``(world_size, bags)`` over an 11-row table. Every bag has ids in every shard, in unequal
+#: numbers, so averaging the shards' own means gives another answer than the bag mean.
+_BAG_CASES = (
+    (2, ((0, 1, 2, 7), (6, 8, 9, 3), (5, 10, 5, 10))),  # shards [0, 6), [6, 11): 3 + 1, 1 + 3, 2 + 2 ids
+    (3, ((0, 1, 2, 3, 5, 9), (4, 8, 9, 10, 0, 6))),  # shards [0, 4), [4, 8), [8, 11): 4 + 1 + 1, 1 + 2 + 3
+)
+
+
+def _shard_bag_results(bags: torch.Tensor, weight: torch.Tensor, world_size: int) -> dict[str, torch.Tensor]:
+    """The right bag means and the tempting wrong ones, from each shard's rows (``(B, L)`` -> ``(B, d)``)."""
+    sums, own_means = [], []
+    for start, end in shard_bounds(weight.shape[0], world_size):
+        rows = local_lookup(bags, weight[start:end], start)  # (B, L, d), zeros where the shard lacks the row
+        owned = ((bags >= start) & (bags < end)).sum(dim=1, keepdim=True)  # (B, 1)
+        sums.append(rows.sum(dim=1))
+        own_means.append(rows.sum(dim=1) / owned)
+    total, length = sum(sums), bags.shape[1]
+    return {"right": total / length, "mean of means": sum(own_means) / world_size,
+            "sum of means": sum(own_means), "divided by P": total / (length * world_size), "not divided": total}
+
+
+def check_parallel_bag_mean(fn: Callable[[torch.Tensor, torch.Tensor, int], torch.Tensor]) -> bool:
+    """Exercise 8.3: ``fn(bags (B, L), weight [V, d], world_size)`` -> the ``(B, d)`` bag means of a split table.
+
+    Compared with ``F.embedding_bag(bags, weight, mode="mean")`` on the whole table; the
+    tempting wrong combinations of the shards' results get a hint of their own.
+    """
+    if not callable(fn):
+        raise TypeError(f"pass your function itself (parallel_bag_mean, not parallel_bag_mean(...)); "
+                        f"got {type(fn).__name__}")
+    weight = torch.randn(11, 4, generator=torch.Generator().manual_seed(83))
+    hints = {
+        "mean of means": "that averages the shards' own means: a shard holding one of a bag's ids counts as much "
+                         "as one holding all the others",
+        "sum of means": "that adds up the shards' own means, each divided by how many ids that shard holds",
+        "divided by P": "that divides by the number of processes too: the all-reduce adds the partial sums, "
+                        "it does not average them",
+        "not divided": "these are the bag sums: divide them by the bag length L, once, after adding the shards' sums",
+    }
+    off_by = 0.0
+    for world_size, bag_lists in _BAG_CASES:
+        bags = torch.tensor(bag_lists)
+        expected = F.embedding_bag(bags, weight, mode="mean")
+        candidates = _shard_bag_results(bags, weight, world_size)
+        off_by = max(off_by, float((candidates["mean of means"] - expected).abs().max()))
+        where = f"fn(bags of shape {tuple(bags.shape)}, weight [11, 4], world_size={world_size})"
+        got = fn(bags.clone(), weight.clone(), world_size)
+        if not isinstance(got, torch.Tensor):
+            raise ExerciseError(f"{where} returned {type(got).__name__}; return a torch.Tensor")
+        if tuple(got.shape) != tuple(expected.shape):
+            raise ExerciseError(f"{where} has shape {tuple(got.shape)}, expected {tuple(expected.shape)}: "
+                                "one d-vector per bag")
+        got = got.detach().cpu().to(expected.dtype)
+        if got.isnan().any():
+            raise ExerciseError(f"{where} holds NaN: a shard that holds none of a bag's ids divides 0 by 0. Hint: "
+                                "add up the shards' partial sums first, then divide by the bag length")
+        if torch.allclose(got, expected, rtol=1e-5, atol=1e-6):
+            continue
+        wrong = next((name for name in hints if torch.allclose(got, candidates[name], rtol=1e-5, atol=1e-6)), None)
+        hint = hints[wrong] if wrong else ("each shard sums the rows it holds (local_lookup gives zeros for the "
+                                           "others), the partial sums are added, and the total is divided by L")
+        raise ExerciseError(f"{where} is not the bag mean of F.embedding_bag(bags, weight, mode='mean'). "
+                            f"Hint: {hint}")
+    sizes = " and ".join(f"P = {world_size}" for world_size, _ in _BAG_CASES)
+    return correct(f"the bag means equal F.embedding_bag(mode='mean') on the whole table, for {sizes}; "
+                    f"averaging the shards' own means would be off by up to {off_by:.2f}")

@@ -1,0 +1,124 @@
+"""Notebook 5's diagrams: weight histograms with their densities, and softmax distributions."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
+
+from ..init_stats import Expected
+from .drawing import SEQUENCE_COLOURS
+
+
+def _draw_histograms(ax, entries, lo: float, hi: float, bins: int, labels: bool) -> None:
+
+    for k, (label, values, expected) in enumerate(entries):
+        data = values.detach().cpu().double().flatten().numpy()
+        counts, edges = np.histogram(data, bins=bins, range=(lo, hi))
+        density = counts / (data.size * (edges[1] - edges[0]))  # a density over all values, also those outside
+        colour = SEQUENCE_COLOURS[k % len(SEQUENCE_COLOURS)]
+        std_note = f"std {data.std(ddof=1):.4f}" + (f" (expected {expected.std:.4f})" if expected else "")
+        text = f"{label}: {std_note}" if labels else None
+        if k == 0:  # the first histogram filled, the others as outlines so that overlaps stay visible
+            ax.stairs(density, edges, fill=True, alpha=0.35, color=colour, label=text)
+        else:
+            ax.stairs(density, edges, color=colour, lw=1.3, label=text)
+        if expected is not None:
+            x = np.linspace(lo, hi, 2001)
+            ax.plot(x, expected.pdf(x), color="black" if k == 0 else colour, ls="--", lw=1.2)
+    ax.set_xlim(lo, hi)
+
+
+def weight_histograms_figure(panels: dict[str, list[tuple[str, torch.Tensor, object]]], *, bins: int = 80,
+                             log_y: bool = False, x_range: tuple[float, float] | None = None,
+                             zoom: tuple[float, float] | None = None, title: str | None = None,
+                             xlabel: str = "weight value") -> Figure:
+    """Histograms of weights with their theoretical densities overlaid, one panel per entry of ``panels``.
+
+    ``panels``: panel title -> list of ``(label, values, expected)``; ``values`` is a
+    tensor of any shape (flattened), ``expected`` a :class:`utils.init_stats.Expected`
+    or ``None``. Each legend entry gives
+    the observed and the expected std. Heights are ``np.histogram`` counts divided by
+    ``n * bin width`` (a density; values outside the range still count in ``n``). The
+    first entry is filled, later ones are outlines; each expected density is dashed.
+    ``zoom=(lo, hi)`` adds an inset with that range on a linear scale.
+    """
+
+
+    if not panels:
+        raise ValueError("panels must hold at least one panel")
+    rows = max(len(entries) for entries in panels.values()) + 1  # legend lines under each panel
+    fig = Figure(figsize=(max(5.2 * len(panels), 7.0), 3.4 + 0.2 * rows), layout="constrained")
+    axes = fig.subplots(1, len(panels), squeeze=False)[0]
+    for ax, (panel_title, entries) in zip(axes, panels.items(), strict=True):
+        if not entries:
+            raise ValueError(f"panel {panel_title!r} has no histograms")
+        for _, _, expected in entries:
+            if expected is not None and not isinstance(expected, Expected):
+                raise TypeError(f"expected must be an init_stats.Expected or None, got {type(expected).__name__}")
+        if x_range is None:
+            reach = max((e.bound * 1.25 if e.bound else 4.5 * e.std) if e is not None
+                        else float(v.abs().max()) for _, v, e in entries)
+            lo, hi = -reach, reach
+        else:
+            lo, hi = x_range
+        _draw_histograms(ax, entries, lo, hi, bins, labels=True)
+        if zoom is not None:
+            inset = ax.inset_axes([0.64, 0.5, 0.34, 0.46])
+            _draw_histograms(inset, entries, zoom[0], zoom[1], bins, labels=False)
+            inset.xaxis.set_major_locator(MaxNLocator(4, symmetric=True))
+            inset.tick_params(labelsize=7)
+            inset.set_title("zoom, linear scale", fontsize=7)
+        ax.plot([], [], color="black", ls="--", lw=1.2, label="theoretical density")
+        if log_y:
+            ax.set_yscale("log")
+            ax.set_ylim(bottom=1e-3)
+        ax.set_title(panel_title, fontsize=10)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel("density")
+        ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.16), frameon=False)
+    if title:
+        fig.suptitle(title, fontsize=11)
+    return fig
+
+
+def sorted_probabilities_figure(logits: dict[str, torch.Tensor], title: str | None = None) -> Figure:
+    """``softmax`` of each named row of logits ``(V,)``, sorted from the most likely token down, on log-log axes.
+
+    The curve is drawn through about 600 ranks spaced evenly on the log axis (always
+    including rank 1 and rank V). A dotted line marks the uniform distribution ``1/V``; each legend entry gives the
+    top probability and the entropy in nats (``ln V`` for the uniform).
+    """
+
+    if not logits:
+        raise ValueError("logits must hold at least one row")
+    sizes = {row.numel() for row in logits.values()}
+    if any(row.dim() != 1 for row in logits.values()) or len(sizes) != 1:
+        raise ValueError(f"every row of logits must have shape (V,) with the same V; got "
+                         f"{[tuple(row.shape) for row in logits.values()]}")
+    vocab_size = sizes.pop()
+    fig = Figure(figsize=(7, 3.8), layout="constrained")
+    ax = fig.subplots()
+    # about 600 ranks spaced evenly on the log axis: the same curve as all V points, drawn much faster
+    ranks = torch.unique(torch.logspace(0, math.log10(vocab_size), 600).round().long().clamp(1, vocab_size))
+    for k, (label, row) in enumerate(logits.items()):
+        log_p = torch.log_softmax(row.detach().cpu().double(), dim=-1)
+        p = log_p.exp()
+        entropy = float(-(p * log_p).sum())
+        sorted_p = p.sort(descending=True).values
+        ax.plot(ranks.numpy(), sorted_p[ranks - 1].numpy(), color=SEQUENCE_COLOURS[k % 5], lw=1.8,
+                label=f"{label}: top p = {float(p.max()):.2g}, entropy {entropy:.2f} nats")
+    ax.axhline(1 / vocab_size, color="black", ls=":", lw=1.2,
+               label=f"uniform: p = 1/V, entropy ln V = {math.log(vocab_size):.2f} nats")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_ylim(bottom=1e-12, top=2)
+    ax.set_xlabel("rank of the token (most likely first)")
+    ax.set_ylabel("softmax probability")
+    ax.set_title(title or f"Next-token distribution over V = {vocab_size:,} tokens", fontsize=11)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="lower left")
+    return fig

@@ -1,0 +1,231 @@
+"""A vocabulary-parallel embedding: one table split by rows over ``P`` processes (notebook 8).
+
+When an embedding table ``[V, d]`` is too large for one device, ``P`` processes can
+each hold a contiguous block of its rows. Process ``r`` holds rows ``[start_r, end_r)``
+(:func:`shard_bounds`; when ``P`` does not divide ``V`` the first ``V % P`` processes
+hold one row more). For a batch of ids, each process
+
+1. masks the ids it does not own,
+2. looks up the rest in its own rows (:func:`local_lookup`),
+3. leaves zeros in the rows of the masked ids,
+
+and an ``all_reduce(SUM)`` (:class:`AllReduceSum`) adds the ``P`` partial results: every
+id's row comes from exactly one process and zeros from the others, so every process
+ends with exactly the single-device result. In the backward pass the gradient of the
+output is the same on every process (they all compute the same loss from the same
+output), so each process keeps it as it is and its weight gradient is its slice of the
+single-device gradient.
+
+Notebook 8 writes :class:`AllReduceSum` and :class:`VocabParallelEmbedding` in its own
+cells; this module holds the same code for the worker processes, which import it by
+name (``tests/notebooks/`` checks that the two stay identical). Starting the processes
+is furniture, in ``utils/distributed/``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+import torch.distributed as dist
+import torch.nn as nn
+import torch.nn.functional as F
+
+from .checks import check_int
+from .lookup import check_ids
+
+# --- splitting the vocabulary ---------------------------------------------------------
+
+
+def shard_bounds(vocab_size: int, world_size: int) -> list[tuple[int, int]]:
+    """Rows ``[start, end)`` held by each of ``world_size`` processes, in rank order.
+
+    Contiguous blocks covering ``0..vocab_size-1``; the first ``vocab_size % world_size``
+    blocks hold one row more, so sizes differ by at most one
+    (``shard_bounds(11, 3) == [(0, 4), (4, 8), (8, 11)]``).
+
+    Taught in notebook 8.
+    """
+    check_int("vocab_size", vocab_size, 1)
+    check_int("world_size", world_size, 1)
+    if world_size > vocab_size:
+        raise ValueError(
+            f"world_size {world_size} is larger than vocab_size {vocab_size}: "
+            "every process must hold at least one row"
+        )
+    base, extra = divmod(vocab_size, world_size)
+    bounds, start = [], 0
+    for rank in range(world_size):
+        end = start + base + (1 if rank < extra else 0)
+        bounds.append((start, end))
+        start = end
+    return bounds
+
+
+def owner_of(ids: torch.Tensor, vocab_size: int, world_size: int) -> torch.Tensor:
+    """The rank that holds the row of each id: ids ``S`` -> ranks ``S`` (int64).
+
+    Taught in notebook 8.
+    """
+    check_ids(ids, vocab_size)
+    ends = torch.tensor([end for _, end in shard_bounds(vocab_size, world_size)], device=ids.device)
+    return torch.bucketize(ids.long(), ends, right=True)
+
+
+# --- what one process computes ----------------------------------------------------------
+
+
+def _check_local_lookup(ids: object, local_weight: object, start: object) -> None:
+    if not isinstance(local_weight, torch.Tensor) or local_weight.dim() != 2:
+        shape = tuple(local_weight.shape) if isinstance(local_weight, torch.Tensor) else type(local_weight).__name__
+        raise ValueError(f"local_weight must be a 2-D tensor [rows, d], got {shape}")
+    check_int("start", start, 0)
+    if not isinstance(ids, torch.Tensor) or ids.dtype not in (torch.int32, torch.int64):
+        got = ids.dtype if isinstance(ids, torch.Tensor) else type(ids).__name__
+        raise TypeError(f"ids must be an int64 (or int32) tensor, got {got}")
+
+
+def local_lookup(ids: torch.Tensor, local_weight: torch.Tensor, start: int) -> torch.Tensor:
+    """One process's share of the lookup: ids ``S`` int64 -> ``S + (d,)``.
+
+    ``local_weight`` holds rows ``[start, start + n_local)`` of the full table. Ids
+    outside that range are masked and their output rows stay zero; the others are
+    looked up at local row ``id - start``. Only the owned ids are looked up
+    (Megatron-LM instead looks up local row 0 for the masked ids and zeroes those
+    rows afterwards, which keeps shapes fixed): this way each row's gradient sums
+    the same values, in the same order, as on a single device.
+
+    Taught in notebook 8.
+    """
+    _check_local_lookup(ids, local_weight, start)
+    ids = ids.to(local_weight.device)
+    end = start + local_weight.shape[0]
+    owned = (ids >= start) & (ids < end)  # the mask: True where this process holds the row
+    out = local_weight.new_zeros(*ids.shape, local_weight.shape[1])  # masked rows stay zero
+    out[owned] = F.embedding(ids[owned] - start, local_weight)  # look up the rest, at local row id - start
+    return out
+
+
+class AllReduceSum(torch.autograd.Function):
+    """Forward: ``all_reduce(SUM)`` of the partial outputs. Backward: the identity.
+
+    Every process computes the same loss from the same (all-reduced) output, so the
+    gradient arriving here is already the same on every process; each one keeps it as
+    it is. (An all-reduce in the backward as well would multiply it by ``P``.)
+
+    Run by notebook 8's worker processes (utils.distributed).
+    """
+
+    @staticmethod
+    def forward(ctx, partial: torch.Tensor, group: Any) -> torch.Tensor:
+        total = partial.clone()
+        dist.all_reduce(total, op=dist.ReduceOp.SUM, group=group)
+        return total
+
+    @staticmethod
+    def backward(ctx, grad_output: torch.Tensor) -> tuple[torch.Tensor, None]:
+        return grad_output, None
+
+
+def all_reduce_sum(partial: torch.Tensor, group: Any = None) -> torch.Tensor:
+    """Sum ``partial`` over the processes of ``group`` (default: all), with autograd.
+
+    Run by notebook 8's worker processes (utils.distributed).
+    """
+    if not dist.is_initialized():
+        raise RuntimeError("all_reduce_sum needs a process group: call it inside process_group(...)")
+    return AllReduceSum.apply(partial, group)
+
+
+class VocabParallelEmbedding(nn.Module):
+    """An ``nn.Embedding(num_embeddings, embedding_dim)`` split by rows over ``world_size`` processes.
+
+    Process ``rank`` stores only rows ``[start, end)`` as its ``weight`` parameter,
+    shape ``[end - start, embedding_dim]``. ``forward(ids)``: ids ``S`` int64 ->
+    ``S + (embedding_dim,)``, the same on every process; it needs an initialised
+    process group unless ``world_size == 1``.
+
+    Run by notebook 8's worker processes (utils.distributed).
+    """
+
+    def __init__(self, num_embeddings: int, embedding_dim: int, rank: int, world_size: int, *,
+                 group: Any = None, device: torch.device | str | None = None, dtype: torch.dtype | None = None,
+                 generator: torch.Generator | None = None) -> None:
+        super().__init__()
+        check_int("embedding_dim", embedding_dim, 1)
+        bounds = shard_bounds(num_embeddings, world_size)
+        check_int("rank", rank, 0)
+        if rank >= world_size:
+            raise ValueError(f"rank {rank} is out of range for world_size {world_size} "
+                             f"(valid ranks: 0..{world_size - 1})")
+        self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
+        self.rank, self.world_size, self.group = rank, world_size, group
+        self.start, self.end = bounds[rank]
+        weight = torch.empty(self.end - self.start, embedding_dim, dtype=dtype)
+        nn.init.normal_(weight, generator=generator)  # N(0, 1), as nn.Embedding, but only these rows
+        self.weight = nn.Parameter(weight.to(device))
+
+    @classmethod
+    def from_full_weight(cls, weight: torch.Tensor, rank: int, world_size: int, *, group: Any = None,
+                         device: torch.device | str | None = None) -> VocabParallelEmbedding:
+        """The shard of ``rank``, holding a copy of rows ``[start, end)`` of ``weight`` ``[V, d]``."""
+        if not isinstance(weight, torch.Tensor) or weight.dim() != 2:
+            shape = tuple(weight.shape) if isinstance(weight, torch.Tensor) else type(weight).__name__
+            raise ValueError(f"weight must be a 2-D tensor [num_embeddings, embedding_dim], got {shape}")
+        layer = cls(weight.shape[0], weight.shape[1], rank, world_size, group=group, dtype=weight.dtype)
+        with torch.no_grad():
+            layer.weight.copy_(weight[layer.start:layer.end])
+        return layer.to(device) if device is not None else layer
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        check_ids(ids, self.num_embeddings)
+        partial = local_lookup(ids, self.weight, self.start)
+        if self.world_size == 1 and not dist.is_initialized():
+            return partial
+        return all_reduce_sum(partial, self.group)
+
+    def extra_repr(self) -> str:
+        return (f"{self.num_embeddings}, {self.embedding_dim}, rank={self.rank}, world_size={self.world_size}, "
+                f"rows=[{self.start}, {self.end})")
+
+
+# --- what it costs ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ParallelCost:
+    """Memory and communication of a vocabulary-parallel embedding with ``world_size`` processes.
+
+    Returned by vocab_parallel_cost (notebook 8).
+    """
+
+    world_size: int
+    rows_per_process: int  # the largest shard
+    table_bytes: int  # the whole table
+    bytes_per_process: int  # the largest shard's bytes
+    allreduce_values: int  # n * d: the output, summed once per forward
+    allreduce_bytes: int
+    ring_bytes_sent: int  # per process, by a ring all-reduce: 2 (P - 1) / P of the payload
+
+
+def vocab_parallel_cost(vocab_size: int, dim: int, num_tokens: int, world_size: int,
+                        bytes_per_value: int = 4) -> ParallelCost:
+    """Memory per process and the one all-reduce of ``num_tokens * dim`` values per forward.
+
+    Taught in notebook 8.
+    """
+    check_int("dim", dim, 1)
+    check_int("num_tokens", num_tokens, 0)
+    check_int("bytes_per_value", bytes_per_value, 1)
+    rows = max(end - start for start, end in shard_bounds(vocab_size, world_size))
+    values = num_tokens * dim
+    return ParallelCost(
+        world_size=world_size,
+        rows_per_process=rows,
+        table_bytes=vocab_size * dim * bytes_per_value,
+        bytes_per_process=rows * dim * bytes_per_value,
+        allreduce_values=values,
+        allreduce_bytes=values * bytes_per_value,
+        ring_bytes_sent=2 * (world_size - 1) * values * bytes_per_value // world_size,
+    )
