@@ -136,8 +136,8 @@ def std_standard_error(std: float, n: int, kurtosis: float = NORMAL_KURTOSIS) ->
     """
     std = check_positive("std", std)
     check_int("n", n)
-    if isinstance(kurtosis, bool) or not isinstance(kurtosis, (int, float)) or not kurtosis > 1:
-        raise ValueError(f"kurtosis must be a number > 1, got {kurtosis!r}")
+    if isinstance(kurtosis, bool) or not isinstance(kurtosis, (int, float)) or not 1 < kurtosis < math.inf:
+        raise ValueError(f"kurtosis must be a finite number > 1, got {kurtosis!r}")
     return std * math.sqrt((kurtosis - 1.0) / (4.0 * n))
 
 
@@ -215,6 +215,7 @@ def compare(weight: torch.Tensor, expected: Expected, n_se: float = 5.0) -> Comp
         raise TypeError(
             f"expected must be an Expected (e.g. init_stats.embedding_init()), got {type(expected).__name__}"
         )
+    n_se = check_positive("n_se", n_se)
     n = weight.numel()
     if n < 2:
         raise ValueError(f"need at least 2 values to estimate a std, got {n}")

@@ -122,7 +122,7 @@ def test_bad_arguments_say_what_was_expected():
         init_stats.Expected("x", "normal", 1.0, mean=float("inf"))
     with pytest.raises(ValueError, match="bound must be a positive, finite number, got nan"):
         init_stats.Expected("x", "uniform", 1.0, bound=float("nan"))
-    with pytest.raises(ValueError, match="kurtosis must be a number > 1"):
+    with pytest.raises(ValueError, match="kurtosis must be a finite number > 1"):
         init_stats.std_standard_error(1.0, 10, kurtosis=1.0)
     with pytest.raises(TypeError, match="weight must be a torch.Tensor, got list"):
         init_stats.compare([1.0, 2.0], init_stats.embedding_init())
@@ -130,6 +130,10 @@ def test_bad_arguments_say_what_was_expected():
         init_stats.compare(torch.arange(4), init_stats.embedding_init())
     with pytest.raises(TypeError, match="expected must be an Expected"):
         init_stats.compare(torch.zeros(4), 1.0)
+    with pytest.raises(ValueError, match="kurtosis must be a finite number > 1, got inf"):
+        init_stats.std_standard_error(1.0, 10, kurtosis=float("inf"))
+    with pytest.raises(ValueError, match="n_se must be a positive, finite number, got nan"):
+        init_stats.compare(torch.zeros(4), init_stats.embedding_init(), n_se=float("nan"))
     with pytest.raises(ValueError, match="need at least 2 values"):
         init_stats.compare(torch.zeros(1), init_stats.embedding_init())
     for bad in (float("nan"), float("inf")):  # statistics of them would be NaN or inf, and no check could pass

@@ -388,19 +388,13 @@ def available_methods(device: torch.device | str = "cpu") -> tuple[str, ...]:
 
 
 def _compare(got: torch.Tensor, expected: torch.Tensor, rtol: float, atol: float, what: str) -> tuple[float, bool]:
-    if got.is_sparse:
-        got = got.to_dense()
-    if got.shape != expected.shape:
-        raise AssertionError(f"{what}: shape {tuple(got.shape)} differs from the lookup's {tuple(expected.shape)}")
-    if torch.equal(got, expected):
-        return 0.0, True
-    max_diff = float((got - expected).abs().max())
-    if not bool(torch.isclose(got, expected, rtol=rtol, atol=atol).all()):
-        raise AssertionError(
-            f"{what} differs from the lookup's by up to {max_diff:.3g} (allowed: rtol={rtol}, atol={atol}); "
-            "a method that computes something else must not be timed"
-        )
-    return max_diff, False
+    """``(largest difference, exact?)`` of a method's result against the lookup's; AssertionError (from
+    :func:`torch.testing.assert_close`) when it is not within ``rtol``/``atol``."""
+    got = got.to_dense() if got.is_sparse else got
+    torch.testing.assert_close(got, expected, rtol=rtol, atol=atol, msg=lambda message: (
+        f"{what} differs from the lookup's; a method that computes something else must not be timed. {message}"))
+    exact = torch.equal(got, expected)
+    return (0.0 if exact else float((got - expected).abs().max())), exact
 
 
 def _measured_peak(fn: Callable[[], torch.Tensor], device: torch.device) -> int:
