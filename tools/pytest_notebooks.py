@@ -47,6 +47,8 @@ from tools.run import stderr_outputs
 DEVICE_ENV = "COURSE_DEVICE"
 PRACTICE_SUFFIX = "-practice"
 CHECK_ID = "test-where-is-utils"
+#: the heading of the part after the exercises that the lesson never needs
+GOING_DEEPER = "## Going deeper"
 FOLDER = course.REPO_NAME
 #: what the set-up cell prints where it has to fetch the course (the stored notebooks hold the clone's line)
 COLAB_SETUP_LINE = f"Set-up: fetched the course into ./{FOLDER}\n"
@@ -151,6 +153,16 @@ def _exercises_start(nb: nbformat.NotebookNode) -> int:
                 and any(line.strip() == "## Exercises" for line in cell.source.splitlines()))
 
 
+def _exercises_end(nb: nbformat.NotebookNode, start: int) -> int:
+    """Where the exercises end: at a ``## Going deeper`` part (which the drills need not run twice), else the footer."""
+    for i in range(start + 1, len(nb.cells)):
+        cell = nb.cells[i]
+        if cell.get("id") == generated.FOOTER_ID or (cell.cell_type == "markdown" and any(
+                line.strip() == GOING_DEEPER for line in cell.source.splitlines())):
+            return i
+    raise ValueError("the notebook has no footer cell after its exercises; run `make sync`")
+
+
 def _unchecked(cell: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """A cell that nbval runs without comparing: no stored count, no stored outputs."""
     cell.execution_count = None
@@ -171,7 +183,8 @@ def client_notebook(entry: course.Notebook) -> nbformat.NotebookNode:
         if cell.get("id") == generated.SETUP_ID:
             cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=COLAB_SETUP_LINE)]
     copy_ = practice.practice_notebook(original, entry, course.ENGLISH, entry.path.parent)
-    start, end = _exercises_start(copy_), next(i for i, c in enumerate(copy_.cells) if c.id == generated.FOOTER_ID)
+    start = _exercises_start(copy_)
+    end = _exercises_end(copy_, start)
     drills = copy.deepcopy(copy_.cells[start:end])
     for cell in drills:
         cell.id += PRACTICE_SUFFIX

@@ -64,6 +64,7 @@ SECTION_HEADINGS_ZH = {
     "## What you will learn": "## 你将学到什么",
     "## Summary": "## 小结",
     "## Exercises": "## 练习",
+    "## Going deeper": "## 深入一步",
 }
 
 #: Comments that are instructions to tools, not prose: kept as they are.

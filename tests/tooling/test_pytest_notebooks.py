@@ -14,6 +14,7 @@ from tools.pytest_notebooks import (
     CHECK_ID,
     FOLDER,
     PRACTICE_SUFFIX,
+    _exercises_end,
     check_practice_section,
     client_notebook,
     course_notebook,
@@ -84,3 +85,15 @@ def test_the_practice_check_passes_when_each_checker_rejects_its_stub(built):
 def test_the_practice_check_fails_when_a_checker_accepts_a_stub(built):
     with pytest.raises(AssertionError, match="accepted the stub"):
         check_practice_section(_executed(built["02_embedding_lookup"], accepted_stub=True))
+
+
+def test_the_drills_stop_at_going_deeper():
+    """A part after the exercises that the lesson never needs runs once, after the worked answers, not as a drill."""
+    cells = [nbformat.v4.new_markdown_cell("## Exercises\n\n**Exercise 1.1.** ..."), nbformat.v4.new_code_cell("x = 1"),
+             nbformat.v4.new_markdown_cell("## Going deeper\n\nMore."), nbformat.v4.new_code_cell("y = x"),
+             nbformat.v4.new_markdown_cell("footer")]
+    cells[-1].id = generated.FOOTER_ID
+    nb = nbformat.v4.new_notebook(cells=cells)
+    assert _exercises_end(nb, 0) == 2
+    del nb.cells[2:4]
+    assert _exercises_end(nb, 0) == 2  # no Going deeper: the footer
