@@ -160,6 +160,11 @@ def colab_requirements(path: Path = REQUIREMENTS) -> dict[str, str]:
     return needed
 
 
+#: What the set-up cell's error says to do when it cannot fetch the course (offline, no git).
+SETUP_HELP = (f"Open this notebook from a clone of the course, or, without a network, set {REPO_OVERRIDE_ENV} to a "
+              f"copy of it before starting Jupyter, e.g. {REPO_OVERRIDE_ENV}=file:///path/to/{course.REPO_NAME}")
+
+
 def setup_source() -> str:
     """The first code cell of every notebook: make ``utils`` importable, anywhere.
 
@@ -192,7 +197,13 @@ elif (COURSE_ROOT / "{COURSE_MARKER}").is_file():
 else:
     repo = os.environ.get("{REPO_OVERRIDE_ENV}", "{course.repo_url()}")
     clone = ["git", "clone", "--quiet", "--depth=1", "--branch={course.REPO_REF}", repo, str(COURSE_ROOT)]
-    subprocess.run(clone, check=True)
+    try:
+        fetched = subprocess.run(clone, capture_output=True, text=True)
+        why = (fetched.stderr.strip().splitlines() or ["git clone failed"])[-1] if fetched.returncode else ""
+    except FileNotFoundError:
+        why = "git is not installed"
+    if why:
+        raise RuntimeError(f"the set-up could not fetch the course from {{repo}} ({{why}}). {SETUP_HELP}")
     done = "fetched the course into ./{folder}"
 if str(COURSE_ROOT) not in sys.path:
     sys.path.insert(0, str(COURSE_ROOT))
