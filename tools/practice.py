@@ -10,7 +10,6 @@ is left as it is: it rejects the stub until the learner replaces it.
 
 from __future__ import annotations
 
-import argparse
 import ast
 import copy
 import json
@@ -22,6 +21,7 @@ from pathlib import Path
 import nbformat
 
 from . import course
+from .cli import OneLineParser, guard
 from .course import EDITIONS, Edition, Notebook, available
 from .generated import HEADER_ID, SOLUTION_TAG, dumps_notebook, read_notebook
 from .links import rebase_links
@@ -203,7 +203,7 @@ def write_practice(out_dir: Path = PRACTICE_DIR) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = OneLineParser(prog="python -m tools.practice", description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=PRACTICE_DIR, help="where to write (default: build/practice)")
     args = parser.parse_args(argv)
     written = write_practice(args.out.resolve())
@@ -214,4 +214,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(guard(main, "python -m tools.practice"))

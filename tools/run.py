@@ -15,7 +15,6 @@ and stores the fresh outputs in them (what nbval then compares against).
 
 from __future__ import annotations
 
-import argparse
 import ast
 import os
 import platform
@@ -28,6 +27,7 @@ from pathlib import Path
 import nbformat
 from tqdm.auto import tqdm
 
+from .cli import OneLineParser, guard
 from .course import NOTEBOOK_DIR, NOTEBOOKS, ROOT, Notebook
 from .generated import dumps_notebook, read_notebook
 from .kernels import AsyncIPCKernelManager
@@ -288,13 +288,6 @@ def select(numbers: list[int] | None) -> list[Notebook]:
     return [by_number[n] for n in numbers]
 
 
-class OneLineParser(argparse.ArgumentParser):
-    """argparse, with a bad argument reported in one line (no usage block)."""
-
-    def error(self, message: str) -> None:
-        self.exit(2, f"{self.prog}: {message} (see --help)\n")
-
-
 def check_device(device: str | None) -> str | None:
     """Why ``device`` cannot run here (one line), or None. Asked once, before any kernel starts."""
     if device is None:
@@ -357,4 +350,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(guard(main, "python -m tools.run"))

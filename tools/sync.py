@@ -12,11 +12,11 @@ listing the files a run would change; the test suite runs it.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
 from . import course, translations
+from .cli import OneLineParser, guard
 from .generated import dumps_notebook, read_notebook, sync_notebook, sync_readme
 from .images import COURSE_IMAGES, write_course_images
 
@@ -50,7 +50,7 @@ def stale_files() -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = OneLineParser(prog="python -m tools.sync", description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if a run would change files")
     args = parser.parse_args(argv)
     if args.check:
@@ -76,4 +76,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(guard(main, "python -m tools.sync"))

@@ -38,7 +38,6 @@ Command line::
 
 from __future__ import annotations
 
-import argparse
 import copy
 import difflib
 import hashlib
@@ -53,6 +52,7 @@ from pathlib import Path
 import nbformat
 
 from . import course, generated
+from .cli import OneLineParser, guard
 from .course import Notebook
 from .links import MD_TARGET, rebase_links
 
@@ -889,7 +889,7 @@ def stamp(stem: str, cell_ids: list[str]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tools.translations", description=__doc__.splitlines()[0])
+    parser = OneLineParser(prog="python -m tools.translations", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
     check_parser = commands.add_parser("check", help="list what is missing, stale or unused; exit 1 if anything")
     check_parser.add_argument("stems", nargs="*", help=f"notebook stems, or {SHARED} (default: everything)")
@@ -940,4 +940,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(guard(main, "python -m tools.translations"))

@@ -18,7 +18,6 @@ Each page has a bar with the course home and the notebook's other editions.
 
 from __future__ import annotations
 
-import argparse
 import base64
 import html
 import mimetypes
@@ -35,6 +34,7 @@ from nbconvert import HTMLExporter
 from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 
 from . import course
+from .cli import OneLineParser, guard
 from .course import EDITIONS, Edition, Notebook, available
 from .generated import read_notebook
 from .links import SCHEME, is_relative
@@ -367,7 +367,7 @@ def build(out_dir: Path = SITE_DIR) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = OneLineParser(prog="python -m tools.website", description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=SITE_DIR, help="where to write (default: build/site)")
     args = parser.parse_args(argv)
     start = time.perf_counter()
@@ -379,4 +379,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(guard(main, "python -m tools.website"))
