@@ -71,3 +71,19 @@ def test_ci_entry_point_installs_the_browser_before_make_test():
         assert f"command -v {candidate.rsplit('/', 1)[-1]} " in script
     makefile = (ROOT / "Makefile").read_text() + (ROOT / "course.py").read_text()
     assert "apt-get" not in makefile and "playwright install" not in makefile + script
+
+
+def test_the_makefile_is_one_line_wrappers_of_course_py():
+    import re
+
+    text = (ROOT / "Makefile").read_text()
+    phony = set(re.search(r"^\.PHONY: (.*)$", text, re.M).group(1).split())
+    recipes = dict(re.findall(r"^([a-z]+): ; (.*)$", text, re.M))
+    assert set(recipes) == phony and {"run", "test", "lab", "practice", "site"} <= phony
+    for target, recipe in recipes.items():
+        command = "install" if target == "install" else target
+        assert recipe.startswith(f"$(COURSE) {command}"), f"make {target}: {recipe}"
+    assert re.search(r"^COURSE = \$\(PYTHON\) course\.py ", text, re.M)
+    assert "PYTHON ?= py -3" in text  # Windows: the launcher, never the Microsoft Store's python3 alias
+    for word in ("test -x", "touch", "python -c", "/bin/"):  # what cmd.exe breaks, and POSIX venv paths
+        assert word not in text, word
