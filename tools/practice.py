@@ -24,7 +24,7 @@ from . import course
 from .cli import OneLineParser, guard
 from .course import EDITIONS, Edition, Notebook, available
 from .generated import HEADER_ID, SOLUTION_TAG, dumps_notebook, read_notebook
-from .links import rebase_links
+from .links import HTML_TARGET, MD_TARGET, is_relative, rebase_links
 
 PRACTICE_DIR = course.ROOT / "build" / "practice"
 NOTE_ID = "practice-note"
@@ -150,15 +150,33 @@ def exercise_label(cells: list, index: int, fallback: str, lang: str = "en") -> 
     return _text(lang)["label"].format(number=fallback)
 
 
+def published_links(source: str, folder: Path) -> str:
+    """A markdown cell's relative links (written for a page in ``folder``) as addresses in the repository
+    on GitHub, for a copy that leaves it; links to sibling notebooks stay (the copies are siblings too)."""
+    def absolute(match: re.Match) -> str:
+        target = match.group(2)
+        path, hash_sign, fragment = target.partition("#")
+        if not is_relative(target) or ("/" not in path and path.endswith(".ipynb")):
+            return match.group(0)
+        repo_path = Path(os.path.relpath(os.path.normpath(folder / path), course.ROOT)).as_posix()
+        return match.group(1) + course.blob_url(repo_path) + hash_sign + fragment
+
+    return HTML_TARGET.sub(absolute, MD_TARGET.sub(absolute, source))
+
+
 def practice_notebook(nb_node: nbformat.NotebookNode, entry: Notebook, edition: Edition,
-                      out_folder: Path) -> nbformat.NotebookNode:
-    """A practice copy of one notebook (a new node; ``nb_node`` is not changed)."""
+                      out_folder: Path, published: bool = False) -> nbformat.NotebookNode:
+    """A practice copy of one notebook (a new node; ``nb_node`` is not changed).
+
+    ``published``: for a copy that leaves the repository (the web site, the practice branch that
+    Colab opens): its links point into the repository on GitHub instead of to files beside it."""
     text = _text(edition.code)
     practice = copy.deepcopy(nb_node)
     solutions = 0
     for index, cell in enumerate(practice.cells):
         if cell.cell_type == "markdown":
-            cell.source = rebase_links(cell.source, edition.folder, out_folder)
+            cell.source = (published_links(cell.source, edition.folder) if published
+                           else rebase_links(cell.source, edition.folder, out_folder))
         if cell.cell_type != "code":
             continue
         cell.outputs = []
@@ -175,7 +193,8 @@ def practice_notebook(nb_node: nbformat.NotebookNode, entry: Notebook, edition: 
     if solutions == 0:
         raise ValueError(f"{edition.repo_path(entry)}: no cell is tagged {SOLUTION_TAG!r}; "
                          "expected one answer cell per exercise")
-    link = Path(os.path.relpath(edition.path(entry), out_folder)).as_posix()
+    link = (course.blob_url(edition.repo_path(entry)) if published
+            else Path(os.path.relpath(edition.path(entry), out_folder)).as_posix())
     note = nbformat.v4.new_markdown_cell(text["note"].format(name=edition.repo_path(entry), link=link))
     note.id = NOTE_ID
     after = next((i + 1 for i, cell in enumerate(practice.cells) if cell.get("id") == HEADER_ID), 0)
@@ -183,8 +202,10 @@ def practice_notebook(nb_node: nbformat.NotebookNode, entry: Notebook, edition: 
     return practice
 
 
-def write_practice(out_dir: Path = PRACTICE_DIR) -> list[Path]:
-    """Write the practice copy of every notebook of every edition; returns the paths written."""
+def write_practice(out_dir: Path = PRACTICE_DIR, published: bool = False) -> list[Path]:
+    """Write the practice copy of every notebook of every edition; returns the paths written.
+
+    ``published``: copies for the web site and the practice branch (see :func:`practice_notebook`)."""
     written = []
     for entry in course.NOTEBOOKS:
         for edition in available(entry):
@@ -192,7 +213,7 @@ def write_practice(out_dir: Path = PRACTICE_DIR) -> list[Path]:
             folder.mkdir(parents=True, exist_ok=True)
             target = folder / entry.filename
             target.write_text(dumps_notebook(practice_notebook(read_notebook(edition.path(entry)), entry, edition,
-                                                               folder)), encoding="utf-8")
+                                                               folder, published)), encoding="utf-8")
             written.append(target)
     for edition in EDITIONS:  # copies of notebooks that are gone
         folder = out_dir / edition.subdir if edition.subdir else out_dir
@@ -210,6 +231,8 @@ def main(argv: list[str] | None = None) -> int:
     for path in written:
         print(f"wrote {path.relative_to(course.ROOT) if path.is_relative_to(course.ROOT) else path}")
     print(f"{len(written)} practice copies: outputs cleared, exercise answers replaced by stubs")
+    if args.out.resolve() == PRACTICE_DIR:
+        print("Open them in JupyterLab: python course.py lab --practice")
     return 0
 
 
