@@ -86,7 +86,7 @@ def test_offline_the_setup_cell_says_what_to_do_in_one_line(monkeypatch, tmp_pat
         _run_setup_cell(monkeypatch, tmp_path, colab=False, git=offline)
     message = str(error.value)
     assert message.startswith(f"the set-up could not fetch the course from {course.repo_url()} (fatal: unable to "
-                              "access 'https://x/': Could not resolve host: github.com). Open this notebook from a clone")
+                              "access 'https://x/': Could not resolve host: github.com). Open this notebook")
     assert f"set COURSE_REPO to a copy of it before starting Jupyter, e.g. COURSE_REPO=file:///path/to/{FOLDER}" \
         in message and "\n" not in message
 

@@ -87,3 +87,32 @@ def test_the_makefile_is_one_line_wrappers_of_course_py():
     assert "PYTHON ?= py -3" in text  # Windows: the launcher, never the Microsoft Store's python3 alias
     for word in ("test -x", "touch", "python -c", "/bin/"):  # what cmd.exe breaks, and POSIX venv paths
         assert word not in text, word
+
+
+def _workflow(name):
+    import yaml
+
+    return yaml.safe_load((ROOT / ".github" / "workflows" / name).read_text())
+
+
+def test_windows_and_macos_run_the_course_and_the_unit_tier():
+    job = _workflow("platforms.yml")["jobs"]["course"]
+    assert job["strategy"]["matrix"]["os"] == ["windows-latest", "macos-latest"]
+    runs = [step.get("run", "") for step in job["steps"]]
+    assert "python course.py run" in runs and "python course.py test -m unit" in runs
+    nbval = next(step for step in job["steps"] if step.get("run") == "python course.py test notebooks")
+    assert nbval["if"] == "runner.os == 'macOS'"  # the stored outputs against ARM's CPU kernels
+    assert not any("make " in run or ".venv/bin" in run for run in runs)  # neither exists on Windows
+
+
+def test_the_site_is_published_from_main_with_the_practice_branch():
+    workflow = _workflow("pages.yml")
+    triggers = workflow[True]  # YAML 1.1 reads the key `on` as True
+    assert triggers["push"]["branches"] == ["main"]
+    assert {"pages": "write", "id-token": "write", "contents": "write"} == workflow["permissions"]
+    build, deploy = workflow["jobs"]["build"], workflow["jobs"]["deploy"]
+    runs = [step.get("run", "") for step in build["steps"]]
+    assert "python course.py site" in runs and any("-m tools.publish" in run and "--push" in run for run in runs)
+    upload = next(step for step in build["steps"] if step.get("uses", "").startswith("actions/upload-pages-artifact"))
+    assert upload["with"]["path"] == "build/site"
+    assert deploy["needs"] == "build" and deploy["steps"][0]["uses"].startswith("actions/deploy-pages")

@@ -113,7 +113,7 @@ def test_the_install_is_redone_only_when_its_files_change(tmp_path, monkeypatch)
     stamp = {"hash": entry.install_hash(entry.install_files(True, "constraints.txt")), "dev": True}
     (venv / entry.STAMP).write_text(json.dumps(stamp))
     assert entry.is_installed(venv, dev=True, constraints="constraints.txt")
-    assert entry.is_installed(venv, dev=False, constraints="constraints.txt")  # the test suite's install serves a learner
+    assert entry.is_installed(venv, dev=False, constraints="constraints.txt")  # a dev install serves a learner
     assert not entry.is_installed(venv, dev=True, constraints="")  # other pins
     monkeypatch.setenv("PIP_EXTRA_INDEX_URL", entry.CPU_WHEELS)
     assert not entry.is_installed(venv, dev=True, constraints="constraints.txt")  # another index: reinstall

@@ -2,9 +2,9 @@ import os
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 import types
 from importlib import metadata
+from pathlib import Path
 
 import pytest
 
