@@ -119,8 +119,8 @@ def first_install_notice(command: str, platform: str = sys.platform, environ: di
              "on disk with PyTorch's CPU-only build). This takes some minutes; pip shows each download."]
     cpu = CPU_WHEELS in environ.get("PIP_INDEX_URL", "") + environ.get("PIP_EXTRA_INDEX_URL", "")
     if platform.startswith("linux") and not cpu:
-        lines.append("On Linux, PyPI's PyTorch also brings NVIDIA's CUDA libraries: about 2.5 GB more to download. "
-                     "Without an NVIDIA GPU you do not need them: stop now (Ctrl+C) and run")
+        lines.append("On Linux, PyPI's PyTorch also brings NVIDIA's CUDA libraries: about 2.6 GB more to download "
+                     "(3.8 GB more on disk). Without an NVIDIA GPU you do not need them: stop now (Ctrl+C) and run")
         lines.append(f"    PIP_EXTRA_INDEX_URL={CPU_WHEELS} python3 course.py {command}")
     return "\n".join(lines)
 

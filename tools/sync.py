@@ -17,7 +17,7 @@ from pathlib import Path
 
 from . import course, translations
 from .cli import OneLineParser, guard
-from .generated import dumps_notebook, read_notebook, sync_notebook, sync_readme
+from .generated import CITATION, dumps_notebook, read_notebook, sync_citation, sync_notebook, sync_readme
 from .images import COURSE_IMAGES, write_course_images
 
 README = course.ROOT / course.ENGLISH.readme
@@ -31,6 +31,9 @@ def planned_text_files() -> dict[Path, str]:
             raise FileNotFoundError(f"the manifest lists {entry.repo_path}, but the file is missing")
         planned[entry.path] = dumps_notebook(sync_notebook(read_notebook(entry.path), entry))
     planned[README] = sync_readme(README.read_text(encoding="utf-8"))
+    citation = course.ROOT / CITATION
+    if citation.is_file():  # (a scratch copy of the course in the tests may have none)
+        planned[citation] = sync_citation(citation.read_text(encoding="utf-8"))
     planned.update(translations.planned_text_files())
     return planned
 

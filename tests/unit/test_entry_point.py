@@ -97,7 +97,7 @@ def test_too_old_a_python_is_told_which_to_use(monkeypatch, capsys):
 
 def test_the_first_install_says_what_it_downloads_and_how_to_get_the_cpu_wheels():
     linux = entry.first_install_notice("run", "linux", {})
-    assert "2.5 GB more" in linux and f"PIP_EXTRA_INDEX_URL={entry.CPU_WHEELS} python3 course.py run" in linux
+    assert "2.6 GB more" in linux and f"PIP_EXTRA_INDEX_URL={entry.CPU_WHEELS} python3 course.py run" in linux
     cpu = entry.first_install_notice("test", "linux", {"PIP_EXTRA_INDEX_URL": entry.CPU_WHEELS})
     assert "CUDA" not in cpu  # already asked for the CPU wheels
     for platform in ("win32", "darwin"):  # PyPI's wheels there have no CUDA libraries to avoid
