@@ -901,7 +901,7 @@ def main(argv: list[str] | None = None) -> int:
     readme_parser = commands.add_parser("stamp-readme", help="after updating sections of README.zh.md: mark them "
                                         "as up to date with README.md")
     readme_parser.add_argument("sections", nargs="*", metavar="section",
-                               help=f"English headings without '## ' (e.g. 'Two commands'), or {_INTRO!r}")
+                               help=f"English headings without '## ' (e.g. 'Start'), or {_INTRO!r}")
     readme_parser.add_argument("--all", action="store_true", help="every section")
     title_parser = commands.add_parser("stamp-title", help="after updating title_zh in tools/course.py: mark it as "
                                        "translated from the current English title")
