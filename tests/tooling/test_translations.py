@@ -349,7 +349,8 @@ def test_a_new_or_unstamped_readme_section_is_reported(course_copy):
     sections = len(translations.readme_sections(readme.read_text(encoding="utf-8"))) - 1  # less the introduction
     readme.write_text(readme.read_text(encoding="utf-8") + "\n## A new section\n\nText.\n", encoding="utf-8")
     [problem] = translations.check_readme()
-    assert problem.kind == "invalid" and f"README.zh.md has {sections} `##` sections, README.md has {sections + 1}" in problem.message
+    assert problem.kind == "invalid"
+    assert f"README.zh.md has {sections} `##` sections, README.md has {sections + 1}" in problem.message
     readme_zh = translations.readme_zh_path()
     readme_zh.write_text(readme_zh.read_text(encoding="utf-8") + "\n## 新的一节\n\n正文。\n", encoding="utf-8")
     [problem] = translations.check_readme()
