@@ -196,6 +196,17 @@ def clean() -> None:
             shutil.rmtree(folder, ignore_errors=True)
 
 
+def run_program(command: list[str]) -> int:
+    """Run a program in the venv and return its exit status. Ctrl+C reaches it too (same console):
+    it stops in its own way (JupyterLab asks first), and this waits for it rather than killing it."""
+    process = subprocess.Popen(command, cwd=ROOT, env=child_environment())
+    while True:
+        try:
+            return process.wait()
+        except KeyboardInterrupt:
+            continue
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # one line, no usage block
         self.exit(2, f"course.py: {message} (python course.py --help lists the commands)\n")
@@ -243,7 +254,7 @@ def main(argv: list[str] | None = None) -> int:
             (ROOT / "build" / "torch-pin.txt").write_text("torch==2.13.0\n", encoding="utf-8")
         practice_ready = any((ROOT / "build" / "practice").glob("*.ipynb"))
         for step in steps(args.command, args.args, root=is_root(), practice_ready=practice_ready):
-            code = subprocess.run([str(python), *step], cwd=ROOT, env=child_environment()).returncode
+            code = run_program([str(python), *step])
             if code:
                 return code
         if args.command == "lock":

@@ -144,3 +144,21 @@ def test_clean_keeps_the_venv(tmp_path, monkeypatch):
 def test_the_docstring_tells_the_entry_point_from_the_manifest():
     assert "tools/course.py" in entry.__doc__ and "manifest" in entry.__doc__
     assert sys.modules["course"].__file__ == str(entry.ROOT / "course.py")
+
+
+def test_a_program_is_waited_for_through_ctrl_c(monkeypatch):
+    """Ctrl+C reaches the program too; course.py keeps waiting for it instead of killing it."""
+    class Program:
+        waits = 0
+
+        def __init__(self, command, **kwargs):
+            self.command = command
+
+        def wait(self):
+            Program.waits += 1
+            if Program.waits == 1:
+                raise KeyboardInterrupt  # the learner pressed Ctrl+C while JupyterLab ran
+            return 0
+
+    monkeypatch.setattr(entry.subprocess, "Popen", Program)
+    assert entry.run_program(["python", "-m", "jupyterlab"]) == 0 and Program.waits == 2
