@@ -230,7 +230,7 @@ def main(argv: list[str] | None = None) -> int:
     if not python_ok:
         print(f"- Python {platform.python_version()} is too old: install Python 3.10 or newer and run "
               "`python course.py run` with it")
-    if missing or wrong or not torch_ok:
+    if python_ok and (missing or wrong or not torch_ok):  # (too old a Python: no use installing into it)
         what = []
         if missing:
             what.append(f"not installed in this Python: {', '.join(missing)}")

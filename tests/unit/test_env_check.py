@@ -108,3 +108,14 @@ def test_a_python_without_torch_gets_the_fix(tmp_path):
     assert f"{python} -m pip install -r {env_check.REQUIREMENTS}" in result.stdout
     assert "Traceback" not in result.stderr
 
+
+
+def test_too_old_a_python_is_told_to_use_a_newer_one_not_to_install_into_it(tmp_path, monkeypatch, capsys):
+    requirements = tmp_path / "r.txt"
+    requirements.write_text("not-a-real-package-xyz>=1.0\n")
+    monkeypatch.setattr(env_check.sys, "version_info", (3, 9, 18))
+    monkeypatch.setattr(env_check.platform, "python_version", lambda: "3.9.18")
+    assert env_check.main(["--requirements", str(requirements)]) == 1
+    out = capsys.readouterr().out
+    assert "[FAIL] Python 3.9.18 (the course needs 3.10 or newer)" in out
+    assert "- Python 3.9.18 is too old: install Python 3.10 or newer" in out and "-m pip install" not in out
