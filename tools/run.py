@@ -86,10 +86,12 @@ def _course_peak_memory():
             _fields_ = [("cb", wintypes.DWORD), ("PageFaultCount", wintypes.DWORD),
                         ("PeakWorkingSetSize", ctypes.c_size_t), ("rest", ctypes.c_size_t * 7)]
 
+        current, info = ctypes.windll.kernel32.GetCurrentProcess, ctypes.windll.psapi.GetProcessMemoryInfo
+        current.restype = wintypes.HANDLE  # 64 bits: not ctypes' default int
+        info.argtypes = [wintypes.HANDLE, ctypes.POINTER(Counters), wintypes.DWORD]
         counters = Counters()
         counters.cb = ctypes.sizeof(counters)
-        process = ctypes.windll.kernel32.GetCurrentProcess()
-        ctypes.windll.psapi.GetProcessMemoryInfo(process, ctypes.byref(counters), counters.cb)
+        info(current(), ctypes.byref(counters), counters.cb)
         return counters.PeakWorkingSetSize
     import resource
     scale = 1 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes on macOS, KiB on Linux

@@ -76,3 +76,28 @@ def test_the_readme_is_for_learners():
                     "PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cpu"):
         assert command in start, command
     assert "Colab" in start and "Binder" in start and "environment.yml" in start
+
+
+def test_every_command_the_documents_offer_exists():
+    """`course.py <command> [--option]`, `make <target>` and `python -m <module>` in the READMEs and
+    CONTRIBUTING.md name commands, options, targets and modules that are there."""
+    import course as entry
+
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    targets = set(re.search(r"^\.PHONY: (.*)$", makefile, re.M).group(1).split())
+    options = {"run": {"--device", "--markdown"}, "lab": {"--practice", "--port", "--no-browser"},
+               "install": {"--dev"}}
+    for name in ("README.md", "README.zh.md", "CONTRIBUTING.md"):
+        text = (ROOT / name).read_text(encoding="utf-8")
+        commands = re.findall(r"course\.py (\w+)((?: --?[\w-]+)*)", text)
+        assert commands, name
+        for command, flags in commands:
+            assert command in entry.COMMANDS, f"{name}: course.py {command}"
+            for flag in flags.split():
+                if command in options and flag.startswith("--"):
+                    assert flag in options[command], f"{name}: course.py {command} {flag}"
+        for target in re.findall(r"`make (\w+)", text):
+            assert target in targets, f"{name}: make {target}"
+        for module in re.findall(r"python -m ((?:tools|utils)\.\w+)", text):
+            path = ROOT / module.replace(".", "/")  # a module, or a package run by its __main__
+            assert path.with_suffix(".py").is_file() or (path / "__main__.py").is_file(), f"{name}: {module}"

@@ -143,7 +143,7 @@ def test_clean_keeps_the_venv(tmp_path, monkeypatch):
 
 def test_the_docstring_tells_the_entry_point_from_the_manifest():
     assert "tools/course.py" in entry.__doc__ and "manifest" in entry.__doc__
-    assert sys.modules["course"].__file__ == str(entry.ROOT / "course.py")
+    assert Path(sys.modules["course"].__file__).resolve() == entry.ROOT / "course.py"  # not tools/course.py
 
 
 def test_a_program_is_waited_for_through_ctrl_c(monkeypatch):
