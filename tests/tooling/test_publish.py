@@ -4,11 +4,8 @@ and on the practice branch that Colab opens; every address comes from the manife
 import json
 import re
 import subprocess
-import zipfile
 
-import pytest
-
-from tools import course, practice, publish, website
+from tools import course, practice, publish
 from tools.course import NOTEBOOKS, REPO_SLUG, ROOT
 
 
@@ -73,26 +70,6 @@ def test_the_branch_is_pushed_as_one_commit_and_replaced_next_time(tmp_path):
     (branch / "notebooks" / "01_x.ipynb").write_text('{"changed": true}')
     second = publish.push_branch(branch, repo=repo, ref="practice")  # forced: one commit, not a history
     assert second != first and _git("rev-list", "--count", "practice", cwd=remote) == "1"
-
-
-@pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    out = tmp_path_factory.mktemp("site")
-    website.build(out)
-    return out
-
-
-def test_the_site_offers_every_practice_copy_to_download_and_in_colab(site):
-    index = (site / website.INDEX).read_text(encoding="utf-8")
-    with zipfile.ZipFile(site / website.PRACTICE_ZIP) as bundle:
-        zipped = set(bundle.namelist())
-    for entry in NOTEBOOKS:
-        for edition in course.available(entry):
-            path = website._practice_path(entry, edition)
-            assert (site / path).is_file() and f'href="{path}" download' in index
-            assert course.colab_url(edition.repo_path(entry), course.PRACTICE_REF) in index
-            assert f"{course.REPO_NAME}-practice/{path.removeprefix('practice/')}" in zipped
-    assert f'href="{website.PRACTICE_ZIP}" download' in index
 
 
 def test_the_github_address_is_written_only_in_the_manifest():
