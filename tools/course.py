@@ -20,6 +20,10 @@ REPO_NAME = REPO_SLUG.split("/")[1]
 #: The git ref that Colab badges open and the set-up cell fetches.
 REPO_REF = "main"
 
+#: The branch that holds the practice copies, generated from REPO_REF and pushed by the site's
+#: workflow (.github/workflows/pages.yml): their Colab links open them there.
+PRACTICE_REF = "practice"
+
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK_DIR = ROOT / "notebooks"
 IMAGE_DIR = ROOT / "images"
@@ -119,6 +123,11 @@ class Notebook:
         return colab_url(self.repo_path)
 
     @property
+    def practice_colab_url(self) -> str:
+        """Colab's address of this notebook's practice copy, on the practice branch (same path)."""
+        return colab_url(self.repo_path, PRACTICE_REF)
+
+    @property
     def display_title(self) -> str:
         """The title in this notebook's edition (the English one where no translation is given)."""
         return self.title_zh or self.title if self.edition == "zh" else self.title
@@ -156,13 +165,25 @@ def repo_url() -> str:
     return f"https://github.com/{REPO_SLUG}"
 
 
-def colab_url(repo_path: str) -> str:
-    """Address that opens ``repo_path`` (a notebook in the repository) in Colab."""
+def blob_url(repo_path: str, ref: str = REPO_REF) -> str:
+    """Address of a file (or, for a folder, ``tree``) of the repository on GitHub."""
+    kind = "tree" if (ROOT / repo_path).is_dir() else "blob"
+    return f"{repo_url()}/{kind}/{ref}/{repo_path}"
+
+
+def site_url() -> str:
+    """Address of the course's web site on GitHub Pages (published by .github/workflows/pages.yml)."""
+    owner, name = REPO_SLUG.split("/")
+    return f"https://{owner.lower()}.github.io/{name}/"
+
+
+def colab_url(repo_path: str, ref: str = REPO_REF) -> str:
+    """Address that opens ``repo_path`` (a notebook in the repository, at ``ref``) in Colab."""
     if repo_path.startswith("/") or not repo_path.endswith(".ipynb"):
         raise ValueError(
             f"expected a notebook path relative to the repository root, ending in .ipynb; got {repo_path!r}"
         )
-    return f"https://colab.research.google.com/github/{REPO_SLUG}/blob/{REPO_REF}/{repo_path}"
+    return f"https://colab.research.google.com/github/{REPO_SLUG}/blob/{ref}/{repo_path}"
 
 
 def binder_url(folder: str = "notebooks") -> str:

@@ -3,7 +3,8 @@ begins and ends with, and the table of notebooks in each README.
 
 - the header (title, Colab badge, link to the other edition, previous/next links),
   the set-up cell and the closing navigation, as cells with fixed ids;
-- the README's table of notebooks, between its ``notebooks:start/end`` markers.
+- the README's table of notebooks, between its ``notebooks:start/end`` markers;
+- the addresses in CITATION.cff.
 
 :mod:`tools.sync` writes the English notebooks and README.md with these;
 :mod:`tools.translations` writes the Chinese edition with the same functions.
@@ -53,7 +54,10 @@ WORDS = {
         "other edition": "[中文版 (Chinese)](zh/{filename})",
         "middle": "[Course home](../README.md) · notebook {number} of {total}",
         "binder": "All notebooks in JupyterLab on Binder: {badge}",
-        "table head": "| # | Notebook | Open |",
+        "online": "Read online, with practice copies to download: [the course's web site]({site}) · "
+                  "get it with `git clone {repo}`",
+        "table head": "| # | Notebook | Open | Practice copy |",
+        "practice": "[in Colab]({url})",
         "setup title": "Set-up: run this first (it makes the course's helpers importable)",
         "solution title": "Worked answer: try the exercise yourself first, then show the code",
     },
@@ -62,7 +66,9 @@ WORDS = {
         "other edition": "[英文原版 (English)](../{filename})",
         "middle": "[课程主页](../../README.zh.md) · 第 {number} 课，共 {total} 课",
         "binder": "在 Binder 上用 JupyterLab 打开全部笔记本：{badge}",
-        "table head": "| # | 笔记本 | 打开 |",
+        "online": "在线阅读（也可下载练习版）：[课程网站]({site}) · 获取课程：`git clone {repo}`",
+        "table head": "| # | 笔记本 | 打开 | 练习版 |",
+        "practice": "[在 Colab 中打开]({url})",
         "setup title": "环境设置：请先运行（让课程的辅助代码可以被导入）",
         "solution title": "参考答案：请先自己做这道练习，再展开查看代码",
     },
@@ -160,6 +166,11 @@ def colab_requirements(path: Path = REQUIREMENTS) -> dict[str, str]:
     return needed
 
 
+#: What the set-up cell's error says to do when it cannot fetch the course (offline, no git).
+SETUP_HELP = (f"Open this notebook from a clone of the course, or, without a network, set {REPO_OVERRIDE_ENV} to a "
+              f"copy of it before starting Jupyter, e.g. {REPO_OVERRIDE_ENV}=file:///path/to/{course.REPO_NAME}")
+
+
 def setup_source() -> str:
     """The first code cell of every notebook: make ``utils`` importable, anywhere.
 
@@ -192,7 +203,13 @@ elif (COURSE_ROOT / "{COURSE_MARKER}").is_file():
 else:
     repo = os.environ.get("{REPO_OVERRIDE_ENV}", "{course.repo_url()}")
     clone = ["git", "clone", "--quiet", "--depth=1", "--branch={course.REPO_REF}", repo, str(COURSE_ROOT)]
-    subprocess.run(clone, check=True)
+    try:
+        fetched = subprocess.run(clone, capture_output=True, text=True)
+        why = (fetched.stderr.strip().splitlines() or ["git clone failed"])[-1] if fetched.returncode else ""
+    except FileNotFoundError:
+        why = "git is not installed"
+    if why:
+        raise RuntimeError(f"the set-up could not fetch the course from {{repo}} ({{why}}). {SETUP_HELP}")
     done = "fetched the course into ./{folder}"
 if str(COURSE_ROOT) not in sys.path:
     sys.path.insert(0, str(COURSE_ROOT))
@@ -237,12 +254,30 @@ def sync_notebook(nb_node: nbformat.NotebookNode, entry: Notebook) -> nbformat.N
 def readme_table(edition: Edition = ENGLISH) -> str:
     words = WORDS[edition.code]
     binder = f"[![Binder](https://mybinder.org/badge_logo.svg)]({course.binder_url(edition.repo_dir)})"
-    rows = [words["binder"].format(badge=binder), "", words["table head"], "| ---: | --- | --- |"]
+    rows = [words["binder"].format(badge=binder), "",
+            words["online"].format(site=course.site_url(), repo=course.repo_url()), "",
+            words["table head"], "| ---: | --- | --- | --- |"]
     for entry in course.NOTEBOOKS:
         nb = entry.in_edition(edition.code)
         badge = f"[![Open In Colab]({COLAB_BADGE})]({nb.colab_url})"
-        rows.append(f"| {nb.number} | [{nb.display_title}]({nb.repo_path}) | {badge} |")
+        practice = words["practice"].format(url=nb.practice_colab_url)
+        rows.append(f"| {nb.number} | [{nb.display_title}]({nb.repo_path}) | {badge} | {practice} |")
     return "\n".join(rows)
+
+
+#: How to cite the course (Citation File Format); its addresses are written from the manifest.
+CITATION = "CITATION.cff"
+_CITATION_ADDRESSES = {"repository-code": course.repo_url, "url": course.site_url}
+
+
+def sync_citation(text: str) -> str:
+    """CITATION.cff with its ``repository-code`` and ``url`` lines written from the manifest."""
+    for key, address in _CITATION_ADDRESSES.items():
+        pattern = re.compile(rf"^{key}:.*$", re.M)
+        if not pattern.search(text):
+            raise ValueError(f"{CITATION} has no '{key}:' line; expected one, which `make sync` fills in")
+        text = pattern.sub(lambda _, key=key, address=address: f'{key}: "{address()}"', text)
+    return text
 
 
 def sync_readme(text: str, edition: Edition = ENGLISH) -> str:

@@ -5,14 +5,15 @@ Chinese edition to ``build/practice/zh/``) with all outputs cleared and each exe
 answer cell (tagged ``solution``) replaced by a stub that raises ``NotImplementedError``
 with a hint: which exercise, and what to define. A function answer keeps its signature
 (and docstring), so the learner writes only the body. The checker cell after each stub
-is left as it is: it rejects the stub until the learner replaces it.
+is left as it is: it rejects the stub until the learner replaces it. Made again, it keeps a copy
+the learner has worked in.
 """
 
 from __future__ import annotations
 
-import argparse
 import ast
 import copy
+import hashlib
 import json
 import os
 import re
@@ -22,9 +23,10 @@ from pathlib import Path
 import nbformat
 
 from . import course
-from .course import EDITIONS, Edition, Notebook, available
+from .cli import OneLineParser, guard
+from .course import Edition, Notebook, available
 from .generated import HEADER_ID, SOLUTION_TAG, dumps_notebook, read_notebook
-from .links import rebase_links
+from .links import HTML_TARGET, MD_TARGET, is_relative, rebase_links
 
 PRACTICE_DIR = course.ROOT / "build" / "practice"
 NOTE_ID = "practice-note"
@@ -150,15 +152,33 @@ def exercise_label(cells: list, index: int, fallback: str, lang: str = "en") -> 
     return _text(lang)["label"].format(number=fallback)
 
 
+def published_links(source: str, folder: Path) -> str:
+    """A markdown cell's relative links (written for a page in ``folder``) as addresses in the repository
+    on GitHub, for a copy that leaves it; links to sibling notebooks stay (the copies are siblings too)."""
+    def absolute(match: re.Match) -> str:
+        target = match.group(2)
+        path, hash_sign, fragment = target.partition("#")
+        if not is_relative(target) or ("/" not in path and path.endswith(".ipynb")):
+            return match.group(0)
+        repo_path = Path(os.path.relpath(os.path.normpath(folder / path), course.ROOT)).as_posix()
+        return match.group(1) + course.blob_url(repo_path) + hash_sign + fragment
+
+    return HTML_TARGET.sub(absolute, MD_TARGET.sub(absolute, source))
+
+
 def practice_notebook(nb_node: nbformat.NotebookNode, entry: Notebook, edition: Edition,
-                      out_folder: Path) -> nbformat.NotebookNode:
-    """A practice copy of one notebook (a new node; ``nb_node`` is not changed)."""
+                      out_folder: Path, published: bool = False) -> nbformat.NotebookNode:
+    """A practice copy of one notebook (a new node; ``nb_node`` is not changed).
+
+    ``published``: for a copy that leaves the repository (the web site, the practice branch that
+    Colab opens): its links point into the repository on GitHub instead of to files beside it."""
     text = _text(edition.code)
     practice = copy.deepcopy(nb_node)
     solutions = 0
     for index, cell in enumerate(practice.cells):
         if cell.cell_type == "markdown":
-            cell.source = rebase_links(cell.source, edition.folder, out_folder)
+            cell.source = (published_links(cell.source, edition.folder) if published
+                           else rebase_links(cell.source, edition.folder, out_folder))
         if cell.cell_type != "code":
             continue
         cell.outputs = []
@@ -175,7 +195,8 @@ def practice_notebook(nb_node: nbformat.NotebookNode, entry: Notebook, edition: 
     if solutions == 0:
         raise ValueError(f"{edition.repo_path(entry)}: no cell is tagged {SOLUTION_TAG!r}; "
                          "expected one answer cell per exercise")
-    link = Path(os.path.relpath(edition.path(entry), out_folder)).as_posix()
+    link = (course.blob_url(edition.repo_path(entry)) if published
+            else Path(os.path.relpath(edition.path(entry), out_folder)).as_posix())
     note = nbformat.v4.new_markdown_cell(text["note"].format(name=edition.repo_path(entry), link=link))
     note.id = NOTE_ID
     after = next((i + 1 for i, cell in enumerate(practice.cells) if cell.get("id") == HEADER_ID), 0)
@@ -183,35 +204,78 @@ def practice_notebook(nb_node: nbformat.NotebookNode, entry: Notebook, edition: 
     return practice
 
 
-def write_practice(out_dir: Path = PRACTICE_DIR) -> list[Path]:
-    """Write the practice copy of every notebook of every edition; returns the paths written."""
-    written = []
+#: In a folder of practice copies: what was written to each, so that a copy the learner has since
+#: worked in is kept (never overwritten, never removed) when the copies are made again.
+RECORD = ".written.json"
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def edited_copies(out_dir: Path) -> list[Path]:
+    """The copies in ``out_dir`` that differ from what was written there: the learner's work."""
+    record = out_dir / RECORD
+    written = json.loads(record.read_text(encoding="utf-8")) if record.is_file() else {}
+    return [out_dir / name for name, digest in written.items()
+            if (out_dir / name).is_file() and _digest((out_dir / name).read_text(encoding="utf-8")) != digest]
+
+
+def write_practice(out_dir: Path = PRACTICE_DIR, published: bool = False) -> list[Path]:
+    """Write the practice copy of every notebook of every edition; returns the paths written.
+
+    A copy the learner has worked in since it was written stays as it is (see :func:`edited_copies`),
+    and so does any other notebook of theirs in the folder. ``published``: copies for the web site
+    and the practice branch (see :func:`practice_notebook`), which nobody edits: nothing is recorded."""
+    keep = set(edited_copies(out_dir))
+    record_path = out_dir / RECORD
+    old_record = json.loads(record_path.read_text(encoding="utf-8")) if record_path.is_file() else {}
+    record, written = {}, []
     for entry in course.NOTEBOOKS:
         for edition in available(entry):
             folder = out_dir / edition.subdir if edition.subdir else out_dir
             folder.mkdir(parents=True, exist_ok=True)
             target = folder / entry.filename
-            target.write_text(dumps_notebook(practice_notebook(read_notebook(edition.path(entry)), entry, edition,
-                                                               folder)), encoding="utf-8")
+            name = target.relative_to(out_dir).as_posix()
+            if target in keep:
+                record[name] = old_record[name]
+                continue
+            text = dumps_notebook(practice_notebook(read_notebook(edition.path(entry)), entry, edition, folder,
+                                                    published))
+            target.write_text(text, encoding="utf-8")
+            record[name] = _digest(text)
             written.append(target)
-    for edition in EDITIONS:  # copies of notebooks that are gone
-        folder = out_dir / edition.subdir if edition.subdir else out_dir
-        for stale in folder.glob("*.ipynb") if folder.is_dir() else []:
-            if stale not in written:
-                stale.unlink()
+    for name in set(old_record) - set(record):  # copies of notebooks that are gone, unless worked in
+        if (out_dir / name).is_file() and out_dir / name not in keep:
+            (out_dir / name).unlink()
+    if published:  # a folder only these tools write: whatever else is there is from an older build
+        for stale in set(out_dir.rglob("*.ipynb")) - set(written):
+            stale.unlink()
+    else:
+        record_path.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return written
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = OneLineParser(prog="python -m tools.practice", description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=PRACTICE_DIR, help="where to write (default: build/practice)")
     args = parser.parse_args(argv)
-    written = write_practice(args.out.resolve())
+    out = args.out.resolve()
+    kept = edited_copies(out)
+    written = write_practice(out)
+
+    def shown(path: Path) -> Path:
+        return path.relative_to(course.ROOT) if path.is_relative_to(course.ROOT) else path
+
     for path in written:
-        print(f"wrote {path.relative_to(course.ROOT) if path.is_relative_to(course.ROOT) else path}")
+        print(f"wrote {shown(path)}")
+    for path in kept:
+        print(f"kept {shown(path)}: you have worked in it (move it away, or delete it, for a fresh copy)")
     print(f"{len(written)} practice copies: outputs cleared, exercise answers replaced by stubs")
+    if args.out.resolve() == PRACTICE_DIR:
+        print("Open them in JupyterLab: python course.py lab --practice")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(guard(main, "python -m tools.practice"))

@@ -1,6 +1,6 @@
 """The test suite's own pytest plugin (loaded by ``-p tools.pytest_course`` in pyproject.toml).
 
-- **Tiers.** Every test gets the marker of its folder: ``unit`` (tests/unit: the helpers the
+- **Tiers.** Every test gets the marker of its folder: ``unit`` (tests/unit: course.py and the helpers the
   notebooks import, within one process), ``processes`` (tests/processes: those helpers where
   they start processes), ``tooling`` (tests/tooling: the programs in tools/), ``notebooks``
   (tests/notebooks and nbval's runs of notebooks/) and ``clients`` (tests/clients: the

@@ -12,12 +12,12 @@ listing the files a run would change; the test suite runs it.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
 from . import course, translations
-from .generated import dumps_notebook, read_notebook, sync_notebook, sync_readme
+from .cli import OneLineParser, guard
+from .generated import CITATION, dumps_notebook, read_notebook, sync_citation, sync_notebook, sync_readme
 from .images import COURSE_IMAGES, write_course_images
 
 README = course.ROOT / course.ENGLISH.readme
@@ -31,6 +31,9 @@ def planned_text_files() -> dict[Path, str]:
             raise FileNotFoundError(f"the manifest lists {entry.repo_path}, but the file is missing")
         planned[entry.path] = dumps_notebook(sync_notebook(read_notebook(entry.path), entry))
     planned[README] = sync_readme(README.read_text(encoding="utf-8"))
+    citation = course.ROOT / CITATION
+    if citation.is_file():  # (a scratch copy of the course in the tests may have none)
+        planned[citation] = sync_citation(citation.read_text(encoding="utf-8"))
     planned.update(translations.planned_text_files())
     return planned
 
@@ -50,7 +53,7 @@ def stale_files() -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = OneLineParser(prog="python -m tools.sync", description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if a run would change files")
     args = parser.parse_args(argv)
     if args.check:
@@ -76,4 +79,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(guard(main, "python -m tools.sync"))

@@ -38,7 +38,6 @@ Command line::
 
 from __future__ import annotations
 
-import argparse
 import copy
 import difflib
 import hashlib
@@ -53,6 +52,7 @@ from pathlib import Path
 import nbformat
 
 from . import course, generated
+from .cli import OneLineParser, guard
 from .course import Notebook
 from .links import MD_TARGET, rebase_links
 
@@ -890,7 +890,7 @@ def stamp(stem: str, cell_ids: list[str]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tools.translations", description=__doc__.splitlines()[0])
+    parser = OneLineParser(prog="python -m tools.translations", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
     check_parser = commands.add_parser("check", help="list what is missing, stale or unused; exit 1 if anything")
     check_parser.add_argument("stems", nargs="*", help=f"notebook stems, or {SHARED} (default: everything)")
@@ -902,7 +902,7 @@ def main(argv: list[str] | None = None) -> int:
     readme_parser = commands.add_parser("stamp-readme", help="after updating sections of README.zh.md: mark them "
                                         "as up to date with README.md")
     readme_parser.add_argument("sections", nargs="*", metavar="section",
-                               help=f"English headings without '## ' (e.g. 'Two commands'), or {_INTRO!r}")
+                               help=f"English headings without '## ' (e.g. 'Start'), or {_INTRO!r}")
     readme_parser.add_argument("--all", action="store_true", help="every section")
     title_parser = commands.add_parser("stamp-title", help="after updating title_zh in tools/course.py: mark it as "
                                        "translated from the current English title")
@@ -941,4 +941,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(guard(main, "python -m tools.translations"))

@@ -22,7 +22,6 @@ by the environment's own.
 
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
 import subprocess
@@ -32,6 +31,7 @@ from pathlib import Path
 
 from utils.env_check import read_requirements
 
+from .cli import OneLineParser, guard
 from .course import ROOT
 
 #: Google Colab's runtime as of 2026-11 (``!pip list`` in a fresh runtime). The packages
@@ -133,7 +133,7 @@ def installed_versions(venv_python: Path) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tools.versions", description=__doc__.splitlines()[0])
+    parser = OneLineParser(prog="python -m tools.versions", description=__doc__.splitlines()[0])
     parser.add_argument("name", choices=tuple(ENVIRONMENTS), help="the environment")
     parser.add_argument("--python", help="the interpreter for the venv (default: found for the environment)")
     parser.add_argument("notebooks", nargs="*", type=int, help="notebook numbers (default: all)")
@@ -150,4 +150,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(guard(main, "python -m tools.versions"))

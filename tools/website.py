@@ -13,12 +13,14 @@ nothing from the network:
 - links between notebooks point to their pages, ``README.md`` to the index, and links to
   other files of the repository to the repository on GitHub.
 
-Each page has a bar with the course home and the notebook's other editions.
+Each page has a bar with the course home and the notebook's other editions. The practice copies
+(tools/practice.py, with their links pointing into the repository) are in ``practice/``, one by one
+and as one zip file, and the index links each to download and to open in Colab (from the practice
+branch that tools/publish.py pushes), for learners who never clone.
 """
 
 from __future__ import annotations
 
-import argparse
 import base64
 import html
 import mimetypes
@@ -26,6 +28,7 @@ import posixpath
 import re
 import sys
 import time
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,12 +38,16 @@ from nbconvert import HTMLExporter
 from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 
 from . import course
+from .cli import OneLineParser, guard
 from .course import EDITIONS, Edition, Notebook, available
 from .generated import read_notebook
 from .links import SCHEME, is_relative
 
 SITE_DIR = course.ROOT / "build" / "site"
 INDEX = "index.html"
+#: the practice copies' folder in the site, and the zip file that holds them all
+PRACTICE = "practice"
+PRACTICE_ZIP = f"{PRACTICE}/{course.REPO_NAME}-practice.zip"
 
 _HTML_ATTR = re.compile(r"""\b(src|href)=(["'])([^"']*)\2""")
 _NUMBERED_TITLE = re.compile(r"^#\s+(?:\d+\.\s+)?(.+?)\s*$", re.M)
@@ -318,6 +325,10 @@ def render_index(site_pages: list[Page]) -> str:
                 cells.append(f'<td lang="{edition.code}"><a href="{page.site_path}" hreflang="{edition.code}">'
                              f"{html.escape(edition_title(page))}</a></td>")
         cells.append(f'<td><a href="{html.escape(entry.colab_url)}">Open in Colab</a></td>')
+        practice = [f'<span lang="{e.code}">{html.escape(e.name)}: <a href="{_practice_path(entry, e)}" download>'
+                    f'.ipynb</a>, <a href="{html.escape(course.colab_url(e.repo_path(entry), course.PRACTICE_REF))}">'
+                    "Colab</a></span>" for e in available(entry)]
+        cells.append(f"<td>{' · '.join(practice)}</td>")
         rows.append(f"<tr>{''.join(cells)}</tr>")
     return f"""<!DOCTYPE html>
 <html lang="en">
@@ -331,16 +342,36 @@ def render_index(site_pages: list[Page]) -> str:
 <h1>{title}</h1>
 {intro}
 <table>
-<thead><tr><th>#</th>{head}<th>Run it</th></tr></thead>
+<thead><tr><th>#</th>{head}<th>Run it</th><th>Practice copy</th></tr></thead>
 <tbody>
 {chr(10).join(rows)}
 </tbody>
 </table>
+<p>A <em>practice copy</em> is the notebook with its outputs cleared and each exercise's answer replaced by a
+stub for you to write; the checker under it tells you when you have it. Download one, or
+<a href="{PRACTICE_ZIP}" download>all of them as one zip file</a>, and open it in JupyterLab or Colab
+(its first cell fetches the course's helpers), or open it in Colab straight away.</p>
 <footer>The executed notebooks of the course, rendered by <code>make site</code> from
 <a href="{course.repo_url()}">{course.REPO_SLUG}</a>. Each page links to its other editions.</footer>
 </body>
 </html>
 """
+
+
+def _practice_path(entry: Notebook, edition: Edition) -> str:
+    return f"{PRACTICE}/{edition.subdir + '/' if edition.subdir else ''}{entry.filename}"
+
+
+def write_practice_downloads(out_dir: Path) -> list[Path]:
+    """The practice copies in ``out_dir/practice/``, one by one and zipped; returns the files written."""
+    from .practice import write_practice
+
+    copies = write_practice(out_dir / PRACTICE, published=True)
+    archive = out_dir / PRACTICE_ZIP
+    with zipfile.ZipFile(archive, "w", compression=zipfile.ZIP_DEFLATED) as bundle:
+        for path in copies:  # in the zip: nn-embedding-course-practice/01_....ipynb, .../zh/01_....ipynb
+            bundle.write(path, f"{archive.stem}/{path.relative_to(out_dir / PRACTICE).as_posix()}")
+    return [*copies, archive]
 
 
 def build(out_dir: Path = SITE_DIR) -> list[Path]:
@@ -355,6 +386,7 @@ def build(out_dir: Path = SITE_DIR) -> list[Path]:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(render_page(exporter, page, site_paths), encoding="utf-8")
         written.append(target)
+    written += write_practice_downloads(out_dir)
     index = out_dir / INDEX
     index.write_text(render_index(site_pages), encoding="utf-8")
     written.append(index)
@@ -367,16 +399,18 @@ def build(out_dir: Path = SITE_DIR) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = OneLineParser(prog="python -m tools.website", description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=SITE_DIR, help="where to write (default: build/site)")
     args = parser.parse_args(argv)
     start = time.perf_counter()
     written = build(args.out.resolve())
     index = args.out.resolve() / INDEX
-    print(f"wrote {len(written) - 1} notebook page(s) and the index in {time.perf_counter() - start:.1f} s; "
+    pages_written = [path for path in written if path.suffix == ".html"]
+    print(f"wrote {len(pages_written) - 1} notebook page(s), the index and the practice copies in "
+          f"{time.perf_counter() - start:.1f} s; "
           f"open {index.as_uri()}")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(guard(main, "python -m tools.website"))

@@ -18,13 +18,13 @@ colons per 1,000 Chinese characters (a chain of them, "X：Y：Z", is an English
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import sys
 from dataclasses import dataclass
 
 from . import course
+from .cli import OneLineParser, guard
 
 #: The key terms each notebook glosses once, at its first use: ``{Chinese: English}``
 #: (README.zh.md's glossary lists them first).
@@ -140,7 +140,7 @@ def colon_report() -> list[tuple[str, float]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tools.zh_style", description=__doc__.splitlines()[0])
+    parser = OneLineParser(prog="python -m tools.zh_style", description=__doc__.splitlines()[0])
     parser.add_argument("--colons", action="store_true", help="print the colon density of each file instead")
     args = parser.parse_args(argv)
     if args.colons:
@@ -155,5 +155,5 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(guard(main, "python -m tools.zh_style"))
 

@@ -1,6 +1,10 @@
-"""requirements.txt (ranges), constraints.txt (pins) and environment.yml agree."""
+"""requirements.txt (the learner's ranges), requirements-dev.txt (the test suite's), constraints.txt
+(pins) and environment.yml agree, and the learner's files hold no test tool."""
 
+import ast
 import re
+import sys
+from importlib import metadata
 
 import yaml
 from packaging.markers import Marker
@@ -8,7 +12,7 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 from tools.course import ROOT
-from utils.env_check import read_requirements
+from utils.env_check import DEV_REQUIREMENTS, read_requirements
 
 # conda-forge names that differ from PyPI's
 CONDA_TO_PYPI = {"pytorch": "torch"}
@@ -38,7 +42,7 @@ def _pinned_version(name, python):
 
 
 def test_every_requirement_is_pinned_within_its_range_for_each_python():
-    for req in read_requirements():
+    for req in read_requirements(DEV_REQUIREMENTS):  # the learner's and the test suite's
         for python in SUPPORTED_PYTHONS:
             version = _pinned_version(req.name, python)
             assert req.specifier.contains(version, prereleases=True), (req.name, python, version)
@@ -74,3 +78,98 @@ def test_environment_yml_is_what_binder_needs():
     assert "urlpath=lab/tree/notebooks" in course.binder_url()
     readme = (ROOT / "README.md").read_text()
     assert f"]({course.binder_url()})" in readme and "environment.yml" in readme
+
+
+# --- the learner's install and the maintainers' ------------------------------------------------
+
+#: The programs and pytest plugins the test suite runs: a learner never needs them.
+TEST_TOOLS = {"pytest", "pytest-xdist", "pytest-timeout", "nbval", "ruff", "check-jsonschema", "playwright"}
+
+
+def _names(requirements):
+    return {canonicalize_name(r.name) for r in requirements}
+
+
+def _dev_only():
+    """The requirements that requirements-dev.txt adds to requirements.txt."""
+    return _names(read_requirements(DEV_REQUIREMENTS)) - _names(read_requirements())
+
+
+def _closure(names):
+    """Every distribution that installing ``names`` installs (from the installed metadata, extras followed)."""
+    found, todo = set(), [(canonicalize_name(n), frozenset()) for n in names]
+    while todo:
+        name, extras = todo.pop()
+        if (name, extras) in found:
+            continue
+        found.add((name, extras))
+        for text in metadata.requires(name) or []:
+            req = Requirement(text)
+            if req.marker is None or any(req.marker.evaluate({"extra": extra}) for extra in extras | {""}):
+                todo.append((canonicalize_name(req.name), frozenset(req.extras)))
+    return {name for name, _ in found}
+
+
+def _optional_imports(tree):
+    """The import statements inside ``try: ... except ImportError`` (the code runs without them)."""
+    optional = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Try) and any(
+                isinstance(h.type, ast.Name) and h.type.id in ("ImportError", "ModuleNotFoundError")
+                for h in node.handlers):
+            optional |= {id(inner) for statement in node.body for inner in ast.walk(statement)}
+    return optional
+
+
+def _third_party_imports(*paths):
+    """Top-level modules imported by the Python files under ``paths`` that are neither the
+    standard library nor the course's own packages (nor imported only where they may be
+    missing), as the distributions that provide them."""
+    modules = set()
+    for path in paths:
+        for file in [path] if path.is_file() else sorted(path.rglob("*.py")):
+            tree = ast.parse(file.read_text(encoding="utf-8"))
+            optional = _optional_imports(tree)
+            for node in ast.walk(tree):
+                if id(node) in optional:
+                    continue
+                if isinstance(node, ast.Import):
+                    modules |= {alias.name.split(".")[0] for alias in node.names}
+                elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                    modules.add(node.module.split(".")[0])
+    local = {file.stem for file in (ROOT / "tests").rglob("*.py")}  # e.g. tests/processes/fault_injection.py
+    modules -= set(sys.stdlib_module_names) | local | {"utils", "tools", "tests", "course", "__future__", "pip"}
+    providers = metadata.packages_distributions()
+    return {canonicalize_name(dist) for module in modules for dist in providers.get(module, [module])}
+
+
+def test_the_learners_files_hold_no_test_tool():
+    learner = _names(read_requirements())
+    assert not learner & TEST_TOOLS, f"requirements.txt names test tools: {sorted(learner & TEST_TOOLS)}"
+    assert TEST_TOOLS <= _dev_only(), f"requirements-dev.txt lacks {sorted(TEST_TOOLS - _dev_only())}"
+    assert "-r requirements.txt" in DEV_REQUIREMENTS.read_text().splitlines(), "the dev file includes the learner's"
+    conda = " ".join(yaml.safe_load((ROOT / "environment.yml").read_text())["dependencies"])
+    for tool in TEST_TOOLS | _dev_only():
+        assert not re.search(rf"(^|\s){re.escape(tool)}([<>=!~ ]|$)", conda), f"environment.yml names {tool}"
+
+
+def test_the_learners_file_installs_what_the_notebooks_and_helpers_import():
+    """utils/ is what the notebooks import: each package it needs is named in requirements.txt itself."""
+    imported = _third_party_imports(ROOT / "utils")
+    assert imported <= _names(read_requirements()), f"utils/ imports {sorted(imported - _names(read_requirements()))}"
+
+
+def test_the_dev_file_installs_what_the_test_suite_imports():
+    """Each package the tests import comes with the learner's install or is named in requirements-dev.txt,
+    and nothing in requirements-dev.txt is already named in requirements.txt."""
+    learner = _names(read_requirements())
+    imported = _third_party_imports(ROOT / "tests", *sorted((ROOT / "tools").glob("pytest_*.py")))
+    missing = imported - _closure(learner) - _dev_only()
+    assert not missing, f"the tests import {sorted(missing)}, which neither requirements file installs"
+    assert not _dev_only() & learner
+
+
+def test_constraints_pin_everything_both_files_install():
+    pinned = {name for name, _, marker in _pins() if marker is None or marker.evaluate()}
+    installed = _closure(_names(read_requirements(DEV_REQUIREMENTS)))
+    assert installed - pinned == set(), f"constraints.txt does not pin {sorted(installed - pinned)}"

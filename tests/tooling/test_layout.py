@@ -26,6 +26,8 @@ INNER_IMPORTS = {
     ("utils/distributed/launcher.py", "multiprocessing"): "its forkserver module exists on POSIX only",
     ("utils/env_check.py", "torch"): "the check must run, and say so, where PyTorch is missing",
     ("utils/env_check.py", "utils.devices"): "it imports torch: the same reason",
+    ("utils/env_check.py", "jupyter_client.kernelspec"): "asked only to compare the kernel's Python; may be missing",
+    ("utils/env_check.py", "IPython"): "asked only to learn whether it runs inside a kernel; may be missing",
 }
 
 

@@ -6,6 +6,8 @@ are checked here without one).
 """
 
 
+import json
+
 import nbformat
 import pytest
 
@@ -80,10 +82,28 @@ def test_labels_come_from_the_exercise_text_or_the_position():
 
 def test_make_practice_writes_one_copy_per_notebook_and_edition(tmp_path):
     (tmp_path / "99_gone.ipynb").write_text("{}")  # a copy of a notebook that left the manifest
+    (tmp_path / practice.RECORD).write_text(json.dumps({"99_gone.ipynb": practice._digest("{}")}))
+    (tmp_path / "my_notes.ipynb").write_text("{}")  # the learner's own notebook
     written = practice.write_practice(tmp_path)
     expected = {tmp_path / edition.subdir / entry.filename for entry, edition in CASES}
     assert set(written) == expected
-    assert {path for path in tmp_path.rglob("*.ipynb")} == expected
+    assert {path for path in tmp_path.rglob("*.ipynb")} == expected | {tmp_path / "my_notes.ipynb"}
+
+
+def test_making_them_again_keeps_a_copy_the_learner_worked_in(tmp_path, capsys):
+    practice.write_practice(tmp_path)
+    mine = tmp_path / NOTEBOOKS[0].filename
+    mine.write_text(mine.read_text(encoding="utf-8").replace("NotImplementedError", "my answer", 1))
+    untouched = tmp_path / NOTEBOOKS[1].filename
+    untouched.write_text("stale")
+    (tmp_path / practice.RECORD).write_text(json.dumps({**json.loads((tmp_path / practice.RECORD).read_text()),
+                                                        untouched.name: practice._digest("stale")}))
+    assert practice.edited_copies(tmp_path) == [mine]
+    work = mine.read_text(encoding="utf-8")
+    written = practice.write_practice(tmp_path)
+    assert mine not in written and mine.read_text(encoding="utf-8") == work  # the learner's answers stay
+    assert untouched in written and untouched.read_text(encoding="utf-8") != "stale"  # an unedited one is renewed
+    assert practice.edited_copies(tmp_path) == [mine]  # and it is still theirs next time
 
 
 def test_a_translation_gets_its_own_practice_copy(bilingual_course, tmp_path):

@@ -33,12 +33,36 @@ def test_execution_guard_rejects_unexecuted_or_empty_runs():
         run.check_all_cells_executed(skipped, "x.ipynb")
 
 
-def test_format_table():
-    entry = course.NOTEBOOKS[0]
-    table = run.format_table([run.RunResult(entry, "ok", 3.14159, cells=20)])
-    header, row = table.splitlines()
-    assert header.split() == ["notebook", "status", "cells", "seconds"]
-    assert row.split() == [entry.stem, "ok", "20", "3.1"]
+def test_format_table_names_the_failing_cell_and_the_peak_memory():
+    first, second = course.NOTEBOOKS[:2]
+    table = run.format_table([run.RunResult(first, "ok", 3.14159, cells=20, peak_bytes=300 * 2**20),
+                              run.RunResult(second, "FAILED", 1.0, failed_cell=4)])
+    header, ok, failed = table.splitlines()
+    assert header.split() == ["notebook", "result", "seconds", "peak", "memory"]
+    assert len({len(line) for line in (header, ok, failed)}) == 1  # the columns line up
+    assert ok.split() == [first.stem, "ok,", "20", "cells", "3.1", "300", "MB"]
+    assert failed.split() == [second.stem, "FAILED", "at", "In", "[4]", "1.0", "-"]
+    assert run.markdown_table([run.RunResult(first, "ok", 3.6, cells=20, peak_bytes=300 * 2**20)]).splitlines()[-1] \
+        == f"| 1 | {first.title} | 4 | 300 MB |"
+
+
+def test_a_device_that_is_not_there_stops_the_run_before_any_kernel(monkeypatch, capsys):
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr(run, "run_with_papermill", lambda *a: pytest.fail("a kernel was started"))
+    assert run.main(["--device", "cuda"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and err.startswith("python -m tools.run: device='cuda' was requested, but CUDA")
+    assert run.main(["--device", "gpu"]) == 2
+    assert capsys.readouterr().err.startswith("python -m tools.run: unknown device 'gpu'; expected one of")
+
+
+def test_bad_arguments_are_one_line(capsys):
+    with pytest.raises(SystemExit) as stop:
+        run.main(["--bogus"])
+    assert stop.value.code == 2
+    assert capsys.readouterr().err == "python -m tools.run: unrecognized arguments: --bogus (see --help)\n"
 
 
 def test_select_rejects_unknown_numbers():
@@ -60,15 +84,25 @@ def scratch_course(tmp_path, monkeypatch):
     return entry
 
 
-def test_a_failing_notebook_is_reported_with_its_cell(scratch_course, tmp_path, capsys):
-    result = run.run_with_papermill(scratch_course, tmp_path / "out", "cpu")
-    assert result.status == "FAILED"
+def test_a_failing_notebook_is_reported_with_its_cell_and_keeps_the_good_copy(scratch_course, tmp_path, capsys):
+    out_dir = tmp_path / "out"
+    good = out_dir / scratch_course.filename
+    good.parent.mkdir()
+    good.write_text("the last good executed copy")
+    result = run.run_with_papermill(scratch_course, out_dir, "cpu")
+    assert result.status == "FAILED" and result.failed_cell == 3
     assert result.error == "cell In [3]: ValueError: boom"  # papermill's injected-parameters cell is In [2]
+    assert good.read_text() == "the last good executed copy"
+    failed = nbformat.read(out_dir / "failed" / scratch_course.filename, as_version=4)
+    assert failed.cells[-1].outputs[0].ename == "ValueError"  # the failed run, kept aside
+    assert result.peak_bytes > 10 * 2**20  # the kernel's peak memory, asked after the failure
 
-    assert run.main(["--out", str(tmp_path / "out")]) == 1  # no --device: nothing injected, the notebook's default
+    assert run.main(["--out", str(out_dir)]) == 1  # no --device: nothing injected, the notebook's default
     out = capsys.readouterr().out
     assert "FAILED: notebooks/01_broken.ipynb, cell In [2]: ValueError: boom" in out
-    assert "01_broken  FAILED" in out
+    assert "01_broken  FAILED at In [2]" in out
+    assert f"The failed runs are in {out_dir / 'failed'}; {out_dir} keeps the last good copies." in out
+    assert good.read_text() == "the last good executed copy" and not list(out_dir.glob(".*"))
 
 
 def test_stderr_is_a_failure_but_a_progress_bar_is_not(tmp_path, monkeypatch):
@@ -85,5 +119,5 @@ def test_stderr_is_a_failure_but_a_progress_bar_is_not(tmp_path, monkeypatch):
     assert result.status == "FAILED"
     assert result.error.startswith("cell In [4] wrote to stderr: ")
     assert "UserWarning: this API is deprecated" in result.error
-    executed = nbformat.read(tmp_path / "out" / entry.filename, as_version=4)
+    executed = nbformat.read(tmp_path / "out" / "failed" / entry.filename, as_version=4)  # kept aside
     assert [count for count, _ in run.stderr_outputs(executed)] == [4]  # the progress bar (In [3]) is not listed

@@ -15,12 +15,21 @@ from tools.course import ROOT
 FOLDER = course.REPO_NAME
 
 
-def _run_setup_cell(monkeypatch, cwd, *, colab, missing=()):
-    """Execute the set-up cell's source here, with subprocess.run recorded instead of run."""
+def _run_setup_cell(monkeypatch, cwd, *, colab, missing=(), git=None):
+    """Execute the set-up cell's source here, with subprocess.run recorded instead of run.
+
+    ``git``: what a `git` command does instead (a function of its arguments); by default it succeeds."""
     calls = []
     monkeypatch.chdir(cwd)
     monkeypatch.setattr(sys, "path", list(sys.path))
-    monkeypatch.setattr(subprocess, "run", lambda args, **kwargs: calls.append(list(args)))
+
+    def fake_run(args, **kwargs):
+        calls.append(list(args))
+        if args[0] == "git" and git is not None:
+            return git(args)
+        return subprocess.CompletedProcess(args, 0, "", "")
+
+    monkeypatch.setattr(subprocess, "run", fake_run)
     if colab:
         google = types.ModuleType("google")
         google.colab = types.ModuleType("google.colab")
@@ -66,6 +75,26 @@ def test_elsewhere_the_setup_cell_clones_the_manifest_address_at_the_pinned_ref(
     monkeypatch.setenv(generated.REPO_OVERRIDE_ENV, "file:///somewhere/else")
     namespace, calls = _run_setup_cell(monkeypatch, tmp_path, colab=False)
     assert calls[0][-2] == "file:///somewhere/else"
+
+
+def test_offline_the_setup_cell_says_what_to_do_in_one_line(monkeypatch, tmp_path):
+    """No network: git's last line and COURSE_REPO, not a CalledProcessError's traceback."""
+    monkeypatch.delenv(generated.REPO_OVERRIDE_ENV, raising=False)
+    stderr = "Cloning...\nfatal: unable to access 'https://x/': Could not resolve host: github.com\n"
+    offline = lambda args: subprocess.CompletedProcess(args, 128, "", stderr)  # noqa: E731
+    with pytest.raises(RuntimeError) as error:
+        _run_setup_cell(monkeypatch, tmp_path, colab=False, git=offline)
+    message = str(error.value)
+    assert message.startswith(f"the set-up could not fetch the course from {course.repo_url()} (fatal: unable to "
+                              "access 'https://x/': Could not resolve host: github.com). Open this notebook")
+    assert f"set COURSE_REPO to a copy of it before starting Jupyter, e.g. COURSE_REPO=file:///path/to/{FOLDER}" \
+        in message and "\n" not in message
+
+    def no_git(args):
+        raise FileNotFoundError("git")
+
+    with pytest.raises(RuntimeError, match=r"\(git is not installed\)\. Open this notebook from a clone"):
+        _run_setup_cell(monkeypatch, tmp_path, colab=False, git=no_git)
 
 
 def test_colab_requirements_come_from_the_course_block(tmp_path):

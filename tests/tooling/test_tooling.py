@@ -13,8 +13,8 @@ def _run(*args, cwd=ROOT):
     return subprocess.run([sys.executable, "-m", *args], cwd=cwd, capture_output=True, text=True)
 
 
-def test_ruff_passes_on_utils_tests_and_notebooks():
-    result = _run("ruff", "check", "--no-cache", "utils", "tests", "notebooks")
+def test_ruff_passes_on_the_entry_point_utils_tools_tests_and_notebooks():
+    result = _run("ruff", "check", "--no-cache", "course.py", "utils", "tools", "tests", "notebooks")
     assert result.returncode == 0, result.stdout + result.stderr
 
 
@@ -28,7 +28,7 @@ def test_ruff_catches_a_comparison_that_is_never_asserted(tmp_path):
 
 def test_there_are_workflows():
     names = {path.name for path in WORKFLOWS}
-    assert {"ci.yml", "gpu.yml"} <= names
+    assert {"ci.yml", "gpu.yml", "platforms.yml", "pages.yml"} <= names
 
 
 def test_the_workflows_validate_against_the_github_actions_schema():
@@ -52,12 +52,12 @@ def test_the_bug_report_form_validates_and_asks_where_the_course_ran():
     assert "Google Colab" in text and "Operating system" in text and "utils.env_check" in text
 
 
-def test_ci_entry_point_runs_make_test():
+def test_ci_entry_point_runs_the_test_command():
     script = ROOT / ".ci" / "run"
     assert os.access(script, os.X_OK), ".ci/run must be executable"
     lines = [line.strip() for line in script.read_text().splitlines() if line.strip() and not line.startswith("#")]
     assert "set -euo pipefail" in lines
-    assert lines[-1] == "make test"
+    assert lines[-1] == "python3 course.py test"
 
 
 def test_ci_entry_point_installs_the_browser_before_make_test():
@@ -66,8 +66,53 @@ def test_ci_entry_point_installs_the_browser_before_make_test():
 
     script = (ROOT / ".ci" / "run").read_text()
     install = script.index("apt-get install -y -q chromium")
-    assert install < script.rindex("make test")
+    assert install < script.rindex("course.py test")
     for candidate in CHROMIUM_CANDIDATES:  # it looks for the browser where the tests look
         assert f"command -v {candidate.rsplit('/', 1)[-1]} " in script
-    makefile = (ROOT / "Makefile").read_text()
+    makefile = (ROOT / "Makefile").read_text() + (ROOT / "course.py").read_text()
     assert "apt-get" not in makefile and "playwright install" not in makefile + script
+
+
+def test_the_makefile_is_one_line_wrappers_of_course_py():
+    import re
+
+    text = (ROOT / "Makefile").read_text()
+    phony = set(re.search(r"^\.PHONY: (.*)$", text, re.M).group(1).split())
+    recipes = dict(re.findall(r"^([a-z]+): ; (.*)$", text, re.M))
+    assert set(recipes) == phony and {"run", "test", "lab", "practice", "site"} <= phony
+    for target, recipe in recipes.items():
+        command = "install" if target == "install" else target
+        assert recipe.startswith(f"$(COURSE) {command}"), f"make {target}: {recipe}"
+    assert re.search(r"^COURSE = \$\(PYTHON\) course\.py ", text, re.M)
+    assert "PYTHON ?= py -3" in text  # Windows: the launcher, never the Microsoft Store's python3 alias
+    for word in ("test -x", "touch", "python -c", "/bin/"):  # what cmd.exe breaks, and POSIX venv paths
+        assert word not in text, word
+
+
+def _workflow(name):
+    import yaml
+
+    return yaml.safe_load((ROOT / ".github" / "workflows" / name).read_text())
+
+
+def test_windows_and_macos_run_the_course_and_the_unit_tier():
+    job = _workflow("platforms.yml")["jobs"]["course"]
+    assert job["strategy"]["matrix"]["os"] == ["windows-latest", "macos-latest"]
+    runs = [step.get("run", "") for step in job["steps"]]
+    assert "python course.py run" in runs and "python course.py test -m unit" in runs
+    nbval = next(step for step in job["steps"] if step.get("run") == "python course.py test notebooks")
+    assert nbval["if"] == "runner.os == 'macOS'"  # the stored outputs against ARM's CPU kernels
+    assert not any("make " in run or ".venv/bin" in run for run in runs)  # neither exists on Windows
+
+
+def test_the_site_is_published_from_main_with_the_practice_branch():
+    workflow = _workflow("pages.yml")
+    triggers = workflow[True]  # YAML 1.1 reads the key `on` as True
+    assert triggers["push"]["branches"] == ["main"]
+    assert {"pages": "write", "id-token": "write", "contents": "write"} == workflow["permissions"]
+    build, deploy = workflow["jobs"]["build"], workflow["jobs"]["deploy"]
+    runs = [step.get("run", "") for step in build["steps"]]
+    assert "python course.py site" in runs and any("-m tools.publish" in run and "--push" in run for run in runs)
+    upload = next(step for step in build["steps"] if step.get("uses", "").startswith("actions/upload-pages-artifact"))
+    assert upload["with"]["path"] == "build/site"
+    assert deploy["needs"] == "build" and deploy["steps"][0]["uses"].startswith("actions/deploy-pages")

@@ -2,6 +2,7 @@
 
 import html
 import re
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -40,6 +41,19 @@ def site():
     """The site as `make site` builds it, in build/site/ (the browser test screenshots it)."""
     website.build(website.SITE_DIR)
     return website.SITE_DIR
+
+
+def test_the_site_offers_every_practice_copy_to_download_and_in_colab(site):
+    index = (site / website.INDEX).read_text(encoding="utf-8")
+    with zipfile.ZipFile(site / website.PRACTICE_ZIP) as bundle:
+        zipped = set(bundle.namelist())
+    for entry in NOTEBOOKS:
+        for edition in course.available(entry):
+            path = website._practice_path(entry, edition)
+            assert (site / path).is_file() and f'href="{path}" download' in index
+            assert course.colab_url(edition.repo_path(entry), course.PRACTICE_REF) in index
+            assert f"{course.REPO_NAME}-practice/{path.removeprefix('practice/')}" in zipped
+    assert f'href="{website.PRACTICE_ZIP}" download' in index
 
 
 def test_every_notebook_has_a_page_and_the_index_lists_it(site):

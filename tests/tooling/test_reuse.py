@@ -1,0 +1,103 @@
+"""Reuse allowed: the licences say what they cover, CITATION.cff is valid and points at the course,
+CONTRIBUTING.md holds what the README no longer does, and the README stays for learners."""
+
+import os
+import re
+import subprocess
+import sys
+
+import yaml
+
+from tools import course, generated
+from tools.course import ROOT
+
+
+def test_the_licence_covers_code_with_mit_and_prose_and_images_with_cc_by():
+    text = (ROOT / "LICENSE").read_text(encoding="utf-8")
+    scope = text[:text.index("MIT License\n")]
+    assert "The code is under the MIT License" in scope and "Creative Commons Attribution 4.0" in scope
+    for covered in ("utils/", "tools/", "code cells", "markdown cells", "images/", "translation"):
+        assert covered in scope, covered
+    assert "Permission is hereby granted, free of charge" in text  # MIT's own words
+    assert "https://creativecommons.org/licenses/by/4.0/legalcode" in text
+
+
+def test_the_readmes_say_which_licence_covers_what():
+    english = (ROOT / "README.md").read_text(encoding="utf-8")
+    licences = r"code is under the MIT License; the prose, the notebooks' text and the images are under CC BY\s+4\.0"
+    assert re.search(licences, english)
+    assert "](LICENSE)" in english and "](CITATION.cff)" in english and "](CONTRIBUTING.md)" in english
+    chinese = (ROOT / "README.zh.md").read_text(encoding="utf-8")
+    assert "MIT" in chinese and "CC BY 4.0" in chinese and "](LICENSE)" in chinese
+
+
+def test_the_citation_file_is_valid_and_points_at_the_course():
+    path = ROOT / generated.CITATION
+    result = subprocess.run([os.path.join(os.path.dirname(sys.executable), "check-jsonschema"),
+                             "--builtin-schema", "vendor.citation-file-format", str(path)],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+    cff = yaml.safe_load(path.read_text(encoding="utf-8"))
+    assert cff["repository-code"] == course.repo_url() and cff["url"] == course.site_url()
+    assert cff["license"] == ["MIT", "CC-BY-4.0"]
+
+
+def test_the_citation_addresses_are_written_by_sync():
+    text = "cff-version: 1.2.0\nrepository-code: \"https://example.org/old\"\nurl: x\n"
+    assert generated.sync_citation(text) == (f'cff-version: 1.2.0\nrepository-code: "{course.repo_url()}"\n'
+                                             f'url: "{course.site_url()}"\n')
+    try:
+        generated.sync_citation("cff-version: 1.2.0\n")
+    except ValueError as error:
+        assert "CITATION.cff has no 'repository-code:' line" in str(error)
+    else:
+        raise AssertionError("a citation without its address lines was accepted")
+
+
+def test_contributing_holds_the_maintainers_manual():
+    text = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    for heading in ("## Changing or adding a notebook", "## The Chinese edition", "## The test suite",
+                    "### The browser tests", "## Other versions: oldest, Colab, newest", "## What CI runs"):
+        assert heading in text, heading
+    for command in ("python course.py execute", "tools.translations stamp-readme", "-m unit", "requirements-dev.txt"):
+        assert command in text, command
+
+
+def test_the_readme_is_for_learners():
+    """Its first screen: title, introduction, the notebooks, how to start; nothing for maintainers."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    headings = re.findall(r"^## (.+)$", text, re.M)
+    assert headings[:2] == ["The notebooks", "Start"]
+    assert headings[-2:] == ["When something does not work", "Reuse, citation and contributing"]
+    for maintainers in ("nbval", "stamp-readme", "translations.json", "make execute", "make lock", "tiers"):
+        assert maintainers not in text, maintainers
+    start = text[text.index("## Start"):text.index("## Practice copies")]
+    for command in ("python3 course.py run", "python3 course.py test", "py course.py run", "py course.py test",
+                    "PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cpu"):
+        assert command in start, command
+    assert "Colab" in start and "Binder" in start and "environment.yml" in start
+
+
+def test_every_command_the_documents_offer_exists():
+    """`course.py <command> [--option]`, `make <target>` and `python -m <module>` in the READMEs and
+    CONTRIBUTING.md name commands, options, targets and modules that are there."""
+    import course as entry
+
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    targets = set(re.search(r"^\.PHONY: (.*)$", makefile, re.M).group(1).split())
+    options = {"run": {"--device", "--markdown"}, "lab": {"--practice", "--port", "--no-browser"},
+               "install": {"--dev"}}
+    for name in ("README.md", "README.zh.md", "CONTRIBUTING.md"):
+        text = (ROOT / name).read_text(encoding="utf-8")
+        commands = re.findall(r"course\.py (\w+)((?: --?[\w-]+)*)", text)
+        assert commands, name
+        for command, flags in commands:
+            assert command in entry.COMMANDS, f"{name}: course.py {command}"
+            for flag in flags.split():
+                if command in options and flag.startswith("--"):
+                    assert flag in options[command], f"{name}: course.py {command} {flag}"
+        for target in re.findall(r"`make (\w+)", text):
+            assert target in targets, f"{name}: make {target}"
+        for module in re.findall(r"python -m ((?:tools|utils)\.\w+)", text):
+            path = ROOT / module.replace(".", "/")  # a module, or a package run by its __main__
+            assert path.with_suffix(".py").is_file() or (path / "__main__.py").is_file(), f"{name}: {module}"
