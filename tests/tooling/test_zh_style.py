@@ -19,8 +19,6 @@ KNOWN_SLIPS = [
     "02_embedding_lookup: cell 'tutorial-512-intro': gloss: the first 词表 has no gloss: write 词表（vocabulary）",
     "03_embedding_vs_linear: cell 'big-columns-intro': gloss: 词元（token） glossed again (only the first use is)",
     "03_embedding_vs_linear: cell 'imports': cross-ref: 笔记本 1",
-    "05_initialisation: cell 'logits-checks': times: 大 50 倍",
-    "05_initialisation: cell 'out-layer-intro': times: 窄约 14.5 倍",
     "06_what_the_lookup_saves: cell 'overhead-claim': times: 多花 16 倍",
     "06_what_the_lookup_saves: cell 'summary': times: 多花 16 倍",
     "07_beyond_the_single_lookup: cell 'imports': cross-ref: 笔记本 1",
