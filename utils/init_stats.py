@@ -130,9 +130,9 @@ def std_standard_error(std: float, n: int, kurtosis: float = NORMAL_KURTOSIS) ->
     """Standard error of the sample std of ``n`` independent draws with this ``std`` and ``kurtosis``.
 
     ``sqrt((kurtosis - 1)/(4n)) * std`` (the delta method); for a normal (kurtosis 3)
-    that is the familiar ``std/sqrt(2n)``, for a uniform (9/5) ``std*sqrt(0.2/n)``.
+    that is the familiar ``std/sqrt(2n)``, for a uniform (9/5) ``std*sqrt(0.2/n)``. Used by compare.
 
-    Used by compare (notebook 5 shows where its tolerances come from).
+    Taught in notebook 5.
     """
     std = check_positive("std", std)
     check_int("n", n)

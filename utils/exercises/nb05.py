@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import torch
 
-from ..init_stats import compare, linear_bound, linear_init, linear_std, normal, tied_logit_std
+from ..init_stats import compare, linear_init, linear_std, normal, tied_logit_std
 from .checking import ExerciseError, as_number, correct
 
 #: Exercise 5.1: the in_features (fan_in) of Llama's feed-forward up-projection, nn.Linear(4096, 11008)
@@ -32,7 +32,7 @@ def check_linear_init_draw(layer: torch.nn.Module, observed_std: float, observed
     observed_std = _observed("observed_std", observed_std)
     observed_max = _observed("observed_max", observed_max)
     fan_in = LLAMA_UP_PROJECTION_IN
-    bound, std = linear_bound(fan_in), linear_std(fan_in)
+    std = linear_std(fan_in)
     if layer.in_features != fan_in:
         raise ExerciseError(
             f"your layer has in_features = {layer.in_features}: its weights are drawn with bound "
@@ -53,26 +53,76 @@ def check_linear_init_draw(layer: torch.nn.Module, observed_std: float, observed
     if abs(observed_max - actual_max) > 1e-5 * actual_max:
         raise ExerciseError(f"observed_max = {observed_max:.6f}, but the largest |w| of your layer is "
                             f"{actual_max:.6f}. Hint: layer.weight.abs().max().item()")
-    return correct(f"std {actual_std:.6f} (1/sqrt(3 * {fan_in}) = {std:.6f}), largest |w| {actual_max:.6f} "
-                    f"(bound 1/sqrt({fan_in}) = {bound:.6f}): nn.Linear({fan_in}, 11008) draws from the same "
-                    f"U(-{bound:.6f}, {bound:.6f})")
+    return correct("layer keeps fan_in = 4096 and PyTorch's default draw, and your two numbers are its weight's "
+                   "std and largest |w|")
 
 
-def check_tied_weight_std(weight_std: float) -> bool:
-    """Exercise 5.2: the weight std that gives a tied output layer (d = 768) logits of std 1 at init."""
-    if isinstance(weight_std, bool) or not isinstance(weight_std, (int, float)):
-        raise ExerciseError(f"weight_std must be a number, got {type(weight_std).__name__}")
-    expected = 768**-0.5
-    if abs(weight_std - expected) <= 0.01 * expected:
-        return correct(f"std {expected:.4f} = 1/sqrt(768): logits of std {tied_logit_std(768, expected):.2f}")
+#: Exercise 5.2: the sizes, weight stds and seeds at which the checker calls the learner's function
+LOGIT_STD_CASES = ((64, 1.0, 0), (256, 0.1, 1), (768, 0.02, 2))
+#: how far a measured logit std may be from the checker's own measurement and from sqrt(d) * weight_std
+LOGIT_STD_TOLERANCE = 0.03
+
+
+def _measured_logit_std(d: int, weight_std: float, seed: int) -> float:
+    """Exercise 5.2, measured by the checker: a tied table ``[1000, d]`` from N(0, weight_std²), then 512
+    unit-variance hidden states, both from one generator seeded with ``seed``; the std of ``h @ table.T``."""
+    generator = torch.Generator().manual_seed(seed)
+    table = torch.randn(1_000, d, generator=generator, dtype=torch.float64) * weight_std
+    hidden = torch.randn(512, d, generator=generator, dtype=torch.float64)
+    return float((hidden @ table.T).std())
+
+
+def _close(got: float, expected: float) -> bool:
+    return abs(got / expected - 1) <= LOGIT_STD_TOLERANCE
+
+
+def check_logit_std_function(measure_logit_std: Callable[[int, float, int], float],
+                             weight_std_for_unit_logits: float) -> bool:
+    """Exercise 5.2: ``measure_logit_std(d, weight_std, seed)`` measures the std of a tied layer's logits,
+    and ``weight_std_for_unit_logits`` gives logits of std 1 at ``d = 768``.
+
+    The checker calls the function at sizes of its own (``LOGIT_STD_CASES``) and compares with its own
+    measurement and with ``sqrt(d) * weight_std``; it requires the same seed to give the same number and
+    another seed another number (a measurement, not a formula); then it measures the logits that
+    ``weight_std_for_unit_logits`` gives at ``d = 768`` itself. ``TypeError``/``ValueError`` for arguments
+    of the wrong kind.
+    """
+    if not callable(measure_logit_std):
+        raise ExerciseError(f"pass your function itself, not its result; got {type(measure_logit_std).__name__}")
+    for d, weight_std, seed in LOGIT_STD_CASES:
+        got = as_number("measure_logit_std(...)", measure_logit_std(d, weight_std, seed), "a std, e.g. `.item()`")
+        own, formula = _measured_logit_std(d, weight_std, seed), tied_logit_std(d, weight_std)
+        if _close(got, own) and _close(got, formula):
+            continue
+        call = f"measure_logit_std({d}, {weight_std}, seed={seed})"
+        if got > 0 and _close(got, own**2):
+            raise ExerciseError(f"{call} returned {got:.4g}, the variance of the logits. Hint: return their std")
+        if got > 0 and _close(got, weight_std):
+            raise ExerciseError(f"{call} returned {got:.4g}, the std of the table. Hint: return the std of the "
+                                "logits, hidden @ table.T")
+        raise ExerciseError(f"{call} returned {got:.4g}; the checker measured {own:.4g}, and sqrt(d) * weight_std "
+                            f"is {formula:.4g}. Hint: draw the table [1000, d] times weight_std and 512 hidden "
+                            "states (512, d) from one generator, then take (hidden @ table.T).std()")
+    first, again, other = (measure_logit_std(64, 1.0, seed) for seed in (5, 5, 6))
+    if first != again:
+        raise ExerciseError("the same seed gave two different numbers. Hint: draw everything from "
+                            "g = torch.Generator().manual_seed(seed), passing generator=g to each draw")
+    if first == other:
+        raise ExerciseError("seeds 5 and 6 gave the same number: the function computes a formula instead of "
+                            "measuring. Hint: draw the table and the hidden states, and measure the logits' std")
+    weight_std = as_number("weight_std_for_unit_logits", weight_std_for_unit_logits, "a std")
+    if not 0 < weight_std < float("inf"):
+        raise ValueError(f"weight_std_for_unit_logits must be a positive, finite std, got {weight_std}")
+    measured = _measured_logit_std(768, weight_std, 3)
+    if abs(measured - 1) <= LOGIT_STD_TOLERANCE:
+        return correct("measure_logit_std agrees with the checker's own measurements at 3 sizes and changes with "
+                       "the seed, and your weight std gives logits of std 1 at d = 768 in the checker's measurement")
     if abs(weight_std - 1 / 768) < 1e-6:
-        raise ExerciseError("1/768 makes the logits' variance 1/768. "
-                            "Hint: the variance is d * std², so std = 1/sqrt(d)")
-    if weight_std > 0:
-        got = tied_logit_std(768, float(weight_std))
-        raise ExerciseError(f"with std {weight_std:g} the logits have std {got:.3f}, not 1. "
-                            "Hint: logit std = sqrt(d) * weight std * hidden std")
-    raise ExerciseError(f"weight_std must be positive, got {weight_std}")
+        raise ExerciseError("1/768 makes the logits' variance 1/768. Hint: the variance is d * std², so the "
+                            "std of the logits is sqrt(d) * std")
+    raise ExerciseError(f"with weight std {weight_std:.4g} the checker measured logits of std {measured:.3f}, "
+                        "not 1. Hint: the logits' std is proportional to the weight std; measure it at one "
+                        "weight std and scale")
 
 
 def check_gpt2_init(init_fn: Callable[[torch.nn.Module], None]) -> bool:
@@ -99,4 +149,5 @@ def check_gpt2_init(init_fn: Callable[[torch.nn.Module], None]) -> bool:
                                 "N(0, 0.02). Hint: torch.nn.init.normal_(module.weight, mean=0.0, std=0.02)")
         if isinstance(module, torch.nn.Linear) and not bool((module.bias == 0).all()):
             raise ExerciseError(f"{name}.bias is not zero. Hint: torch.nn.init.zeros_(module.bias)")
-    return correct("every Linear and Embedding weight ~ N(0, 0.02), biases 0, LayerNorm untouched")
+    return correct("on the checker's model, every Linear and Embedding weight is N(0, 0.02²) within 5 standard "
+                   "errors, every Linear bias is 0, and the LayerNorm is untouched")

@@ -15,7 +15,8 @@ def test_linear_init_draw_right(capsys):
     layer = _drawn_linear(4096)
     std, largest = layer.weight.std().item(), layer.weight.abs().max().item()
     assert exercises.check_linear_init_draw(layer, std, largest)
-    assert capsys.readouterr().out.startswith("correct: std 0.00902")
+    out = capsys.readouterr().out
+    assert out.startswith("correct: layer keeps fan_in = 4096") and "0.00902" not in out  # what, not the answer
     assert exercises.check_linear_init_draw(layer, layer.weight.std(), layer.weight.abs().max())  # 0-d tensors
     narrow = _drawn_linear(4096, 64, seed=1)  # any out_features: only in_features sets the scale
     assert exercises.check_linear_init_draw(narrow, narrow.weight.std().item(), narrow.weight.abs().max().item())
@@ -47,16 +48,68 @@ def test_linear_init_draw_bad_input():
     with pytest.raises(ValueError, match="positive, finite number, got -0.009"):
         exercises.check_linear_init_draw(layer, -0.009, 0.0156)
 
-def test_tied_weight_std():
-    assert exercises.check_tied_weight_std(768**-0.5)
-    with pytest.raises(exercises.ExerciseError, match="with std 0.02 the logits have std 0.554"):
-        exercises.check_tied_weight_std(0.02)
-    with pytest.raises(exercises.ExerciseError, match=r"so std = 1/sqrt\(d\)"):
-        exercises.check_tied_weight_std(1 / 768)
-    with pytest.raises(exercises.ExerciseError, match="must be positive"):
-        exercises.check_tied_weight_std(-0.036)
-    with pytest.raises(exercises.ExerciseError, match="must be a number"):
-        exercises.check_tied_weight_std(None)
+def _measure_logit_std(d, weight_std, seed):
+    """Exercise 5.2's worked answer."""
+    g = torch.Generator().manual_seed(seed)
+    table = torch.randn(1_000, d, generator=g) * weight_std
+    hidden = torch.randn(512, d, generator=g)
+    return (hidden @ table.T).std().item()
+
+def test_logit_std_function_right(capsys):
+    weight_std = 1 / _measure_logit_std(768, 1.0, seed=0)
+    assert exercises.check_logit_std_function(_measure_logit_std, weight_std)
+    out = capsys.readouterr().out
+    assert out.startswith("correct: measure_logit_std agrees with the checker's own measurements")
+    assert "0.036" not in out  # says what was checked, not the answer
+    assert exercises.check_logit_std_function(_measure_logit_std, 768**-0.5)  # the formula's std passes too
+
+    def hidden_first(d, weight_std, seed):  # another order of the draws is another, equally good, measurement
+        g = torch.Generator().manual_seed(seed)
+        hidden = torch.randn(512, d, generator=g)
+        return torch.tensor((hidden @ (torch.randn(1_000, d, generator=g) * weight_std).T).std().item())
+
+    assert exercises.check_logit_std_function(hidden_first, torch.tensor(768**-0.5))  # 0-d tensors are numbers
+
+def test_logit_std_function_wrong():
+    right = 768**-0.5
+
+    def variance(d, weight_std, seed):
+        return _measure_logit_std(d, weight_std, seed) ** 2
+
+    def table_std(d, weight_std, seed):
+        g = torch.Generator().manual_seed(seed)
+        return (torch.randn(1_000, d, generator=g) * weight_std).std().item()
+
+    def unseeded(d, weight_std, seed):
+        return (torch.randn(512, d) @ (torch.randn(1_000, d) * weight_std).T).std().item()
+
+    with pytest.raises(exercises.ExerciseError, match="the variance of the logits"):
+        exercises.check_logit_std_function(variance, right)
+    with pytest.raises(exercises.ExerciseError, match="the std of the table"):
+        exercises.check_logit_std_function(table_std, right)
+    with pytest.raises(exercises.ExerciseError, match="the same seed gave two different numbers"):
+        exercises.check_logit_std_function(unseeded, right)
+    with pytest.raises(exercises.ExerciseError, match=r"measured logits of std 0\.55"):
+        exercises.check_logit_std_function(_measure_logit_std, 0.02)
+    with pytest.raises(exercises.ExerciseError, match=r"the variance is d \* std²"):
+        exercises.check_logit_std_function(_measure_logit_std, 1 / 768)
+
+def test_logit_std_function_typed():
+    """A typed-in number cannot pass: the function is called at the checker's own sizes and seeds."""
+    with pytest.raises(exercises.ExerciseError, match=r"measure_logit_std\(256, 0.1, seed=1\) returned 8"):
+        exercises.check_logit_std_function(lambda d, weight_std, seed: 8.0, 0.0361)  # right at d = 64 only
+    with pytest.raises(exercises.ExerciseError, match="computes a formula instead of measuring"):
+        exercises.check_logit_std_function(lambda d, weight_std, seed: d**0.5 * weight_std, 0.0361)
+    with pytest.raises(exercises.ExerciseError, match="pass your function itself"):
+        exercises.check_logit_std_function(1.0, 0.0361)
+
+def test_logit_std_function_bad_input():
+    with pytest.raises(TypeError, match="measure_logit_std.* must be a number"):
+        exercises.check_logit_std_function(lambda d, weight_std, seed: "27.7", 0.0361)
+    with pytest.raises(TypeError, match="weight_std_for_unit_logits must be a number"):
+        exercises.check_logit_std_function(_measure_logit_std, None)
+    with pytest.raises(ValueError, match="positive, finite std, got -0.036"):
+        exercises.check_logit_std_function(_measure_logit_std, -0.036)
 
 def _gpt2_init(module):
     if isinstance(module, (torch.nn.Linear, torch.nn.Embedding)):
@@ -95,4 +148,5 @@ def test_checkers_leave_the_global_rng_alone(capsys):
     expected = torch.rand(3)
     torch.manual_seed(123)
     exercises.check_gpt2_init(_gpt2_init)
+    exercises.check_logit_std_function(_measure_logit_std, 768**-0.5)
     assert torch.equal(torch.rand(3), expected)
