@@ -250,7 +250,8 @@ def edition_title(page: Page) -> str:
 def course_bar(page: Page, editions: list[Edition]) -> str:
     """HTML of the bar on top of a page: the course home, then each edition of this notebook."""
     parts = [f'<a href="{_relative(INDEX, page.site_path)}">Course home</a>',
-             f"<span>{page.entry.number} / {len(course.NOTEBOOKS)}</span>"]
+             f"<span>{page.entry.number} / {course.last_number()}</span>" if page.entry.number else
+             "<span>the answer</span>"]
     for edition in editions:
         other = Page(page.entry, edition)
         if edition == page.edition:
@@ -330,7 +331,7 @@ def render_index(site_pages: list[Page]) -> str:
 <body>
 <h1>{title}</h1>
 {intro}
-<table>
+<table class="notebooks">
 <thead><tr><th>#</th>{head}<th>Run it</th></tr></thead>
 <tbody>
 {chr(10).join(rows)}

@@ -12,7 +12,7 @@ from tools.images import COURSE_IMAGES
 
 def test_manifest_is_numbered_in_order_with_unique_names():
     numbers = [nb.number for nb in NOTEBOOKS]
-    assert numbers == sorted(set(numbers)) and numbers[0] == 1
+    assert numbers == sorted(set(numbers)) and numbers[0] in (0, 1)  # 0: the answer, before the lessons
     assert len({nb.stem for nb in NOTEBOOKS}) == len(NOTEBOOKS)
     for nb in NOTEBOOKS:
         assert nb.stem.startswith(f"{nb.number:02d}_"), nb.stem
@@ -71,6 +71,8 @@ def test_every_header_has_title_badge_and_neighbour_links():
             assert (course.NOTEBOOK_DIR / link).is_file()
         assert navigation_line(footer.source) == navigation_line(header.source)
         assert f"](zh/{entry.filename})" in header.source  # the Chinese twin
+        middle = "the answer" if entry.number == 0 else f"notebook {entry.number} of {NOTEBOOKS[-1].number}"
+        assert f"](../README.md) · {middle}" in header.source  # notebook 0 is the answer; 1..N count the lessons
 
 
 def test_every_chinese_header_has_title_badge_and_links_within_the_chinese_edition():
@@ -85,7 +87,8 @@ def test_every_chinese_header_has_title_badge_and_links_within_the_chinese_editi
         siblings = re.findall(r"\]\(([\w.-]+\.ipynb)\)", header.source)  # within notebooks/zh/
         assert siblings == [nb.filename for nb in NOTEBOOKS[max(index - 1, 0):index + 2] if nb != entry]
         assert navigation_line(footer.source) == navigation_line(header.source)
-        assert f"第 {entry.number} 课，共 {len(NOTEBOOKS)} 课" in header.source
+        middle = "答案" if entry.number == 0 else f"第 {entry.number} 课，共 {NOTEBOOKS[-1].number} 课"
+        assert f"](../../README.zh.md) · {middle}" in header.source
 
 
 def navigation_line(source: str) -> str:
@@ -155,7 +158,7 @@ def test_colab_url_rejects_bad_paths():
         course.colab_url("README.md")
     with pytest.raises(ValueError, match="there is no notebook 99 in the manifest"):
         course.notebook(99)
-    assert course.notebook(1) is NOTEBOOKS[0]
+    assert course.notebook(NOTEBOOKS[1].number) is NOTEBOOKS[1]
 
 
 @pytest.fixture

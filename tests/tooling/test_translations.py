@@ -224,7 +224,7 @@ def test_an_english_edit_fails_until_a_person_updates_the_translation_and_stamps
 
 
 def test_a_code_change_reaches_the_chinese_notebook_through_sync(baseline):
-    entry = NOTEBOOKS[0]
+    entry = course.notebook(1)
     _edit_english(entry, "encode", lambda s: s.replace('"The cat sat on the sofa."', '"The cat sat on the sofa!"'))
     [problem] = _new_problems(baseline)  # the stored Chinese notebook still has the old code
     assert (problem.cell, problem.kind) == ("encode", "drift")
@@ -236,7 +236,7 @@ def test_a_code_change_reaches_the_chinese_notebook_through_sync(baseline):
 
 
 def test_a_hand_edit_of_the_chinese_notebook_is_caught(baseline):
-    entry = NOTEBOOKS[0]
+    entry = course.notebook(1)
     nb = generated.read_notebook(entry.zh.path)
     cell = next(c for c in nb.cells if c.id == "select")
     cell.source = cell.source.replace("d = 4", "d = 5")
@@ -415,7 +415,7 @@ def test_the_numbers_of_a_translation_are_compared_as_numbers(english, chinese):
 def test_a_translation_with_a_wrong_number_is_reported(course_copy):
     assert translations.number_differences("std 0.02, 8 times larger", "标准差 0.2，大约 8 倍") == [
         "numbers missing: 0.02", "numbers not in the English: 0.2"]
-    stem = NOTEBOOKS[0].stem
+    stem = course.notebook(1).stem
     path = translations.translation_path(stem)
     text = path.read_text(encoding="utf-8")
     assert text.count("1/50,257") == 1
