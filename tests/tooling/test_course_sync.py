@@ -111,6 +111,44 @@ def test_chinese_readme_table_lists_every_chinese_notebook_with_its_badge():
     assert "](README.md)" in readme and course.binder_url("notebooks/zh") in readme
 
 
+@pytest.mark.parametrize("edition", course.EDITIONS, ids=lambda edition: edition.code)
+def test_each_readme_opens_with_the_answer_of_notebook_0(edition):
+    """Under the title and the line of links: notebook 0's `answer` cell, its heading dropped, its links
+    rebased to the repository root (the Chinese README's to notebooks/zh/), its own links named notebook 0."""
+    entry = generated.answer_notebook().in_edition(edition.code)
+    source = generated.answer_cell_source(generated.read_notebook(entry.path), entry)
+    readme = (course.ROOT / edition.readme).read_text(encoding="utf-8")
+    answer = generated.readme_answer(readme)
+    assert answer == generated.answer_block(source, edition)
+    assert source.split("\n")[0] in ("## The answer", "## 答案") and "## " not in answer
+    first_screen = [line for line in readme.split("\n")[:5] if line.strip()]
+    assert first_screen[0].startswith("# ") and first_screen[2] == generated.ANSWER_START
+    assert answer.startswith("**") and len(re.findall(r"^\| \*\*|^\| [^|]+ \| \*\*", answer, re.M)) == 10
+    links = re.findall(r"\]\(([^)\s]+)\)", answer)
+    assert links and all(link.startswith(f"{edition.repo_dir}/") and "#cell-id=" in link for link in links)
+    assert f"]({entry.repo_path}#cell-id=core-linear)" in answer  # `[below](#cell-id=...)` in the notebook
+    assert f"[{generated.WORDS[edition.code]['answer page']}]({entry.repo_path}#" in answer
+
+
+def test_an_edit_of_the_answer_reaches_the_readme_through_sync(course_copy, image_writes):
+    entry = generated.answer_notebook()
+    _edit_cell(entry.path, generated.ANSWER_CELL, lambda s: s.replace("function, yes", "function, yes indeed"))
+    assert sync.stale_files() == ["README.md"]  # the Chinese README follows the translation (stale until it is updated)
+    assert sync.main([]) == 0
+    assert "**As a function, yes indeed; as a layer, no:**" in (course_copy / "README.md").read_text(encoding="utf-8")
+    readme = (course_copy / "README.md")
+    readme.write_text(readme.read_text(encoding="utf-8").replace(generated.ANSWER_END, "<!-- end -->"))
+    with pytest.raises(ValueError, match="README.md has no answer markers"):
+        sync.stale_files()
+
+
+def _edit_cell(path, cell_id, edit):
+    nb = generated.read_notebook(path)
+    cell = next(cell for cell in nb.cells if cell.id == cell_id)
+    cell.source = edit(cell.source)
+    path.write_text(generated.dumps_notebook(nb), encoding="utf-8")
+
+
 def test_every_link_to_the_course_repository_uses_the_one_slug():
     """Colab and Binder open only the course; a GitHub link to a repository named like the course
     is the course too. Other GitHub links are references (Meta's LLaMA code, for one)."""

@@ -310,6 +310,30 @@ def test_readme_sections_are_cut_at_level_two_headings_outside_code():
     assert sections[1][1] == "## One\n```bash\n## not a heading\n```\n\n### Sub\ntext"
 
 
+def test_the_generated_blocks_are_not_part_of_a_readme_section():
+    """The table of notebooks and the answer: `make sync` writes both, so the sections' stamps skip them."""
+    text = ("# Title\n\n<!-- answer:start (generated) -->\n**Yes and no.**\n\n| a | b |\n<!-- answer:end -->\n\n"
+            "intro\n\n## One\n<!-- notebooks:start (generated) -->\n| 1 | x |\n<!-- notebooks:end -->\ntext\n")
+    edited = text.replace("Yes and no.", "No and yes.").replace("| 1 | x |", "| 1 | y |")
+    assert translations.readme_sections(text) == translations.readme_sections(edited) == [
+        ("(introduction)", "# Title\n\n<!-- the answer (generated) -->\n\nintro"),
+        ("## One", "## One\n<!-- notebooks table (generated) -->\ntext"),
+    ]
+
+
+def test_the_chinese_answer_in_the_readme_comes_from_the_translation_of_notebook_0(course_copy):
+    """README.zh.md's answer is notebook 0's translated `answer` cell: its stamp is that cell's, not the README's."""
+    path = translations.translation_path("00_the_answer")
+    data = json.loads(path.read_text(encoding="utf-8"))
+    answer = data["cells"]["answer"]
+    answer["zh"] = [line.replace("作为函数，是", "作为函数，当然是") for line in answer["zh"]]
+    path.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    assert sync.stale_files() == ["notebooks/zh/00_the_answer.ipynb", "README.zh.md"]
+    assert sync.main([]) == 0
+    assert "**作为函数，当然是" in translations.readme_zh_path().read_text(encoding="utf-8")
+    assert translations.check() == []  # the README's sections are stamped without the answer
+
+
 def _edit_readme_section(root, old, new):
     readme = root / "README.md"
     text = readme.read_text(encoding="utf-8")

@@ -51,6 +51,23 @@ def test_every_notebook_has_a_page_and_the_index_lists_it(site):
         assert entry.colab_url in index.links
 
 
+def test_the_index_opens_with_the_answer_each_row_linked_to_the_cell_that_proves_it(site):
+    text = (site / "index.html").read_text(encoding="utf-8")
+    answer = re.search(r'<h1>.*?</h1>\s*<div class="answer">\s*<p><strong>As a function, yes; as a layer, no:</strong>'
+                       r"(.*?)</div>", text, re.S)
+    assert answer, "the answer sentence, right under the title"
+    rows = re.findall(r"<tr>(.*?)</tr>", answer.group(1).split("<tbody>")[1], re.S)
+    assert len(rows) == 10
+    for row in rows:
+        links = re.findall(r'<a href="([^"]+)"', row)
+        assert links, f"a row of the verdict without a proof: {row}"
+        for link in links:
+            page, _, cell = link.partition("#")
+            assert cell.startswith("cell-id=") and page.startswith("notebooks/") and page.endswith(".html"), link
+            assert cell in _parse(site / page).ids, f"{link}: no cell {cell} on that page"
+    assert text.index('<div class="answer">') < text.index('<table class="notebooks">')
+
+
 def test_the_set_up_cell_and_the_worked_answers_are_folded_on_the_page(site):
     """As in JupyterLab and Colab: each under its title, in a closed <details> (no script needed)."""
     for entry in NOTEBOOKS:

@@ -52,8 +52,6 @@ KNOWN_SLIPS = [
     "09_what_the_table_learns: cell 'optimizers-why': cross-ref: 笔记本 4",
     "09_what_the_table_learns: cell 'optimizers-why': cross-ref: 笔记本 4",
     "09_what_the_table_learns: cell 'unseen-intro': cross-ref: 笔记本 4",
-    'README.zh.md: cross-ref: 笔记本 1',
-    'README.zh.md: cross-ref: 笔记本 1',
     'README.zh.md: cross-ref: 笔记本 6',
     'README.zh.md: cross-ref: 笔记本 6',
     'README.zh.md: cross-ref: 笔记本 7',
