@@ -139,6 +139,8 @@ def available(entry: Notebook) -> list[Edition]:
 
 
 NOTEBOOKS: tuple[Notebook, ...] = (
+    Notebook(0, "00_the_answer", "The answer: is nn.Embedding just a linear layer?",
+             title_zh="答案：nn.Embedding 只是一个线性层吗？"),
     Notebook(1, "01_one_hot_matmul", "One-hot vectors and the matrix product that only selects",
              title_zh="独热向量与只做选取的矩阵乘法"),
     Notebook(2, "02_embedding_lookup", "nn.Embedding is a lookup table",
@@ -158,6 +160,11 @@ NOTEBOOKS: tuple[Notebook, ...] = (
     Notebook(9, "09_what_the_table_learns", "What the table learns",
              title_zh="嵌入表学到了什么"),
 )
+
+
+def last_number() -> int:
+    """The number of the last notebook: "notebook 3 of 9" counts the lessons after notebook 0, the answer."""
+    return NOTEBOOKS[-1].number
 
 
 def repo_url() -> str:

@@ -2,7 +2,8 @@
 
 - each notebook's header (title, Colab badge, previous/next links), its set-up cell
   and its closing navigation, as cells with fixed ids, amended in place or inserted once;
-- the table of notebooks in README.md, between its ``notebooks:start/end`` markers;
+- the table of notebooks in README.md, between its ``notebooks:start/end`` markers, and the
+  answer (notebook 0's ``answer`` cell) between its ``answer:start/end`` markers;
 - the diagrams in ``images/`` (:data:`tools.images.COURSE_IMAGES`);
 - the Chinese edition, ``notebooks/zh/`` and README.zh.md (:mod:`tools.translations`).
 
@@ -17,7 +18,16 @@ from pathlib import Path
 
 from . import course, translations
 from .cli import OneLineParser, guard
-from .generated import CITATION, dumps_notebook, read_notebook, sync_citation, sync_notebook, sync_readme
+from .generated import (
+    CITATION,
+    answer_cell_source,
+    answer_notebook,
+    dumps_notebook,
+    read_notebook,
+    sync_citation,
+    sync_notebook,
+    sync_readme,
+)
 from .images import COURSE_IMAGES, write_course_images
 
 README = course.ROOT / course.ENGLISH.readme
@@ -25,12 +35,15 @@ README = course.ROOT / course.ENGLISH.readme
 
 def planned_text_files() -> dict[Path, str]:
     """Every generated text file, as ``sync`` would write it."""
-    planned = {}
+    planned, answer = {}, None
     for entry in course.NOTEBOOKS:
         if not entry.path.is_file():
             raise FileNotFoundError(f"the manifest lists {entry.repo_path}, but the file is missing")
-        planned[entry.path] = dumps_notebook(sync_notebook(read_notebook(entry.path), entry))
-    planned[README] = sync_readme(README.read_text(encoding="utf-8"))
+        nb_node = sync_notebook(read_notebook(entry.path), entry)
+        planned[entry.path] = dumps_notebook(nb_node)
+        if entry == answer_notebook():
+            answer = answer_cell_source(nb_node, entry)
+    planned[README] = sync_readme(README.read_text(encoding="utf-8"), answer=answer)
     citation = course.ROOT / CITATION
     if citation.is_file():  # (a scratch copy of the course in the tests may have none)
         planned[citation] = sync_citation(citation.read_text(encoding="utf-8"))

@@ -15,7 +15,8 @@ Files
   hand: the English notebook's cells, ids, code, metadata and outputs, with each markdown
   cell replaced by its translation and each comment by its translation, under a Chinese
   header and footer (tools/generated.py, the same functions as the English edition's).
-- ``README.zh.md``: the README in Chinese; ``make sync`` writes its table of notebooks. Its
+- ``README.zh.md``: the README in Chinese; ``make sync`` writes its table of notebooks and its
+  answer (the Chinese of notebook 0's ``answer`` cell). Its
   ``##`` sections are stamped, in order, against those of README.md in
   ``notebooks/zh/translations/_readme.json`` (:func:`check_readme`): an edit to a section of
   README.md makes the Chinese section stale until it is updated and re-stamped with
@@ -704,14 +705,17 @@ def zh_notebook(entry: Notebook, english: nbformat.NotebookNode, cells: dict[str
 
 def planned_text_files() -> dict[Path, str]:
     """The Chinese notebooks and README.zh.md, as ``make sync`` writes them."""
-    planned = {}
+    planned, answer = {}, None
     shared = load(SHARED)
     for entry, english in _english_notebooks().items():
-        planned[entry.zh.path] = generated.dumps_notebook(zh_notebook(entry, english, load(entry.stem), shared))
+        chinese = zh_notebook(entry, english, load(entry.stem), shared)
+        planned[entry.zh.path] = generated.dumps_notebook(chinese)
+        if entry == generated.answer_notebook():
+            answer = generated.answer_cell_source(chinese, entry.zh)
     readme = readme_zh_path()
     if not readme.is_file():
         raise FileNotFoundError(f"{_repo(readme)} is missing: the Chinese README holds the table of Chinese notebooks")
-    planned[readme] = generated.sync_readme(readme.read_text(encoding="utf-8"), course.CHINESE)
+    planned[readme] = generated.sync_readme(readme.read_text(encoding="utf-8"), course.CHINESE, answer)
     return planned
 
 
@@ -719,7 +723,13 @@ def planned_text_files() -> dict[Path, str]:
 
 README_KEY = "_readme"  # the stamps of README.zh.md's sections: translations/_readme.json
 _INTRO = "(introduction)"  # the name of the text before the first `##` heading
-_GENERATED_BLOCK = re.compile(r"<!-- notebooks:start.*?<!-- notebooks:end -->", re.S)
+#: The blocks `make sync` writes into both READMEs, left out of the sections' stamps: the table of notebooks
+#: (from the manifest, whose titles are stamped on their own) and the answer (notebook 0's cell ``answer``,
+#: whose translation is stamped as that cell's).
+_GENERATED_BLOCKS = {
+    re.compile(r"<!-- notebooks:start.*?<!-- notebooks:end -->", re.S): "<!-- notebooks table (generated) -->",
+    re.compile(r"<!-- answer:start.*?<!-- answer:end -->", re.S): "<!-- the answer (generated) -->",
+}
 
 
 def readme_en_path() -> Path:
@@ -729,8 +739,8 @@ def readme_en_path() -> Path:
 def readme_sections(text: str) -> list[tuple[str, str]]:
     """``text`` cut at its ``## `` headings (outside fenced code): ``(heading, section text)``
     pairs in order, the first one the introduction before any heading (named :data:`_INTRO`).
-    The generated table of notebooks is left out (``make sync`` writes it from the manifest,
-    whose titles are stamped on their own); trailing blank lines do not count."""
+    The generated blocks are left out (:data:`_GENERATED_BLOCKS`: the table of notebooks and the
+    answer); trailing blank lines do not count."""
     sections: list[tuple[str, list[str]]] = [(_INTRO, [])]
     fence = None
     for line in text.split("\n"):
@@ -740,8 +750,13 @@ def readme_sections(text: str) -> list[tuple[str, str]]:
         if fence is None and line.startswith("## "):
             sections.append((line.strip(), []))
         sections[-1][1].append(line)
-    return [(heading, _GENERATED_BLOCK.sub("<!-- notebooks table (generated) -->", "\n".join(lines)).rstrip())
-            for heading, lines in sections]
+    return [(heading, _without_generated_blocks("\n".join(lines)).rstrip()) for heading, lines in sections]
+
+
+def _without_generated_blocks(text: str) -> str:
+    for pattern, placeholder in _GENERATED_BLOCKS.items():
+        text = pattern.sub(placeholder, text)
+    return text
 
 
 def _readme_stamps_path() -> Path:

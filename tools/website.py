@@ -40,7 +40,7 @@ from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 from . import course
 from .cli import OneLineParser, guard
 from .course import EDITIONS, Edition, Notebook, available
-from .generated import read_notebook
+from .generated import ANSWER_END, ANSWER_START, read_notebook, readme_answer
 from .links import SCHEME, is_relative
 
 SITE_DIR = course.ROOT / "build" / "site"
@@ -257,7 +257,8 @@ def edition_title(page: Page) -> str:
 def course_bar(page: Page, editions: list[Edition]) -> str:
     """HTML of the bar on top of a page: the course home, then each edition of this notebook."""
     parts = [f'<a href="{_relative(INDEX, page.site_path)}">Course home</a>',
-             f"<span>{page.entry.number} / {len(course.NOTEBOOKS)}</span>"]
+             f"<span>{page.entry.number} / {course.last_number()}</span>" if page.entry.number else
+             "<span>the answer</span>"]
     for edition in editions:
         other = Page(page.entry, edition)
         if edition == page.edition:
@@ -281,17 +282,40 @@ def render_page(exporter: SiteExporter, page: Page, site_paths: dict[str, str]) 
     return body
 
 
-def _readme_intro() -> tuple[str, str]:
-    """The README's title and first paragraph, as HTML."""
+@dataclass(frozen=True)
+class _ReadmePage:
+    """The README, as the index shows it: a page at the root of the site (for :func:`site_link`)."""
+
+    repo_path: str = course.ENGLISH.readme
+    site_path: str = INDEX
+
+    @property
+    def source(self) -> Path:
+        return course.ROOT / self.repo_path
+
+
+def _render_markdown(text: str, site_paths: dict[str, str], problems: list[str]) -> str:
+    """Markdown of the README as HTML for the index: links to notebooks go to their pages."""
+    renderer = _SiteRenderer(escape=False, page=_ReadmePage(), site_paths=site_paths, problems=problems)
+    return MarkdownWithMath(renderer=renderer).render(text)
+
+
+def _readme_intro(site_paths: dict[str, str], problems: list[str]) -> tuple[str, str, str]:
+    """The README's title, its answer (notebook 0's verdict, between the answer markers) and the first
+    paragraph after it, as HTML."""
     from nbconvert.filters.markdown_mistune import markdown2html_mistune
 
     text = (course.ROOT / "README.md").read_text(encoding="utf-8")
     title = next((line[2:].strip() for line in text.splitlines() if line.startswith("# ")), "The course")
+    answer = readme_answer(text)
+    rest = re.sub(re.escape(ANSWER_START) + r".*?" + re.escape(ANSWER_END), "", text, flags=re.S)
     # the first paragraph of prose: not a heading, a comment, or a line of links and badges
-    paragraphs = [p.strip() for p in text.split("\n\n")
+    paragraphs = [p.strip() for p in rest.split("\n\n")
                   if p.strip() and not p.lstrip().startswith(("#", "<!--", "[", "!["))]
-    intro = markdown2html_mistune(paragraphs[0]) if paragraphs else ""
-    return markdown2html_mistune(title).removeprefix("<p>").removesuffix("</p>\n").removesuffix("</p>"), intro
+    intro = _render_markdown(paragraphs[0], site_paths, problems) if paragraphs else ""
+    answer_html = _render_markdown(answer, site_paths, problems) if answer else ""
+    title_html = markdown2html_mistune(title).removeprefix("<p>").removesuffix("</p>\n").removesuffix("</p>")
+    return title_html, answer_html, intro
 
 
 INDEX_STYLE = """
@@ -301,6 +325,7 @@ table { border-collapse: collapse; width: 100%; margin: 1.5em 0; }
 th, td { text-align: left; padding: 0.45em 0.8em; border-bottom: 1px solid #ddd; vertical-align: top; }
 th { border-bottom: 2px solid #999; }
 td.number { text-align: right; width: 2em; color: #666; }
+.answer table { font-size: 0.95em; }
 a { color: #0b57d0; text-decoration: none; }
 a:hover { text-decoration: underline; }
 .missing { color: #999; }
@@ -309,9 +334,10 @@ footer { margin-top: 2em; color: #666; font-size: 0.9em; }
 """
 
 
-def render_index(site_pages: list[Page]) -> str:
-    """The home page: the README's title and opening, and the table of notebooks in every edition."""
-    title, intro = _readme_intro()
+def render_index(site_pages: list[Page], problems: list[str] | None = None) -> str:
+    """The home page: the README's title, its answer and opening, and the table of notebooks in every edition."""
+    site_paths = {p.repo_path: p.site_path for p in site_pages}
+    title, answer, intro = _readme_intro(site_paths, [] if problems is None else problems)
     by_key = {(p.entry.number, p.edition.code): p for p in site_pages}
     head = "".join(f'<th lang="{e.code}">{html.escape(e.name)}</th>' for e in EDITIONS)
     rows = []
@@ -340,8 +366,11 @@ def render_index(site_pages: list[Page]) -> str:
 </head>
 <body>
 <h1>{title}</h1>
+<div class="answer">
+{answer}
+</div>
 {intro}
-<table>
+<table class="notebooks">
 <thead><tr><th>#</th>{head}<th>Run it</th><th>Practice copy</th></tr></thead>
 <tbody>
 {chr(10).join(rows)}
@@ -388,7 +417,7 @@ def build(out_dir: Path = SITE_DIR) -> list[Path]:
         written.append(target)
     written += write_practice_downloads(out_dir)
     index = out_dir / INDEX
-    index.write_text(render_index(site_pages), encoding="utf-8")
+    index.write_text(render_index(site_pages, exporter.problems), encoding="utf-8")
     written.append(index)
     for stale in out_dir.rglob("*.html"):  # pages of notebooks that are gone
         if stale not in written:

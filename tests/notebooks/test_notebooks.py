@@ -18,10 +18,11 @@ import pytest
 import torch
 
 from tools.course import NOTEBOOK_DIR, NOTEBOOKS
+from tools.generated import GENERATED_IDS
 from tools.kernels import AsyncIPCKernelManager
 from tools.pytest_course import count_execution
 from tools.run import check_all_cells_executed
-from tools.translations import SECTION_HEADINGS_ZH
+from tools.translations import SECTION_HEADINGS_ZH, comment_tokens
 
 # Outputs must not leak the machine they ran on.
 LEAKS = re.compile(r"(/root\b|/home/\w|/Users/\w|/tmp/|/work/|[A-Za-z]:\\\\|\bat 0x[0-9a-f]{6,})")
@@ -133,3 +134,130 @@ def test_asking_for_cuda_without_a_gpu_stops_at_once(tmp_path, record_property):
     assert info.value.ename == "RuntimeError"
     assert "device='cuda' was requested, but CUDA is not available here" in info.value.evalue
     assert time.perf_counter() - start < 60
+
+
+# --- what every lesson keeps: a main path a learner can finish, depth after it, no answer before it is asked
+# for, no talk of the test harness. English editions (the Chinese notebooks have the same cells).
+
+ENGLISH = list(NOTEBOOKS)
+english_ids = [entry.stem for entry in ENGLISH]
+#: the main path: at most this many cells, from the title up to `## Summary` ...
+MAIN_PATH_CELLS = 30
+#: ... and this many words of prose in its markdown cells (`\w+` tokens, the generated header included)
+MAIN_PATH_WORDS = 1_200
+GOING_DEEPER = "## Going deeper"
+#: Words a learner's cell never uses: they are about the test harness, not the lesson.
+HARNESS_TALK = re.compile(r"\bnbval\b|\bstderr\b|tagged `solution`|checked by an `assert`|\btests/|\bCI\b")
+#: Notebooks not yet held to HARNESS_TALK: notebook 6, until issue 27 rewrites it (then empty this).
+HARNESS_TALK_EXEMPT = {"06_what_the_lookup_saves"}
+
+
+def _headed(cell, heading):
+    return cell.cell_type == "markdown" and any(line.strip() == heading for line in cell.source.splitlines())
+
+
+def main_path(nb):
+    """The cells from the title (index 0, the generated header) up to, not including, the `## Summary` cell."""
+    end = next((i for i, cell in enumerate(nb.cells) if cell.cell_type == "markdown"
+                and cell.source.startswith("## Summary")), None)
+    assert end is not None, "no markdown cell starts with `## Summary`"
+    return nb.cells[:end]
+
+
+def prose_words(cells):
+    return sum(len(re.findall(r"\w+", cell.source)) for cell in cells if cell.cell_type == "markdown")
+
+
+@pytest.mark.parametrize("entry", ENGLISH, ids=english_ids)
+def test_main_path_fits(entry):
+    """A learner who stops at the summary has the argument: at most 30 cells and 1,200 words to get there."""
+    cells = main_path(_read(entry))
+    words = prose_words(cells)
+    assert len(cells) <= MAIN_PATH_CELLS and words <= MAIN_PATH_WORDS, (
+        f"{entry.filename}: the main path (title to `## Summary`) has {len(cells)} cells and {words} words; "
+        f"at most {MAIN_PATH_CELLS} and {MAIN_PATH_WORDS}: move a deep dive to `## Going deeper`")
+
+
+def going_deeper(nb):
+    """The index of the `## Going deeper` cell, or None; the test below checks there is at most one."""
+    found = [i for i, cell in enumerate(nb.cells) if _headed(cell, GOING_DEEPER)]
+    return found[0] if found else None
+
+
+@pytest.mark.parametrize("entry", ENGLISH, ids=english_ids)
+def test_going_deeper_comes_last(entry):
+    """Depth after the path: one `## Going deeper` part, after the last exercise's checker and before the
+    footer, its first cell the one with id `going-deeper`; and the summary's last bullet names it."""
+    nb = _read(entry)
+    found = [i for i, cell in enumerate(nb.cells) if _headed(cell, GOING_DEEPER)]
+    if not found:
+        return
+    assert len(found) == 1, f"`{GOING_DEEPER}` appears {len(found)} times: once, after the exercises"
+    start = found[0]
+    exercises = next(i for i, cell in enumerate(nb.cells) if _headed(cell, "## Exercises"))
+    checks = [i for i, cell in enumerate(nb.cells) if cell.cell_type == "code" and "exercises.check_" in cell.source]
+    assert exercises < start and max(checks) < start, "Going deeper comes after the exercises and their checkers"
+    assert nb.cells[start].id == "going-deeper" and nb.cells[start].source.startswith(GOING_DEEPER)
+    assert nb.cells[-1].id == "course-footer" and start < len(nb.cells) - 1
+    assert not any(cell.cell_type == "markdown" and re.match(r"## (?!#)", cell.source)
+                   for cell in nb.cells[start + 1:-1]), "Going deeper's parts are `###` headings"
+    summary = next(cell for cell in nb.cells if cell.cell_type == "markdown" and cell.source.startswith("## Summary"))
+    bullets = [line for line in summary.source.splitlines() if line.startswith("- ")]
+    assert bullets and bullets[-1].startswith("- *Going deeper*, after the exercises: "), \
+        "the summary ends with the bullet '*Going deeper*, after the exercises: ...' naming its parts"
+
+
+def _bound_names(tree):
+    """Names a cell binds at any depth: assignments, `for` and `with` targets, defs, classes, imports."""
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(alias.asname or alias.name).split(".")[0] for alias in node.names}
+    return names
+
+
+def _loaded_names(tree):
+    return {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
+
+
+@pytest.mark.parametrize("entry", ENGLISH, ids=english_ids)
+def test_main_path_does_not_use_going_deeper(entry):
+    """The main path and the exercises never need a name first bound in Going deeper: a learner who stops
+    before it has everything the notebook used. (Running order already fails a fresh run where one does;
+    this catches a cell moved by hand, whose stored run came before the move.)"""
+    nb = _read(entry)
+    start = going_deeper(nb)
+    if start is None:
+        return
+    code = [(i, ast.parse(_python_source(cell))) for i, cell in enumerate(nb.cells) if cell.cell_type == "code"]
+    before = [tree for i, tree in code if i < start]
+    bound_before = set().union(*(_bound_names(tree) for tree in before))
+    only_deeper = set().union(*(_bound_names(tree) for i, tree in code if i > start)) - bound_before
+    used = set().union(*(_loaded_names(tree) for tree in before)) & only_deeper
+    assert not used, f"cells before `{GOING_DEEPER}` use names first bound in it: {sorted(used)}"
+
+
+@pytest.mark.parametrize("entry", EDITIONS, ids=ids)
+def test_worked_answers_print_nothing(entry):
+    """No answer before it is asked for: a worked answer (tagged `solution`) stores no output."""
+    shown = [cell.id for cell in _code(_read(entry)) if "solution" in cell.metadata.get("tags", []) and cell.outputs]
+    assert not shown, f"worked answers with stored outputs (print nothing; the checker says what it checked): {shown}"
+
+
+@pytest.mark.parametrize("entry", ENGLISH, ids=english_ids)
+def test_no_harness_talk(entry):
+    """A learner's cells talk about the lesson: not nbval, stderr, tags, tests/ or CI ("every claim is an
+    `assert`" is said once, in the README). Markdown and code comments; the generated cells are the tools'."""
+    if entry.stem in HARNESS_TALK_EXEMPT:
+        return
+    found = []
+    for cell in _read(entry).cells:
+        if cell.get("id") in GENERATED_IDS:
+            continue
+        text = cell.source if cell.cell_type == "markdown" else "\n".join(t for *_, t in comment_tokens(cell.source))
+        found += [f"{cell.id}: {match.group(0)!r}" for match in HARNESS_TALK.finditer(text)]
+    assert not found, f"talk of the test harness in a learner's cell: {found}"

@@ -12,7 +12,7 @@ from tools.images import COURSE_IMAGES
 
 def test_manifest_is_numbered_in_order_with_unique_names():
     numbers = [nb.number for nb in NOTEBOOKS]
-    assert numbers == sorted(set(numbers)) and numbers[0] == 1
+    assert numbers == sorted(set(numbers)) and numbers[0] in (0, 1)  # 0: the answer, before the lessons
     assert len({nb.stem for nb in NOTEBOOKS}) == len(NOTEBOOKS)
     for nb in NOTEBOOKS:
         assert nb.stem.startswith(f"{nb.number:02d}_"), nb.stem
@@ -71,6 +71,8 @@ def test_every_header_has_title_badge_and_neighbour_links():
             assert (course.NOTEBOOK_DIR / link).is_file()
         assert navigation_line(footer.source) == navigation_line(header.source)
         assert f"](zh/{entry.filename})" in header.source  # the Chinese twin
+        middle = "the answer" if entry.number == 0 else f"notebook {entry.number} of {NOTEBOOKS[-1].number}"
+        assert f"](../README.md) · {middle}" in header.source  # notebook 0 is the answer; 1..N count the lessons
 
 
 def test_every_chinese_header_has_title_badge_and_links_within_the_chinese_edition():
@@ -85,7 +87,8 @@ def test_every_chinese_header_has_title_badge_and_links_within_the_chinese_editi
         siblings = re.findall(r"\]\(([\w.-]+\.ipynb)\)", header.source)  # within notebooks/zh/
         assert siblings == [nb.filename for nb in NOTEBOOKS[max(index - 1, 0):index + 2] if nb != entry]
         assert navigation_line(footer.source) == navigation_line(header.source)
-        assert f"第 {entry.number} 课，共 {len(NOTEBOOKS)} 课" in header.source
+        middle = "答案" if entry.number == 0 else f"第 {entry.number} 课，共 {NOTEBOOKS[-1].number} 课"
+        assert f"](../../README.zh.md) · {middle}" in header.source
 
 
 def navigation_line(source: str) -> str:
@@ -106,6 +109,44 @@ def test_chinese_readme_table_lists_every_chinese_notebook_with_its_badge():
         assert f"| {entry.number} | [{entry.title_zh}]({entry.zh.repo_path}) |" in readme
         assert entry.zh.colab_url in readme
     assert "](README.md)" in readme and course.binder_url("notebooks/zh") in readme
+
+
+@pytest.mark.parametrize("edition", course.EDITIONS, ids=lambda edition: edition.code)
+def test_each_readme_opens_with_the_answer_of_notebook_0(edition):
+    """Under the title and the line of links: notebook 0's `answer` cell, its heading dropped, its links
+    rebased to the repository root (the Chinese README's to notebooks/zh/), its own links named notebook 0."""
+    entry = generated.answer_notebook().in_edition(edition.code)
+    source = generated.answer_cell_source(generated.read_notebook(entry.path), entry)
+    readme = (course.ROOT / edition.readme).read_text(encoding="utf-8")
+    answer = generated.readme_answer(readme)
+    assert answer == generated.answer_block(source, edition)
+    assert source.split("\n")[0] in ("## The answer", "## 答案") and "## " not in answer
+    first_screen = [line for line in readme.split("\n")[:5] if line.strip()]
+    assert first_screen[0].startswith("# ") and first_screen[2] == generated.ANSWER_START
+    assert answer.startswith("**") and len(re.findall(r"^\| \*\*|^\| [^|]+ \| \*\*", answer, re.M)) == 10
+    links = re.findall(r"\]\(([^)\s]+)\)", answer)
+    assert links and all(link.startswith(f"{edition.repo_dir}/") and "#cell-id=" in link for link in links)
+    assert f"]({entry.repo_path}#cell-id=core-linear)" in answer  # `[below](#cell-id=...)` in the notebook
+    assert f"[{generated.WORDS[edition.code]['answer page']}]({entry.repo_path}#" in answer
+
+
+def test_an_edit_of_the_answer_reaches_the_readme_through_sync(course_copy, image_writes):
+    entry = generated.answer_notebook()
+    _edit_cell(entry.path, generated.ANSWER_CELL, lambda s: s.replace("function, yes", "function, yes indeed"))
+    assert sync.stale_files() == ["README.md"]  # the Chinese README follows the translation (stale until it is updated)
+    assert sync.main([]) == 0
+    assert "**As a function, yes indeed; as a layer, no:**" in (course_copy / "README.md").read_text(encoding="utf-8")
+    readme = (course_copy / "README.md")
+    readme.write_text(readme.read_text(encoding="utf-8").replace(generated.ANSWER_END, "<!-- end -->"))
+    with pytest.raises(ValueError, match="README.md has no answer markers"):
+        sync.stale_files()
+
+
+def _edit_cell(path, cell_id, edit):
+    nb = generated.read_notebook(path)
+    cell = next(cell for cell in nb.cells if cell.id == cell_id)
+    cell.source = edit(cell.source)
+    path.write_text(generated.dumps_notebook(nb), encoding="utf-8")
 
 
 def test_every_link_to_the_course_repository_uses_the_one_slug():
@@ -155,7 +196,7 @@ def test_colab_url_rejects_bad_paths():
         course.colab_url("README.md")
     with pytest.raises(ValueError, match="there is no notebook 99 in the manifest"):
         course.notebook(99)
-    assert course.notebook(1) is NOTEBOOKS[0]
+    assert course.notebook(NOTEBOOKS[1].number) is NOTEBOOKS[1]
 
 
 @pytest.fixture

@@ -1,8 +1,12 @@
-"""Relative links, rebased when a notebook's markdown moves to another folder (tools/links.py)."""
+"""Relative links, rebased when a notebook's markdown moves to another folder (tools/links.py); links to a
+cell (`#cell-id=`) that reach one, in every notebook of both editions and both READMEs."""
 
+import re
+
+import nbformat
 import pytest
 
-from tools import course, links, translations
+from tools import course, generated, links, translations
 from tools.course import NOTEBOOKS
 
 
@@ -33,3 +37,58 @@ def test_links_are_rebased_for_notebooks_zh(target, rebased):
 def test_what_counts_as_relative():
     assert links.is_relative("../images/a.png") and links.is_relative("a.ipynb#x")
     assert not any(links.is_relative(url) for url in ("", "#top", "/abs", "https://x.org", "data:image/png;base64,"))
+
+
+# --- links to a cell: `NN_stem.ipynb#cell-id=<id>` ---------------------------------------------
+
+#: A link to a cell (``[text](02_x.ipynb#cell-id=build)``, or ``(#cell-id=build)`` within the page).
+CELL_LINK = re.compile(r"\]\(\s*<?([^)\s>#]*\.ipynb)?#cell-id=([^)\s>]*)")
+
+
+def broken_cell_links(path):
+    """The cell links of a README or a notebook (its markdown cells) that reach no cell: ``[(link, why)]``."""
+    if path.suffix == ".ipynb":
+        text = "\n".join(c.source for c in generated.read_notebook(path).cells if c.cell_type == "markdown")
+    else:
+        text = path.read_text(encoding="utf-8")
+    broken = []
+    for match in CELL_LINK.finditer(text):
+        target = path.parent / match.group(1) if match.group(1) else path
+        link = f"{match.group(1) or ''}#cell-id={match.group(2)}"
+        if target.suffix != ".ipynb" or not target.is_file():
+            broken.append((link, "no such notebook"))
+        elif match.group(2) not in {cell.get("id") for cell in generated.read_notebook(target).cells}:
+            broken.append((link, f"{target.name} has no cell with this id"))
+    return broken
+
+
+def _pages():
+    pages = [course.ROOT / edition.readme for edition in course.EDITIONS]
+    return pages + [nb.path for entry in NOTEBOOKS for nb in (entry, entry.zh)]
+
+
+@pytest.mark.parametrize("path", _pages(), ids=lambda path: str(path.relative_to(course.ROOT)))
+def test_cell_links_reach_a_cell(path):
+    """The answer's verdict links each claim to the cell that proves it: the cell must still be there."""
+    broken = broken_cell_links(path)
+    assert not broken, f"{path.relative_to(course.ROOT)}: links to cells that do not exist: {broken}"
+
+
+def test_the_readmes_link_to_cells(tmp_path):
+    """The check finds the links it is for: the verdict's, in both READMEs and in notebook 0."""
+    for page in (*(course.ROOT / edition.readme for edition in course.EDITIONS), *(course.notebook(0).path,)):
+        assert len(CELL_LINK.findall(page.read_text(encoding="utf-8"))) >= 13, page.name
+
+
+def test_a_link_to_a_missing_cell_or_notebook_is_reported(tmp_path):
+    notebook = tmp_path / "notebooks" / "01_x.ipynb"
+    notebook.parent.mkdir()
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [generated.markdown_cell("select", "[here](#cell-id=select), [gone](#cell-id=selected)")]
+    notebook.write_text(generated.dumps_notebook(nb), encoding="utf-8")
+    readme = tmp_path / "README.md"
+    readme.write_text("[a](notebooks/01_x.ipynb#cell-id=select) [b](notebooks/01_x.ipynb#cell-id=nan) "
+                      "[c](notebooks/02_y.ipynb#cell-id=select) [d](notebooks/01_x.ipynb#Summary)", encoding="utf-8")
+    assert broken_cell_links(notebook) == [("#cell-id=selected", "01_x.ipynb has no cell with this id")]
+    assert broken_cell_links(readme) == [("notebooks/01_x.ipynb#cell-id=nan", "01_x.ipynb has no cell with this id"),
+                                         ("notebooks/02_y.ipynb#cell-id=select", "no such notebook")]

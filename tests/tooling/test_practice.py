@@ -112,7 +112,7 @@ def test_a_translation_gets_its_own_practice_copy(bilingual_course, tmp_path):
     assert zh in written and tmp_path / NOTEBOOKS[0].filename in written
     nb = nbformat.read(zh, as_version=4)
     stubs = [nb.cells[i].source for i in _solutions(nb)]
-    assert stubs and all("练习 1." in stub for stub in stubs)
+    assert stubs and all(f"练习 {NOTEBOOKS[0].number}." in stub for stub in stubs)
     note = next(cell for cell in nb.cells if cell.id == practice.NOTE_ID)
     assert note.source.startswith("**练习版。**")
 

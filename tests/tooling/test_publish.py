@@ -27,7 +27,8 @@ def test_a_published_copy_links_into_the_repository(tmp_path):
         markdown = "\n".join(cell.source for cell in nb.cells if cell.cell_type == "markdown")
         targets = re.findall(r"\]\(\s*<?([^)\s>]+)", markdown)
         relative = [t for t in targets if not re.match(r"[a-z][a-z0-9+.-]*:|#", t, re.I)]
-        assert relative and all(t.endswith(".ipynb") and "/" not in t for t in relative)  # only sibling copies
+        files = [t.partition("#")[0] for t in relative]  # a link to a cell: the file, then #cell-id=...
+        assert files and all(f.endswith(".ipynb") and "/" not in f for f in files)  # only sibling copies
         readme = course.ENGLISH.readme if edition.code == "en" else course.CHINESE.readme
         assert course.blob_url(readme) in markdown
         assert course.blob_url(edition.repo_path(entry)) in nb.cells[1].source  # the note: the worked answers

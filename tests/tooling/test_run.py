@@ -43,7 +43,7 @@ def test_format_table_names_the_failing_cell_and_the_peak_memory():
     assert ok.split() == [first.stem, "ok,", "20", "cells", "3.1", "300", "MB"]
     assert failed.split() == [second.stem, "FAILED", "at", "In", "[4]", "1.0", "-"]
     assert run.markdown_table([run.RunResult(first, "ok", 3.6, cells=20, peak_bytes=300 * 2**20)]).splitlines()[-1] \
-        == f"| 1 | {first.title} | 4 | 300 MB |"
+        == f"| {first.number} | {first.title} | 4 | 300 MB |"
 
 
 def test_a_device_that_is_not_there_stops_the_run_before_any_kernel(monkeypatch, capsys):

@@ -224,7 +224,7 @@ def test_an_english_edit_fails_until_a_person_updates_the_translation_and_stamps
 
 
 def test_a_code_change_reaches_the_chinese_notebook_through_sync(baseline):
-    entry = NOTEBOOKS[0]
+    entry = course.notebook(1)
     _edit_english(entry, "encode", lambda s: s.replace('"The cat sat on the sofa."', '"The cat sat on the sofa!"'))
     [problem] = _new_problems(baseline)  # the stored Chinese notebook still has the old code
     assert (problem.cell, problem.kind) == ("encode", "drift")
@@ -236,7 +236,7 @@ def test_a_code_change_reaches_the_chinese_notebook_through_sync(baseline):
 
 
 def test_a_hand_edit_of_the_chinese_notebook_is_caught(baseline):
-    entry = NOTEBOOKS[0]
+    entry = course.notebook(1)
     nb = generated.read_notebook(entry.zh.path)
     cell = next(c for c in nb.cells if c.id == "select")
     cell.source = cell.source.replace("d = 4", "d = 5")
@@ -308,6 +308,30 @@ def test_readme_sections_are_cut_at_level_two_headings_outside_code():
     sections = translations.readme_sections(text)
     assert [heading for heading, _ in sections] == ["(introduction)", "## One", "## Two"]
     assert sections[1][1] == "## One\n```bash\n## not a heading\n```\n\n### Sub\ntext"
+
+
+def test_the_generated_blocks_are_not_part_of_a_readme_section():
+    """The table of notebooks and the answer: `make sync` writes both, so the sections' stamps skip them."""
+    text = ("# Title\n\n<!-- answer:start (generated) -->\n**Yes and no.**\n\n| a | b |\n<!-- answer:end -->\n\n"
+            "intro\n\n## One\n<!-- notebooks:start (generated) -->\n| 1 | x |\n<!-- notebooks:end -->\ntext\n")
+    edited = text.replace("Yes and no.", "No and yes.").replace("| 1 | x |", "| 1 | y |")
+    assert translations.readme_sections(text) == translations.readme_sections(edited) == [
+        ("(introduction)", "# Title\n\n<!-- the answer (generated) -->\n\nintro"),
+        ("## One", "## One\n<!-- notebooks table (generated) -->\ntext"),
+    ]
+
+
+def test_the_chinese_answer_in_the_readme_comes_from_the_translation_of_notebook_0(course_copy):
+    """README.zh.md's answer is notebook 0's translated `answer` cell: its stamp is that cell's, not the README's."""
+    path = translations.translation_path("00_the_answer")
+    data = json.loads(path.read_text(encoding="utf-8"))
+    answer = data["cells"]["answer"]
+    answer["zh"] = [line.replace("作为函数，是", "作为函数，当然是") for line in answer["zh"]]
+    path.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    assert sync.stale_files() == ["notebooks/zh/00_the_answer.ipynb", "README.zh.md"]
+    assert sync.main([]) == 0
+    assert "**作为函数，当然是" in translations.readme_zh_path().read_text(encoding="utf-8")
+    assert translations.check() == []  # the README's sections are stamped without the answer
 
 
 def _edit_readme_section(root, old, new):
@@ -418,7 +442,7 @@ def test_the_numbers_of_a_translation_are_compared_as_numbers(english, chinese):
 def test_a_translation_with_a_wrong_number_is_reported(course_copy):
     assert translations.number_differences("std 0.02, 8 times larger", "标准差 0.2，大约 8 倍") == [
         "numbers missing: 0.02", "numbers not in the English: 0.2"]
-    stem = NOTEBOOKS[0].stem
+    stem = course.notebook(1).stem
     path = translations.translation_path(stem)
     text = path.read_text(encoding="utf-8")
     assert text.count("1/50,257") == 1

@@ -65,6 +65,23 @@ def test_every_notebook_has_a_page_and_the_index_lists_it(site):
         assert entry.colab_url in index.links
 
 
+def test_the_index_opens_with_the_answer_each_row_linked_to_the_cell_that_proves_it(site):
+    text = (site / "index.html").read_text(encoding="utf-8")
+    answer = re.search(r'<h1>.*?</h1>\s*<div class="answer">\s*<p><strong>As a function, yes; as a layer, no:</strong>'
+                       r"(.*?)</div>", text, re.S)
+    assert answer, "the answer sentence, right under the title"
+    rows = re.findall(r"<tr>(.*?)</tr>", answer.group(1).split("<tbody>")[1], re.S)
+    assert len(rows) == 10
+    for row in rows:
+        links = re.findall(r'<a href="([^"]+)"', row)
+        assert links, f"a row of the verdict without a proof: {row}"
+        for link in links:
+            page, _, cell = link.partition("#")
+            assert cell.startswith("cell-id=") and page.startswith("notebooks/") and page.endswith(".html"), link
+            assert cell in _parse(site / page).ids, f"{link}: no cell {cell} on that page"
+    assert text.index('<div class="answer">') < text.index('<table class="notebooks">')
+
+
 def test_the_set_up_cell_and_the_worked_answers_are_folded_on_the_page(site):
     """As in JupyterLab and Colab: each under its title, in a closed <details> (no script needed)."""
     for entry in NOTEBOOKS:
@@ -88,10 +105,11 @@ def test_pages_load_nothing_from_the_network_and_run_no_script(site):
 
 
 def test_math_is_mathml_and_links_point_to_pages(site):
-    page = (site / "notebooks" / f"{NOTEBOOKS[0].stem}.html").read_text(encoding="utf-8")
+    lesson = course.notebook(1)
+    page = (site / "notebooks" / f"{lesson.stem}.html").read_text(encoding="utf-8")
     assert re.search(r'<math [^>]*display="block"', page)  # notebook 1's formula
     assert "$$" not in page
-    links = _parse(site / "notebooks" / f"{NOTEBOOKS[0].stem}.html").links
+    links = _parse(site / "notebooks" / f"{lesson.stem}.html").links
     assert not [link for link in links if link.endswith(".ipynb") and "://" not in link]
     assert "../index.html" in links  # the header's "Course home"
 
@@ -139,7 +157,8 @@ def test_a_missing_image_fails_the_build(bilingual_course, tmp_path):
     nb = nbformat.read(nb_path, as_version=4)
     nb.cells.append(nbformat.v4.new_markdown_cell("![gone](../../images/nowhere.png)"))
     nbformat.write(nb, nb_path)
-    with pytest.raises(ValueError, match=r"notebooks/zh/01_\w+\.ipynb: image '../../images/nowhere.png' is not a file"):
+    where = rf"notebooks/zh/{NOTEBOOKS[0].stem}\.ipynb"
+    with pytest.raises(ValueError, match=rf"{where}: image '../../images/nowhere.png' is not a file"):
         website.build(tmp_path / "site")
 
 
@@ -220,10 +239,11 @@ def test_the_index_and_a_notebook_page_work_offline_in_chromium(site_context, si
     _assert_page_works(page, index, requests)
     page.screenshot(path=str(screenshots / "site-index.png"), full_page=True)
 
-    # follow the index's first link, as a reader would
-    page.locator("tbody a").first.click()
+    # follow the index's link to notebook 1 (its formula and figures), as a reader would
+    lesson = course.notebook(1)
+    page.locator(f'table.notebooks a[href="notebooks/{lesson.stem}.html"]').click()
     page.wait_for_load_state("load")
-    notebook = site / "notebooks" / f"{NOTEBOOKS[0].stem}.html"
+    notebook = site / "notebooks" / f"{lesson.stem}.html"
     assert page.url == notebook.as_uri()
     _assert_page_works(page, notebook, requests)
     assert page.locator("math").count() > 0 and page.locator("img").count() > 0

@@ -2,30 +2,61 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import torch
 import torch.nn as nn
+from torch.nn.utils.rnn import pad_sequence
 
+from ..vocab import build_vocab
 from .checking import ExerciseError, correct
 
+#: Exercise 2.1: the checker's own corpus, and its batches: sentences of 2, 5 and 4 tokens ("zebra" is unknown),
+#: then a single sentence ("a" is unknown)
+_CORPUS = "The cat sat on the mat. The dog sat on the log."
+_BATCHES = (["the cat", "the zebra sat on the", "the dog sat ."], ["a dog sat on the mat ."])
 
-def check_embedding_shapes(weight_shape: tuple[int, ...], output_shape: tuple[int, ...]) -> bool:
-    """Exercise 2.1: shapes for ``nn.Embedding(100, 32)`` applied to ids of shape ``(8, 16)``."""
-    embedding = nn.Embedding(100, 32)
-    expected_weight = tuple(embedding.weight.shape)
-    expected_output = tuple(embedding(torch.zeros(8, 16, dtype=torch.long)).shape)
-    weight_shape, output_shape = tuple(weight_shape), tuple(output_shape)
-    if weight_shape != expected_weight:
-        hint = " (that is nn.Linear's order)" if weight_shape == expected_weight[::-1] else ""
-        raise ExerciseError(
-            f"weight_shape = {weight_shape}, expected {expected_weight}{hint}. "
-            "Hint: the weight holds one row per id: [num_embeddings, embedding_dim]."
-        )
-    if output_shape != expected_output:
-        raise ExerciseError(
-            f"output_shape = {output_shape}, expected {expected_output}. "
-            "Hint: every id is replaced by its row, so the ids' shape gains a last axis of size embedding_dim."
-        )
-    return correct(f"weight {expected_weight}, output {expected_output}: ids (B, T) -> (B, T, d)")
+
+def check_embed_batch(embed_batch: Callable) -> bool:
+    """Exercise 2.1: ``embed_batch(sentences, vocab, embedding)`` -> the ``(B, T, d)`` vectors of the padded batch.
+
+    The checker calls it with a vocabulary and an ``nn.Embedding(V, 6, padding_idx=0)`` of its own, on two
+    batches, and compares with its own padded lookup, bit for bit.
+    """
+    if not callable(embed_batch):
+        raise ExerciseError(f"pass your function itself (embed_batch, not embed_batch(...)); "
+                            f"got {type(embed_batch).__name__}")
+    vocab = build_vocab(_CORPUS)
+    pad_id = vocab.stoi["<pad>"]
+    torch.manual_seed(0)
+    embedding = nn.Embedding(len(vocab), 6, padding_idx=pad_id)
+    for sentences in _BATCHES:
+        ids = pad_sequence([vocab.encode(s) for s in sentences], batch_first=True, padding_value=pad_id)
+        with torch.no_grad():
+            expected = embedding(ids)
+            got = embed_batch(list(sentences), vocab, embedding)
+        if isinstance(got, (list, tuple)):
+            raise ExerciseError(f"embed_batch returned a {type(got).__name__}; pad the ids into one (B, T) tensor "
+                                "first (torch.nn.utils.rnn.pad_sequence), then look the whole batch up at once")
+        if not isinstance(got, torch.Tensor):
+            raise ExerciseError(f"embed_batch returned {type(got).__name__}; return embedding(ids), a tensor")
+        got = got.detach().cpu()
+        if not got.is_floating_point():
+            raise ExerciseError("embed_batch returned integers: those are the ids. Return embedding(ids), the vectors")
+        if got.shape == ids.shape:
+            raise ExerciseError(f"the result has shape {tuple(got.shape)}, the ids' shape (B, T): the lookup adds "
+                                "a last axis of size embedding_dim")
+        if got.shape != expected.shape:
+            raise ExerciseError(f"for {len(sentences)} sentence(s) the result has shape {tuple(got.shape)}, expected "
+                                f"{tuple(expected.shape)}: (B, T, d), with T the longest sentence's number of tokens")
+        if not torch.equal(got, expected):
+            at_padding = ids == pad_id
+            if torch.equal(got[~at_padding], expected[~at_padding]):
+                raise ExerciseError(f"the vectors at the padding positions are wrong: pad with vocab.stoi['<pad>'] "
+                                    f"(id {pad_id}), whose row padding_idx keeps at zero")
+            raise ExerciseError("the vectors differ from embedding(ids) of the padded batch. Hint: encode each "
+                                "sentence with vocab.encode, then pad_sequence(batch_first=True, padding_value=...)")
+    return correct("embed_batch matched the checker's padded lookup on 2 batches of its own sentences")
 
 
 def check_pretrained_embedding(embedding: object, vectors: torch.Tensor) -> bool:
@@ -51,24 +82,43 @@ def check_pretrained_embedding(embedding: object, vectors: torch.Tensor) -> bool
     return correct("trainable, padding id 0, the pretrained numbers in memory of its own")
 
 
-def check_max_norm_rows(rows: list[int], weight: torch.Tensor, ids: torch.Tensor, max_norm: float) -> bool:
-    """Exercise 2.3: which rows does one forward pass of ``nn.Embedding(max_norm=...)`` rewrite?
+class _Watched(nn.Embedding):
+    """An embedding that records the ids it is asked to look up (to tell whether a bad id reached it)."""
 
-    The reference answer comes from PyTorch itself: a copy of ``weight`` is looked up
-    with ``ids`` and the rows that changed are listed.
-    """
-    embedding = nn.Embedding.from_pretrained(weight.detach().cpu().clone(), max_norm=max_norm)
-    embedding(ids.cpu())
-    changed = (embedding.weight != weight.detach().cpu()).any(dim=1)
-    expected = [int(i) for i in changed.nonzero().flatten()]
-    try:
-        answer = sorted({int(r) for r in rows})
-    except (TypeError, ValueError):
-        raise ExerciseError(f"rows must be a list of row numbers, got {rows!r}") from None
-    if answer != expected:
-        norms = weight.detach().cpu().norm(dim=1)
-        raise ExerciseError(
-            f"rows = {answer}, expected {expected}. Hint: a row is rescaled only if it is looked up AND its norm "
-            f"exceeds max_norm={max_norm}; the row norms are {[round(float(n), 3) for n in norms]}."
-        )
-    return correct(f"one forward pass rescales rows {expected} and leaves the others untouched")
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        self.seen = ids
+        return super().forward(ids)
+
+
+def check_checked_lookup(checked_lookup: Callable) -> bool:
+    """Exercise 2.3: ``checked_lookup(embedding, ids)``: the rows for valid ids; a ``ValueError`` naming the first bad
+    id (negative, or not below ``num_embeddings``) before the layer sees it."""
+    if not callable(checked_lookup):
+        raise ExerciseError(f"pass your function itself (checked_lookup, not checked_lookup(...)); "
+                            f"got {type(checked_lookup).__name__}")
+    torch.manual_seed(0)
+    embedding = _Watched(5, 3)
+    for dtype in (torch.int64, torch.int32):
+        ids = torch.tensor([[0, 4], [4, 1]], dtype=dtype)
+        got = checked_lookup(embedding, ids)
+        if not (isinstance(got, torch.Tensor) and torch.equal(got, embedding.weight[ids.long()])):
+            raise ExerciseError(f"for the valid {dtype} ids {ids.tolist()}, return embedding(ids), the rows")
+    for bad, first in (([0, 7], 7), ([-1], -1)):
+        embedding.seen = None
+        try:
+            checked_lookup(embedding, torch.tensor(bad))
+        except ValueError as error:
+            if str(first) not in str(error):
+                raise ExerciseError(f"checked_lookup(embedding, tensor({bad})) raised ValueError({str(error)!r}): "
+                                    f"name the bad id, {first}") from None
+            if embedding.seen is not None:
+                raise ExerciseError(f"for ids {bad} the layer was called before the ValueError: check the ids "
+                                    "first, so that a bad id never reaches the layer") from None
+            continue
+        except IndexError:
+            raise ExerciseError(f"checked_lookup(embedding, tensor({bad})) raised the layer's IndexError: check "
+                                "before the layer sees the ids, and raise a ValueError that names the bad id") from None
+        raise ExerciseError(f"checked_lookup(embedding, tensor({bad})) raised nothing: {first} is not a row of a "
+                            "5-row table; raise a ValueError")
+    return correct("checked_lookup returned the rows for valid int64 and int32 ids, and raised ValueError for 7 and "
+                   "-1 before the layer saw them")

@@ -63,9 +63,13 @@ def check_output_layer_from_embedding(head: object, embedding: object) -> bool:
             f"as it is: nn.Linear({dim}, {vocab_size}) stores [out_features, in_features] = [{vocab_size}, {dim}], "
             "the embedding's own shape, so no transpose"
         )
-    how = "tied: the same Parameter" if head.weight is embedding.weight else "copied, no transpose"
-    return correct(f"head.weight is [V={vocab_size}, d={dim}], the embedding's shape; row v gives token v's logit "
-                    f"({how})")
+    h = torch.randn(3, dim, generator=torch.Generator().manual_seed(0)).to(weight.device)
+    with torch.no_grad():
+        logits = head(h)
+    if not torch.allclose(logits, h @ table.T, rtol=1e-5, atol=1e-6):
+        raise ExerciseError("head(h) differs from h @ emb_ex.weight.T: logit v must be the dot product of h with row v")
+    return correct("head_ex maps a d-vector to V logits, and logit v is the dot product with emb_ex.weight[v], "
+                   "for every v")
 
 
 def check_parameter_embedding(module: object, num_embeddings: int, embedding_dim: int) -> bool:
@@ -96,4 +100,5 @@ def check_parameter_embedding(module: object, num_embeddings: int, embedding_dim
     if weight.grad is None or not torch.equal(weight.grad, counts[:, None].expand_as(weight)):
         raise ExerciseError("the gradient does not reach the weight row by row. Hint: index the Parameter itself")
     weight.grad = None
-    return correct("an nn.Parameter plus indexing: a registered, trainable lookup table")
+    return correct("MyEmbedding registers a trainable weight [num_embeddings, embedding_dim], returns weight[ids] for "
+                   "ids of shape (2, 3), and its gradient reaches the rows")

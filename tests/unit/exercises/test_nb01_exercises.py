@@ -14,7 +14,8 @@ def test_encode_function_right(capsys):
         return torch.tensor([VOCAB.stoi.get(t, VOCAB.unk_id) for t in tokenize(sentence)], dtype=torch.long)
 
     assert exercises.check_encode_function(encode, VOCAB) is True
-    assert capsys.readouterr().out.startswith("correct:")
+    assert capsys.readouterr().out == ("correct: my_encode agrees with vocab.encode on 4 sentences, unknown words "
+                                       "and capitals included\n")
 
 @pytest.mark.parametrize(
     ("encode", "message"),
@@ -37,7 +38,8 @@ def _flops(num_tokens=7, dim=4, sizes=(15, 30, 60, 120)):
 def test_flop_growth_right(capsys):
     product, lookup = _flops()
     assert exercises.check_flop_growth(product, lookup, 2.0, num_tokens=7, dim=4) is True
-    assert capsys.readouterr().out.startswith("correct: the product's FLOPs double with V (840 -> 1,680")
+    assert capsys.readouterr().out == ("correct: your counts agree with 2·T·V·d at every V, the lookup's with 0, "
+                                       "and growth with their ratio\n")
 
 def test_flop_growth_matches_what_flop_counter_mode_measures():
     from torch.utils.flop_counter import FlopCounterMode
@@ -95,17 +97,17 @@ def test_selection_matrix():
     weight = torch.randn(6, 3, generator=torch.Generator().manual_seed(1))
     right = torch.zeros(3, 6)
     right[[0, 1, 2], [3, 0, 3]] = 1.0
-    assert exercises.check_selection_matrix(right, weight, [3, 0, 3])
+    assert exercises.check_selection_matrix(right, weight)
 
     wrong_rows = torch.zeros(3, 6)
     wrong_rows[[0, 1, 2], [0, 3, 3]] = 1.0
     with pytest.raises(exercises.ExerciseError, match=r"x selects rows \[0, 3, 3\], expected \[3, 0, 3\]"):
-        exercises.check_selection_matrix(wrong_rows, weight, [3, 0, 3])
+        exercises.check_selection_matrix(wrong_rows, weight)
     with pytest.raises(exercises.ExerciseError, match="dtype torch.int64"):
-        exercises.check_selection_matrix(right.long(), weight, [3, 0, 3])
+        exercises.check_selection_matrix(right.long(), weight)
     with pytest.raises(exercises.ExerciseError, match=r"shape \(6, 3\), expected \(3, 6\)"):
-        exercises.check_selection_matrix(right.T, weight, [3, 0, 3])
+        exercises.check_selection_matrix(right.T, weight)
     with pytest.raises(exercises.ExerciseError, match="single 1"):
-        exercises.check_selection_matrix(right * 2, weight, [3, 0, 3])
+        exercises.check_selection_matrix(right * 2, weight)
     with pytest.raises(exercises.ExerciseError, match="must be a torch.Tensor"):
-        exercises.check_selection_matrix(right.tolist(), weight, [3, 0, 3])
+        exercises.check_selection_matrix(right.tolist(), weight)

@@ -38,11 +38,13 @@ def test_output_layer_from_embedding(capsys):
     with torch.no_grad():
         copied.weight.copy_(embedding.weight)
     assert exercises.check_output_layer_from_embedding(copied, embedding)
-    assert "(copied, no transpose)" in capsys.readouterr().out
+    message = ("correct: head_ex maps a d-vector to V logits, and logit v is the dot product with emb_ex.weight[v], "
+               "for every v\n")
+    assert capsys.readouterr().out == message
     tied = nn.Linear(3, 7, bias=False)
     tied.weight = embedding.weight
-    assert exercises.check_output_layer_from_embedding(tied, embedding)
-    assert "(tied: the same Parameter)" in capsys.readouterr().out
+    assert exercises.check_output_layer_from_embedding(tied, embedding)  # tied: the same Parameter, right too
+    assert capsys.readouterr().out == message
 
     with pytest.raises(exercises.ExerciseError, match=r"nn.Linear\(7, 3\); an output layer.*nn.Linear\(3, 7, bias"):
         exercises.check_output_layer_from_embedding(nn.Linear(7, 3, bias=False), embedding)  # the input layer's layout
@@ -59,7 +61,7 @@ def test_output_layer_from_embedding(capsys):
     with pytest.raises(TypeError, match="embedding must be an nn.Embedding, got Parameter"):
         exercises.check_output_layer_from_embedding(copied, embedding.weight)
 
-def test_parameter_embedding():
+def test_parameter_embedding(capsys):
     class Right(nn.Module):
         def __init__(self, v, d):
             super().__init__()
@@ -82,6 +84,9 @@ def test_parameter_embedding():
 
     module = Right(6, 4)
     assert exercises.check_parameter_embedding(module, 6, 4)
+    assert capsys.readouterr().out == ("correct: MyEmbedding registers a trainable weight [num_embeddings, "
+                                       "embedding_dim], returns weight[ids] for ids of shape (2, 3), and its gradient "
+                                       "reaches the rows\n")
     assert module.weight.grad is None  # the checker leaves no gradient behind
     with pytest.raises(exercises.ExerciseError, match="no parameter named 'weight'.*nn.Parameter"):
         exercises.check_parameter_embedding(PlainTensor(6, 4), 6, 4)

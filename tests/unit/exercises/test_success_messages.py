@@ -1,0 +1,30 @@
+"""A checker's success line says what was checked, never the answer: every ``correct(...)`` call in
+utils/exercises/ passes a string constant, which can hold neither the learner's values nor the expected ones."""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+MODULES = sorted((Path(__file__).resolve().parents[3] / "utils" / "exercises").glob("*.py"))
+
+
+def _calls_of_correct(tree):
+    return [node for node in ast.walk(tree) if isinstance(node, ast.Call)
+            and (getattr(node.func, "id", None) == "correct" or getattr(node.func, "attr", None) == "correct")]
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda path: path.stem)
+def test_success_messages_say_what_was_checked(path):
+    calls = _calls_of_correct(ast.parse(path.read_text(encoding="utf-8")))
+    computed = [f"line {call.lineno}: correct({ast.unparse(call.args[0]) if call.args else ''})" for call in calls
+                if len(call.args) != 1 or call.keywords
+                or not (isinstance(call.args[0], ast.Constant) and isinstance(call.args[0].value, str))]
+    assert not computed, (f"utils/exercises/{path.name}: a success message must be a string constant that says "
+                          f"what was checked (an f-string can give the answer away): {computed}")
+
+
+def test_the_check_finds_computed_messages():
+    tree = ast.parse('correct("x == y, bit for bit")\ncorrect(f"rows {rows}")\nchecking.correct("a" + b)')
+    calls = _calls_of_correct(tree)
+    assert [isinstance(call.args[0], ast.Constant) for call in calls] == [True, False, False]

@@ -1,0 +1,112 @@
+"""Notebook 0, the answer: the checkers of its exercises."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from .checking import ExerciseError, correct
+
+
+def check_embedding_from_linear(embedding: object, linear: object) -> bool:
+    """Exercise 0.1: an ``nn.Embedding`` whose lookup equals ``linear`` on one-hot rows, for every id, exactly."""
+    if not isinstance(linear, nn.Linear):
+        raise TypeError(f"linear must be an nn.Linear, got {type(linear).__name__}")
+    if not isinstance(embedding, nn.Embedding):
+        raise ExerciseError(f"expected an nn.Embedding, got {type(embedding).__name__}")
+    vocab_size, dim = linear.in_features, linear.out_features
+    shape = tuple(embedding.weight.shape)
+    if shape == (dim, vocab_size):
+        raise ExerciseError(
+            f"embedding.weight has shape {shape}, the linear layer's own [out_features, in_features]. Hint: an "
+            "embedding stores a row per id, [num_embeddings, embedding_dim]: transpose the linear weight."
+        )
+    if shape != (vocab_size, dim):
+        raise ExerciseError(
+            f"embedding.weight has shape {shape}, expected {(vocab_size, dim)}: one row per id (the linear layer's "
+            "in_features), as wide as its outputs (out_features)"
+        )
+    ids = torch.arange(vocab_size)
+    one_hot = F.one_hot(ids, vocab_size).to(linear.weight.dtype).to(linear.weight.device)
+    with torch.no_grad():
+        got = embedding(ids.to(embedding.weight.device)).cpu()
+        expected = linear(one_hot).cpu()
+    if not torch.equal(got, expected):
+        raise ExerciseError(
+            "embedding(ids) differs from linear(one_hot(ids)). Hint: row i of the table must be column i of "
+            "linear.weight; build the layer from the linear weight, transposed (nn.Embedding.from_pretrained)."
+        )
+    return correct("embedding_ex(ids) == linear_ex(one_hot(ids)) for every id, bit for bit")
+
+
+#: the checker's own layers: an embedding of 7 rows of 3 numbers, and the linear layer that holds its transpose
+_VOCAB, _DIM = 7, 3
+#: three batches of ids: a repeated id in each, and id 6 in none
+_BATCHES = ([2, 0, 2, 5], [1, 1, 1], [4, 3, 0, 3, 1])
+_LOSSES = {"embedding": "(embedding(ids) * grad_out).sum()", "linear": "(linear(one_hot) * grad_out).sum()"}
+
+
+def _layers(seed: int) -> tuple[nn.Embedding, nn.Linear]:
+    generator = torch.Generator().manual_seed(seed)
+    weight = torch.randint(-8, 9, (_VOCAB, _DIM), generator=generator) / 8
+    embedding = nn.Embedding.from_pretrained(weight, freeze=False)
+    linear = nn.Linear(_VOCAB, _DIM, bias=False)
+    with torch.no_grad():
+        linear.weight.copy_(weight.T)
+    return embedding, linear
+
+
+def _own_grads(ids: torch.Tensor, grad_out: torch.Tensor, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """The two weight gradients, from fresh layers and the checker's own backward passes."""
+    embedding, linear = _layers(seed)
+    (embedding(ids) * grad_out).sum().backward()
+    (linear(F.one_hot(ids, _VOCAB).float()) * grad_out).sum().backward()
+    return embedding.weight.grad, linear.weight.grad
+
+
+def check_weight_grads(weight_grads: Callable) -> bool:
+    """Exercise 0.2: ``weight_grads(embedding, linear, ids, grad_out)`` returns the two weight gradients.
+
+    The checker calls it on layers of its own, three times on the same two layers (so a
+    function that lets ``.grad`` accumulate fails), with ``grad_out`` of multiples of 1/8 (so
+    every sum is exact and the gradients compare bit for bit).
+    """
+    if not callable(weight_grads):
+        raise ExerciseError(f"pass your function itself (weight_grads, not weight_grads(...)); "
+                            f"got {type(weight_grads).__name__}")
+    seed = 0
+    embedding, linear = _layers(seed)
+    generator = torch.Generator().manual_seed(1)
+    earlier = {"embedding": torch.zeros(_VOCAB, _DIM), "linear": torch.zeros(_DIM, _VOCAB)}
+    for batch in _BATCHES:
+        ids = torch.tensor(batch)
+        grad_out = torch.randint(-8, 9, (len(batch), _DIM), generator=generator) / 8
+        result = weight_grads(embedding, linear, ids, grad_out)
+        if not (isinstance(result, (tuple, list)) and len(result) == 2
+                and all(isinstance(g, torch.Tensor) for g in result)):
+            raise ExerciseError("return two tensors: embedding.weight.grad, linear.weight.grad")
+        got = dict(zip(earlier, (g.detach().cpu().clone() for g in result), strict=True))
+        expected = dict(zip(earlier, _own_grads(ids, grad_out, seed), strict=True))
+        if got["embedding"].shape == expected["linear"].shape and got["linear"].shape == expected["embedding"].shape:
+            raise ExerciseError("the two gradients come in the other order: return the embedding's first, "
+                                "then the linear layer's")
+        for name in earlier:
+            if got[name].shape != expected[name].shape:
+                raise ExerciseError(f"the {name} gradient has shape {tuple(got[name].shape)}, expected "
+                                    f"{tuple(expected[name].shape)}: the shape of {name}.weight")
+            if torch.equal(got[name], earlier[name] + expected[name]) and not torch.equal(got[name], expected[name]):
+                raise ExerciseError(
+                    f"the {name} gradient holds this call's gradient plus the earlier calls': .backward() adds to "
+                    ".grad. Hint: set embedding.weight.grad and linear.weight.grad to None before the backward passes."
+                )
+            if not torch.equal(got[name], expected[name]):
+                raise ExerciseError(
+                    f"the {name} gradient differs from the checker's backward pass of {_LOSSES[name]} for ids "
+                    f"{batch}. Hint: run that backward pass, then return {name}.weight.grad."
+                )
+            earlier[name] += expected[name]
+    return correct("both gradients match the checker's own backward passes, for 3 batches of ids")
+
