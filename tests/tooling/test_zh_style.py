@@ -32,7 +32,6 @@ KNOWN_SLIPS = [
     "05_initialisation: cell 'out-layer-intro': times: 窄约 14.5 倍",
     "06_what_the_lookup_saves: cell 'overhead-claim': times: 多花 16 倍",
     "06_what_the_lookup_saves: cell 'summary': times: 多花 16 倍",
-    "07_beyond_the_single_lookup: cell 'imports': cross-ref: 笔记本 1",
     "08_vocabulary_parallel: cell 'ex3-intro': cross-ref: 笔记本 7",
     "08_vocabulary_parallel: cell 'imports': cross-ref: 笔记本 1",
     "08_vocabulary_parallel: cell 'learn': gloss: the first 查表 has no gloss: write 查表（lookup）",
