@@ -23,9 +23,13 @@ class _CBOW(nn.Module):  # notebook 9's model
 ZEBRA_CORPUS = corpus.build_corpus(200, 0)
 
 
-def _trained(sentences, steps=100, seed=0, dim=8):
-    contexts, targets = corpus.context_windows(sentences, CORPUS_VOCAB, window=2)
-    torch.manual_seed(seed)
+def _trained(sentences, steps=100, dim=8):
+    return _trained_on(corpus.context_windows(sentences, CORPUS_VOCAB, window=2), steps, dim)
+
+
+def _trained_on(windows, steps, dim):
+    contexts, targets = windows
+    torch.manual_seed(0)
     model = _CBOW(len(CORPUS_VOCAB), dim)
     optimizer = torch.optim.Adam(model.parameters(), lr=0.05)
     for _ in range(steps):
@@ -116,15 +120,7 @@ def cbow_data():
     return corpus.context_windows(corpus.generate_sentences(40, 0), CORPUS_VOCAB)
 
 def _cbow(dim, steps, data):
-    contexts, targets = data
-    torch.manual_seed(0)
-    model = _CBOW(len(CORPUS_VOCAB), dim)
-    optimizer = torch.optim.Adam(model.parameters(), lr=0.05)
-    for _ in range(steps):
-        optimizer.zero_grad()
-        torch.nn.functional.cross_entropy(model(contexts), targets).backward()
-        optimizer.step()
-    return model
+    return _trained_on(data, steps, dim)
 
 def test_narrow_tables(cbow_data, capsys):
     trained = {dim: _cbow(dim, 300, cbow_data) for dim in (1, 2, 8)}
