@@ -16,10 +16,11 @@ output is the same on every process (they all compute the same loss from the sam
 output), so each process keeps it as it is and its weight gradient is its slice of the
 single-device gradient.
 
-Notebook 8 writes :class:`AllReduceSum` and :class:`VocabParallelEmbedding` in its own
-cells; this module holds the same code for the worker processes, which import it by
-name (``tests/notebooks/`` checks that the two stay identical). Starting the processes
-is furniture, in ``utils/distributed/``.
+Notebook 8 writes :class:`AllReduceSum`, :func:`all_reduce_sum` and
+:class:`VocabParallelEmbedding` in its own cells, where the learner reads them; this module
+holds the same code (with docstrings) for the worker processes, which import it by name.
+``tests/notebooks/test_vocab_parallel_source.py`` checks that the two stay identical.
+Starting the processes is furniture, in ``utils/distributed/``.
 """
 
 from __future__ import annotations
@@ -73,6 +74,19 @@ def owner_of(ids: torch.Tensor, vocab_size: int, world_size: int) -> torch.Tenso
     return torch.bucketize(ids.long(), ends, right=True)
 
 
+def shard_of(vocab_size: int, world_size: int, rank: int) -> tuple[int, int]:
+    """Rows ``[start, end)`` held by process ``rank`` of ``world_size`` (its block of :func:`shard_bounds`).
+
+    Taught in notebook 8.
+    """
+    bounds = shard_bounds(vocab_size, world_size)
+    check_int("rank", rank, 0)
+    if rank >= world_size:
+        raise ValueError(f"rank {rank} is out of range for world_size {world_size} "
+                         f"(valid ranks: 0..{world_size - 1})")
+    return bounds[rank]
+
+
 # --- what one process computes ----------------------------------------------------------
 
 
@@ -114,24 +128,25 @@ class AllReduceSum(torch.autograd.Function):
     gradient arriving here is already the same on every process; each one keeps it as
     it is. (An all-reduce in the backward as well would multiply it by ``P``.)
 
-    Run by notebook 8's worker processes (utils.distributed).
+    Taught in notebook 8.
     """
 
     @staticmethod
     def forward(ctx, partial: torch.Tensor, group: Any) -> torch.Tensor:
-        total = partial.clone()
-        dist.all_reduce(total, op=dist.ReduceOp.SUM, group=group)
+        total = partial.clone()  # all_reduce works in place: leave the caller's tensor as it was
+        dist.all_reduce(total, op=dist.ReduceOp.SUM, group=group)  # every process receives the sum over all
         return total
 
     @staticmethod
     def backward(ctx, grad_output: torch.Tensor) -> tuple[torch.Tensor, None]:
+        # the same gradient on every process already: pass it on (an all-reduce here would multiply it by P)
         return grad_output, None
 
 
 def all_reduce_sum(partial: torch.Tensor, group: Any = None) -> torch.Tensor:
-    """Sum ``partial`` over the processes of ``group`` (default: all), with autograd.
+    """Sum ``partial`` over the processes of ``group`` (default: all of them), with autograd.
 
-    Run by notebook 8's worker processes (utils.distributed).
+    Taught in notebook 8.
     """
     if not dist.is_initialized():
         raise RuntimeError("all_reduce_sum needs a process group: call it inside process_group(...)")
@@ -146,48 +161,38 @@ class VocabParallelEmbedding(nn.Module):
     ``S + (embedding_dim,)``, the same on every process; it needs an initialised
     process group unless ``world_size == 1``.
 
-    Run by notebook 8's worker processes (utils.distributed).
+    Taught in notebook 8.
     """
 
     def __init__(self, num_embeddings: int, embedding_dim: int, rank: int, world_size: int, *,
                  group: Any = None, device: torch.device | str | None = None, dtype: torch.dtype | None = None,
                  generator: torch.Generator | None = None) -> None:
         super().__init__()
-        check_int("embedding_dim", embedding_dim, 1)
-        bounds = shard_bounds(num_embeddings, world_size)
-        check_int("rank", rank, 0)
-        if rank >= world_size:
-            raise ValueError(f"rank {rank} is out of range for world_size {world_size} "
-                             f"(valid ranks: 0..{world_size - 1})")
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
         self.rank, self.world_size, self.group = rank, world_size, group
-        self.start, self.end = bounds[rank]
+        self.start, self.end = shard_of(num_embeddings, world_size, rank)  # its block of rows
         weight = torch.empty(self.end - self.start, embedding_dim, dtype=dtype)
         nn.init.normal_(weight, generator=generator)  # N(0, 1), as nn.Embedding, but only these rows
         self.weight = nn.Parameter(weight.to(device))
 
     @classmethod
     def from_full_weight(cls, weight: torch.Tensor, rank: int, world_size: int, *, group: Any = None,
-                         device: torch.device | str | None = None) -> VocabParallelEmbedding:
-        """The shard of ``rank``, holding a copy of rows ``[start, end)`` of ``weight`` ``[V, d]``."""
-        if not isinstance(weight, torch.Tensor) or weight.dim() != 2:
-            shape = tuple(weight.shape) if isinstance(weight, torch.Tensor) else type(weight).__name__
-            raise ValueError(f"weight must be a 2-D tensor [num_embeddings, embedding_dim], got {shape}")
-        layer = cls(weight.shape[0], weight.shape[1], rank, world_size, group=group, dtype=weight.dtype)
+                         device: torch.device | str | None = None) -> "VocabParallelEmbedding":
+        """The layer of process ``rank``, holding a copy of its rows of ``weight`` ``[V, d]``."""
+        layer = cls(weight.shape[0], weight.shape[1], rank, world_size, group=group, device=device, dtype=weight.dtype)
         with torch.no_grad():
             layer.weight.copy_(weight[layer.start:layer.end])
-        return layer.to(device) if device is not None else layer
+        return layer
 
-    def forward(self, ids: torch.Tensor) -> torch.Tensor:
-        check_ids(ids, self.num_embeddings)
-        partial = local_lookup(ids, self.weight, self.start)
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:  # ids S (int64) -> S + (embedding_dim,), on every process
+        check_ids(ids, self.num_embeddings)  # a bad id stops every process here, with a clear message
+        partial = local_lookup(ids, self.weight, self.start)  # its rows for the ids it owns, zeros for the others
         if self.world_size == 1 and not dist.is_initialized():
-            return partial
-        return all_reduce_sum(partial, self.group)
+            return partial  # one process holds the whole table: nothing to add
+        return all_reduce_sum(partial, self.group)  # every process ends with the whole lookup
 
     def extra_repr(self) -> str:
-        return (f"{self.num_embeddings}, {self.embedding_dim}, rank={self.rank}, world_size={self.world_size}, "
-                f"rows=[{self.start}, {self.end})")
+        return f"{self.num_embeddings}, {self.embedding_dim}, rank={self.rank}, rows=[{self.start}, {self.end})"
 
 
 # --- what it costs ----------------------------------------------------------------------

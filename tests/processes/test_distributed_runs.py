@@ -25,9 +25,33 @@ def test_parallel_run_equals_one_device_exactly(world_size):
         assert torch.equal(r.output, output)  # forward: every rank holds the whole result
         assert torch.equal(r.weight_grad, weight_grad[r.start:r.end])  # backward: its slice
         assert r.shard_bytes == (r.end - r.start) * 5 * 4
-    assert sum(r.owned for r in results) == 3 * 16
+    _, ids, _ = D.make_problem(spec)
+    assert torch.equal(sum(r.owned.int() for r in results), torch.ones_like(ids, dtype=torch.int))  # one owner each
+    for r in results:
+        assert torch.equal(r.owned, (ids >= r.start) & (ids < r.end))
+        assert torch.equal(r.partial, vocab_parallel.local_lookup(ids, D.make_problem(spec)[0][r.start:r.end], r.start))
+    assert torch.equal(sum(r.partial for r in results), output)  # the all-reduce adds the partials
     assert D.compare_with_single_device(results, (output, weight_grad)) == {
         "forward": True, "backward": True, "gradients_cover_table": True}
+
+
+@pytest.mark.skipif(not D.ROWWISE_AVAILABLE, reason=f"RowwiseParallel needs {D.ROWWISE_NEEDS}")
+@pytest.mark.parametrize("world_size", [2, 3])
+def test_rowwise_parallel_gives_the_same_result_as_the_layer(world_size):
+    spec = D.ProblemSpec(vocab_size=11, dim=4, batch=2, seq_len=6, seed=0)
+    results = D.run_rowwise_parallel(spec, world_size, timeout_s=30)
+    output, weight_grad = D.single_device_reference(spec)
+    assert [r.rank for r in results] == list(range(world_size))
+    assert [r.rows for r in results] == [e - s for s, e in vocab_parallel.shard_bounds(11, world_size)]  # V = 11
+    for r in results:
+        assert torch.equal(r.output, output) and torch.equal(r.full_grad, weight_grad)
+        assert "Shard(dim=0)" in r.placements
+
+
+@pytest.mark.skipif(not D.ROWWISE_AVAILABLE, reason=f"RowwiseParallel needs {D.ROWWISE_NEEDS}")
+def test_rowwise_parallel_refuses_a_split_that_leaves_a_process_no_rows():
+    with pytest.raises(ValueError, match="torch.chunk's split of 11 rows leaves one of 5 processes without rows"):
+        D.run_rowwise_parallel(D.ProblemSpec(vocab_size=11), 5)
 
 
 def test_command_line_starts_processes(capsys):

@@ -15,26 +15,6 @@ from tools import zh_style
 KNOWN_SLIPS = [
     "06_what_the_lookup_saves: cell 'overhead-claim': times: 多花 16 倍",
     "06_what_the_lookup_saves: cell 'summary': times: 多花 16 倍",
-    "07_beyond_the_single_lookup: cell 'imports': cross-ref: 笔记本 1",
-    "08_vocabulary_parallel: cell 'ex3-intro': cross-ref: 笔记本 7",
-    "08_vocabulary_parallel: cell 'imports': cross-ref: 笔记本 1",
-    "08_vocabulary_parallel: cell 'learn': gloss: the first 查表 has no gloss: write 查表（lookup）",
-    "09_what_the_table_learns: cell 'before-intro': cross-ref: 笔记本 5",
-    "09_what_the_table_learns: cell 'corpus-intro': cross-ref: 笔记本 1",
-    '09_what_the_table_learns: cell \'corpus-intro\': quotes: "应该"',
-    "09_what_the_table_learns: cell 'imports': cross-ref: 笔记本 1",
-    "09_what_the_table_learns: cell 'learn': cross-ref: 笔记本 3",
-    "09_what_the_table_learns: cell 'learn': cross-ref: 笔记本 4",
-    '09_what_the_table_learns: cell \'learn\': quotes: "吃"',
-    '09_what_the_table_learns: cell \'learn\': quotes: "相似的词有相似的向量"',
-    '09_what_the_table_learns: cell \'learn\': quotes: "移动"',
-    '09_what_the_table_learns: cell \'model-intro\': quotes: "连续词袋"',
-    "09_what_the_table_learns: cell 'onehot-intro': cross-ref: 笔记本 3",
-    "09_what_the_table_learns: cell 'onehot-intro': cross-ref: 笔记本 4",
-    "09_what_the_table_learns: cell 'optimizers-intro': cross-ref: 笔记本 4",
-    "09_what_the_table_learns: cell 'optimizers-why': cross-ref: 笔记本 4",
-    "09_what_the_table_learns: cell 'optimizers-why': cross-ref: 笔记本 4",
-    "09_what_the_table_learns: cell 'unseen-intro': cross-ref: 笔记本 4",
 ]
 
 

@@ -23,6 +23,28 @@ def test_problem_spec_is_checked_and_seeded():
         R.run_vocab_parallel(R.ProblemSpec(), 12)
 
 
+def test_chunk_gives_every_rank_rows():
+    # torch.chunk's split, ceil(V / P) rows each: 11 rows over 5 processes is 3 + 3 + 3 + 2 + 0
+    assert [P for P in range(1, 12) if not R.chunk_gives_every_rank_rows(11, P)] == [5, 7, 8, 9, 10]
+    assert all(R.chunk_gives_every_rank_rows(12, P) for P in (1, 2, 3, 4, 6, 12))
+    with pytest.raises(ValueError, match="world_size must be >= 1, got 0"):
+        R.chunk_gives_every_rank_rows(11, 0)
+
+
+def test_rowwise_parallel_says_in_one_line_what_an_old_pytorch_lacks(monkeypatch):
+    monkeypatch.setattr(R, "ROWWISE_AVAILABLE", False)
+    with pytest.raises(RuntimeError, match=r"^RowwiseParallel needs the public torch.distributed.tensor \(PyTorch 2.5 "
+                                           r"or newer\); this is PyTorch \S+$"):
+        R.run_rowwise_parallel(R.ProblemSpec(), 2)
+    with pytest.raises(TypeError, match="spec must be a ProblemSpec, got dict"):
+        R.run_rowwise_parallel({}, 2)
+
+
+def test_rowwise_parallel_is_importable_exactly_where_torch_has_its_public_api():
+    major, minor = (int(part) for part in torch.__version__.split(".")[:2])
+    assert R.ROWWISE_AVAILABLE == ((major, minor) >= (2, 5))
+
+
 def test_command_line_under_torchrun_runs_one_rank(monkeypatch, capsys):
     env = {"RANK": "0", "WORLD_SIZE": "1", "LOCAL_RANK": "0", "MASTER_ADDR": L.LOOPBACK,
            "MASTER_PORT": str(L.free_port())}

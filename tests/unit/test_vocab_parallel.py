@@ -46,6 +46,17 @@ def test_shard_bounds_rejects_bad_sizes():
         D.shard_bounds(3.0, 1)
 
 
+def test_shard_of_is_one_block_of_shard_bounds():
+    for world_size in range(1, 12):
+        assert [D.shard_of(11, world_size, rank) for rank in range(world_size)] == D.shard_bounds(11, world_size)
+    with pytest.raises(ValueError, match=r"rank 3 is out of range for world_size 3 \(valid ranks: 0..2\)"):
+        D.shard_of(10, 3, 3)
+    with pytest.raises(ValueError, match="rank must be >= 0, got -1"):
+        D.shard_of(10, 3, -1)
+    with pytest.raises(ValueError, match="world_size 4 is larger than vocab_size 3"):
+        D.shard_of(3, 4, 0)
+
+
 def test_owner_of():
     ids = torch.tensor([[0, 3, 4], [7, 8, 10]])
     assert torch.equal(D.owner_of(ids, 11, 3), torch.tensor([[0, 0, 1], [1, 2, 2]]))
@@ -93,7 +104,7 @@ def test_the_layer_on_one_process_is_an_embedding(problem):
     weight, ids, _ = problem
     layer = D.VocabParallelEmbedding.from_full_weight(weight, rank=0, world_size=1)
     assert torch.equal(layer(ids), F.embedding(ids, weight))
-    assert "rows=[0, 13)" in repr(layer)
+    assert repr(layer) == "VocabParallelEmbedding(13, 3, rank=0, rows=[0, 13))"
     shard = D.VocabParallelEmbedding(13, 3, rank=2, world_size=3, generator=torch.Generator().manual_seed(0))
     assert (shard.start, shard.end) == (9, 13) and shard.weight.shape == (4, 3)  # 13 = 5 + 4 + 4
     with pytest.raises(ValueError, match="token id 13 is out of range for a vocabulary of 13"):
@@ -103,8 +114,7 @@ def test_the_layer_on_one_process_is_an_embedding(problem):
 def test_the_layer_rejects_bad_arguments():
     with pytest.raises(ValueError, match=r"rank 3 is out of range for world_size 3 \(valid ranks: 0..2\)"):
         D.VocabParallelEmbedding(10, 2, rank=3, world_size=3)
-    with pytest.raises(ValueError, match=r"weight must be a 2-D tensor .* got \(4,\)"):
-        D.VocabParallelEmbedding.from_full_weight(torch.zeros(4), 0, 1)
+    assert D.VocabParallelEmbedding.from_full_weight(torch.zeros(4, 2), 1, 2).weight.shape == (2, 2)
     layer = D.VocabParallelEmbedding(10, 2, rank=0, world_size=2)
     with pytest.raises(RuntimeError, match=r"needs a process group: call it inside process_group"):
         layer(torch.tensor([0]))
@@ -134,3 +144,15 @@ def test_process_group_is_destroyed_even_after_an_error(problem):
             assert torch.equal(out, F.embedding(ids, weight))
             raise KeyError("boom")
     assert not dist.is_initialized()
+
+
+def test_all_reduce_sum_is_an_all_reduce_forward_and_the_identity_backward():
+    init = f"tcp://{L.LOOPBACK}:{L.free_port()}"
+    with L.process_group(0, 1, backend="gloo", init_method=init, timeout_s=10):
+        partial = torch.tensor([1.0, -2.0], requires_grad=True)
+        total = D.all_reduce_sum(partial)
+        assert torch.equal(total, partial) and total.data_ptr() != partial.data_ptr()  # a copy, summed over 1
+        (total * torch.tensor([3.0, 5.0])).sum().backward()
+        assert torch.equal(partial.grad, torch.tensor([3.0, 5.0]))  # the gradient, passed on unchanged
+    with pytest.raises(RuntimeError, match="all_reduce_sum needs a process group"):
+        D.all_reduce_sum(torch.zeros(2))

@@ -86,7 +86,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"V={spec.vocab_size}, d={spec.dim}, ids {spec.batch}x{spec.seq_len}, "
           f"{args.nproc} processes ({results[0].backend})")
     for r in results:
-        print(f"  rank {r.rank}: rows [{r.start}, {r.end}), looked up {r.owned} ids, {r.shard_bytes:,} bytes")
+        print(f"  rank {r.rank}: rows [{r.start}, {r.end}), looked up {int(r.owned.sum())} ids, "
+              f"{r.shard_bytes:,} bytes")
     print(f"forward equal on every rank: {checks['forward']}; "
           f"gradients equal the single-device slices: {checks['backward']}")
     return 0 if all(checks.values()) else 1

@@ -5,6 +5,11 @@ each run :func:`vocab_parallel_worker`: it keeps its rows of the table in a
 :class:`utils.vocab_parallel.VocabParallelEmbedding`, runs the forward (a local lookup and
 one all-reduce) and the backward, and returns what it computed. The worker lives here,
 in a module, because the new processes import it by module and name.
+
+:func:`run_rowwise_parallel` runs the same problem through PyTorch's own engine:
+``torch.distributed.tensor.parallel.RowwiseParallel`` applied to an ``nn.Embedding``
+(:func:`rowwise_parallel_worker`). Its public API (``torch.distributed.tensor``) exists from
+PyTorch 2.5 on; :data:`ROWWISE_AVAILABLE` says whether the installed PyTorch has it.
 """
 
 from __future__ import annotations
@@ -13,11 +18,23 @@ from dataclasses import dataclass
 
 import torch
 import torch.distributed as dist
+import torch.nn as nn
 import torch.nn.functional as F
 
 from ..checks import check_int
-from ..vocab_parallel import VocabParallelEmbedding, shard_bounds
+from ..vocab_parallel import VocabParallelEmbedding, local_lookup, shard_bounds
 from .launcher import DEFAULT_TIMEOUT_S, backend_for, launch
+
+try:  # public from PyTorch 2.5 on (2.2 to 2.4 have it only under private names, which the course does not use)
+    from torch.distributed.device_mesh import init_device_mesh
+    from torch.distributed.tensor import Replicate
+    from torch.distributed.tensor.parallel import RowwiseParallel, parallelize_module
+except ImportError:
+    ROWWISE_AVAILABLE = False
+else:
+    ROWWISE_AVAILABLE = True
+#: what PyTorch's RowwiseParallel needs, named for a learner whose PyTorch lacks it
+ROWWISE_NEEDS = "the public torch.distributed.tensor (PyTorch 2.5 or newer)"
 
 # --- the experiment: one table, one batch, forward and backward -------------------------
 
@@ -65,15 +82,17 @@ def single_device_reference(spec: ProblemSpec, device: torch.device | str = "cpu
 
 @dataclass(frozen=True)
 class RankResult:
-    """What one process returns: its rows, the output it ended with, its weight gradient (on the CPU)."""
+    """What one process returns (on the CPU): its rows, the ids it looked up, its partial and final outputs,
+    its weight gradient."""
 
     rank: int
     world_size: int
     start: int
     end: int
+    owned: torch.Tensor  # (B, T) bool: the ids this process looked up (the others it masked)
+    partial: torch.Tensor  # (B, T, d): its local lookup, before the all-reduce
     output: torch.Tensor  # (B, T, d), after the all-reduce
     weight_grad: torch.Tensor  # [end - start, d]
-    owned: int  # how many of the ids this process looked up
     shard_bytes: int  # bytes of its weight
     backend: str
 
@@ -92,9 +111,11 @@ def vocab_parallel_worker(rank: int, world_size: int, spec: ProblemSpec) -> Rank
     ids, grad_out = ids.to(device), grad_out.to(device)
     output = layer(ids)  # the forward: local lookup + all_reduce(SUM)
     (output * grad_out).sum().backward()
-    owned = int(((ids >= layer.start) & (ids < layer.end)).sum())
-    return RankResult(rank, world_size, layer.start, layer.end, output.detach().cpu(), layer.weight.grad.cpu(),
-                      owned, layer.weight.numel() * layer.weight.element_size(), backend)
+    # the forward's first step, repeated here so that it can be returned: the partial before the all-reduce
+    partial = local_lookup(ids, layer.weight.detach(), layer.start)
+    owned = (ids >= layer.start) & (ids < layer.end)
+    return RankResult(rank, world_size, layer.start, layer.end, owned.cpu(), partial.cpu(), output.detach().cpu(),
+                      layer.weight.grad.cpu(), layer.weight.numel() * layer.weight.element_size(), backend)
 
 
 def run_vocab_parallel(spec: ProblemSpec, world_size: int = 2, *, device: str = "cpu",
@@ -121,3 +142,69 @@ def compare_with_single_device(results: list[RankResult], reference: tuple[torch
         "backward": all(torch.equal(r.weight_grad, weight_grad[r.start:r.end]) for r in results),
         "gradients_cover_table": torch.equal(torch.cat([r.weight_grad for r in results]), weight_grad),
     }
+
+
+# --- the same split by PyTorch's own engine: RowwiseParallel ---------------------------
+
+
+def chunk_gives_every_rank_rows(vocab_size: int, world_size: int) -> bool:
+    """Whether ``torch.chunk``'s split of ``vocab_size`` rows, ``ceil(V / P)`` each, leaves every process a row.
+
+    RowwiseParallel shards the table that way; with ``V = 11`` and ``P = 5`` (3 + 3 + 3 + 2 + 0)
+    the last process would hold no row, which PyTorch's embedding does not accept.
+    """
+    check_int("vocab_size", vocab_size, 1)
+    check_int("world_size", world_size, 1)
+    return -(-vocab_size // world_size) * (world_size - 1) < vocab_size
+
+
+@dataclass(frozen=True)
+class RowwiseResult:
+    """What one process of the RowwiseParallel run returns (on the CPU)."""
+
+    rank: int
+    world_size: int
+    rows: int  # the rows of the table this process holds
+    placements: str  # how the weight is laid out over the processes, as PyTorch prints it
+    output: torch.Tensor  # (B, T, d), after PyTorch's all-reduce
+    full_grad: torch.Tensor  # [V, d]: the weight's gradient, gathered whole
+
+
+def rowwise_parallel_worker(rank: int, world_size: int, spec: ProblemSpec) -> RowwiseResult:
+    """The forward and backward of :func:`vocab_parallel_worker`, with the table split by ``RowwiseParallel``.
+
+    ``parallelize_module`` shards an ``nn.Embedding``'s weight by rows over a device mesh of
+    all the processes (the process group the launcher started) and wants every id on every
+    process (``input_layouts=Replicate()``).
+    """
+    backend = dist.get_backend()
+    device = torch.device("cuda", torch.cuda.current_device()) if backend == "nccl" else torch.device("cpu")
+    weight, ids, grad_out = make_problem(spec)
+    mesh = init_device_mesh(device.type, (world_size,))
+    layer = parallelize_module(nn.Embedding.from_pretrained(weight, freeze=False).to(device), mesh,
+                               RowwiseParallel(input_layouts=Replicate()))
+    ids, grad_out = ids.to(device), grad_out.to(device)
+    output = layer(ids)  # a plain tensor: the local lookups, all-reduced
+    (output * grad_out).sum().backward()
+    return RowwiseResult(rank, world_size, layer.weight.to_local().shape[0], str(layer.weight.placements),
+                         output.detach().cpu(), layer.weight.grad.full_tensor().cpu())
+
+
+def run_rowwise_parallel(spec: ProblemSpec, world_size: int = 2, *, device: str = "cpu",
+                         timeout_s: float = DEFAULT_TIMEOUT_S, join_timeout_s: float | None = None,
+                         start_method: str | None = None) -> list[RowwiseResult]:
+    """Run :func:`rowwise_parallel_worker` on ``world_size`` processes, as :func:`run_vocab_parallel` runs its worker.
+
+    Raises ``RuntimeError`` where the installed PyTorch lacks :data:`ROWWISE_NEEDS`, and
+    ``ValueError`` where ``torch.chunk``'s split would leave a process without rows.
+    """
+    if not isinstance(spec, ProblemSpec):
+        raise TypeError(f"spec must be a ProblemSpec, got {type(spec).__name__}")
+    if not ROWWISE_AVAILABLE:
+        raise RuntimeError(f"RowwiseParallel needs {ROWWISE_NEEDS}; this is PyTorch {torch.__version__}")
+    if not chunk_gives_every_rank_rows(spec.vocab_size, world_size):
+        raise ValueError(f"torch.chunk's split of {spec.vocab_size} rows leaves one of {world_size} processes "
+                         "without rows")
+    backend = backend_for(device, world_size)
+    return launch(rowwise_parallel_worker, world_size, args=(spec,), backend=backend,
+                  timeout_s=timeout_s, join_timeout_s=join_timeout_s, start_method=start_method)

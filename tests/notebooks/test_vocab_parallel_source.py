@@ -1,0 +1,103 @@
+"""Notebook 8's cells and utils/vocab_parallel.py hold the same layer, statement for statement.
+
+The learner reads ``AllReduceSum``, ``all_reduce_sum`` and ``VocabParallelEmbedding`` in notebook
+8's cells; the worker processes cannot import a notebook, so they run the copy in
+``utils/vocab_parallel.py``. The two are compared as syntax trees without docstrings (the
+module documents what the cells explain in prose) and without comments (which the Chinese
+edition translates): code, annotations and defaults must agree. An edit to either side alone
+fails here, with a diff of the two.
+"""
+
+import ast
+import difflib
+
+import nbformat
+import pytest
+
+from tools.course import NOTEBOOKS, ROOT
+
+#: what notebook 8 writes in its cells and the workers import from utils/vocab_parallel.py
+SHARED_NAMES = ("AllReduceSum", "all_reduce_sum", "VocabParallelEmbedding")
+MODULE = ROOT / "utils" / "vocab_parallel.py"
+NOTEBOOK = next(entry for entry in NOTEBOOKS if entry.number == 8)
+
+
+def _python_source(cell):
+    """A code cell's source without IPython magics, for ast."""
+    return "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in cell.source.splitlines())
+
+
+def notebook_tree(path=NOTEBOOK.path):
+    """The top-level statements of every code cell of the notebook, as one module."""
+    cells = [cell for cell in nbformat.read(path, as_version=4).cells if cell.cell_type == "code"]
+    return ast.Module(body=[node for cell in cells for node in ast.parse(_python_source(cell)).body], type_ignores=[])
+
+
+def module_tree(path=MODULE):
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
+def _without_docstrings(node):
+    """A copy of ``node`` with the docstring of every function and class removed, at every depth."""
+    node = ast.parse(ast.unparse(node)).body[0]  # a copy
+    for inner in ast.walk(node):
+        if isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and ast.get_docstring(inner):
+            inner.body = inner.body[1:] or [ast.Pass()]
+    return node
+
+
+def definitions(tree, name):
+    """The top-level classes and functions called ``name`` in ``tree``."""
+    return [node for node in tree.body
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name == name]
+
+
+def differences(notebook, module, names=SHARED_NAMES):
+    """What differs between the two trees for each of ``names``, as readable messages (none when identical)."""
+    found = []
+    for name in names:
+        in_notebook, in_module = definitions(notebook, name), definitions(module, name)
+        if len(in_notebook) != 1 or len(in_module) != 1:
+            found.append(f"{name} is defined {len(in_notebook)} time(s) in notebook 8's cells and "
+                         f"{len(in_module)} time(s) in utils/vocab_parallel.py; expected once in each")
+            continue
+        a, b = _without_docstrings(in_notebook[0]), _without_docstrings(in_module[0])
+        if ast.dump(a) != ast.dump(b):
+            diff = difflib.unified_diff(ast.unparse(a).splitlines(), ast.unparse(b).splitlines(),
+                                        "notebook 8's cells", "utils/vocab_parallel.py", lineterm="")
+            found.append(f"{name} differs (docstrings and comments aside); make both sides the same:\n"
+                         + "\n".join(diff))
+    return found
+
+
+def test_the_cells_and_the_module_hold_the_same_code():
+    found = differences(notebook_tree(), module_tree())
+    assert not found, "\n\n".join(found)
+
+
+@pytest.mark.parametrize("side", ["notebook", "module"])
+def test_an_edit_to_either_side_alone_is_caught_with_a_diff(side):
+    notebook, module = notebook_tree(), module_tree()
+    edited = notebook if side == "notebook" else module
+    layer = definitions(edited, "VocabParallelEmbedding")[0]
+    forward = next(node for node in layer.body if isinstance(node, ast.FunctionDef) and node.name == "forward")
+    ret = forward.body[-1]
+    assert ast.unparse(ret) == "return all_reduce_sum(partial, self.group)"
+    ret.value = ast.parse("partial * world_size").body[0].value  # a slip in one copy only
+    found = differences(notebook, module)
+    assert len(found) == 1 and found[0].startswith("VocabParallelEmbedding differs")
+    removed, added = ("-", "+") if side == "notebook" else ("+", "-")
+    assert f"{removed}        return partial * world_size" in found[0]
+    assert f"{added}        return all_reduce_sum(partial, self.group)" in found[0]
+
+
+def test_docstrings_and_comments_may_differ_but_nothing_else():
+    cell = 'def all_reduce_sum(partial, group=None):\n    # a comment\n    return partial\n'
+    module = 'def all_reduce_sum(partial, group=None):\n    """A docstring."""\n    return partial\n'
+    assert differences(ast.parse(cell), ast.parse(module), ("all_reduce_sum",)) == []
+    default = module.replace("group=None", "group=0")
+    assert "differs" in differences(ast.parse(cell), ast.parse(default), ("all_reduce_sum",))[0]
+    twice = ast.parse(cell + cell)
+    assert differences(twice, ast.parse(module), ("all_reduce_sum",)) == [
+        "all_reduce_sum is defined 2 time(s) in notebook 8's cells and 1 time(s) in utils/vocab_parallel.py; "
+        "expected once in each"]
