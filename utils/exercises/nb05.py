@@ -120,9 +120,10 @@ def check_logit_std_function(measure_logit_std: Callable[[int, float, int], floa
     if abs(weight_std - 1 / 768) < 1e-6:
         raise ExerciseError("1/768 makes the logits' variance 1/768. Hint: the variance is d * std², so the "
                             "std of the logits is sqrt(d) * std")
-    raise ExerciseError(f"with weight std {weight_std:.4g} the checker measured logits of std {measured:.3f}, "
-                        "not 1. Hint: the logits' std is proportional to the weight std; measure it at one "
-                        "weight std and scale")
+    direction = "above" if measured > 1 else "below"
+    raise ExerciseError(f"with weight std {weight_std:.4g} the checker measured logits whose std is {direction} 1. "
+                        "Hint: the logits' std is proportional to the weight std; measure it at one weight std "
+                        "and scale")
 
 
 def check_gpt2_init(init_fn: Callable[[torch.nn.Module], None]) -> bool:
