@@ -98,36 +98,61 @@ def check_moved_rows(answer: dict[str, set[int]]) -> bool:
             raise ExerciseError(f"answer[{name!r}] must be a set of row ids, got {type(got).__name__}")
         expected = _moved_rows_in_second_step(name)
         if set(got) != expected:
-            raise ExerciseError(f"{name}: you said rows {sorted(got)}, but rows {sorted(expected)} move. "
-                                f"Hint: {hints[name]}")
+            raise ExerciseError(f"{name}: rows {sorted(got)} are not the rows that step 2 moves. Hint: {hints[name]}")
     return correct("your four predictions match the rows each optimizer moved in the checker's own run")
 
 
-def check_touched_rows(touched_rows: Callable[[torch.Tensor], torch.Tensor]) -> bool:
-    """Exercise 4.3: ``touched_rows(sparse_grad)`` -> sorted int64 tensor of the distinct rows it holds."""
-    if not callable(touched_rows):
-        raise ExerciseError(f"pass your function itself, not its result; got {type(touched_rows).__name__}")
-    cases = [((3, 1, 3, 7, 1), 9), ((5,), 6), ((0, 0, 0), 4)]
-    for ids, vocab in cases:
-        embedding = torch.nn.Embedding.from_pretrained(torch.ones(vocab, 2), freeze=False, sparse=True)
-        embedding(torch.tensor(ids)).sum().backward()
-        grad = embedding.weight.grad  # uncoalesced: one entry per position, duplicates included
-        expected = torch.tensor(sorted(set(ids)))
+#: Exercise 4.3's cases: the ids each sparse gradient comes from, and the number of rows of its table
+LOOKUP_COUNT_CASES = (((3, 1, 3, 7, 1, 3), 9), ((5,), 6), ((0, 0, 0, 0), 4))
+
+
+def _sparse_grad(ids: tuple[int, ...], num_rows: int, seed: int) -> torch.Tensor:
+    """The gradient of a ``sparse=True`` embedding of ``num_rows`` rows after one lookup of ``ids``, as
+    ``backward()`` leaves it: uncoalesced, one entry per position. Its values come from a seeded ``grad_out``,
+    so they say nothing about the counts."""
+    embedding = torch.nn.Embedding.from_pretrained(torch.ones(num_rows, 3), freeze=False, sparse=True)
+    grad_out = torch.randn(len(ids), 3, generator=torch.Generator().manual_seed(seed))
+    embedding(torch.tensor(ids)).backward(grad_out)
+    return embedding.weight.grad
+
+
+def check_lookup_counts(lookup_counts: Callable[[torch.Tensor, int], torch.Tensor]) -> bool:
+    """Exercise 4.3: ``lookup_counts(sparse_grad, num_rows)`` -> int64 ``(num_rows,)``: how many times each row
+    was looked up, read from the uncoalesced gradient of a ``sparse=True`` embedding.
+
+    The checker calls it on sparse gradients of its own (``LOOKUP_COUNT_CASES``) and counts the ids itself.
+    """
+    if not callable(lookup_counts):
+        raise ExerciseError(f"pass your function itself, not its result; got {type(lookup_counts).__name__}")
+    for seed, (ids, num_rows) in enumerate(LOOKUP_COUNT_CASES):
+        expected = torch.bincount(torch.tensor(ids), minlength=num_rows)
         try:
-            got = touched_rows(grad)
+            got = lookup_counts(_sparse_grad(ids, num_rows, seed), num_rows)
         except RuntimeError as error:
             raise ExerciseError(
-                f"touched_rows raised RuntimeError: {str(error).splitlines()[0]}. Hint: the gradient of a lookup "
-                "with repeated ids is uncoalesced; call grad.coalesce() before grad.indices()"
+                f"lookup_counts raised RuntimeError: {str(error).splitlines()[0]}. Hint: indices() works only on a "
+                "coalesced tensor, and coalescing merges the repeated entries you want to count; section 4 read "
+                "the entries as backward() left them"
             ) from error
         if not isinstance(got, torch.Tensor) or got.dtype != torch.long:
-            raise ExerciseError("return an int64 torch.Tensor of row ids (grad.indices() has one)")
-        if not torch.equal(got.flatten().cpu(), expected):
-            raise ExerciseError(
-                f"for ids {list(ids)} you returned {got.tolist()}, expected {expected.tolist()}. Hint: coalesce "
-                "first (it sums duplicate entries and sorts them), then take row 0 of the indices"
-            )
-    return correct("touched_rows returned the distinct rows, sorted, for the checker's 3 sparse gradients")
+            raise ExerciseError(f"lookup_counts returned {type(got).__name__}"
+                                + (f" of dtype {got.dtype}" if isinstance(got, torch.Tensor) else "")
+                                + "; return an int64 torch.Tensor of counts")
+        got = got.detach().cpu()
+        if tuple(got.shape) != (num_rows,):
+            raise ExerciseError(f"for a table of {num_rows} rows you returned shape {tuple(got.shape)}; return one "
+                                "count per row, (num_rows,), with 0 for a row never looked up")
+        if torch.equal(got, expected):
+            continue
+        if torch.equal(got, (expected > 0).long()):
+            hint = ("these count each row once: coalesce() merged the repeated entries. Count the entries before "
+                    "coalescing, one per position that looked a row up")
+        else:
+            hint = "the gradient as backward() leaves it holds one entry per position, and each names its row"
+        raise ExerciseError(f"for a lookup of ids {list(ids)} in a table of {num_rows} rows, your counts "
+                            f"{got.tolist()} are off. Hint: {hint}")
+    return correct("lookup_counts counted the lookups of every row, rows never looked up included, for the "
+                   "checker's 3 sparse gradients")
 
 
 #: Exercise 4.4's experiment: a (6, 4) table from this seed, rows DECAY_EXERCISE_IDS looked up at every
@@ -144,12 +169,18 @@ def _decay_exercise_start() -> torch.Tensor:
     return torch.randn(6, 4, generator=torch.Generator().manual_seed(DECAY_EXERCISE_SEED))
 
 
-def _never_seen_row_distance(optimizer_name: str, steps: int = DECAY_EXERCISE_STEPS) -> float:
-    """How far ``steps`` steps of ``"Adam"`` (L2 weight decay) or ``"AdamW"`` move row 0, never looked up."""
+#: the settings (lr, weight_decay, steps) at which the checker calls the learner's function: the
+#: exercise's own, then one of the checker's
+DECAY_EXERCISE_SETTINGS = ((DECAY_EXERCISE_LR, DECAY_EXERCISE_WEIGHT_DECAY, DECAY_EXERCISE_STEPS), (0.05, 0.1, 3))
+_DECAY_OPTIMIZERS = {"torch.optim.Adam": torch.optim.Adam, "torch.optim.AdamW": torch.optim.AdamW}
+
+
+def _never_seen_row_distance(optimizer_class: type[torch.optim.Optimizer], lr: float, weight_decay: float,
+                             steps: int) -> float:
+    """How far ``steps`` steps of ``optimizer_class`` move row 0, never looked up, of Exercise 4.4's table."""
     start = _decay_exercise_start()
     table = torch.nn.Embedding.from_pretrained(start.clone(), freeze=False)
-    optimizer_class = {"Adam": torch.optim.Adam, "AdamW": torch.optim.AdamW}[optimizer_name]
-    optimizer = optimizer_class(table.parameters(), lr=DECAY_EXERCISE_LR, weight_decay=DECAY_EXERCISE_WEIGHT_DECAY)
+    optimizer = optimizer_class(table.parameters(), lr=lr, weight_decay=weight_decay)
     ids = torch.tensor(DECAY_EXERCISE_IDS)
     for _ in range(steps):
         optimizer.zero_grad()
@@ -158,44 +189,53 @@ def _never_seen_row_distance(optimizer_name: str, steps: int = DECAY_EXERCISE_ST
     return float((table.weight.detach()[0] - start[0]).norm())
 
 
-def _distance(name: str, value: object) -> float:
-    value = as_number(name, value, "a distance, e.g. from `.norm().item()`")
+def _distance(call: str, value: object) -> float:
+    value = as_number(call, value, "a distance, e.g. from `.norm().item()`")
     if not value >= 0 or value == float("inf"):
-        raise ValueError(f"{name} must be a finite distance >= 0, got {value}")
+        raise ValueError(f"{call} must return a finite distance >= 0, got {value}")
     return float(value)
 
 
-def check_decay_distances(adam_l2_distance: float, adamw_distance: float) -> bool:
-    """Exercise 4.4: how far row 0, never looked up, moves in 10 steps of Adam with ``weight_decay`` and of AdamW.
+def check_row_0_distance(row_0_distance: Callable[[type[torch.optim.Optimizer], float, float, int], float]) -> bool:
+    """Exercise 4.4: ``row_0_distance(optimizer_class, lr, weight_decay, steps)``: how far ``steps`` steps of
+    ``optimizer_class(..., lr=lr, weight_decay=weight_decay)`` move row 0 of the table ``decay_start``, never
+    looked up, as a Euclidean distance.
 
-    Both distances are Euclidean, between row 0 before and after the 10 steps; the checker runs the
-    experiment itself. ``TypeError``/``ValueError`` for something that is not a distance.
+    The checker calls it with ``torch.optim.Adam`` and ``torch.optim.AdamW`` at ``DECAY_EXERCISE_SETTINGS`` and
+    runs the same experiments itself. ``TypeError``/``ValueError`` for a result that is not a distance.
     """
-    adam_l2_distance = _distance("adam_l2_distance", adam_l2_distance)
-    adamw_distance = _distance("adamw_distance", adamw_distance)
-    expected_adam, expected_adamw = _never_seen_row_distance("Adam"), _never_seen_row_distance("AdamW")
+    if not callable(row_0_distance):
+        raise ExerciseError(f"pass your function itself, not its result; got {type(row_0_distance).__name__}")
 
     def near(got: float, expected: float) -> bool:
         return abs(got - expected) <= 1e-3 * expected
 
-    if near(adam_l2_distance, expected_adam) and near(adamw_distance, expected_adamw):
-        return correct("both distances match the checker's own 10-step runs of Adam with weight_decay and of AdamW")
-    if near(adam_l2_distance, expected_adamw) and near(adamw_distance, expected_adam):
-        raise ExerciseError("the two distances are swapped: the larger one is Adam's (L2), the smaller AdamW's")
-    one_step = {"Adam": _never_seen_row_distance("Adam", 1), "AdamW": _never_seen_row_distance("AdamW", 1)}
-    if near(adam_l2_distance, one_step["Adam"]) or near(adamw_distance, one_step["AdamW"]):
-        raise ExerciseError(f"that is how far row 0 moves in one step; take {DECAY_EXERCISE_STEPS} steps, starting "
-                            "each optimizer from the same table")
-    if adam_l2_distance == 0 or adamw_distance == 0:
-        raise ExerciseError("a distance of 0: row 0 has no gradient of its own, so only weight decay moves it. Hint: "
-                            f"pass weight_decay={DECAY_EXERCISE_WEIGHT_DECAY} to both optimizers, and measure row 0")
-    name, got, expected = next(
-        (name, got, expected) for name, got, expected in (("Adam", adam_l2_distance, expected_adam),
-                                                          ("AdamW", adamw_distance, expected_adamw))
-        if not near(got, expected)
-    )
-    raise ExerciseError(
-        f"{name}: you found {got:.6g}, expected {expected:.6g}. Hint: start from decay_start.clone(), take "
-        f"{DECAY_EXERCISE_STEPS} steps of sum(E(decay_ids)**2) with lr={DECAY_EXERCISE_LR} and "
-        f"weight_decay={DECAY_EXERCISE_WEIGHT_DECAY}, then (weight[0] - decay_start[0]).norm()"
-    )
+    first = None
+    for lr, weight_decay, steps in DECAY_EXERCISE_SETTINGS:
+        for name, optimizer_class in _DECAY_OPTIMIZERS.items():
+            call = f"row_0_distance({name}, lr={lr}, weight_decay={weight_decay}, steps={steps})"
+            got = _distance(call, row_0_distance(optimizer_class, lr, weight_decay, steps))
+            if first is None:
+                first = got
+                again = _distance(call, row_0_distance(optimizer_class, lr, weight_decay, steps))
+                if again != first:
+                    raise ExerciseError(f"{call} gave two different distances when called twice: your function "
+                                        "changes decay_start. Hint: train a copy, decay_start.clone()")
+            expected = _never_seen_row_distance(optimizer_class, lr, weight_decay, steps)
+            if near(got, expected):
+                continue
+            if got == 0:
+                hint = ("a distance of 0. Row 0 has no gradient of its own, so only weight decay moves it: pass "
+                        "weight_decay to the optimizer. And train a copy, decay_start.clone(): from_pretrained "
+                        "shares the tensor it is given, so row 0 and decay_start[0] would move together")
+            elif near(got, _never_seen_row_distance(optimizer_class, lr, weight_decay, 1)) and steps > 1:
+                hint = "that is how far row 0 moves in one step; take `steps` steps"
+            elif (lr, weight_decay, steps) != DECAY_EXERCISE_SETTINGS[0] and near(
+                    got, _never_seen_row_distance(optimizer_class, *DECAY_EXERCISE_SETTINGS[0])):
+                hint = "that is the distance at the exercise's settings: use the arguments lr, weight_decay and steps"
+            else:
+                hint = ("start from decay_start.clone(), take `steps` steps of E(decay_ids).pow(2).sum(), then "
+                        "measure (weight[0] - decay_start[0]).norm()")
+            raise ExerciseError(f"{call} returned a distance that is off. Hint: {hint}")
+    return correct("row_0_distance matches the checker's own runs of Adam with weight_decay and of AdamW, at the "
+                   "exercise's settings and at another")

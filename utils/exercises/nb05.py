@@ -48,11 +48,11 @@ def check_linear_init_draw(layer: torch.nn.Module, observed_std: float, observed
     actual_std, actual_max = float(weight.double().std()), float(weight.abs().max())
     if abs(observed_std - actual_std) > 1e-5 * actual_std:
         formula = " (that is the formula's value)" if abs(observed_std - std) < 1e-9 else ""
-        raise ExerciseError(f"observed_std = {observed_std:.6f}{formula}, but your layer's weights have std "
-                            f"{actual_std:.6f}. Hint: measure it, layer.weight.std().item()")
+        raise ExerciseError(f"observed_std = {observed_std:.6f}{formula}, but that is not the std of your layer's "
+                            "weights. Hint: measure it, layer.weight.std().item()")
     if abs(observed_max - actual_max) > 1e-5 * actual_max:
-        raise ExerciseError(f"observed_max = {observed_max:.6f}, but the largest |w| of your layer is "
-                            f"{actual_max:.6f}. Hint: layer.weight.abs().max().item()")
+        raise ExerciseError(f"observed_max = {observed_max:.6f}, but that is not the largest |w| of your layer. "
+                            "Hint: layer.weight.abs().max().item()")
     return correct("layer keeps fan_in = 4096 and PyTorch's default draw, and your two numbers are its weight's "
                    "std and largest |w|")
 
@@ -100,8 +100,8 @@ def check_logit_std_function(measure_logit_std: Callable[[int, float, int], floa
         if got > 0 and _close(got, weight_std):
             raise ExerciseError(f"{call} returned {got:.4g}, the std of the table. Hint: return the std of the "
                                 "logits, hidden @ table.T")
-        raise ExerciseError(f"{call} returned {got:.4g}; the checker measured {own:.4g}, and sqrt(d) * weight_std "
-                            f"is {formula:.4g}. Hint: draw the table [1000, d] times weight_std and 512 hidden "
+        raise ExerciseError(f"{call} returned {got:.4g}, far from the std of the logits that the checker measured "
+                            "with the same draws. Hint: draw the table [1000, d] times weight_std and 512 hidden "
                             "states (512, d) from one generator, then take (hidden @ table.T).std()")
     first, again, other = (measure_logit_std(64, 1.0, seed) for seed in (5, 5, 6))
     if first != again:
@@ -120,9 +120,10 @@ def check_logit_std_function(measure_logit_std: Callable[[int, float, int], floa
     if abs(weight_std - 1 / 768) < 1e-6:
         raise ExerciseError("1/768 makes the logits' variance 1/768. Hint: the variance is d * std², so the "
                             "std of the logits is sqrt(d) * std")
-    raise ExerciseError(f"with weight std {weight_std:.4g} the checker measured logits of std {measured:.3f}, "
-                        "not 1. Hint: the logits' std is proportional to the weight std; measure it at one "
-                        "weight std and scale")
+    direction = "above" if measured > 1 else "below"
+    raise ExerciseError(f"with weight std {weight_std:.4g} the checker measured logits whose std is {direction} 1. "
+                        "Hint: the logits' std is proportional to the weight std; measure it at one weight std "
+                        "and scale")
 
 
 def check_gpt2_init(init_fn: Callable[[torch.nn.Module], None]) -> bool:

@@ -115,7 +115,7 @@ def check_tying_initial_loss(initial_loss: dict[tuple[int, bool], float], model_
         else:
             hint = ("build each model right after torch.manual_seed(0), then measure "
                     "F.cross_entropy(logits.flatten(0, 1), ids[:, 1:].flatten()) with logits = model(ids[:, :-1])")
-        raise ExerciseError(f"initial_loss[({dim}, {tie})] = {value:.3f}, expected {right:.3f}. Hint: {hint}")
+        raise ExerciseError(f"initial_loss[({dim}, {tie})] = {value:.3f} is not the loss of that model. Hint: {hint}")
     tied = [expected[(dim, True)] for dim in TYING_EXERCISE_DIMS]
     untied = [expected[(dim, False)] for dim in TYING_EXERCISE_DIMS]
     near_uniform = all(abs(loss - uniform) < 0.5 for loss in untied)

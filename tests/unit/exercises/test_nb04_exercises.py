@@ -49,7 +49,7 @@ def test_moved_rows_right():
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        ({"Adam": set(range(6))}, r"Adam: you said rows \[0, 1, 2, 3, 4, 5\], but rows \[0, 1, 4\] move"),
+        ({"Adam": set(range(6))}, r"Adam: rows \[0, 1, 2, 3, 4, 5\] are not the rows that step 2 moves"),
         ({"SGD": {0, 1, 4}}, "plain SGD moves a row only when"),
         ({"SGD with momentum": {1, 4}}, "momentum buffer remembers"),
         ({"AdamW": {0, 1, 4}}, "decoupled weight decay"),
@@ -57,8 +57,10 @@ def test_moved_rows_right():
     ],
 )
 def test_moved_rows_wrong(change, message):
-    with pytest.raises(exercises.ExerciseError, match=message):
+    with pytest.raises(exercises.ExerciseError, match=message) as error:
         exercises.check_moved_rows({**MOVED_RIGHT, **change})
+    name = next(iter(change))
+    assert str(sorted(MOVED_RIGHT[name])) not in str(error.value)  # a hint, never the rows that move
 
 def test_moved_rows_wrong_shape_of_answer():
     with pytest.raises(exercises.ExerciseError, match=r"missing \['AdamW'\]"):
@@ -66,57 +68,154 @@ def test_moved_rows_wrong_shape_of_answer():
     with pytest.raises(exercises.ExerciseError, match="must be a dict"):
         exercises.check_moved_rows([1, 4])
 
-def test_touched_rows():
-    assert exercises.check_touched_rows(lambda grad: grad.coalesce().indices()[0])
-    with pytest.raises(exercises.ExerciseError, match="uncoalesced; call grad.coalesce"):
-        exercises.check_touched_rows(lambda grad: grad.indices()[0])
-    with pytest.raises(exercises.ExerciseError, match=r"you returned \[3, 1, 3, 7, 1\], expected \[1, 3, 7\]"):
-        exercises.check_touched_rows(lambda grad: grad._indices()[0])
-    with pytest.raises(exercises.ExerciseError, match="int64 torch.Tensor"):
-        exercises.check_touched_rows(lambda grad: grad.coalesce().indices()[0].tolist())
-    with pytest.raises(exercises.ExerciseError, match="pass your function itself"):
-        exercises.check_touched_rows(torch.tensor([1, 3, 7]))
+def _lookup_counts(sparse_grad, num_rows):
+    """Exercise 4.3's worked answer."""
+    return torch.bincount(sparse_grad._indices()[0], minlength=num_rows)
 
-def _row_0_distance(optimizer_class, steps=exercises.DECAY_EXERCISE_STEPS, weight_decay=0.01, row=0):
-    """Exercise 4.4 as a learner would write it (the notebook's worked answer)."""
-    start = torch.randn(6, 4, generator=torch.Generator().manual_seed(4))
+def test_lookup_counts_right(capsys):
+    assert exercises.check_lookup_counts(_lookup_counts)
+    assert capsys.readouterr().out.startswith("correct: lookup_counts counted the lookups of every row")
+
+    def by_index_add(sparse_grad, num_rows):  # another way: add a 1 into the row of every entry
+        ones = torch.ones(sparse_grad._nnz(), dtype=torch.long)
+        return torch.zeros(num_rows, dtype=torch.long).index_add_(0, sparse_grad._indices()[0], ones)
+
+    assert exercises.check_lookup_counts(by_index_add)
+
+def _assert_no_counts_in(message):
+    for ids, num_rows in exercises.LOOKUP_COUNT_CASES:
+        counts = torch.bincount(torch.tensor(ids), minlength=num_rows).tolist()
+        assert str(counts) not in message, "a hint, never the expected counts"
+
+def test_lookup_counts_wrong():
+    wrong = [
+        (lambda grad, n: torch.bincount(grad.coalesce().indices()[0], minlength=n), "coalesce\\(\\) merged"),
+        (lambda grad, n: torch.bincount(grad.indices()[0], minlength=n), "raised RuntimeError.*coalesced tensor"),
+        (lambda grad, n: torch.bincount(grad._indices()[0]), r"returned shape \(8,\); return one count per row"),
+        (lambda grad, n: grad.to_dense()[:, 0].long(), "one entry per position"),
+        (lambda grad, n: torch.bincount(grad._indices()[0], minlength=n).float(), "of dtype torch.float32"),
+        (lambda grad, n: torch.bincount(grad._indices()[0], minlength=n).tolist(), "returned list"),
+    ]
+    for function, message in wrong:
+        with pytest.raises(exercises.ExerciseError, match=message) as error:
+            exercises.check_lookup_counts(function)
+        _assert_no_counts_in(str(error.value))
+
+def test_lookup_counts_typed():
+    """Typed-in counts cannot pass: the checker calls the function on gradients of its own."""
+    section_4 = torch.tensor([0, 1, 0, 2, 0, 0, 1, 0])  # the counts of section 4's ids [1, 3, 3, 6]
+    with pytest.raises(exercises.ExerciseError, match=r"returned shape \(8,\)") as error:
+        exercises.check_lookup_counts(lambda grad, n: section_4)
+    _assert_no_counts_in(str(error.value))
+    first = torch.tensor([0, 2, 0, 3, 0, 0, 0, 1, 0])  # right for the checker's first case only
+    with pytest.raises(exercises.ExerciseError, match="returned shape") as error:
+        exercises.check_lookup_counts(lambda grad, n: first)
+    _assert_no_counts_in(str(error.value))
+
+def test_lookup_counts_bad_input():
+    with pytest.raises(exercises.ExerciseError, match="pass your function itself"):
+        exercises.check_lookup_counts(torch.tensor([0, 2, 0, 3]))
+
+def _row_0_distance(optimizer_class, lr, weight_decay, steps):
+    """Exercise 4.4's worked answer."""
+    start = torch.randn(6, 4, generator=torch.Generator().manual_seed(4))  # decay_start
     table = torch.nn.Embedding.from_pretrained(start.clone(), freeze=False)
-    optimizer = optimizer_class(table.parameters(), lr=0.01, weight_decay=weight_decay)
+    optimizer = optimizer_class(table.parameters(), lr=lr, weight_decay=weight_decay)
     for _ in range(steps):
         optimizer.zero_grad()
         table(torch.tensor([1, 4])).pow(2).sum().backward()
         optimizer.step()
-    return (table.weight[row] - start[row]).norm()
+    return (table.weight[0] - start[0]).norm().item()
 
-def test_decay_distances_right(capsys):
-    adam, adamw = _row_0_distance(torch.optim.Adam), _row_0_distance(torch.optim.AdamW)
-    assert exercises.check_decay_distances(adam.item(), adamw.item())
+def _assert_no_distance_in(message):
+    assert not re.search(r"\d\.\d{3}", message.replace("0.01", "").replace("0.05", "")), \
+        "a hint, never the expected distance"
+
+def test_row_0_distance_right(capsys):
+    assert exercises.check_row_0_distance(_row_0_distance)
     out = capsys.readouterr().out
-    assert out.startswith("correct: both distances match the checker's own 10-step runs")
+    assert out.startswith("correct: row_0_distance matches the checker's own runs")
     assert not re.search(r"\d\.\d", out)  # says what was checked, not the distances
-    assert exercises.check_decay_distances(adam, adamw)  # 0-d tensors are numbers too
-    assert adam > 100 * adamw  # Adam's L2 decay moves the row about lr a step, AdamW lr * wd * w
 
-def test_decay_distances_wrong():
-    adam, adamw = _row_0_distance(torch.optim.Adam).item(), _row_0_distance(torch.optim.AdamW).item()
-    with pytest.raises(exercises.ExerciseError, match="swapped"):
-        exercises.check_decay_distances(adamw, adam)
-    with pytest.raises(exercises.ExerciseError, match="in one step; take 10 steps"):
-        exercises.check_decay_distances(_row_0_distance(torch.optim.Adam, steps=1).item(), adamw)
-    with pytest.raises(exercises.ExerciseError, match="a distance of 0.*weight_decay=0.01"):
-        exercises.check_decay_distances(_row_0_distance(torch.optim.Adam, weight_decay=0).item(), adamw)
-    with pytest.raises(exercises.ExerciseError, match=r"AdamW: you found .*, expected 0.00159"):
-        exercises.check_decay_distances(adam, _row_0_distance(torch.optim.AdamW, row=1).item())
+    def as_tensor(*args):  # a 0-d tensor is a number too
+        return torch.tensor(_row_0_distance(*args))
 
-def test_decay_distances_bad_input():
-    with pytest.raises(TypeError, match="adam_l2_distance must be a number"):
-        exercises.check_decay_distances("0.2", 0.0016)
-    with pytest.raises(TypeError, match="adamw_distance must be a number"):
-        exercises.check_decay_distances(0.2, torch.zeros(4))
+    assert exercises.check_row_0_distance(as_tensor)
+    adam = _row_0_distance(torch.optim.Adam, 0.01, 0.01, 10)
+    assert adam > 100 * _row_0_distance(torch.optim.AdamW, 0.01, 0.01, 10)  # the lesson: lr a step, against lr·wd·w
+
+def test_row_0_distance_wrong():
+    def one_step(optimizer_class, lr, weight_decay, steps):
+        return _row_0_distance(optimizer_class, lr, weight_decay, 1)
+
+    def no_decay(optimizer_class, lr, weight_decay, steps):
+        return _row_0_distance(optimizer_class, lr, 0.0, steps)
+
+    start = torch.randn(6, 4, generator=torch.Generator().manual_seed(4))
+
+    def shares_start(optimizer_class, lr, weight_decay, steps):  # from_pretrained without .clone(): trains start
+        table = torch.nn.Embedding.from_pretrained(start, freeze=False)
+        optimizer = optimizer_class(table.parameters(), lr=lr, weight_decay=weight_decay)
+        for _ in range(steps):
+            optimizer.zero_grad()
+            table(torch.tensor([1, 4])).pow(2).sum().backward()
+            optimizer.step()
+        return (table.weight[0] - start[0]).norm().item()
+
+    moving = {"start": torch.randn(6, 4, generator=torch.Generator().manual_seed(4))}
+
+    def drifts(optimizer_class, lr, weight_decay, steps):  # each call starts where the last one ended
+        table = torch.nn.Embedding.from_pretrained(moving["start"], freeze=False)
+        before = moving["start"][0].clone()
+        optimizer = optimizer_class(table.parameters(), lr=lr, weight_decay=weight_decay)
+        for _ in range(steps):
+            optimizer.zero_grad()
+            table(torch.tensor([1, 4])).pow(2).sum().backward()
+            optimizer.step()
+        return (table.weight[0].detach() - before).norm().item()
+
+    def row_1(optimizer_class, lr, weight_decay, steps):
+        table = torch.nn.Embedding.from_pretrained(start.clone(), freeze=False)
+        optimizer = optimizer_class(table.parameters(), lr=lr, weight_decay=weight_decay)
+        for _ in range(steps):
+            optimizer.zero_grad()
+            table(torch.tensor([1, 4])).pow(2).sum().backward()
+            optimizer.step()
+        return (table.weight[1] - start[1]).norm().item()
+
+    wrong = [
+        (one_step, "in one step; take `steps` steps"),
+        (no_decay, "pass weight_decay to the optimizer"),
+        (shares_start, r"decay_start.clone\(\)"),
+        (drifts, "called twice: your function changes decay_start"),
+        (row_1, r"\(weight\[0\] - decay_start\[0\]\).norm\(\)"),
+    ]
+    for function, message in wrong:
+        with pytest.raises(exercises.ExerciseError, match=message) as error:
+            exercises.check_row_0_distance(function)
+        _assert_no_distance_in(str(error.value))
+
+def test_row_0_distance_typed():
+    """Typed-in distances cannot pass: the checker calls the function at settings of its own."""
+    typed = {torch.optim.Adam: _row_0_distance(torch.optim.Adam, 0.01, 0.01, 10),
+             torch.optim.AdamW: _row_0_distance(torch.optim.AdamW, 0.01, 0.01, 10)}
+    with pytest.raises(exercises.ExerciseError, match="distance at the exercise's settings: use the arguments") as e:
+        exercises.check_row_0_distance(lambda optimizer_class, lr, weight_decay, steps: typed[optimizer_class])
+    _assert_no_distance_in(str(e.value))
+    with pytest.raises(exercises.ExerciseError, match="returned a distance that is off"):
+        exercises.check_row_0_distance(lambda optimizer_class, lr, weight_decay, steps: 0.2)
+
+def test_row_0_distance_bad_input():
+    with pytest.raises(exercises.ExerciseError, match="pass your function itself"):
+        exercises.check_row_0_distance(0.2)
+    with pytest.raises(TypeError, match=r"row_0_distance\(torch.optim.Adam, .*\) must be a number"):
+        exercises.check_row_0_distance(lambda *args: "0.2")
+    with pytest.raises(TypeError, match="must be a number"):
+        exercises.check_row_0_distance(lambda *args: torch.zeros(4))
     with pytest.raises(ValueError, match="finite distance >= 0, got -0.2"):
-        exercises.check_decay_distances(-0.2, 0.0016)
+        exercises.check_row_0_distance(lambda *args: -0.2)
     with pytest.raises(ValueError, match="got nan"):
-        exercises.check_decay_distances(0.2, float("nan"))
+        exercises.check_row_0_distance(lambda *args: float("nan"))
 
 
 def test_checkers_leave_the_global_rng_alone(capsys):
@@ -126,6 +225,6 @@ def test_checkers_leave_the_global_rng_alone(capsys):
     torch.manual_seed(123)
     exercises.check_embedding_grad(torch.zeros(exercises.GRAD_EXERCISE_VOCAB, 3).index_add_(0, ids, grad_out), grad_out)
     exercises.check_moved_rows(MOVED_RIGHT)
-    exercises.check_touched_rows(lambda grad: grad.coalesce().indices()[0])
-    exercises.check_decay_distances(0.19642, 0.0015928)
+    exercises.check_lookup_counts(_lookup_counts)
+    exercises.check_row_0_distance(_row_0_distance)
     assert torch.equal(torch.rand(3), expected)

@@ -27,10 +27,13 @@ def test_linear_init_draw_wrong():
         exercises.check_linear_init_draw(wrong_way, wrong_way.weight.std().item(), wrong_way.weight.abs().max().item())
     layer = _drawn_linear(4096)
     std, largest = layer.weight.std().item(), layer.weight.abs().max().item()
-    with pytest.raises(exercises.ExerciseError, match=r"that is the formula's value.*layer.weight.std\(\)"):
+    with pytest.raises(exercises.ExerciseError, match=r"that is the formula's value.*layer.weight.std\(\)") as error:
         exercises.check_linear_init_draw(layer, (3 * 4096) ** -0.5, largest)
-    with pytest.raises(exercises.ExerciseError, match=r"observed_max = 0.009021, but the largest \|w\| .* 0.01562"):
+    assert f"{std:.6f}" not in str(error.value)  # a hint, never the measured std
+    with pytest.raises(exercises.ExerciseError, match=r"observed_max = 0.009021, but that is not the largest \|w\|") \
+            as error:
         exercises.check_linear_init_draw(layer, std, (3 * 4096) ** -0.5)
+    assert f"{largest:.6f}" not in str(error.value) and f"{largest:.4f}" not in str(error.value)
     renormalised = _drawn_linear(4096)
     with torch.no_grad():
         torch.nn.init.normal_(renormalised.weight, std=0.02)
@@ -89,15 +92,20 @@ def test_logit_std_function_wrong():
         exercises.check_logit_std_function(table_std, right)
     with pytest.raises(exercises.ExerciseError, match="the same seed gave two different numbers"):
         exercises.check_logit_std_function(unseeded, right)
-    with pytest.raises(exercises.ExerciseError, match=r"measured logits of std 0\.55"):
+    with pytest.raises(exercises.ExerciseError, match=r"measured logits whose std is below 1") as error:
         exercises.check_logit_std_function(_measure_logit_std, 0.02)
+    assert "0.55" not in str(error.value) and "0.036" not in str(error.value)  # a direction, never a value
+    with pytest.raises(exercises.ExerciseError, match=r"measured logits whose std is above 1"):
+        exercises.check_logit_std_function(_measure_logit_std, 1.0)
     with pytest.raises(exercises.ExerciseError, match=r"the variance is d \* std²"):
         exercises.check_logit_std_function(_measure_logit_std, 1 / 768)
 
 def test_logit_std_function_typed():
     """A typed-in number cannot pass: the function is called at the checker's own sizes and seeds."""
-    with pytest.raises(exercises.ExerciseError, match=r"measure_logit_std\(256, 0.1, seed=1\) returned 8"):
+    with pytest.raises(exercises.ExerciseError, match=r"measure_logit_std\(256, 0.1, seed=1\) returned 8") as error:
         exercises.check_logit_std_function(lambda d, weight_std, seed: 8.0, 0.0361)  # right at d = 64 only
+    expected = _measure_logit_std(256, 0.1, 1)
+    assert f"{expected:.4g}" not in str(error.value) and "1.6" not in str(error.value)  # never the expected std
     with pytest.raises(exercises.ExerciseError, match="computes a formula instead of measuring"):
         exercises.check_logit_std_function(lambda d, weight_std, seed: d**0.5 * weight_std, 0.0361)
     with pytest.raises(exercises.ExerciseError, match="pass your function itself"):

@@ -21,8 +21,9 @@ def test_bag_mean_matrix(capsys):
     with pytest.raises(TypeError, match="weight must be the table W"):
         exercises.check_bag_mean_matrix(right, ids, offsets, 4)
     counts = torch.tensor([[0, 2.0, 1, 0], [0, 0, 0, 0], [1, 0, 0, 1]])
-    with pytest.raises(exercises.ExerciseError, match=r"row 0 .* these are the counts \(mode='sum'\)"):
+    with pytest.raises(exercises.ExerciseError, match=r"row 0 .* these are the counts \(mode='sum'\)") as error:
         exercises.check_bag_mean_matrix(counts, ids, offsets, weight)
+    assert "0.66" not in str(error.value) and "0.33" not in str(error.value)  # a hint, never the expected row
     with pytest.raises(exercises.ExerciseError, match="NaN: an empty bag"):
         exercises.check_bag_mean_matrix(right.clone().index_fill_(0, torch.tensor([1]), float("nan")), ids,
                                         offsets, weight)
@@ -75,14 +76,18 @@ def test_tying_initial_loss(initial_losses, capsys):
     assert exercises.check_tying_initial_loss(as_tensors, _TinyLM, TYING_IDS, 8)  # loss tensors, not .item(): fine
 
     swapped = {(dim, tie): initial_losses[(dim, not tie)] for dim, tie in initial_losses}
-    with pytest.raises(exercises.ExerciseError, match=r"initial_loss\[\(16, False\)\] = .*the loss of the tied model"):
+    with pytest.raises(exercises.ExerciseError, match=r"initial_loss\[\(16, False\)\] = .*the loss of the tied model") \
+            as error:
         exercises.check_tying_initial_loss(swapped, _TinyLM, TYING_IDS, 8)
+    _assert_no_expected_loss(str(error.value), initial_losses, (16, False))
     uniform = {**initial_losses, (64, True): math.log(exercises.TYING_EXERCISE_VOCAB)}
-    with pytest.raises(exercises.ExerciseError, match=r"\(64, True\).*that is ln V, the uniform guess"):
+    with pytest.raises(exercises.ExerciseError, match=r"\(64, True\).*that is ln V, the uniform guess") as error:
         exercises.check_tying_initial_loss(uniform, _TinyLM, TYING_IDS, 8)
+    _assert_no_expected_loss(str(error.value), initial_losses, (64, True))
     off = {**initial_losses, (256, True): initial_losses[(256, True)] + 1}
-    with pytest.raises(exercises.ExerciseError, match=r"\(256, True\).*right after torch.manual_seed\(0\)"):
+    with pytest.raises(exercises.ExerciseError, match=r"\(256, True\).*right after torch.manual_seed\(0\)") as error:
         exercises.check_tying_initial_loss(off, _TinyLM, TYING_IDS, 8)
+    _assert_no_expected_loss(str(error.value), initial_losses, (256, True))
 
     class Scaled(_TinyLM):  # a tied table re-initialised small: no longer the lesson's model
         def __init__(self, weight, d_model, context_length, tie):
@@ -96,6 +101,18 @@ def test_tying_initial_loss(initial_losses, capsys):
         scaled[(dim, tie)] = torch.nn.functional.cross_entropy(logits.flatten(0, 1), TYING_IDS[:, 1:].flatten()).item()
     with pytest.raises(exercises.ExerciseError, match="pass the notebook's TinyLM, unchanged"):
         exercises.check_tying_initial_loss(scaled, Scaled, TYING_IDS, 8)
+
+def _assert_no_expected_loss(message, initial_losses, key):
+    right = initial_losses[key]
+    assert f"{right:.3f}" not in message and f"{right:.2f}" not in message, "a hint, never the expected loss"
+
+def test_tying_initial_loss_typed(initial_losses):
+    """Typed-in losses cannot pass: the checker builds the models and measures the losses itself."""
+    guessed = {(dim, tie): (10.0 + dim / 32 if tie else 6.9) for dim, tie in initial_losses}  # plausible numbers
+    with pytest.raises(exercises.ExerciseError, match=r"initial_loss\[\(16, False\)\] = 6.900 is not the loss") \
+            as error:
+        exercises.check_tying_initial_loss(guessed, _TinyLM, TYING_IDS, 8)
+    _assert_no_expected_loss(str(error.value), initial_losses, (16, False))
 
 def test_tying_initial_loss_rejects_bad_input(initial_losses):
     with pytest.raises(TypeError, match="initial_loss must be a dict"):
