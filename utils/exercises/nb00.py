@@ -67,16 +67,19 @@ def _own_grads(ids: torch.Tensor, grad_out: torch.Tensor, seed: int) -> tuple[to
     return embedding.weight.grad, linear.weight.grad
 
 
-def check_weight_grads(weight_grads: Callable) -> bool:
-    """Exercise 0.2: ``weight_grads(embedding, linear, ids, grad_out)`` returns the two weight gradients.
+def check_weight_grads(weight_grads: Callable, related: Callable) -> bool:
+    """Exercise 0.2: ``weight_grads(embedding, linear, ids, grad_out)`` returns the two weight gradients, and
+    ``related(g_embedding, g_linear)`` tells whether two gradients are the same numbers, transposed.
 
-    The checker calls it on layers of its own, three times on the same two layers (so a
+    The checker calls ``weight_grads`` on layers of its own, three times on the same two layers (so a
     function that lets ``.grad`` accumulate fails), with ``grad_out`` of multiples of 1/8 (so
-    every sum is exact and the gradients compare bit for bit).
+    every sum is exact and the gradients compare bit for bit). It then calls ``related`` on its own
+    gradient pairs (:func:`_related_cases`): the true pairs, and pairs that are not transposes.
     """
-    if not callable(weight_grads):
-        raise ExerciseError(f"pass your function itself (weight_grads, not weight_grads(...)); "
-                            f"got {type(weight_grads).__name__}")
+    for name, function in (("weight_grads", weight_grads), ("related", related)):
+        if not callable(function):
+            raise ExerciseError(f"pass your function itself ({name}, not {name}(...)); "
+                                f"got {type(function).__name__}")
     seed = 0
     embedding, linear = _layers(seed)
     generator = torch.Generator().manual_seed(1)
@@ -108,5 +111,36 @@ def check_weight_grads(weight_grads: Callable) -> bool:
                     f"{batch}. Hint: run that backward pass, then return {name}.weight.grad."
                 )
             earlier[name] += expected[name]
-    return correct("both gradients match the checker's own backward passes, for 3 batches of ids")
+    for g_embedding, g_linear, truth, hint in _related_cases():
+        answer = related(g_embedding.clone(), g_linear.clone())
+        if isinstance(answer, torch.Tensor) and answer.numel() == 1 and answer.dtype == torch.bool:
+            answer = bool(answer.item())
+        if not isinstance(answer, bool):
+            raise ExerciseError(f"related returned {type(answer).__name__}; return one bool, True or False "
+                                "(torch.equal gives one; a == b gives a tensor of them)")
+        if answer != truth:
+            raise ExerciseError(f"related(g_embedding, g_linear) returned {answer} for {hint}")
+    return correct("both gradients match the checker's own backward passes for 3 batches of ids, and related tells "
+                   "the checker's related pairs from its unrelated ones")
+
+
+def _related_cases() -> list[tuple[torch.Tensor, torch.Tensor, bool, str]]:
+    """Gradient pairs for ``related``: ``(g_embedding, g_linear, the right answer, a hint if it is missed)``."""
+    cases = []
+    for seed, batch in enumerate(_BATCHES):
+        ids = torch.tensor(batch)
+        grad_out = torch.randint(-8, 9, (len(batch), _DIM), generator=torch.Generator().manual_seed(seed)) / 8
+        g_embedding, g_linear = _own_grads(ids, grad_out, seed)
+        cases.append((g_embedding, g_linear, True,
+                      f"the two gradients of one backward pass (ids {batch}): they are related as the table says. "
+                      "Hint: the embedding's gradient is [V, d], the linear layer's [d, V]"))
+        changed = g_linear.clone()
+        changed[0, ids[0]] += 1
+        cases.append((g_embedding, changed, False,
+                      "a pair whose numbers differ in one entry. Hint: compare every number, not only the shapes"))
+    square = torch.arange(9.0).reshape(3, 3)  # V = d: an untransposed pair has the right shapes
+    cases.append((square, square.T, True, "a 3 x 3 pair related as the table says"))
+    cases.append((square, square.clone(), False,
+                  "a 3 x 3 pair that holds the same numbers in the same places, not transposed"))
+    return cases
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 import torch
 
 from ..lookup import one_hot_multiply_adds
-from ..vocab import Vocab
+from ..vocab import Vocab, tokenize
 from .checking import ExerciseError, correct
 
 
@@ -24,67 +24,63 @@ def check_encode_function(encode: Callable[[str], torch.Tensor], vocab: Vocab) -
         if got.dtype != torch.long:
             raise ExerciseError(f"encode({sentence!r}) has dtype {got.dtype}; ids should be torch.long (int64)")
         if not torch.equal(got, expected):
+            tokens = tokenize(sentence)
+            if len(got) != len(tokens):
+                where = f"{len(got)} ids for the {len(tokens)} tokens of tokenize({sentence!r})"
+            else:
+                first = next(i for i, (a, b) in enumerate(zip(got.tolist(), expected.tolist(), strict=True)) if a != b)
+                where = f"a wrong id for the token {tokens[first]!r}"
             raise ExerciseError(
-                f"encode({sentence!r}) gave {got.tolist()}, expected {expected.tolist()}. "
+                f"encode({sentence!r}) gave {got.tolist()}: {where}. "
                 "Hint: tokenize (lower-case) first, then map each word with vocab.stoi, "
                 "using vocab.unk_id for words that are missing."
             )
     return correct("my_encode agrees with vocab.encode on 4 sentences, unknown words and capitals included")
 
 
-def check_flop_growth(product_flops: dict[int, int], lookup_flops: dict[int, int], growth: float,
-                      num_tokens: int, dim: int) -> bool:
-    """Exercise 1.2: FLOPs measured with ``FlopCounterMode`` as ``V`` doubles, for ``num_tokens`` ids and ``d = dim``.
+#: Exercise 1.2: the vocabulary sizes at which the checker calls ``product_flops_at`` (above the sentence's largest
+#: id, 9; not the sizes the exercise names, and not doubling, so a table of typed-in counts cannot pass)
+_FLOP_SIZES = (10, 17, 64, 250)
 
-    ``product_flops[V]``: the one-hot product ``(T, V) @ (V, d)``, ``2·T·V·d`` FLOPs (a multiply and an
-    add per multiply-add); ``lookup_flops[V]``: the lookup, 0 FLOPs; ``growth``: the product's factor
-    per doubling of ``V``, 2.
+
+def check_product_flops(product_flops_at: Callable[[int], int], num_tokens: int, dim: int) -> bool:
+    """Exercise 1.2: ``product_flops_at(V)`` -> the FLOPs ``FlopCounterMode`` counts for the one-hot product of
+    ``num_tokens`` ids with a ``[V, dim]`` table: ``2·T·V·d`` (a multiply and an add per multiply-add).
+
+    The checker calls it at sizes of its own (:data:`_FLOP_SIZES`) and compares with its own count. It
+    leaves the random state as it found it (the function draws a table).
     """
     one_hot_multiply_adds(num_tokens, 1, dim)  # TypeError or ValueError for a bad count or size
-    for name, counts in (("product_flops", product_flops), ("lookup_flops", lookup_flops)):
-        if not isinstance(counts, dict):
-            raise TypeError(f"{name} must be a dict {{V: FLOPs}}, got {type(counts).__name__}")
-        for size, flops in counts.items():
-            if not isinstance(size, int) or isinstance(size, bool) or size < 1:
-                raise TypeError(f"the keys of {name} must be vocabulary sizes V (positive ints), got {size!r}")
-            if not isinstance(flops, (int, float)) or isinstance(flops, bool):
-                raise TypeError(f"{name}[{size}] must be a number of FLOPs, got {type(flops).__name__}")
-    if not isinstance(growth, (int, float)) or isinstance(growth, bool):
-        raise TypeError(f"growth must be a number (a ratio of FLOP counts), got {type(growth).__name__}")
-
-    sizes = sorted(product_flops)
-    if len(sizes) < 3:
-        raise ExerciseError(f"product_flops has {len(sizes)} size(s) of V; measure at least three: V = 15, 30, 60, 120")
-    if any(larger != 2 * smaller for smaller, larger in zip(sizes, sizes[1:], strict=False)):
-        raise ExerciseError(f"the sizes {sizes} do not double one after the other; use V = 15, 30, 60, 120")
-    if sorted(lookup_flops) != sizes:
-        raise ExerciseError(
-            f"lookup_flops has the sizes {sorted(lookup_flops)}, product_flops {sizes}: measure both at every V"
-        )
-    for size in sizes:
-        expected, got = 2 * one_hot_multiply_adds(num_tokens, size, dim).total, product_flops[size]
-        if got == expected:
+    if not callable(product_flops_at):
+        raise ExerciseError(f"pass your function itself (product_flops_at, not product_flops_at(...)); "
+                            f"got {type(product_flops_at).__name__}")
+    got = {}
+    with torch.random.fork_rng(devices=[]):
+        for size in _FLOP_SIZES:
+            count = product_flops_at(size)
+            if isinstance(count, bool) or not isinstance(count, int):
+                raise ExerciseError(f"product_flops_at({size}) returned {type(count).__name__}; return the count, "
+                                    "counter.get_total_flops() (an int)")
+            got[size] = count
+    if len(set(got.values())) == 1:
+        raise ExerciseError(f"product_flops_at returned {got[_FLOP_SIZES[0]]} at every V the checker tried. Hint: "
+                            "build the table and the one-hot rows at the V your function is given, and count inside it")
+    for size, count in got.items():
+        expected = 2 * one_hot_multiply_adds(num_tokens, size, dim).total
+        if count == expected:
             continue
-        if got == expected // 2:
+        if count == 0:
+            hint = "0 is what the lookup costs: count the one-hot product F.one_hot(ids, V).float() @ table."
+        elif count == expected // 2:
             hint = "That is the count of multiply-adds; FlopCounterMode counts a multiply and an add: measure with it."
-        elif got == 2 * size * dim:
+        elif count == 2 * size * dim:
             hint = f"That is one token's count: multiply the one-hot rows of all {num_tokens} ids."
         else:
             hint = ("Hint: wrap only the product in `with FlopCounterMode(display=False) as counter:` "
-                    "and read counter.get_total_flops().")
-        raise ExerciseError(f"product_flops[{size}] = {got}, expected {expected} (2·T·V·d). {hint}")
-    counted = {size: flops for size, flops in lookup_flops.items() if flops != 0}
-    if counted:
-        raise ExerciseError(
-            f"lookup_flops = {counted} where FlopCounterMode counts 0: the lookup table[ids] copies rows and "
-            "multiplies nothing. Hint: measure the lookup alone, in its own `with FlopCounterMode(...)` block."
-        )
-    if abs(growth - 2) > 1e-9:
-        raise ExerciseError(
-            f"growth = {growth}, expected 2. Hint: divide the product's FLOPs at one V by those at half that V, "
-            "e.g. product_flops[30] / product_flops[15]."
-        )
-    return correct("your counts agree with 2·T·V·d at every V, the lookup's with 0, and growth with their ratio")
+                    "and return counter.get_total_flops().")
+        raise ExerciseError(f"product_flops_at({size}) = {count}, which is not what FlopCounterMode counts for the "
+                            f"product of {num_tokens} one-hot rows with a [{size}, {dim}] table. {hint}")
+    return correct("product_flops_at agrees with the checker's own FLOP counts at 4 vocabulary sizes of its own")
 
 
 #: Exercise 1.3: the rows of ``W`` that ``X @ W`` must return, in this order (the exercise names them).

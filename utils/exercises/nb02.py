@@ -47,8 +47,9 @@ def check_embed_batch(embed_batch: Callable) -> bool:
             raise ExerciseError(f"the result has shape {tuple(got.shape)}, the ids' shape (B, T): the lookup adds "
                                 "a last axis of size embedding_dim")
         if got.shape != expected.shape:
-            raise ExerciseError(f"for {len(sentences)} sentence(s) the result has shape {tuple(got.shape)}, expected "
-                                f"{tuple(expected.shape)}: (B, T, d), with T the longest sentence's number of tokens")
+            raise ExerciseError(f"for {len(sentences)} sentence(s) the result has shape {tuple(got.shape)}; a padded "
+                                "batch gives (B, T, d): B sentences, T the longest sentence's number of tokens, and d "
+                                "the embedding's width")
         if not torch.equal(got, expected):
             at_padding = ids == pad_id
             if torch.equal(got[~at_padding], expected[~at_padding]):

@@ -46,16 +46,23 @@ def weight_grads(embedding, linear, ids, grad_out):
     return embedding.weight.grad, linear.weight.grad
 
 
+def related(g_embedding, g_linear):
+    return torch.equal(g_embedding, g_linear.T)
+
+
+MESSAGE = ("correct: both gradients match the checker's own backward passes for 3 batches of ids, and related tells "
+           "the checker's related pairs from its unrelated ones\n")
+
+
 def test_weight_grads(capsys):
-    assert exercises.check_weight_grads(weight_grads)
-    message = "correct: both gradients match the checker's own backward passes, for 3 batches of ids\n"
-    assert capsys.readouterr().out == message
+    assert exercises.check_weight_grads(weight_grads, related)
+    assert capsys.readouterr().out == MESSAGE
 
     def by_formula(embedding, linear, ids, grad_out):  # one_hot.T @ grad_out, and its transpose: right too
         one_hot = F.one_hot(ids, embedding.num_embeddings).float()
         return one_hot.T @ grad_out, grad_out.T @ one_hot
 
-    assert exercises.check_weight_grads(by_formula)
+    assert exercises.check_weight_grads(by_formula, related)
 
     def accumulating(embedding, linear, ids, grad_out):  # forgets to reset .grad
         (embedding(ids) * grad_out).sum().backward()
@@ -63,20 +70,20 @@ def test_weight_grads(capsys):
         return embedding.weight.grad, linear.weight.grad
 
     with pytest.raises(exercises.ExerciseError, match=r"plus the earlier calls'.*to None"):
-        exercises.check_weight_grads(accumulating)
+        exercises.check_weight_grads(accumulating, related)
 
     def swapped(embedding, linear, ids, grad_out):
         return weight_grads(embedding, linear, ids, grad_out)[::-1]
 
     with pytest.raises(exercises.ExerciseError, match="other order"):
-        exercises.check_weight_grads(swapped)
+        exercises.check_weight_grads(swapped, related)
 
     def same_twice(embedding, linear, ids, grad_out):  # the linear gradient given the embedding's layout
         grad = weight_grads(embedding, linear, ids, grad_out)[0]
         return grad, grad
 
     with pytest.raises(exercises.ExerciseError, match=r"linear gradient has shape \(7, 3\), expected \(3, 7\)"):
-        exercises.check_weight_grads(same_twice)
+        exercises.check_weight_grads(same_twice, related)
 
     fixed = weight_grads(*_checker_layers(), torch.tensor([2, 0, 2, 5]), torch.ones(4, 3))
 
@@ -84,17 +91,17 @@ def test_weight_grads(capsys):
         return fixed
 
     with pytest.raises(exercises.ExerciseError, match="differs from the checker's backward pass"):
-        exercises.check_weight_grads(typed)
+        exercises.check_weight_grads(typed, related)
 
     def stub(embedding, linear, ids, grad_out):
         raise NotImplementedError("Exercise 0.2")
 
     with pytest.raises(NotImplementedError):
-        exercises.check_weight_grads(stub)
+        exercises.check_weight_grads(stub, related)
     with pytest.raises(exercises.ExerciseError, match="return two tensors"):
-        exercises.check_weight_grads(lambda *args: None)
+        exercises.check_weight_grads(lambda *args: None, related)
     with pytest.raises(exercises.ExerciseError, match="pass your function itself"):
-        exercises.check_weight_grads(fixed)
+        exercises.check_weight_grads(fixed, related)
 
 
 def _checker_layers():
@@ -103,3 +110,34 @@ def _checker_layers():
     with torch.no_grad():
         linear.weight.copy_(embedding.weight.T)
     return embedding, linear
+
+
+@pytest.mark.parametrize(("wrong", "message"), [
+    (lambda g_embedding, g_linear: True, "returned True for a pair whose numbers differ in one entry"),
+    (lambda g_embedding, g_linear: False, r"returned False for the two gradients of one backward pass.*\[V, d\]"),
+    (lambda g_embedding, g_linear: torch.equal(g_embedding, g_linear), "returned False for the two gradients"),
+    (lambda g_embedding, g_linear: g_embedding.shape == g_linear.T.shape, "differ in one entry"),
+    (lambda g_embedding, g_linear: torch.equal(g_embedding.flatten().sort().values, g_linear.flatten().sort().values),
+     "same numbers in the same places, not transposed"),
+    (lambda g_embedding, g_linear: g_embedding == g_linear.T, "return one bool"),
+    (lambda g_embedding, g_linear: 1, "returned int; return one bool"),
+])
+def test_related_wrong(wrong, message):
+    with pytest.raises(exercises.ExerciseError, match=message) as raised:
+        exercises.check_weight_grads(weight_grads, wrong)
+    assert "correct" not in str(raised.value)
+
+
+def test_related_right_forms():
+    def as_tensor(g_embedding, g_linear):  # a 0-d bool tensor is one bool too
+        return (g_embedding == g_linear.T).all()
+
+    assert exercises.check_weight_grads(weight_grads, as_tensor)
+    assert exercises.check_weight_grads(weight_grads, lambda g_emb, g_lin: torch.equal(g_emb.T, g_lin))
+
+
+def test_related_bad_input():
+    with pytest.raises(exercises.ExerciseError, match=r"pass your function itself \(related, not related\(...\)\)"):
+        exercises.check_weight_grads(weight_grads, True)  # a typed-in answer, not a function
+    with pytest.raises(exercises.ExerciseError, match=r"pass your function itself \(weight_grads"):
+        exercises.check_weight_grads(None, related)

@@ -3,6 +3,8 @@
 
 import pytest
 import torch
+import torch.nn.functional as F
+from torch.utils.flop_counter import FlopCounterMode
 
 from utils.exercises import nb01 as exercises
 from utils.vocab import build_vocab, tokenize
@@ -23,75 +25,66 @@ def test_encode_function_right(capsys):
         (lambda s: torch.tensor([VOCAB.stoi.get(t, 0) for t in tokenize(s)], dtype=torch.long), "Hint: tokenize"),
         (lambda s: [VOCAB.stoi.get(t, 1) for t in tokenize(s)], "returned list; return a torch.Tensor"),
         (lambda s: torch.tensor([VOCAB.stoi.get(t, 1) for t in tokenize(s)], dtype=torch.int32), "torch.long"),
-        (lambda s: torch.tensor([VOCAB.stoi.get(t, 1) for t in s.split()], dtype=torch.long), "expected"),
+        (lambda s: torch.tensor([VOCAB.stoi.get(t, 1) for t in s.split()], dtype=torch.long),
+         "a wrong id for the token 'the'"),
+        (lambda s: torch.tensor([VOCAB.stoi.get(t, 1) for t in tokenize(s)][:-1], dtype=torch.long),
+         "ids for the 7 tokens"),
         ("not a function", "pass your function itself"),
     ],
 )
 def test_encode_function_wrong(encode, message):
-    with pytest.raises(exercises.ExerciseError, match=message):
+    with pytest.raises(exercises.ExerciseError, match=message) as raised:
         exercises.check_encode_function(encode, VOCAB)
+    assert "[4, 5, 6, 7, 4, 8, 9]" not in str(raised.value)  # vocab.encode's ids of the first sentence: never shown
 
-def _flops(num_tokens=7, dim=4, sizes=(15, 30, 60, 120)):
-    """What FlopCounterMode measures: 2·T·V·d FLOPs for the product, 0 for the lookup."""
-    return {v: 2 * num_tokens * v * dim for v in sizes}, dict.fromkeys(sizes, 0)
+def product_flops_at(V):
+    """The worked answer: FlopCounterMode's count for the one-hot product of the sentence's 7 ids."""
+    table = torch.randn(V, 4)
+    with FlopCounterMode(display=False) as counter:
+        F.one_hot(IDS, V).float() @ table
+    return counter.get_total_flops()
 
-def test_flop_growth_right(capsys):
-    product, lookup = _flops()
-    assert exercises.check_flop_growth(product, lookup, 2.0, num_tokens=7, dim=4) is True
-    assert capsys.readouterr().out == ("correct: your counts agree with 2·T·V·d at every V, the lookup's with 0, "
-                                       "and growth with their ratio\n")
 
-def test_flop_growth_matches_what_flop_counter_mode_measures():
-    from torch.utils.flop_counter import FlopCounterMode
+IDS = torch.tensor([4, 5, 6, 7, 4, 1, 9])
+#: the checker's own counts, 2·T·V·d at its sizes: no wrong answer's message may hold one
+EXPECTED = [str(2 * 7 * v * 4) for v in (10, 17, 64, 250)]
 
-    ids = torch.tensor([4, 5, 6, 7, 4, 1, 9])
-    product, lookup = {}, {}
-    for size in (15, 30, 60):
-        table = torch.randn(size, 4)
-        with FlopCounterMode(display=False) as counter:
-            torch.nn.functional.one_hot(ids, size).float() @ table
-        product[size] = counter.get_total_flops()
-        with FlopCounterMode(display=False) as counter:
-            table[ids]
-        lookup[size] = counter.get_total_flops()
-    assert exercises.check_flop_growth(product, lookup, product[30] / product[15], num_tokens=7, dim=4)
+
+def test_product_flops_right(capsys):
+    state = torch.random.get_rng_state()
+    assert exercises.check_product_flops(product_flops_at, num_tokens=7, dim=4) is True
+    assert capsys.readouterr().out == ("correct: product_flops_at agrees with the checker's own FLOP counts at 4 "
+                                       "vocabulary sizes of its own\n")
+    assert torch.equal(torch.random.get_rng_state(), state)  # the learner's draws leave no trace
+    assert exercises.check_product_flops(lambda V: 2 * 7 * V * 4, num_tokens=7, dim=4)  # the formula is right too
+
 
 @pytest.mark.parametrize(
-    ("change", "message"),
+    ("function", "message"),
     [
-        (lambda p, lk, g: ({v: f // 2 for v, f in p.items()}, lk, g), "count of multiply-adds"),
-        (lambda p, lk, g: ({v: 2 * v * 4 for v in p}, lk, g), "one token's count"),
-        (lambda p, lk, g: ({v: f + 1 for v, f in p.items()}, lk, g), r"product_flops\[15\] = 841, expected 840"),
-        (lambda p, lk, g: (p, p, g), "copies rows and multiplies nothing"),
-        (lambda p, lk, g: (p, lk, 4.0), "growth = 4.0, expected 2"),
-        (lambda p, lk, g: ({15: p[15], 30: p[30]}, lk, g), "measure at least three"),
-        (lambda p, lk, g: ({**p, 100: 2 * 7 * 100 * 4}, lk, g), "do not double"),
-        (lambda p, lk, g: (p, {15: 0, 30: 0, 60: 0}, g), "measure both at every V"),
+        (lambda V: 7 * V * 4, "count of multiply-adds"),
+        (lambda V: 2 * V * 4, "one token's count"),
+        (lambda V: 0, "returned 0 at every V"),
+        (lambda V: 0 if V < 20 else 2 * 7 * V * 4, "0 is what the lookup costs"),
+        (lambda V: 2 * 7 * V * 4 + 1, r"product_flops_at\(10\) = 561, which is not what FlopCounterMode counts"),
+        (lambda V: {15: 840, 30: 1680, 60: 3360, 120: 6720}.get(V, 840), "returned 840 at every V"),  # typed in
+        (lambda V: float(2 * 7 * V * 4), "returned float; return the count"),
+        (lambda V: True, "returned bool"),
+        (840, "pass your function itself"),
     ],
 )
-def test_flop_growth_wrong(change, message):
-    product, lookup, growth = change(*_flops(), 2.0)
-    with pytest.raises(exercises.ExerciseError, match=message):
-        exercises.check_flop_growth(product, lookup, growth, num_tokens=7, dim=4)
+def test_product_flops_wrong(function, message):
+    with pytest.raises(exercises.ExerciseError, match=message) as raised:
+        exercises.check_product_flops(function, num_tokens=7, dim=4)
+    assert not any(count in str(raised.value) for count in EXPECTED)  # a hint, never the expected count
 
-@pytest.mark.parametrize(
-    ("args", "error", "message"),
-    [
-        (([840, 1680, 3360], {}, 2.0), TypeError, r"product_flops must be a dict \{V: FLOPs\}, got list"),
-        (({"15": 840}, {}, 2.0), TypeError, "keys of product_flops must be vocabulary sizes"),
-        (({15: "840"}, {}, 2.0), TypeError, r"product_flops\[15\] must be a number of FLOPs"),
-        (({15: 840}, {15: 0}, "2"), TypeError, "growth must be a number"),
-    ],
-)
-def test_flop_growth_bad_input(args, error, message):
-    with pytest.raises(error, match=message):
-        exercises.check_flop_growth(*args, num_tokens=7, dim=4)
 
-def test_flop_growth_bad_sizes():
+def test_product_flops_bad_sizes():
     with pytest.raises(ValueError, match="embedding_dim must be >= 1"):
-        exercises.check_flop_growth(*_flops(), 2.0, num_tokens=7, dim=0)
+        exercises.check_product_flops(product_flops_at, num_tokens=7, dim=0)
     with pytest.raises(TypeError, match="num_tokens must be an int"):
-        exercises.check_flop_growth(*_flops(), 2.0, num_tokens=7.0, dim=4)
+        exercises.check_product_flops(product_flops_at, num_tokens=7.0, dim=4)
+
 
 def test_selection_matrix():
     weight = torch.randn(6, 3, generator=torch.Generator().manual_seed(1))

@@ -32,17 +32,21 @@ def test_embed_batch(capsys):
         (summed, r"the ids' shape \(B, T\)"),
         (padded_with_unk, r"padding positions are wrong: pad with vocab.stoi\['<pad>'\] \(id 0\)"),
         (lambda s, v, e: e(pad_sequence([v.encode(x)[:2] for x in s], batch_first=True)),
-         r"3 sentence\(s\) the result has shape \(3, 2, 6\), expected \(3, 5, 6\)"),
+         r"3 sentence\(s\) the result has shape \(3, 2, 6\); a padded batch gives \(B, T, d\)"),
         (lambda s, v, e: torch.randn(len(s), 5, 6), "differ from embedding"),
         ("embed_batch", "pass your function itself"),
     ]
     for function, hint in wrong:
-        with pytest.raises(exercises.ExerciseError, match=hint):
+        with pytest.raises(exercises.ExerciseError, match=hint) as raised:
             exercises.check_embed_batch(function)
+        assert "(3, 5, 6)" not in str(raised.value)  # the shape the exercise asks to predict: never given away
     typed = embed_batch(["the cat", "the zebra sat on the", "the dog sat ."], *_checker_vocab_and_layer())
 
     with pytest.raises(exercises.ExerciseError, match=r"1 sentence\(s\) the result has shape \(3, 5, 6\)"):
         exercises.check_embed_batch(lambda *args: typed)  # the first batch's answer, whatever the batch
+    with pytest.raises(exercises.ExerciseError) as raised:
+        exercises.check_embed_batch(lambda *args: typed)
+    assert "(1, 7, 6)" not in str(raised.value)  # nor the second batch's shape
 
 
 def _checker_vocab_and_layer():
