@@ -261,3 +261,123 @@ def test_no_harness_talk(entry):
         text = cell.source if cell.cell_type == "markdown" else "\n".join(t for *_, t in comment_tokens(cell.source))
         found += [f"{cell.id}: {match.group(0)!r}" for match in HARNESS_TALK.finditer(text)]
     assert not found, f"talk of the test harness in a learner's cell: {found}"
+
+
+# --- an exercise names what its checker reads: a learner who writes their own answer must know what to call it
+
+#: a checker call in a checker cell: `exercises.check_...(...)`
+CHECKER_PREFIX = "check_"
+
+
+def _is_solution(cell):
+    return cell.cell_type == "code" and "solution" in cell.metadata.get("tags", [])
+
+
+def _top_level_bound_names(tree):
+    """Names a cell binds for the cells after it: as `_bound_names`, but not the locals of its functions,
+    classes, lambdas and comprehensions."""
+    names, todo = set(), list(ast.iter_child_nodes(tree))
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+            todo += node.decorator_list  # (a decorator may bind, with :=)
+            continue
+        if isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(alias.asname or alias.name).split(".")[0] for alias in node.names}
+        todo += ast.iter_child_nodes(node)
+    return names
+
+
+def _checker_calls(tree):
+    """`(checker name, names read by its arguments)` for each `exercises.check_*(...)` call in a cell."""
+    calls = []
+    for node in ast.walk(tree):
+        function = node.func if isinstance(node, ast.Call) else None
+        if (isinstance(function, ast.Attribute) and isinstance(function.value, ast.Name)
+                and function.value.id == "exercises" and function.attr.startswith(CHECKER_PREFIX)):
+            arguments = [*node.args, *(keyword.value for keyword in node.keywords)]
+            calls.append((function.attr, {name for argument in arguments for name in _loaded_names(argument)}))
+    return calls
+
+
+def _code_span_names(markdown):
+    """Every identifier inside a code span or code block (`...`, ```...```) of a markdown text."""
+    spans = [match.group(2) for match in re.finditer(r"(`+)(.+?)\1", markdown, re.S)]
+    return {name for span in spans for name in re.findall(r"[A-Za-z_]\w*", span)}
+
+
+def unnamed_checker_inputs(nb):
+    """Names a checker cell passes to its checker that its worked answer defines first, and that the exercise's
+    text does not name in backticks: a learner who writes their own answer cannot know to define them.
+
+    An exercise is the markdown after the previous checker cell (or after the `## Exercises` heading) up to its
+    worked answer (the cell tagged `solution`); its checker cell is the next cell that calls `exercises.check_*`.
+    Returns one message per such name."""
+    found, bound_before, text, answer = [], set(), [], None
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            if any(line.strip() == "## Exercises" for line in cell.source.splitlines()):
+                text = []
+            text.append(cell.source)
+            continue
+        if cell.cell_type != "code":
+            continue
+        tree = ast.parse(_python_source(cell))
+        if _is_solution(cell):
+            answer = (cell, _top_level_bound_names(tree) - bound_before, "\n".join(text))
+        calls = _checker_calls(tree)
+        if calls and answer is not None and not _is_solution(cell):
+            solution, first_bound, exercise = answer
+            named = _code_span_names(exercise)
+            for checker, read in calls:
+                found += [f"{cell.id}: `{name}`, passed to exercises.{checker}, is first defined in the worked answer "
+                          f"{solution.id} but never named in backticks in the exercise's text"
+                          for name in sorted(read & first_bound - named)]
+            text, answer = [], None
+        bound_before |= _top_level_bound_names(tree)
+    return found
+
+
+@pytest.mark.parametrize("entry", ENGLISH, ids=english_ids)
+def test_exercises_name_what_their_checkers_read(entry):
+    """A name the checker reads that only the worked answer defines must be in the exercise's text, in backticks."""
+    found = unnamed_checker_inputs(_read(entry))
+    assert not found, "exercises that do not say what to call the answer:\n" + "\n".join(found)
+
+
+def _exercise(text, answer, check, before="V = 11"):
+    """A made-up notebook: one data cell, then an exercise, its worked answer and its checker."""
+    solution = nbformat.v4.new_code_cell(answer, id="ex1-solution")
+    solution.metadata["tags"] = ["solution"]
+    return nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell(before, id="data"),
+        nbformat.v4.new_markdown_cell(f"## Exercises\n\n**Exercise 1.** {text}", id="exercises-intro"),
+        solution,
+        nbformat.v4.new_code_cell(check, id="ex1-check"),
+    ])
+
+
+def test_an_exercise_that_never_names_its_answer_is_caught():
+    answer = ("import torch\ntable = torch.zeros(V, 4)\nhelper = 2\n\n"
+              "def lookup(ids):\n    rows = table[ids]\n    return rows")
+    check = "assert exercises.check_lookup(lookup, table, V)"
+    bad = _exercise("Write a function that looks up rows of a `[V, 4]` table.", answer, check)
+    assert unnamed_checker_inputs(bad) == [
+        "ex1-check: `lookup`, passed to exercises.check_lookup, is first defined in the worked answer ex1-solution "
+        "but never named in backticks in the exercise's text",
+        "ex1-check: `table`, passed to exercises.check_lookup, is first defined in the worked answer ex1-solution "
+        "but never named in backticks in the exercise's text"]
+    plain = _exercise("Write lookup(ids), returning rows of a table of zeros `[V, 4]`.", answer, check)
+    assert len(unnamed_checker_inputs(plain)) == 2  # named, but not as code
+    good = _exercise("Build `table = torch.zeros(V, 4)` and write `lookup(ids)` returning its rows.", answer, check)
+    assert unnamed_checker_inputs(good) == []  # V is defined before the answer: the exercise may leave it unnamed
+    only_table = ["ex1-check: `lookup`, passed to exercises.check_lookup, is first defined in the worked answer "
+                  "ex1-solution but never named in backticks in the exercise's text"]
+    for nested in ("{**{1: lookup}, 2: table}", "f=lookup, t=table"):  # inside an expression; as a keyword
+        call = _exercise("Build `table`, then the function.", answer, f"assert exercises.check_lookup({nested})")
+        assert unnamed_checker_inputs(call) == only_table

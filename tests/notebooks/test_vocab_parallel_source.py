@@ -5,20 +5,25 @@ The learner reads ``AllReduceSum``, ``all_reduce_sum`` and ``VocabParallelEmbedd
 ``utils/vocab_parallel.py``. The two are compared as syntax trees without docstrings (the
 module documents what the cells explain in prose) and without comments (which the Chinese
 edition translates): code, annotations and defaults must agree. An edit to either side alone
-fails here, with a diff of the two.
+fails here, with a diff of the two. (The notebook asserts the same in its kernel, with
+:func:`utils.distributed.vocab_parallel_run.code_differences`, on the classes its cells define.)
 """
 
 import ast
-import difflib
+import linecache
 
 import nbformat
 import pytest
 
-from tools.course import NOTEBOOKS, ROOT
+from tools.course import NOTEBOOKS
+from utils.distributed.vocab_parallel_run import (
+    MODULE_PATH,
+    SHARED_NAMES,
+    code_differences,
+    definition_differences,
+    definitions,
+)
 
-#: what notebook 8 writes in its cells and the workers import from utils/vocab_parallel.py
-SHARED_NAMES = ("AllReduceSum", "all_reduce_sum", "VocabParallelEmbedding")
-MODULE = ROOT / "utils" / "vocab_parallel.py"
 NOTEBOOK = next(entry for entry in NOTEBOOKS if entry.number == 8)
 
 
@@ -27,51 +32,22 @@ def _python_source(cell):
     return "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in cell.source.splitlines())
 
 
+def notebook_cells(path=NOTEBOOK.path):
+    return [cell for cell in nbformat.read(path, as_version=4).cells if cell.cell_type == "code"]
+
+
 def notebook_tree(path=NOTEBOOK.path):
     """The top-level statements of every code cell of the notebook, as one module."""
-    cells = [cell for cell in nbformat.read(path, as_version=4).cells if cell.cell_type == "code"]
-    return ast.Module(body=[node for cell in cells for node in ast.parse(_python_source(cell)).body], type_ignores=[])
+    return ast.Module(body=[node for cell in notebook_cells(path) for node in ast.parse(_python_source(cell)).body],
+                      type_ignores=[])
 
 
-def module_tree(path=MODULE):
+def module_tree(path=MODULE_PATH):
     return ast.parse(path.read_text(encoding="utf-8"))
 
 
-def _without_docstrings(node):
-    """A copy of ``node`` with the docstring of every function and class removed, at every depth."""
-    node = ast.parse(ast.unparse(node)).body[0]  # a copy
-    for inner in ast.walk(node):
-        if isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and ast.get_docstring(inner):
-            inner.body = inner.body[1:] or [ast.Pass()]
-    return node
-
-
-def definitions(tree, name):
-    """The top-level classes and functions called ``name`` in ``tree``."""
-    return [node for node in tree.body
-            if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name == name]
-
-
-def differences(notebook, module, names=SHARED_NAMES):
-    """What differs between the two trees for each of ``names``, as readable messages (none when identical)."""
-    found = []
-    for name in names:
-        in_notebook, in_module = definitions(notebook, name), definitions(module, name)
-        if len(in_notebook) != 1 or len(in_module) != 1:
-            found.append(f"{name} is defined {len(in_notebook)} time(s) in notebook 8's cells and "
-                         f"{len(in_module)} time(s) in utils/vocab_parallel.py; expected once in each")
-            continue
-        a, b = _without_docstrings(in_notebook[0]), _without_docstrings(in_module[0])
-        if ast.dump(a) != ast.dump(b):
-            diff = difflib.unified_diff(ast.unparse(a).splitlines(), ast.unparse(b).splitlines(),
-                                        "notebook 8's cells", "utils/vocab_parallel.py", lineterm="")
-            found.append(f"{name} differs (docstrings and comments aside); make both sides the same:\n"
-                         + "\n".join(diff))
-    return found
-
-
 def test_the_cells_and_the_module_hold_the_same_code():
-    found = differences(notebook_tree(), module_tree())
+    found = definition_differences(notebook_tree(), module_tree())
     assert not found, "\n\n".join(found)
 
 
@@ -84,7 +60,7 @@ def test_an_edit_to_either_side_alone_is_caught_with_a_diff(side):
     ret = forward.body[-1]
     assert ast.unparse(ret) == "return all_reduce_sum(partial, self.group)"
     ret.value = ast.parse("partial * world_size").body[0].value  # a slip in one copy only
-    found = differences(notebook, module)
+    found = definition_differences(notebook, module)
     assert len(found) == 1 and found[0].startswith("VocabParallelEmbedding differs")
     removed, added = ("-", "+") if side == "notebook" else ("+", "-")
     assert f"{removed}        return partial * world_size" in found[0]
@@ -94,10 +70,37 @@ def test_an_edit_to_either_side_alone_is_caught_with_a_diff(side):
 def test_docstrings_and_comments_may_differ_but_nothing_else():
     cell = 'def all_reduce_sum(partial, group=None):\n    # a comment\n    return partial\n'
     module = 'def all_reduce_sum(partial, group=None):\n    """A docstring."""\n    return partial\n'
-    assert differences(ast.parse(cell), ast.parse(module), ("all_reduce_sum",)) == []
+    assert definition_differences(ast.parse(cell), ast.parse(module), ("all_reduce_sum",)) == []
     default = module.replace("group=None", "group=0")
-    assert "differs" in differences(ast.parse(cell), ast.parse(default), ("all_reduce_sum",))[0]
+    assert "differs" in definition_differences(ast.parse(cell), ast.parse(default), ("all_reduce_sum",))[0]
     twice = ast.parse(cell + cell)
-    assert differences(twice, ast.parse(module), ("all_reduce_sum",)) == [
+    assert definition_differences(twice, ast.parse(module), ("all_reduce_sum",)) == [
         "all_reduce_sum is defined 2 time(s) in notebook 8's cells and 1 time(s) in utils/vocab_parallel.py; "
         "expected once in each"]
+
+
+def _run_as_a_cell(source, name):
+    """Run ``source`` as a kernel runs a cell: compiled from a name whose lines only linecache holds."""
+    filename = f"<cell {name}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
+    namespace = {}
+    exec(compile(source, filename, "exec"), namespace)  # noqa: S102 (the test's own source)
+    return namespace
+
+
+def test_code_differences_reads_the_classes_a_cell_defined():
+    """What the notebook asserts in its kernel: the objects its cells define hold the module's code."""
+    imports = ("from typing import Any\nimport torch\nimport torch.distributed as dist\nimport torch.nn as nn\n"
+               "from utils.lookup import check_ids\nfrom utils.vocab_parallel import local_lookup, shard_of\n\n")
+    sources = [_python_source(cell) for cell in notebook_cells()]
+    shared = [ast.get_source_segment(source, node) for source in sources for node in ast.parse(source).body
+              if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name in SHARED_NAMES]  # comments kept
+    assert len(shared) == len(SHARED_NAMES)
+    namespace = _run_as_a_cell(imports + "\n\n".join(shared), "notebook-8")
+    objects = [namespace[name] for name in SHARED_NAMES]
+    assert code_differences(*objects) == []
+    edited = _run_as_a_cell("def all_reduce_sum(partial, group=None):\n    return partial\n", "edited")
+    found = code_differences(edited["all_reduce_sum"])
+    assert len(found) == 1 and found[0].startswith("all_reduce_sum differs") and "-    return partial" in found[0]
+    with pytest.raises(ValueError, match="the source of 'len' cannot be found"):
+        code_differences(len)

@@ -4,6 +4,7 @@ Real runs, and real failures injected into them, are in tests/processes/.
 """
 
 import json
+import sys
 from types import SimpleNamespace
 
 import pytest
@@ -71,6 +72,21 @@ def test_prepare_workers_picks_a_start_method():
     assert L.prepare_workers("spawn") == "spawn"
     assert L.prepare_workers() in ("forkserver", "spawn")
     assert L.prepare_workers() == L.prepare_workers()  # a second call changes nothing
+
+
+def test_prepare_workers_in_a_kernel_starts_nothing_elsewhere(monkeypatch):
+    """Notebook 8's kernel starts the server as it imports vocab_parallel_run; a script, a test, the server
+    and the workers (which import that module too) never do."""
+    calls = []
+    monkeypatch.setattr(L, "prepare_workers", lambda start_method=None, modules=(): calls.append(modules) or "spawn")
+    monkeypatch.setitem(sys.modules, "IPython", SimpleNamespace(get_ipython=lambda: None))
+    assert L.prepare_workers_in_a_kernel(("a.module",)) is None  # IPython imported, but no shell: not a kernel
+    monkeypatch.setitem(sys.modules, "IPython", SimpleNamespace(get_ipython=lambda: "a shell"))
+    monkeypatch.delitem(sys.modules, "ipykernel", raising=False)
+    assert L.prepare_workers_in_a_kernel(("a.module",)) is None  # a terminal IPython: not a kernel
+    monkeypatch.setitem(sys.modules, "ipykernel", SimpleNamespace())
+    assert L.prepare_workers_in_a_kernel(("a.module",)) == "spawn"
+    assert calls == [("a.module",)]
 
 
 def _processes(*codes):
