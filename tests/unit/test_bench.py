@@ -332,7 +332,7 @@ def test_format_timings_environment_line_and_verdict(rows):
     assert tables.verdict(busy) == (
         "noisy: lookup backward at V=300, d=8, n=32 varied by 50% across 2 interleaved repeats (over 20%): this "
         "machine is busy, so one number is not reliable; run again at a quiet moment or with more repeats")
-    assert tables.verdict([dataclasses.replace(r, repeats=1) for r in calm]).startswith("one repeat")
+    assert tables.verdict([dataclasses.replace(r, repeats=1) for r in calm]).startswith("one repeat at most")
 
 
 def test_write_results_as_csv_and_json(rows, tmp_path):

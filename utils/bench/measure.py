@@ -23,6 +23,7 @@ seed and budget are a :class:`Settings`.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 import itertools
 import logging
@@ -123,12 +124,12 @@ class Case:
         return f"V={self.vocab_size:,}, d={self.embedding_dim:,}, n={self.num_tokens:,}"
 
 
-#: GPT-2's vocabulary and width, and a batch of 2,048 tokens (one sequence of its full context).
+#: GPT-2's vocabulary and width, and a batch of 2,048 tokens.
 GPT2 = Case(50_257, 768, 2_048)
 
 
 def check_cases(cases: Case | Sequence[Case]) -> list[Case]:
-    cases = [cases] if isinstance(cases, Case) else list(cases)
+    cases = [cases] if isinstance(cases, Case) else list(cases) if isinstance(cases, Iterable) else None
     if not cases or not all(isinstance(c, Case) for c in cases):
         raise TypeError("cases must be a non-empty list of Case(vocab_size, embedding_dim, num_tokens)")
     return cases
@@ -224,16 +225,12 @@ def peak_bytes_estimate(method: str, pass_: str, case: Case, dtype: torch.dtype 
     return out + grad
 
 
-def held_bytes(pass_: str, case: Case, dtype: torch.dtype | str = torch.float32) -> int:
-    """Bytes held while a method is timed: the weight, the batches of ids, the output gradient (backward)."""
-    n, V, d, item = case.num_tokens, case.vocab_size, case.embedding_dim, itemsize(dtype)
-    held = V * d * item + len_id_batches(case) * n * ID_BYTES
-    return held + (n * d * item if pass_ == "backward" else 0)
-
-
 def memory_needed(method: str, pass_: str, case: Case, dtype: torch.dtype | str = torch.float32) -> int:
-    """What the memory guard compares with the budget: what is held, plus one call's peak."""
-    return held_bytes(pass_, case, dtype) + peak_bytes_estimate(method, pass_, case, dtype)
+    """What the memory guard compares with the budget: what is held while a method is timed (the weight,
+    the batches of ids, the output gradient of a backward), plus one call's peak."""
+    n, V, d, item = case.num_tokens, case.vocab_size, case.embedding_dim, itemsize(dtype)
+    held = V * d * item + len_id_batches(case) * n * ID_BYTES + (n * d * item if pass_ == "backward" else 0)
+    return held + peak_bytes_estimate(method, pass_, case, dtype)
 
 
 def format_bytes(num: int | float) -> str:
@@ -473,12 +470,15 @@ class Timing:
 
 
 def time_methods(cases: Case | Sequence[Case], settings: Settings, methods: Sequence[str] = METHODS,
-                 passes: Sequence[str] = PASSES) -> list[Timing]:
+                 passes: Sequence[str] = PASSES, repeats: int | None = None) -> list[Timing]:
     """Check, then time, every method and pass on every case: one :class:`Timing` each, in that order.
 
     A method that would exceed the memory budget is skipped, never attempted (its row says why,
     and the reason is printed), as is one the device cannot run (sparse matrices on some backends).
+    ``repeats``: instead of ``settings.repeats`` (one is enough where the gap is a thousandfold).
     """
+    if repeats is not None:
+        settings = dataclasses.replace(settings, repeats=repeats)
     cases = check_cases(cases)
     methods = check_choices("methods", methods, METHODS)
     passes = check_choices("passes", passes, PASSES)

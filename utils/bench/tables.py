@@ -48,7 +48,7 @@ def format_timings(rows: Sequence[Timing]) -> str:
         ok = r.status == "ok"
         lines.append([
             f"{r.vocab_size:,}", f"{r.embedding_dim:,}", f"{r.num_tokens:,}", r.method, r.pass_,
-            format_time(r.seconds), f"{r.spread:.0%}" if ok else "-", format_bytes(r.input_bytes),
+            format_time(r.seconds), f"{r.spread:.0%}" if ok and r.repeats > 1 else "-", format_bytes(r.input_bytes),
             format_bytes(r.peak_bytes) if ok else "-",
             ("exact" if r.exact else f"<= {r.max_abs_diff:.1g}") if ok else "-", "ok" if ok else "skipped",
         ])
@@ -71,12 +71,10 @@ def verdict(rows: Sequence[Timing | BandwidthRow]) -> str:
     For timings, each one's spread; for the bandwidth study, the spread of its ratio. Over
     :data:`NOISY_SPREAD` (20%), the machine was busy and one number is not reliable.
     """
-    measured = [r for r in rows if r.status == "ok"]
+    measured = [r for r in rows if r.status == "ok" and r.repeats > 1]
     if not measured:
-        return "nothing was measured"
-    repeats = measured[0].repeats
-    if repeats < 2:
-        return "one repeat: no spread to judge the noise by; run with more repeats"
+        return "one repeat at most: no spread to judge the noise by; run with more repeats"
+    repeats = min(r.repeats for r in measured)
     spreads = {r: (r.ratio_high - r.ratio_low) / r.ratio if isinstance(r, BandwidthRow) else r.spread
                for r in measured}
     worst = max(spreads, key=spreads.get)
