@@ -233,7 +233,8 @@ def test_interleaved_times_every_call_once_a_round(monkeypatch):
     monkeypatch.setattr(measure, "time_per_call", lambda call, settings: order.append(call()) or 1.0)
     times = measure.interleaved({"a": lambda: "a", "b": lambda: "b"}, Settings(repeats=3))
     assert order == ["a", "b"] * 3 and times == {"a": [1.0] * 3, "b": [1.0] * 3}
-    assert measure.spread([1.0, 1.1, 0.9]) == pytest.approx(0.2) and measure.spread([2.0]) == 0
+    assert measure.spread([1.0, 1.1, 0.9]) == pytest.approx(0.1) and measure.spread([2.0]) == 0
+    assert measure.spread([1.0, 1.0, 1.0, 1.0, 9.0]) == 0  # one disturbed repeat does not move the median
 
 
 def test_each_call_takes_the_next_batch_of_ids(monkeypatch):
@@ -327,11 +328,13 @@ def test_format_timings_environment_line_and_verdict(rows):
     with pytest.raises(ValueError, match="no rows"):
         tables.environment_line([])
     calm = [dataclasses.replace(r, spread=0.05) for r in rows]
-    assert tables.verdict(calm).startswith("reliable: across 2 interleaved repeats no figure varied by more than 5%")
+    assert tables.verdict(calm).startswith("reliable: over 2 interleaved repeats, the middle half of every figure's "
+                                           "repeats spans at most 5% of its median")
     busy = calm[:3] + [dataclasses.replace(calm[3], spread=0.5)]
     assert tables.verdict(busy) == (
-        "noisy: lookup backward at V=300, d=8, n=32 varied by 50% across 2 interleaved repeats (over 20%): this "
-        "machine is busy, so one number is not reliable; run again at a quiet moment or with more repeats")
+        "noisy: over 2 interleaved repeats, the middle half of the repeats of lookup backward at V=300, d=8, n=32 "
+        "spans 50% of its median (over 20%), so one number is not reliable: the machine was busy, or the call's own "
+        "time varies (a large allocation can fault in fresh pages); run again at a quiet moment or with more repeats")
     assert tables.verdict([dataclasses.replace(r, repeats=1) for r in calm]).startswith("one repeat at most")
 
 
@@ -416,7 +419,8 @@ def test_the_study_row_holds_every_variant_and_the_ratios_with_their_range(study
     for variant in bandwidth.VARIANTS:
         assert getattr(row, f"{variant}_gbs") > 0
     assert row.ratio_low <= row.ratio <= row.ratio_high and row.alloc_low <= row.alloc_cost <= row.alloc_high
-    assert row.noisy == ((row.ratio_high - row.ratio_low) / row.ratio > measure.NOISY_SPREAD)
+    assert row.noisy == (row.ratio_spread > measure.NOISY_SPREAD) and row.ratio_spread <= (
+        row.ratio_high - row.ratio_low) / row.ratio
     assert row.cold_bytes >= bandwidth.COLD_FACTOR * row.cache_bytes
     assert row.regime in bandwidth.REGIMES[:2]  # a 9.4 KiB table fits any cache: never DRAM-bound
     assert row.floor_seconds > 0 and row.lookup_into_seconds > 0
@@ -435,10 +439,17 @@ def test_the_study_in_words_calls_the_cold_copy_the_limit_only_where_it_is(study
     assert "its limit" not in words["per-call overhead"] and "compares two fixed costs" in words["per-call overhead"]
     assert "its limit" not in words["cache-resident"] and "no copy from DRAM limits it" in words["cache-resident"]
     assert all("allocating its output, as nn.Embedding does" in text for text in words.values())
+    free = dataclasses.replace(study_row, alloc_cost=1.01, alloc_low=0.98, alloc_high=1.05)
+    faults = dataclasses.replace(study_row, alloc_cost=5.0, alloc_low=4.5, alloc_high=5.5)
+    assert tables.allocation_cost(free) == "≈1x" and tables.allocation_cost(faults) == "5.00x"
+    assert "no cost the repeats can tell apart (its time over the preallocated one's, range 0.98-1.05)" in \
+        tables.describe_study_row(free)
+    assert "5.00x the time (its time over the preallocated one's, range 4.50-5.50)" in tables.describe_study_row(faults)
     table = tables.format_study([study_row, dataclasses.replace(study_row, regime="DRAM-bound")])
     assert f"({study_row.ratio:.2f})" in table and f" {study_row.ratio:.2f} " in table  # brackets: no limit
-    noisy = dataclasses.replace(study_row, ratio=1.0, ratio_low=0.5, ratio_high=1.5)
-    assert noisy.noisy and tables.verdict([noisy]).startswith("noisy: the lookup/cold-copy ratio at V=300")
+    noisy = dataclasses.replace(study_row, ratio=1.0, ratio_low=0.5, ratio_high=1.5, ratio_spread=0.3)
+    assert noisy.noisy and tables.verdict([noisy]).startswith(
+        "noisy: over 3 interleaved repeats, the middle half of the repeats of the lookup/cold-copy ratio at V=300")
 
 
 def test_the_study_draws_the_lookups_ids_afresh_and_reuses_one_cold_buffer(monkeypatch):
@@ -500,7 +511,7 @@ def test_regimes_runs_the_token_sweep_and_writes_the_study(tmp_path, capsys):
     assert bench_main(["regimes", "--vocab-size", "300", "--dim", "4", "--tokens", "8,32", *TINY,
                        "--output", str(out)]) == 0
     printed = capsys.readouterr().out
-    assert "into/cold" in printed and "regime" in printed
+    assert "lookup/cold" in printed and "allocating" in printed and "regime" in printed
     assert [row["num_tokens"] for row in json.loads(out.read_text())] == [8, 32]
 
 

@@ -54,7 +54,8 @@ def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentPars
     common.add_argument("--threads", type=int, default=1,
                         help="CPU threads for the timed calls (default 1: on a machine whose cores are shared, a "
                              "multi-threaded call can wait milliseconds for a busy core)")
-    common.add_argument("--min-run-time", type=_positive, default=0.5, help="seconds per timing (default 0.5)")
+    common.add_argument("--min-run-time", type=_positive,
+                        help="seconds per timing (default 0.5; with --preset, the preset's)")
     common.add_argument("--repeats", type=int, default=5,
                         help="interleaved repeats of every timing (default 5): their spread is the noise verdict")
     common.add_argument("--memory-budget-gib", type=_positive, help="skip what needs more (default: "
@@ -101,6 +102,11 @@ def _cases(args: argparse.Namespace) -> list[measure.Case]:
     return [measure.Case(v, d, n) for v in args.vocab_sizes for d in args.dims for n in args.tokens]
 
 
+def _min_run_time(args: argparse.Namespace) -> float:
+    preset = getattr(args, "preset", None)
+    return measure.PRESETS[preset].min_run_time if preset else 0.5
+
+
 def _run(args: argparse.Namespace, settings: measure.Settings, cases: list[measure.Case]) -> list:
     if args.command == "sweep":
         rows = measure.time_methods(cases, settings, args.methods, args.passes)
@@ -129,7 +135,8 @@ def main(argv: list[str] | None = None) -> int:
         command.error(f"--output must end in .csv or .json, got {args.output.name!r}")
     try:
         settings = measure.Settings(
-            args.device, args.dtype, threads=args.threads, min_run_time=args.min_run_time, repeats=args.repeats,
+            args.device, args.dtype, threads=args.threads, min_run_time=args.min_run_time or _min_run_time(args),
+            repeats=args.repeats,
             memory_budget=None if args.memory_budget_gib is None else args.memory_budget_gib * measure.GIB,
             seed=args.seed, progress=not args.no_progress)
         cases = _cases(args)

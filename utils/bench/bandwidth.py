@@ -43,6 +43,7 @@ from .measure import (
     len_id_batches,
     make_inputs,
     over_budget,
+    spread,
 )
 
 VARIANTS = ("lookup", "lookup_into", "copy_cold", "copy_cached")
@@ -117,7 +118,8 @@ class BandwidthRow:
     """The study of one case: each variant's median bandwidth over the rounds (GB/s, from the bytes the
     lesson counts, :func:`utils.lookup.bytes_moved`), the regime, and two ratios with their range over
     the rounds: ``ratio`` (the preallocated lookup's bandwidth over the cold copy's) and ``alloc_cost``
-    (the allocating lookup's time over the preallocated one's). A skipped case has ``status="skipped"``."""
+    (the allocating lookup's time over the preallocated one's); ``ratio_spread``, the ratio's :func:`.measure.spread`.
+    A skipped case has ``status="skipped"``."""
 
     vocab_size: int
     embedding_dim: int
@@ -140,6 +142,7 @@ class BandwidthRow:
     ratio: float | None = None
     ratio_low: float | None = None
     ratio_high: float | None = None
+    ratio_spread: float | None = None
     alloc_cost: float | None = None
     alloc_low: float | None = None
     alloc_high: float | None = None
@@ -156,8 +159,8 @@ class BandwidthRow:
 
     @property
     def noisy(self) -> bool:
-        """Whether the ratio's rounds disagree by more than :data:`NOISY_SPREAD` of their median."""
-        return self.status == "ok" and (self.ratio_high - self.ratio_low) / self.ratio > NOISY_SPREAD
+        """Whether the ratio's rounds spread (:func:`.measure.spread`) by more than :data:`NOISY_SPREAD`."""
+        return self.status == "ok" and self.ratio_spread > NOISY_SPREAD
 
 
 def _variants(case: Case, weight: torch.Tensor, storage: torch.Tensor, cache_bytes: int,
@@ -244,6 +247,6 @@ def _measured_row(times: dict[str, list[float]], common: dict, item: int, device
         status="ok", reason="", regime=regime(seconds, floor, common["table_bytes"], common["cache_bytes"]),
         **{f"{v}_gbs": statistics.median(gbs[v]) for v in VARIANTS},
         lookup_into_seconds=seconds, floor_seconds=floor,
-        ratio=statistics.median(ratios), ratio_low=min(ratios), ratio_high=max(ratios),
+        ratio=statistics.median(ratios), ratio_low=min(ratios), ratio_high=max(ratios), ratio_spread=spread(ratios),
         alloc_cost=statistics.median(alloc), alloc_low=min(alloc), alloc_high=max(alloc),
         peak_gbs=device_peak_bandwidth(device), **common)

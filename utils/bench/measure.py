@@ -61,7 +61,7 @@ GIB = 2**30
 BUDGET_FRACTION = 0.5
 #: The budget when the available memory cannot be read: small enough for any laptop or Colab.
 FALLBACK_BUDGET = 1 * GIB
-#: A figure whose repeats vary by more than this (slowest minus fastest, over the median) is not reliable.
+#: A figure whose repeats spread by more than this (:func:`spread`) is not reliable.
 NOISY_SPREAD = 0.2
 
 
@@ -416,8 +416,13 @@ def interleaved(calls: dict, settings: Settings, bar: tqdm | None = None) -> dic
 
 
 def spread(values: Sequence[float]) -> float:
-    """How far repeats disagree: ``(largest - smallest) / median`` (0 for a single value)."""
-    return (max(values) - min(values)) / statistics.median(values)
+    """How far repeats disagree: the range of their middle half (interquartile range) over their median, as
+    ``torch.utils.benchmark`` judges its blocks. A figure reported as a median is moved by the middle of the
+    repeats, not by one disturbed repeat; 0 for a single value."""
+    if len(values) < 2:
+        return 0.0
+    q1, _, q3 = statistics.quantiles(values, n=4, method="inclusive")
+    return (q3 - q1) / statistics.median(values)
 
 
 def _measured_peak(call: Callable[[], object], device: torch.device) -> int:
@@ -598,7 +603,7 @@ def run_sweeps(sweeps: Sweeps, axes: Sequence[str], settings: Settings, methods:
 #: (minutes on a CPU; the memory guard skips what does not fit).
 PRESETS = {
     "quick": Sweeps(vocab_sizes=(1_000, 3_000, 10_000, 50_257), embedding_dims=(16, 64, 256),
-                    token_counts=(64, 256, 1_024), anchor=Case(2_000, 16, 64), min_run_time=0.05),
+                    token_counts=(64, 256, 1_024), anchor=Case(2_000, 16, 64), min_run_time=0.1),
     "full": Sweeps(vocab_sizes=(1_000, 2_000, 5_000, 10_000, 20_000, 50_257, 128_256),
                    embedding_dims=(64, 128, 256, 512, 768), token_counts=(256, 512, 1_024, 2_048, 4_096),
                    anchor=GPT2, min_run_time=0.5),

@@ -68,24 +68,30 @@ def environment_line(rows: Sequence[Timing | BandwidthRow]) -> str:
 def verdict(rows: Sequence[Timing | BandwidthRow]) -> str:
     """Whether one run's figures can be trusted: the widest spread of their interleaved repeats, in words.
 
-    For timings, each one's spread; for the bandwidth study, the spread of its ratio. Over
+    For timings, each one's :func:`.measure.spread`; for the bandwidth study, its ratio's. Over
     :data:`NOISY_SPREAD` (20%), the machine was busy and one number is not reliable.
     """
     measured = [r for r in rows if r.status == "ok" and r.repeats > 1]
     if not measured:
         return "one repeat at most: no spread to judge the noise by; run with more repeats"
     repeats = min(r.repeats for r in measured)
-    spreads = {r: (r.ratio_high - r.ratio_low) / r.ratio if isinstance(r, BandwidthRow) else r.spread
-               for r in measured}
+    spreads = {r: r.ratio_spread if isinstance(r, BandwidthRow) else r.spread for r in measured}
     worst = max(spreads, key=spreads.get)
     what = "the lookup/cold-copy ratio" if isinstance(worst, BandwidthRow) else f"{worst.method} {worst.pass_}"
     where = f"{what} at {worst.case.label()}"
     if spreads[worst] <= NOISY_SPREAD:
-        return (f"reliable: across {repeats} interleaved repeats no figure varied by more than {spreads[worst]:.0%} "
-                f"(widest: {where}; the limit is {NOISY_SPREAD:.0%})")
-    return (f"noisy: {where} varied by {spreads[worst]:.0%} across {repeats} interleaved repeats (over "
-            f"{NOISY_SPREAD:.0%}): this machine is busy, so one number is not reliable; run again at a quiet "
-            "moment or with more repeats")
+        return (f"reliable: over {repeats} interleaved repeats, the middle half of every figure's repeats spans at "
+                f"most {spreads[worst]:.0%} of its median (widest: {where}; the limit is {NOISY_SPREAD:.0%})")
+    return (f"noisy: over {repeats} interleaved repeats, the middle half of the repeats of {where} spans "
+            f"{spreads[worst]:.0%} of its median (over {NOISY_SPREAD:.0%}), so one number is not reliable: the machine "
+            "was busy, or the call's own time varies (a large allocation can fault in fresh pages); run again at a "
+            "quiet moment or with more repeats")
+
+
+def allocation_cost(r: BandwidthRow) -> str:
+    """What allocating the output cost, in the allocating lookup's time over the preallocated one's (paired by
+    round): ``"≈1x"`` where the range of the rounds takes in 1, no cost that the repeats can tell apart."""
+    return "≈1x" if r.alloc_low <= 1 <= r.alloc_high else f"{r.alloc_cost:.2f}x"
 
 
 def format_study(rows: Sequence[BandwidthRow]) -> str:
@@ -97,12 +103,12 @@ def format_study(rows: Sequence[BandwidthRow]) -> str:
             continue
         ratio = f"{r.ratio:.2f}" if r.regime == REGIMES[2] else f"({r.ratio:.2f})"
         lines.append([f"{r.num_tokens:,}", format_bytes(r.bytes_moved),
-                      *(f"{gbs:.3g}" for gbs in (r.lookup_gbs, r.lookup_into_gbs, r.copy_cold_gbs,
-                                                 r.copy_cached_gbs)),
-                      ratio, f"{r.ratio_low:.2f}-{r.ratio_high:.2f}", r.regime])
-    header = ["n", "moved", "lookup", "into buf", "copy cold", "copy cached", "into/cold", "range", "regime"]
-    return ("GB/s, median of the repeats; into/cold: the preallocated lookup over the cold copy, its limit "
-            "(in brackets where no limit applies)\n" + _columns(header, lines, {"regime"}))
+                      *(f"{gbs:.3g}" for gbs in (r.lookup_into_gbs, r.copy_cold_gbs, r.copy_cached_gbs)),
+                      ratio, f"{r.ratio_low:.2f}-{r.ratio_high:.2f}", allocation_cost(r), r.regime])
+    header = ["n", "moved", "lookup", "copy cold", "copy cached", "lookup/cold", "range", "allocating", "regime"]
+    return ("GB/s, median of the repeats; lookup: into a preallocated output; lookup/cold: over the cold copy, its "
+            "limit (in brackets where no limit applies); allocating: the time of a lookup that allocates its output, "
+            "over the preallocated one's\n" + _columns(header, lines, {"regime"}))
 
 
 def describe_study_row(r: BandwidthRow) -> str:
@@ -123,8 +129,9 @@ def describe_study_row(r: BandwidthRow) -> str:
         text = (f"{head}: {r.ratio:.2f}x its limit, a copy from a source not in cache ({r.copy_cold_gbs:.3g} GB/s; "
                 f"{rounds}; the source rotates through {format_bytes(r.cold_bytes)}, {COLD_FACTOR}x or more the "
                 f"{format_bytes(r.cache_bytes)} cache, as the rows come from a {format_bytes(r.table_bytes)} table)")
-    text += (f"\nallocating its output, as nn.Embedding does: {r.alloc_cost:.2f}x the time "
-             f"(range {r.alloc_low:.2f}-{r.alloc_high:.2f})")
+    cost = "no cost the repeats can tell apart" if allocation_cost(r) == "≈1x" else f"{r.alloc_cost:.2f}x the time"
+    text += (f"\nallocating its output, as nn.Embedding does: {cost} (its time over the preallocated one's, "
+             f"range {r.alloc_low:.2f}-{r.alloc_high:.2f})")
     if r.peak_gbs:
         text += f"; {r.lookup_into_gbs / r.peak_gbs:.0%} of the device's peak {r.peak_gbs:,.0f} GB/s"
     return text
