@@ -1,23 +1,12 @@
 """Check, then time, the ways of getting embedding rows: notebook 6's sweeps, ``python -m utils.bench sweep``.
 
-Three ways to turn token ids into rows (``ids: (n,) int64``, ``weight: (V, d)``, each giving ``(n, d)``):
-
-- ``lookup``: ``F.embedding(ids, weight)``, what ``nn.Embedding`` calls;
-- ``dense``:  ``F.one_hot(ids, V).to(dtype) @ weight``, the one-hot matrix product;
-- ``sparse``: ``torch.sparse.mm(X, weight)``, ``X`` the one-hot as a sparse COO matrix (``n`` nonzeros),
-  built from the ids inside the timed call, as the dense one-hot is.
-
-Each is timed forward, and forward + backward (the gradient of the weight), on the same seeded inputs,
-after its result has been checked against the lookup's (:func:`tolerance`). Every call takes the next
-batch of ids (:func:`id_batches`), as a model's every step does, so the lookup's rows are not the
-ones the previous call left in cache. The timer is PyTorch's ``torch.utils.benchmark.Timer``
-(``blocked_autorange``: a warm-up, blocks of calls, the median per call, CUDA synchronised, the thread
-count fixed), run in ``repeats`` interleaved rounds: each round times every method once, so that a
-passing load slows them alike, and the spread of the rounds says how far one number can be trusted.
-
-A memory guard skips, with a printed reason, any method whose memory (counted before anything is
-allocated, :func:`memory_needed`) exceeds the budget. No global state: the device, dtype, threads,
-seed and budget are a :class:`Settings`.
+``lookup`` (``F.embedding(ids, W)``), ``dense`` (``F.one_hot(ids, V).to(dtype) @ W``) and ``sparse``
+(``torch.sparse.mm`` of the one-hot as a COO matrix, built inside the call as the dense one-hot is), forward
+and forward + backward, on seeded inputs, each checked against the lookup first (:func:`tolerance`). Every
+call takes the next batch of ids (:func:`id_batches`), as a model's every step does. The timer is PyTorch's
+``torch.utils.benchmark.Timer``, run in interleaved rounds (:func:`interleaved`) whose :func:`spread` says
+how far one number can be trusted. A memory guard skips, with a printed reason, what would not fit the
+budget (:func:`memory_needed`). No global state: the device, dtype, threads, seed and budget are a :class:`Settings`.
 """
 
 from __future__ import annotations
