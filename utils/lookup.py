@@ -7,6 +7,10 @@ The two forms of the same computation, for ids of any shape ``S``:
 
 Both check their arguments first and say what was wrong in plain words; PyTorch's
 own messages for the same mistakes are terse ("index out of range in self").
+
+What each costs, counted (the benchmark of notebook 6 measures it): the multiply-adds of the
+one-hot product (:func:`one_hot_multiply_adds`), the bytes of its one-hot input
+(:func:`one_hot_bytes`), and the bytes a lookup reads and writes (:func:`bytes_moved`).
 """
 
 from __future__ import annotations
@@ -123,9 +127,42 @@ def one_hot_multiply_adds(num_tokens: int, vocab_size: int, embedding_dim: int) 
     ``V * d`` multiply-adds per token, of which ``d`` multiply by the single 1.
     (A FLOP counter reports twice the multiply-adds: a multiply and an add each.)
 
-    Taught in notebooks 1 and 3.
+    Taught in notebooks 1, 3 and 6.
     """
     check_int("num_tokens", num_tokens, minimum=0)
     check_int("vocab_size", vocab_size)
     check_int("embedding_dim", embedding_dim)
     return MultiplyAdds(total=num_tokens * vocab_size * embedding_dim, useful=num_tokens * embedding_dim)
+
+
+#: Bytes of one token id: ``F.one_hot`` and ``F.embedding`` take int64 ids.
+ID_BYTES = 8
+
+
+def one_hot_bytes(num_tokens: int, vocab_size: int, itemsize: int = 4, *, cast_peak: bool = False) -> int:
+    """Bytes of the one-hot input ``(n, V)`` in a float dtype of ``itemsize`` bytes: ``n·V·itemsize``.
+
+    The ids it is made from take ``n·8`` bytes, so the one-hot is ``V·itemsize/8`` times as large
+    (``V/2`` in float32). ``F.one_hot`` returns int64, 8 bytes an entry, and while ``.float()``
+    copies it both exist: ``cast_peak=True`` counts that peak, ``n·V·(8 + itemsize)``.
+
+    Taught in notebook 6.
+    """
+    check_int("num_tokens", num_tokens, minimum=0)
+    check_int("vocab_size", vocab_size)
+    check_int("itemsize", itemsize)
+    return num_tokens * vocab_size * (itemsize + (ID_BYTES if cast_peak else 0))
+
+
+def bytes_moved(num_tokens: int, embedding_dim: int, itemsize: int = 4, *, ids: bool = True) -> int:
+    """The fewest bytes a lookup reads and writes: ``n`` ids, ``n`` rows read, ``n`` rows written.
+
+    ``n·8 + 2·n·d·itemsize``; with ``ids=False``, a plain copy of the ``(n, d)`` output: ``2·n·d·itemsize``.
+    The lookup does no arithmetic, so these bytes are all its work.
+
+    Taught in notebook 6.
+    """
+    check_int("num_tokens", num_tokens, minimum=0)
+    check_int("embedding_dim", embedding_dim)
+    check_int("itemsize", itemsize)
+    return (num_tokens * ID_BYTES if ids else 0) + 2 * num_tokens * embedding_dim * itemsize

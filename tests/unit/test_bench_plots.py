@@ -1,44 +1,44 @@
-"""The benchmark's plots are drawn from the rows they are given, and refuse rows they cannot draw."""
+"""The benchmark's plots are drawn from the typed rows they are given, and refuse rows they cannot draw."""
+
+import dataclasses
 
 import pytest
 import torch
 from matplotlib.figure import Figure
 
-from utils import bench
+from utils.bench import bandwidth, measure
 from utils.bench import plots as figures
 
 
-def _bench_row(method, pass_, V, d=16, n=64, time_s=1e-3, status="ok"):
-    case = bench.Case(V, d, n)
-    row = {field: None for field in bench.FIELDS}
-    row.update(method=method, vocab_size=V, embedding_dim=d, num_tokens=n, dtype="float32", device="cpu",
-               device_name="cpu", threads=1, torch_version=torch.__version__, status=status, reason="",
-               time_s=time_s if status == "ok" else None, input_bytes=bench.input_bytes(method, case),
-               peak_bytes=bench.peak_bytes_estimate(method, pass_, case) if status == "ok" else None,
-               peak_source="computed", flops=bench.flops(method, pass_, case))
-    row["pass"] = pass_
-    return row
+def _timing(method, pass_, V, d=16, n=64, seconds=1e-3, status="ok"):
+    case = measure.Case(V, d, n)
+    ok = status == "ok"
+    return measure.Timing(
+        method, pass_, V, d, n, status=status, reason="", seconds=seconds if ok else None, spread=0.0 if ok else None,
+        repeats=3, flops=measure.flops(method, pass_, case), input_bytes=measure.input_bytes(method, case),
+        peak_bytes=measure.peak_bytes_estimate(method, pass_, case) if ok else None, peak_source="counted",
+        exact=True, max_abs_diff=0.0, dtype="float32", device="cpu", device_name="cpu", threads=1,
+        torch_version=torch.__version__, min_run_time=0.1)
+
 
 def _vocab_rows():
     rows = []
     for V in (1_000, 4_000, 16_000):
-        for pass_ in bench.PASSES:
-            for method, seconds in (("lookup", 1e-5), ("dense", V * 1e-7), ("sparse", 3e-5), ("copy", 5e-6)):
-                if pass_ == "forward" or method != "copy":
-                    rows.append(_bench_row(method, pass_, V, time_s=seconds * (2 if pass_ == "backward" else 1)))
+        for pass_ in measure.PASSES:
+            for method, seconds in (("lookup", 1e-5), ("dense", V * 1e-7), ("sparse", 3e-5)):
+                rows.append(_timing(method, pass_, V, seconds=seconds * (2 if pass_ == "backward" else 1)))
     return rows
 
+
 def test_benchmark_time_figure_plots_the_measured_times():
-    rows = _vocab_rows()
-    fig = figures.benchmark_time_figure(rows, "vocab_size")
+    fig = figures.benchmark_time_figure(_vocab_rows(), "vocab_size")
     assert isinstance(fig, Figure) and len(fig.axes) == 2
     forward = fig.axes[0]
     assert forward.get_xscale() == "log" and forward.get_yscale() == "log"
     dense = next(line for line in forward.lines if line.get_label() == figures.METHOD_STYLE["dense"]["label"])
     assert list(dense.get_xdata()) == [1_000, 4_000, 16_000]
     assert list(dense.get_ydata()) == pytest.approx([1e-4, 4e-4, 1.6e-3])
-    labels = {line.get_label() for line in fig.axes[1].lines}
-    assert figures.METHOD_STYLE["copy"]["label"] not in labels  # no backward for the copy
+
 
 def test_benchmark_speedup_and_memory_figures():
     rows = _vocab_rows()
@@ -50,10 +50,11 @@ def test_benchmark_speedup_and_memory_figures():
     dense_input = memory.axes[0].lines[1]
     assert list(dense_input.get_ydata()) == [64 * V * 4 for V in (1_000, 4_000, 16_000)]
 
+
 def test_benchmark_scaling_figure_has_a_panel_per_sweep():
-    by_d = [_bench_row(m, "forward", 2_000, d=d, time_s=t * d) for d in (16, 64) for m, t in
+    by_d = [_timing(m, "forward", 2_000, d=d, seconds=t * d) for d in (16, 64) for m, t in
             (("lookup", 1e-6), ("dense", 1e-4))]
-    by_n = [_bench_row(m, "forward", 2_000, n=n, time_s=t * n) for n in (64, 256) for m, t in
+    by_n = [_timing(m, "forward", 2_000, n=n, seconds=t * n) for n in (64, 256) for m, t in
             (("lookup", 1e-6), ("dense", 1e-4))]
     fig = figures.benchmark_scaling_figure({"embedding_dim": by_d, "num_tokens": by_n})
     assert len(fig.axes) == 2 and fig.axes[1].get_xlabel() == "tokens per batch n"
@@ -62,21 +63,25 @@ def test_benchmark_scaling_figure_has_a_panel_per_sweep():
     with pytest.raises(ValueError, match="sweeps must be a non-empty dict"):
         figures.benchmark_scaling_figure({})
 
+
 def test_bandwidth_regimes_figure_draws_each_variant_over_the_regimes():
-    def row(n, gbs):
-        return {"status": "ok", "num_tokens": n, "bytes_moved": n * 100, "cache_bytes": 10_000, "vocab_size": 50,
-                "embedding_dim": 12, "dtype": "float32", "device_name": "cpu",
-                **{f"{v}_gbs": gbs * k for k, v in enumerate(("lookup", "lookup_into", "copy_cold", "copy_cached"), 1)}}
-    rows = [row(1, 1.0), row(50, 5.0), row(1_000, 2.0)]
-    fig = figures.bandwidth_regimes_figure(rows, ["per-call overhead", "cache-resident", "DRAM-bound"])
+    def row(n, gbs, regime):
+        return bandwidth.BandwidthRow(
+            vocab_size=50, embedding_dim=12, num_tokens=n, status="ok", reason="", regime=regime, bytes_moved=n * 100,
+            table_bytes=2_400, cache_bytes=10_000, cache_source="assumed", cold_bytes=40_000, repeats=3,
+            dtype="float32", device="cpu", device_name="cpu",
+            **{f"{v}_gbs": gbs * k for k, v in enumerate(bandwidth.VARIANTS, 1)})
+    rows = [row(1, 1.0, "per-call overhead"), row(50, 5.0, "DRAM-bound"), row(1_000, 2.0, "DRAM-bound")]
+    fig = figures.bandwidth_regimes_figure(rows)
     (ax,) = fig.axes
     into = next(line for line in ax.lines if line.get_label() == "lookup into a preallocated output")
     assert list(into.get_xdata()) == [100, 5_000, 100_000] and list(into.get_ydata()) == [2.0, 10.0, 4.0]
     assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
-    with pytest.raises(ValueError, match="one regime per row: got 3 rows and 1 regimes"):
-        figures.bandwidth_regimes_figure(rows, ["DRAM-bound"])
+    labels = [text.get_text() for text in ax.get_legend().get_texts()]
+    assert "per-call overhead" in labels and "DRAM-bound" in labels and "cache-resident" not in labels
     with pytest.raises(ValueError, match="at least two measured rows"):
-        figures.bandwidth_regimes_figure(rows[:1], ["DRAM-bound"])
+        figures.bandwidth_regimes_figure([rows[0], dataclasses.replace(rows[1], status="skipped")])
+
 
 def test_benchmark_figures_reject_rows_they_cannot_draw():
     rows = _vocab_rows()
@@ -84,7 +89,7 @@ def test_benchmark_figures_reject_rows_they_cannot_draw():
         figures.benchmark_time_figure(rows, "V")
     with pytest.raises(ValueError, match=r"the rows vary in \['vocab_size'\] as well as num_tokens"):
         figures.benchmark_time_figure(rows, "num_tokens")
-    skipped = [dict(r, status="skipped") for r in rows]
+    skipped = [dataclasses.replace(r, status="skipped") for r in rows]
     with pytest.raises(ValueError, match="no measured rows"):
         figures.benchmark_memory_figure(skipped)
     with pytest.raises(ValueError, match="unknown axis"):

@@ -1,120 +1,151 @@
-"""``python -m utils.bench``: the benchmark's command line."""
+"""``python -m utils.bench sweep|bandwidth|regimes``: the benchmark's command line.
+
+- ``sweep``: time the lookup and the dense and sparse one-hot products, forward and forward + backward
+  (default: GPT-2's sizes; ``--preset quick|full``: the notebook's three sweeps);
+- ``bandwidth``: the lookup against a copy of the same bytes, its limit (default: GPT-2's sizes);
+- ``regimes``: the same study over the tokens per call, 16 to 131,072, each size's regime.
+
+Every run ends with its noise verdict. A bad argument gets one line and exit status 2, never a traceback.
+"""
 
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 
-from ..devices import resolve_device
-from .bandwidth import REGIME_TOKENS, bandwidth_study, describe_study_row, format_study
-from .measure import (
-    BUDGET_FRACTION,
-    GIB,
-    METHODS,
-    PASSES,
-    PRESETS,
-    SWEEP_AXES,
-    Case,
-    default_memory_budget,
-    format_bytes,
-    run_benchmark,
-)
-from .tables import environment_line, format_table, speedups, write_results
+from . import bandwidth, measure, tables
 
-# --- command line ------------------------------------------------------------------------
+GPT2 = measure.GPT2
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, without the usage block
+        self.exit(2, f"{self.prog}: error: {message}\n")
 
 
 def _sizes(text: str) -> list[int]:
     try:
         values = [int(part.replace("_", "")) for part in text.split(",") if part.strip()]
     except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected comma-separated whole numbers like 1000,50257; got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected comma-separated whole numbers like 1000,50257; got {text!r}") \
+            from None
     if not values or min(values) < 1:
         raise argparse.ArgumentTypeError(f"expected positive whole numbers like 1000,50257; got {text!r}")
     return values
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m utils.bench",
-        description="Time the embedding lookup against the dense and sparse one-hot products and a plain copy. "
-                    "Default: GPT-2's sizes (V=50257, d=768, n=2048).",
-    )
-    parser.add_argument("--vocab-sizes", type=_sizes, default=[50_257], help="comma-separated V (default 50257)")
-    parser.add_argument("--dims", type=_sizes, default=[768], help="comma-separated d (default 768)")
-    parser.add_argument("--tokens", type=_sizes, default=[2_048], help="comma-separated n (default 2048)")
-    parser.add_argument("--sweep", choices=("quick", "full"),
-                        help="run the notebook's three sweeps (V, d, n) of this preset instead of the sizes above")
-    parser.add_argument("--methods", nargs="+", choices=METHODS, default=list(METHODS))
-    parser.add_argument("--passes", nargs="+", choices=PASSES, default=list(PASSES))
-    parser.add_argument("--device", default="auto", help="auto, cpu, cuda or mps (default auto)")
-    parser.add_argument("--dtype", default="float32", help="weight dtype (default float32)")
-    parser.add_argument("--min-run-time", type=float, default=0.5, help="seconds per measurement (default 0.5)")
-    parser.add_argument("--threads", type=int, default=1,
+def _positive(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not (value > 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"expected a positive, finite number, got {text!r}")
+    return value
+
+
+def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+    """The parser, and each subcommand's (whose errors name it)."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--device", default="auto", help="auto, cpu, cuda or mps (default auto)")
+    common.add_argument("--dtype", default="float32", help="the weight's dtype (default float32)")
+    common.add_argument("--threads", type=int, default=1,
                         help="CPU threads for the timed calls (default 1: on a machine whose cores are shared, a "
-                             "multi-threaded call can wait milliseconds for a busy core, and its timing means "
-                             "nothing; pass the core count for a quiet machine's best)")
-    parser.add_argument("--memory-budget-gib", type=float,
-                        help=f"skip what needs more (default: {BUDGET_FRACTION * 100:.0f}%% of the available memory)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--output", type=Path, help="write the results table to this .csv or .json file")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    parser.add_argument("--repeats", type=int, default=5,
-                        help="interleaved repeats of the bandwidth study (default 5): its ratio's spread is reported")
-    parser.add_argument("--regimes", action="store_true",
-                        help="instead: the bandwidth study over tokens per call, 16 to 131,072, at the first V and d, "
-                             "with each size's regime (--output then writes the study's rows)")
-    args = parser.parse_args(argv)
+                             "multi-threaded call can wait milliseconds for a busy core)")
+    common.add_argument("--min-run-time", type=_positive,
+                        help="seconds per timing (default 0.5; with --preset, the preset's)")
+    common.add_argument("--repeats", type=int, default=5,
+                        help="interleaved repeats of every timing (default 5): their spread is the noise verdict")
+    common.add_argument("--memory-budget-gib", type=_positive, help="skip what needs more (default: "
+                        f"{measure.BUDGET_FRACTION * 100:.0f}%% of the available memory)")
+    common.add_argument("--seed", type=int, default=0)
+    common.add_argument("--output", type=Path, help="also write the rows to this .csv or .json file")
+    common.add_argument("--no-progress", action="store_true", help="no progress bar")
 
-    if args.output is not None and args.output.suffix.lower() not in (".csv", ".json"):
-        parser.error(f"--output must end in .csv or .json, got {args.output.name!r}")
-    if args.sweep:
-        sweeps = PRESETS[args.sweep]
-        cases = list(dict.fromkeys(case for axis in SWEEP_AXES for case in sweeps.cases(axis)))  # each once
+    parser = _Parser(prog="python -m utils.bench", description="What the lookup saves, measured (notebook 6): "
+                     "sweep, bandwidth or regimes; each ends with its noise verdict.")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="{sweep,bandwidth,regimes}")
+    sweep = commands.add_parser("sweep", parents=[common], help="time the lookup and the one-hot products",
+                                description="Time the lookup and the dense and sparse one-hot products, forward "
+                                            "and forward + backward. Default: GPT-2's sizes (V=50257, d=768, "
+                                            "n=2048); the dense product takes seconds a call there.")
+    study = commands.add_parser("bandwidth", parents=[common], help="the lookup against a copy of the same bytes",
+                                description="The lookup of ids drawn afresh against a copy of the same bytes from "
+                                            "a source not in cache, its limit. Default: GPT-2's sizes.")
+    for command in (sweep, study):
+        command.add_argument("--vocab-sizes", type=_sizes, default=[GPT2.vocab_size], help="comma-separated V")
+        command.add_argument("--dims", type=_sizes, default=[GPT2.embedding_dim], help="comma-separated d")
+        command.add_argument("--tokens", type=_sizes, default=[GPT2.num_tokens], help="comma-separated n")
+    sweep.add_argument("--preset", choices=tuple(measure.PRESETS),
+                       help="instead of the sizes: the notebook's three sweeps (V, d, n) of this preset")
+    sweep.add_argument("--methods", nargs="+", choices=measure.METHODS, default=list(measure.METHODS))
+    sweep.add_argument("--passes", nargs="+", choices=measure.PASSES, default=list(measure.PASSES))
+    regimes = commands.add_parser("regimes", parents=[common], help="the bandwidth study by tokens per call",
+                                  description="The bandwidth study over the tokens per call, each size's regime.")
+    regimes.add_argument("--vocab-size", type=_sizes, default=[GPT2.vocab_size], help="V (default 50257)")
+    regimes.add_argument("--dim", type=_sizes, default=[GPT2.embedding_dim], help="d (default 768)")
+    regimes.add_argument("--tokens", type=_sizes, default=list(bandwidth.REGIME_TOKENS["full"]),
+                         help="comma-separated n (default 16 to 131,072)")
+    return parser, {"sweep": sweep, "bandwidth": study, "regimes": regimes}
+
+
+def _cases(args: argparse.Namespace) -> list[measure.Case]:
+    if args.command == "regimes":
+        if len(args.vocab_size) != 1 or len(args.dim) != 1:
+            raise ValueError("regimes takes one --vocab-size and one --dim")
+        return [measure.Case(args.vocab_size[0], args.dim[0], n) for n in args.tokens]
+    if args.command == "sweep" and args.preset:
+        sweeps = measure.PRESETS[args.preset]
+        return list(dict.fromkeys(case for axis in measure.SWEEP_AXES for case in sweeps.cases(axis)))  # each once
+    return [measure.Case(v, d, n) for v in args.vocab_sizes for d in args.dims for n in args.tokens]
+
+
+def _min_run_time(args: argparse.Namespace) -> float:
+    preset = getattr(args, "preset", None)
+    return measure.PRESETS[preset].min_run_time if preset else 0.5
+
+
+def _run(args: argparse.Namespace, settings: measure.Settings, cases: list[measure.Case]) -> list:
+    if args.command == "sweep":
+        rows = measure.time_methods(cases, settings, args.methods, args.passes)
+        print(tables.environment_line(rows) + f", memory budget {measure.format_bytes(settings.memory_budget)}")
+        print(tables.format_timings(rows))
+        for pass_ in args.passes:
+            for method in ("dense", "sparse"):
+                for case, speedup in tables.speedups(rows, method, pass_).items():
+                    print(f"lookup vs {method} ({pass_}) at {case.label()}: the lookup is {speedup:,.1f}x faster")
+        return rows
+    rows = bandwidth.study(cases, settings)
+    print(tables.environment_line(rows))
+    if args.command == "regimes":
+        print(tables.format_study(rows))
     else:
-        cases = [Case(v, d, n) for v in args.vocab_sizes for d in args.dims for n in args.tokens]
-    try:
-        device = resolve_device(args.device)
-    except (RuntimeError, ValueError) as error:  # an unknown device, or a GPU that is not there
-        parser.error(str(error))
-    budget = None if args.memory_budget_gib is None else int(args.memory_budget_gib * GIB)
-    study = {"device": device, "dtype": args.dtype, "min_run_time": args.min_run_time, "repeats": args.repeats,
-             "threads": args.threads, "memory_budget": budget, "seed": args.seed, "progress": not args.no_progress}
-    if args.regimes:
-        try:
-            rows = bandwidth_study([Case(args.vocab_sizes[0], args.dims[0], n) for n in REGIME_TOKENS["full"]],
-                                   **study)
-        except (TypeError, ValueError) as error:
-            parser.error(str(error))
-        print(environment_line(rows))
-        print(format_study(rows))
-        if args.output is not None:
-            print(f"results written to {write_results(rows, args.output)}")
-        return 0
-    try:
-        rows = run_benchmark(cases, methods=args.methods, passes=args.passes, device=device, dtype=args.dtype,
-                             min_run_time=args.min_run_time, threads=args.threads, memory_budget=budget,
-                             seed=args.seed, progress=not args.no_progress)
-    except (TypeError, ValueError) as error:
-        parser.error(str(error))
+        for row in rows:
+            print(tables.describe_study_row(row))
+    return rows
 
-    print(environment_line(rows))
-    print(f"memory budget {format_bytes(budget if budget is not None else default_memory_budget(device))}")
-    print()
-    print(format_table(rows))
-    print()
-    for pass_ in args.passes:
-        for method in ("dense", "sparse"):
-            for s in speedups(rows, method, pass_):
-                print(f"lookup vs {method} ({pass_}) at V={s['vocab_size']:,}, d={s['embedding_dim']:,}, "
-                      f"n={s['num_tokens']:,}: the lookup is {s['speedup']:,.1f}x faster")
-    if "forward" in args.passes and {"lookup", "copy"} <= set(args.methods):
-        for row in bandwidth_study(cases, **study):  # the lookup against a fair copy, with its spread
-            print(describe_study_row(row))
+
+def main(argv: list[str] | None = None) -> int:
+    parser, commands = _parsers()
+    args = parser.parse_args(argv)
+    command = commands[args.command]
+    if args.output is not None and args.output.suffix.lower() not in (".csv", ".json"):
+        command.error(f"--output must end in .csv or .json, got {args.output.name!r}")
+    try:
+        settings = measure.Settings(
+            args.device, args.dtype, threads=args.threads, min_run_time=args.min_run_time or _min_run_time(args),
+            repeats=args.repeats,
+            memory_budget=None if args.memory_budget_gib is None else args.memory_budget_gib * measure.GIB,
+            seed=args.seed, progress=not args.no_progress)
+        cases = _cases(args)
+    except (TypeError, ValueError, RuntimeError) as error:  # RuntimeError: a GPU asked for that is not there
+        command.error(str(error))
+    rows = _run(args, settings, cases)
+    print(tables.verdict(rows))
     if args.output is not None:
-        print(f"results written to {write_results(rows, args.output)}")
+        print(f"results written to {tables.write_results(rows, args.output)}")
     return 0
 
 

@@ -1,56 +1,71 @@
-"""The bandwidth study: the lookup against a plain copy of the same bytes, by tokens per call."""
+"""What limits the lookup: a copy of the same bytes beside it (``python -m utils.bench bandwidth|regimes``).
+
+The lookup does no arithmetic, so once a call is large enough for its fixed cost not to matter, memory
+limits it. Its yardstick is a plain copy of the same bytes, and a fair copy reads from where the
+lookup's rows come from. On each case, :func:`study` times, in interleaved rounds:
+
+- ``lookup``: ``F.embedding(ids, W)``, ids drawn afresh (:func:`.measure.id_batches`), allocating its
+  output, as a model's ``nn.Embedding`` does;
+- ``lookup_into``: ``torch.index_select(W, 0, ids, out=out)``, the same into a preallocated output;
+- ``copy_cold``: ``out.copy_(src)``, ``src`` the next ``(n, d)`` slice of a buffer at least
+  :data:`COLD_FACTOR` times the last-level cache, so never in cache: the lookup's limit where its rows
+  come from DRAM;
+- ``copy_cached``: ``out.copy_(src)`` from the same source every call: in cache while it fits;
+- ``floor``: ``lookup_into`` of :data:`FLOOR_TOKENS` ids, the fixed cost of any call.
+
+Each case falls in a regime (:data:`REGIMES`), and the cold copy is called the limit only in the
+DRAM-bound one.
+"""
 
 from __future__ import annotations
 
+import itertools
 import statistics
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import torch
 import torch.nn.functional as F
 from tqdm import tqdm
 
-from ..checks import check_int, check_positive
-from ..devices import describe_device
+from ..lookup import bytes_moved
 from .measure import (
-    ID_BYTES,
+    NOISY_SPREAD,
     Case,
+    Settings,
     as_device,
-    as_dtype,
-    blocked_autorange,
-    bytes_moved,
-    default_memory_budget,
-    format_bytes,
+    check_cases,
+    id_batches,
+    interleaved,
     itemsize,
+    len_id_batches,
     make_inputs,
+    over_budget,
+    spread,
 )
 
-# --- the bandwidth study: a fair reference, allocation apart, the regimes by size -----------
-
-#: The forward variants of the bandwidth study (:func:`bandwidth_study`):
-#: ``lookup``: ``F.embedding``, a fresh output each call (what a model pays);
-#: ``lookup_into``: ``torch.index_select(W, 0, ids, out=buf)``, into a preallocated output;
-#: ``copy_cold``: ``buf.copy_(src)`` with ``src`` the next ``(n, d)`` slice of a buffer several times
-#: the last-level cache, so that it is not cache-resident: the fair reference for the lookup, whose
-#: rows come from a table larger than the cache;
-#: ``copy_cached``: ``src.clone()`` of a source just written, as ``copy`` in :data:`METHODS`: a copy
-#: that finds its source in cache (an upper reference, unfair to the lookup).
-BANDWIDTH_VARIANTS = ("lookup", "lookup_into", "copy_cold", "copy_cached")
+VARIANTS = ("lookup", "lookup_into", "copy_cold", "copy_cached")
 #: The cold copy's rotating source spans at least this many times the last-level cache.
 COLD_FACTOR = 4
 #: Assumed last-level cache when the device does not say (bytes).
 FALLBACK_CACHE = 32 * 2**20
-#: The regimes, from small to large calls.
+#: The size of the smallest call, whose time is the floor every call pays.
+FLOOR_TOKENS = 16
+#: ``per-call overhead``: within twice the floor's time, a call's time is mostly what any call costs.
+#: ``cache-resident``: the table fits the last-level cache, so its rows come from cache.
+#: ``DRAM-bound``: rows drawn afresh from a table larger than the cache come from DRAM: the cold copy is the limit.
 REGIMES = ("per-call overhead", "cache-resident", "DRAM-bound")
-#: A run whose lookup/copy ratio varies more than this (relative, max - min over the median)
-#: across repeats says that one number would not be reliable.
-NOISY_SPREAD = 0.2
+#: Tokens per call for :func:`study` by size: from the per-call floor to past the caches. The quick sweep's
+#: largest call moves 96 MiB, past a 32 MiB CPU cache and an H100's 50 MiB L2.
+REGIME_TOKENS = {"quick": (16, 256, 2_048, 16_384),
+                 "full": (16, 64, 256, 1_024, 2_048, 4_096, 16_384, 65_536, 131_072)}
 
 
 def last_level_cache(device: torch.device | str = "cpu") -> tuple[int, str]:
-    """``(bytes, source)`` of the device's last-level cache: the L3 (or largest) cache a Linux CPU
-    lists in ``/sys``, a CUDA device's L2; else :data:`FALLBACK_CACHE` with ``source="assumed"``."""
+    """``(bytes, source)`` of the device's last-level cache: the largest cache a Linux CPU lists in
+    ``/sys``, a CUDA device's L2; else :data:`FALLBACK_CACHE` with ``source="assumed"``."""
     device = as_device(device)
     if device.type == "cuda":
         size = getattr(torch.cuda.get_device_properties(device), "L2_cache_size", 0)
@@ -84,195 +99,154 @@ def device_peak_bandwidth(device: torch.device | str = "cpu") -> float | None:
     return next((gbs for name, gbs in PEAK_BANDWIDTH_GBS.items() if name in props.name), None)
 
 
-def cold_buffer_slices(case: Case, dtype: torch.dtype | str, cache_bytes: int) -> int:
+def cold_slices(case: Case, dtype: torch.dtype | str, cache_bytes: int) -> int:
     """How many ``(n, d)`` slices the cold copy rotates through: at least 2, spanning ``COLD_FACTOR`` x the cache."""
     slice_bytes = case.num_tokens * case.embedding_dim * itemsize(dtype)
     return max(2, -(-COLD_FACTOR * cache_bytes // slice_bytes))
 
 
 def study_memory_needed(case: Case, dtype: torch.dtype | str, cache_bytes: int) -> int:
-    """Bytes the bandwidth study holds for one case: table, ids, output buffer, the cached and the cold sources,
-    and one allocated output."""
+    """Bytes the study holds for one case: the table, the batches of ids, the cold source, the cached
+    source, the preallocated output and one allocated output (the floor's few rows aside)."""
     n, V, d, item = case.num_tokens, case.vocab_size, case.embedding_dim, itemsize(dtype)
-    return V * d * item + n * ID_BYTES + (3 + cold_buffer_slices(case, dtype, cache_bytes)) * n * d * item
+    ids = len_id_batches(case) * n * 8
+    return V * d * item + ids + (3 + cold_slices(case, dtype, cache_bytes)) * n * d * item
 
 
-def _study_fns(case: Case, weight: torch.Tensor, seed: int, cache_bytes: int,
-               storage: torch.Tensor) -> dict[str, Callable[[], torch.Tensor]]:
-    """The four variants on ``case``. ``storage``: a flat buffer, at least as large as the cold copy's
-    rotating source, reused from case to case."""
-    generator = torch.Generator().manual_seed(seed)
-    ids = torch.randint(0, case.vocab_size, (case.num_tokens,), generator=generator).to(weight.device)
-    expected = F.embedding(ids, weight)
+@dataclass(frozen=True)
+class BandwidthRow:
+    """The study of one case: each variant's median bandwidth over the rounds (GB/s, from the bytes the
+    lesson counts, :func:`utils.lookup.bytes_moved`), the regime, and two ratios with their range over
+    the rounds: ``ratio`` (the preallocated lookup's bandwidth over the cold copy's) and ``alloc_cost``
+    (the allocating lookup's time over the preallocated one's); ``ratio_spread``, the ratio's :func:`.measure.spread`.
+    A skipped case has ``status="skipped"``."""
+
+    vocab_size: int
+    embedding_dim: int
+    num_tokens: int
+    status: str
+    reason: str
+    regime: str
+    bytes_moved: int
+    table_bytes: int
+    cache_bytes: int
+    cache_source: str
+    cold_bytes: int
+    repeats: int
+    lookup_gbs: float | None = None
+    lookup_into_gbs: float | None = None
+    copy_cold_gbs: float | None = None
+    copy_cached_gbs: float | None = None
+    lookup_into_seconds: float | None = None
+    floor_seconds: float | None = None
+    ratio: float | None = None
+    ratio_low: float | None = None
+    ratio_high: float | None = None
+    ratio_spread: float | None = None
+    alloc_cost: float | None = None
+    alloc_low: float | None = None
+    alloc_high: float | None = None
+    peak_gbs: float | None = None
+    dtype: str = ""
+    device: str = ""
+    device_name: str = ""
+    threads: int = 0
+    torch_version: str = ""
+
+    @property
+    def case(self) -> Case:
+        return Case(self.vocab_size, self.embedding_dim, self.num_tokens)
+
+    @property
+    def noisy(self) -> bool:
+        """Whether the ratio's rounds spread (:func:`.measure.spread`) by more than :data:`NOISY_SPREAD`."""
+        return self.status == "ok" and self.ratio_spread > NOISY_SPREAD
+
+
+def _variants(case: Case, weight: torch.Tensor, storage: torch.Tensor, cache_bytes: int,
+              seed: int) -> dict[str, Callable[[], torch.Tensor]]:
+    """The timed calls on ``case``, each checked to return the lookup's rows (the floor aside).
+    ``storage``: a flat buffer at least as large as the cold copy's source, shared by the cases."""
+    batches = id_batches(case, weight.device, seed)
+    expected = F.embedding(batches[0], weight)
     out = torch.empty_like(expected)
-    slices = cold_buffer_slices(case, weight.dtype, cache_bytes)
+    slices = cold_slices(case, weight.dtype, cache_bytes)
     cold = storage[:slices * expected.numel()].view(slices, *expected.shape)
-    cold.copy_(expected.expand_as(cold))  # every slice holds the lookup's result
-    position = [0]
-
-    def copy_cold() -> torch.Tensor:
-        position[0] = (position[0] + 1) % slices
-        return out.copy_(cold[position[0]])
-
-    fns = {
-        "lookup": lambda: F.embedding(ids, weight),
-        "lookup_into": lambda: torch.index_select(weight, 0, ids, out=out),
-        "copy_cold": copy_cold,
-        "copy_cached": expected.clone,
+    cold.copy_(expected.expand_as(cold))  # every slice holds the lookup's rows
+    floor_out = torch.empty(FLOOR_TOKENS, case.embedding_dim, dtype=weight.dtype, device=weight.device)
+    floor_ids = itertools.cycle(id_batches(Case(case.vocab_size, case.embedding_dim, FLOOR_TOKENS),
+                                           weight.device, seed))
+    ids, ids_into, sources = itertools.cycle(batches), itertools.cycle(batches), itertools.cycle(cold.unbind())
+    calls = {
+        "lookup": lambda: F.embedding(next(ids), weight),
+        "lookup_into": lambda: torch.index_select(weight, 0, next(ids_into), out=out),
+        "copy_cold": lambda: out.copy_(next(sources)),
+        "copy_cached": lambda: out.copy_(expected),
     }
-    for name, fn in fns.items():  # each variant computes the lookup's result, exactly
-        if not torch.equal(fn(), expected):
+    for name, call in calls.items():  # each first call reads batch 0 or slice 0: the lookup's rows, exactly
+        if not torch.equal(call(), expected):
             raise AssertionError(f"{name} at {case.label()} differs from the lookup; it must not be timed")
-    return fns
+    return {**calls, "floor": lambda: torch.index_select(weight, 0, next(floor_ids), out=floor_out)}
 
 
-def bandwidth_study(cases: Sequence[Case], *, device: torch.device | str = "cpu",
-                    dtype: torch.dtype | str = torch.float32, min_run_time: float = 0.1, repeats: int = 5,
-                    threads: int | None = None, memory_budget: int | None = None, seed: int = 0,
-                    progress: bool = True) -> list[dict]:
-    """Time :data:`BANDWIDTH_VARIANTS` on each case, ``repeats`` times, the variants interleaved.
+def regime(lookup_seconds: float, floor_seconds: float, table_bytes: int, cache_bytes: int) -> str:
+    """The regime of a call (:data:`REGIMES`): its time against the floor's, its table against the cache."""
+    if lookup_seconds < 2 * floor_seconds:
+        return REGIMES[0]
+    return REGIMES[1] if table_bytes <= cache_bytes else REGIMES[2]
 
-    Interleaving puts a passing load on every variant alike, so the ratio of two variants
-    within a repeat is steadier than either time. Returns one row per case: the sizes,
-    ``bytes_moved`` (the lookup's, :func:`bytes_moved`), the ``cache_bytes`` and the cold
-    buffer's size, and per variant the median bandwidth over the repeats (``<variant>_gbs``);
-    ``ratio`` (``lookup_into`` / ``copy_cold``, median over repeats) with ``ratio_min`` and
-    ``ratio_max``; ``noisy`` when their spread exceeds :data:`NOISY_SPREAD`; ``best_ratio``, the
-    two variants' best repeats compared (a busy machine only ever slows a call down, so the best
-    repeat is the one least disturbed). A case over the memory budget gets ``status="skipped"``
-    and a printed reason.
+
+def study(cases: Case | Sequence[Case], settings: Settings) -> list[BandwidthRow]:
+    """Time the variants on each case in ``settings.repeats`` interleaved rounds: one row per case.
+
+    Interleaving puts a passing load on every variant alike, so the ratio of two variants within a
+    round is steadier than either time. A case over the memory budget is skipped with a printed reason.
     """
-    if isinstance(cases, Case):
-        cases = [cases]
-    cases = list(cases)
-    if not cases or not all(isinstance(c, Case) for c in cases):
-        raise TypeError("cases must be a non-empty list of Case(vocab_size, embedding_dim, num_tokens)")
-    device, dtype = as_device(device), as_dtype(dtype)
-    min_run_time = check_positive("min_run_time", min_run_time)
-    repeats = check_int("repeats", repeats)
-    threads = torch.get_num_threads() if threads is None else check_int("threads", threads)
-    budget = default_memory_budget(device) if memory_budget is None else int(check_positive(
-        "memory_budget", memory_budget))
-    check_int("seed", seed, minimum=0)
-    cache_bytes, cache_source = last_level_cache(device)
-    peak = device_peak_bandwidth(device)
-    tables: dict[tuple[int, int], torch.Tensor] = {}  # one seeded table per (V, d), shared by the sizes of a sweep
-    fitting = [c for c in cases if study_memory_needed(c, dtype, cache_bytes) <= budget]
+    cases = check_cases(cases)
+    cache_bytes, cache_source = last_level_cache(settings.device)
+    item = itemsize(settings.dtype)
+    fitting = [c for c in cases if study_memory_needed(c, settings.dtype, cache_bytes) <= settings.memory_budget]
     # one buffer for the cold copy's source, as large as the largest case needs, reused by every case:
-    # allocating and first touching a buffer of four caches for each case would take longer than timing it
-    storage_numel = max((cold_buffer_slices(c, dtype, cache_bytes) * c.num_tokens * c.embedding_dim
-                         for c in fitting), default=0)
-    storage = torch.empty(storage_numel, dtype=dtype, device=device)
+    # allocating and first touching four caches' worth for each case would take longer than timing it
+    storage = torch.empty(max((cold_slices(c, settings.dtype, cache_bytes) * c.num_tokens * c.embedding_dim
+                               for c in fitting), default=0), dtype=settings.dtype, device=settings.device)
+    tables: dict[tuple[int, int], torch.Tensor] = {}  # one seeded table at a time, shared by a sweep's sizes
     rows = []
-    for case in tqdm(cases, desc="bandwidth", unit="case", disable=not progress):
-        row = {"vocab_size": case.vocab_size, "embedding_dim": case.embedding_dim, "num_tokens": case.num_tokens,
-               "dtype": str(dtype).removeprefix("torch."), "device": device.type,
-               "device_name": describe_device(device), "threads": threads, "torch_version": torch.__version__,
-               "bytes_moved": bytes_moved("lookup", "forward", case, dtype), "cache_bytes": cache_bytes,
-               "cache_source": cache_source,
-               "cold_buffer_bytes": cold_buffer_slices(case, dtype, cache_bytes) * case.num_tokens
-               * case.embedding_dim * itemsize(dtype), "peak_gbs": peak, "repeats": repeats, "status": "ok",
-               "reason": ""}
-        needed = study_memory_needed(case, dtype, cache_bytes)
-        if needed > budget:
-            row.update(status="skipped", reason=f"needs about {format_bytes(needed)}, over the memory budget of "
-                                                f"{format_bytes(budget)}")
-            tqdm.write(f"skipped the bandwidth study at {case.label()}: {row['reason']}", file=sys.stdout)
-            rows.append(row)
-            continue
-        shape = (case.vocab_size, case.embedding_dim)
-        if shape not in tables:
-            tables = {shape: make_inputs(Case(*shape, 1), device, dtype, seed)[1]}  # hold one table at a time
-        fns = _study_fns(case, tables[shape], seed, cache_bytes, storage)
-        moved = {v: bytes_moved("lookup" if v.startswith("lookup") else "copy", "forward", case, dtype)
-                 for v in BANDWIDTH_VARIANTS}
-        gbs: dict[str, list[float]] = {v: [] for v in BANDWIDTH_VARIANTS}
-        for _ in range(repeats):
-            for variant, fn in fns.items():
-                seconds = blocked_autorange(fn, device, threads, min_run_time).median
-                gbs[variant].append(moved[variant] / seconds / 1e9)
-        ratios = [a / b for a, b in zip(gbs["lookup_into"], gbs["copy_cold"], strict=True)]
-        for variant in BANDWIDTH_VARIANTS:
-            row[f"{variant}_gbs"] = statistics.median(gbs[variant])
-            row[f"{variant}_time_s"] = moved[variant] / row[f"{variant}_gbs"] / 1e9
-        ratio = statistics.median(ratios)
-        row.update(ratio=ratio, ratio_min=min(ratios), ratio_max=max(ratios),
-                   best_ratio=max(gbs["lookup_into"]) / max(gbs["copy_cold"]),
-                   noisy=(max(ratios) - min(ratios)) / ratio > NOISY_SPREAD)
-        rows.append(row)
-        del fns
+    with tqdm(total=len(fitting) * (len(VARIANTS) + 1) * settings.repeats, desc="bandwidth", unit="timing",
+              disable=not settings.progress) as bar:
+        for case in cases:
+            common = {"vocab_size": case.vocab_size, "embedding_dim": case.embedding_dim,
+                      "num_tokens": case.num_tokens,
+                      "bytes_moved": bytes_moved(case.num_tokens, case.embedding_dim, item),
+                      "table_bytes": case.vocab_size * case.embedding_dim * item, "cache_bytes": cache_bytes,
+                      "cache_source": cache_source, "repeats": settings.repeats,
+                      "cold_bytes": cold_slices(case, settings.dtype, cache_bytes) * case.num_tokens
+                      * case.embedding_dim * item, **settings.environment()}
+            reason = over_budget(study_memory_needed(case, settings.dtype, cache_bytes), settings.memory_budget)
+            if reason:
+                tqdm.write(f"skipped the bandwidth study at {case.label()}: {reason}", file=sys.stdout)
+                rows.append(BandwidthRow(status="skipped", reason=reason, regime="skipped", **common))
+                continue
+            shape = (case.vocab_size, case.embedding_dim)
+            if shape not in tables:
+                tables = {shape: make_inputs(Case(*shape, 1), settings)[1]}
+            times = interleaved(_variants(case, tables[shape], storage, cache_bytes, settings.seed), settings, bar)
+            rows.append(_measured_row(times, common, item, settings.device))
     return rows
 
 
-def regimes(rows: Sequence[dict]) -> list[str]:
-    """The regime of each row of :func:`bandwidth_study` (skipped rows: ``"skipped"``), in order.
-
-    ``per-call overhead``: the preallocated lookup takes less than twice the time of the
-    smallest call measured (its time hardly grows with the bytes); else ``cache-resident``
-    when the bytes it moves fit the last-level cache, ``DRAM-bound`` when they do not.
-    """
-    ok = [r for r in rows if r["status"] == "ok"]
-    if not ok:
-        return ["skipped"] * len(rows)
-    floor = min(r["lookup_into_time_s"] for r in ok)
-    labels = []
-    for r in rows:
-        if r["status"] != "ok":
-            labels.append("skipped")
-        elif r["lookup_into_time_s"] < 2 * floor:
-            labels.append(REGIMES[0])
-        elif r["bytes_moved"] <= r["cache_bytes"]:
-            labels.append(REGIMES[1])
-        else:
-            labels.append(REGIMES[2])
-    return labels
-
-
-def format_study(rows: Sequence[dict]) -> str:
-    """The bandwidth study as a text table, one line per case, with its regime."""
-    header = ["n", "moved", "lookup", "into buf", "copy cold", "copy cached", "into/cold", "spread", "regime"]
-    lines = []
-    for r, regime in zip(rows, regimes(rows), strict=True):
-        if r["status"] != "ok":
-            lines.append([f"{r['num_tokens']:,}", format_bytes(r["bytes_moved"]), "-", "-", "-", "-", "-", "-",
-                          "skipped"])
-            continue
-        lines.append([f"{r['num_tokens']:,}", format_bytes(r["bytes_moved"]),
-                      *(f"{r[f'{v}_gbs']:.3g}" for v in BANDWIDTH_VARIANTS),
-                      f"{r['ratio']:.2f}", f"{r['ratio_min']:.2f}-{r['ratio_max']:.2f}", regime])
-    widths = [max(len(h), *(len(line[i]) for line in lines)) for i, h in enumerate(header)]
-
-    def fmt(cells: list[str]) -> str:
-        return "  ".join(c.rjust(w) if i < len(header) - 1 else c
-                         for i, (c, w) in enumerate(zip(cells, widths, strict=True)))
-
-    title = "GB/s (median of the repeats); into/cold: the preallocated lookup over the cold copy"
-    return "\n".join([title, fmt(header), *(fmt(line) for line in lines)])
-
-
-def describe_study_row(r: dict) -> str:
-    """One case of the study in words: the fair ratio with its spread, and the other references."""
-    if r["status"] != "ok":
-        return f"bandwidth study at n={r['num_tokens']:,}: skipped, {r['reason']}"
-    text = (f"lookup at V={r['vocab_size']:,}, d={r['embedding_dim']:,}, n={r['num_tokens']:,}: into a preallocated "
-            f"output {r['lookup_into_gbs']:.3g} GB/s, {r['ratio']:.2f}x a copy from a cold source "
-            f"({r['copy_cold_gbs']:.3g} GB/s; median of {r['repeats']} interleaved repeats, spread "
-            f"{r['ratio_min']:.2f}-{r['ratio_max']:.2f}); allocating its output {r['lookup_gbs']:.3g} GB/s; "
-            f"a copy whose source is in cache {r['copy_cached_gbs']:.3g} GB/s "
-            f"(cold source: a {format_bytes(r['cold_buffer_bytes'])} buffer, {COLD_FACTOR}x or more the "
-            f"{format_bytes(r['cache_bytes'])} last-level cache)")
-    if r["peak_gbs"]:
-        text += f"; the preallocated lookup reaches {r['lookup_into_gbs'] / r['peak_gbs']:.0%} of the device's peak " \
-                f"{r['peak_gbs']:,.0f} GB/s"
-    if r["noisy"]:
-        text += (f"\nthe ratio varied by more than {NOISY_SPREAD:.0%} across the repeats: this machine is busy, "
-                 "so one number is not reliable; run again on a quiet machine or with more --repeats")
-    return text
-
-
-#: Tokens per call for the regime sweep: from a per-call-overhead floor to past the caches. The quick
-#: sweep's largest call moves 96 MiB, past a 32 MiB CPU cache and an H100's 50 MiB L2, in seconds.
-REGIME_TOKENS = {"quick": (16, 256, 2_048, 16_384),
-                 "full": (16, 64, 256, 1_024, 2_048, 4_096, 16_384, 65_536, 131_072)}
-
-
+def _measured_row(times: dict[str, list[float]], common: dict, item: int, device: torch.device) -> BandwidthRow:
+    lookup_bytes = common["bytes_moved"]
+    copy_bytes = bytes_moved(common["num_tokens"], common["embedding_dim"], item, ids=False)  # rows, no ids
+    gbs = {v: [(lookup_bytes if v.startswith("lookup") else copy_bytes) / s / 1e9 for s in times[v]]
+           for v in VARIANTS}
+    ratios = [a / b for a, b in zip(gbs["lookup_into"], gbs["copy_cold"], strict=True)]
+    alloc = [a / b for a, b in zip(times["lookup"], times["lookup_into"], strict=True)]
+    seconds, floor = statistics.median(times["lookup_into"]), statistics.median(times["floor"])
+    return BandwidthRow(
+        status="ok", reason="", regime=regime(seconds, floor, common["table_bytes"], common["cache_bytes"]),
+        **{f"{v}_gbs": statistics.median(gbs[v]) for v in VARIANTS},
+        lookup_into_seconds=seconds, floor_seconds=floor,
+        ratio=statistics.median(ratios), ratio_low=min(ratios), ratio_high=max(ratios), ratio_spread=spread(ratios),
+        alloc_cost=statistics.median(alloc), alloc_low=min(alloc), alloc_high=max(alloc),
+        peak_gbs=device_peak_bandwidth(device), **common)

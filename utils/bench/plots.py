@@ -8,7 +8,8 @@ from matplotlib.patches import Rectangle
 from matplotlib.ticker import FuncFormatter, NullLocator
 
 from ..figures.drawing import TAB10
-from .measure import format_bytes
+from .bandwidth import REGIMES, BandwidthRow
+from .measure import Timing, format_bytes
 from .tables import speedups
 
 #: One colour and marker per benchmark method, the same in every figure.
@@ -16,7 +17,6 @@ METHOD_STYLE = {
     "lookup": {"color": TAB10[0], "marker": "o", "label": "lookup (F.embedding)", "zorder": 4},
     "dense": {"color": TAB10[3], "marker": "s", "label": "dense one-hot @ W"},
     "sparse": {"color": TAB10[2], "marker": "^", "label": "sparse one-hot @ W"},
-    "copy": {"color": TAB10[7], "marker": "D", "label": "plain copy of n·d values"},
 }
 _AXIS_LABELS = {
     "vocab_size": "vocabulary size V",
@@ -29,29 +29,28 @@ _PASS_TITLES = {"forward": "forward", "backward": "forward + backward (grad of W
 _GRID = {"left": 0.08, "right": 0.98, "bottom": 0.12, "top": 0.85, "wspace": 0.08}
 
 
-def _sweep_rows(rows: list[dict], axis: str) -> tuple[list[dict], str]:
+def _sweep_rows(rows: list[Timing], axis: str) -> tuple[list[Timing], str]:
     """The measured rows of a one-dimensional sweep along ``axis``, and a note on the fixed sizes."""
     if axis not in _AXIS_LABELS:
         raise ValueError(f"unknown axis {axis!r}; expected one of {tuple(_AXIS_LABELS)}")
-    ok = [r for r in rows if r.get("status") == "ok"]
+    ok = [r for r in rows if r.status == "ok"]
     if not ok:
-        raise ValueError("no measured rows (status 'ok') to draw; run utils.bench.run_benchmark first")
+        raise ValueError("no measured rows (status 'ok') to draw; run utils.bench.measure.time_methods first")
     fixed = [name for name in _SIZES if name != axis]
-    varying = [name for name in fixed if len({r[name] for r in ok}) > 1]
+    varying = [name for name in fixed if len({getattr(r, name) for r in ok}) > 1]
     if varying:
         raise ValueError(f"the rows vary in {varying} as well as {axis}: pass the rows of one sweep along {axis}")
-    short = {"vocab_size": "V", "embedding_dim": "d", "num_tokens": "n"}
-    note = ", ".join(f"{short[name]}={ok[0][name]:,}" for name in fixed)
-    threads = ok[0]["threads"]
-    return ok, f"{note}, {ok[0]['dtype']}, {ok[0]['device_name']}, {threads} thread{'' if threads == 1 else 's'}"
+    note = ", ".join(f"{axis_symbol(name)}={getattr(ok[0], name):,}" for name in fixed)
+    threads = ok[0].threads
+    return ok, f"{note}, {ok[0].dtype}, {ok[0].device_name}, {threads} thread{'' if threads == 1 else 's'}"
 
 
-def _log_axes(ax, axis: str, rows: list[dict], ybase: float = 10) -> None:
+def _log_axes(ax, axis: str, rows: list[Timing], ybase: float = 10) -> None:
     """Log-log axes labelled at the measured sizes, without minor ticks (they cost drawing time, add little)."""
 
     ax.set_xscale("log")
     ax.set_yscale("log", base=ybase)
-    sizes = sorted({r[axis] for r in rows})
+    sizes = sorted({getattr(r, axis) for r in rows})
     ax.set_xticks(sizes, [f"{v:,}" for v in sizes], fontsize=8)
     ax.xaxis.set_minor_locator(NullLocator())
     ax.yaxis.set_minor_locator(NullLocator())
@@ -59,16 +58,16 @@ def _log_axes(ax, axis: str, rows: list[dict], ybase: float = 10) -> None:
     ax.grid(True, which="major", alpha=0.3)
 
 
-def _series(rows: list[dict], axis: str, method: str, pass_: str, field: str) -> tuple[list[int], list[float]]:
-    points = sorted((r[axis], r[field]) for r in rows if r["method"] == method and r["pass"] == pass_
-                    and r[field] is not None)
+def _series(rows: list[Timing], axis: str, method: str, pass_: str, field: str) -> tuple[list[int], list[float]]:
+    points = sorted((getattr(r, axis), getattr(r, field)) for r in rows if r.method == method and r.pass_ == pass_
+                    and getattr(r, field) is not None)
     return [p[0] for p in points], [p[1] for p in points]
 
 
-def benchmark_time_figure(rows: list[dict], axis: str = "vocab_size") -> Figure:
+def benchmark_time_figure(rows: list[Timing], axis: str = "vocab_size") -> Figure:
     """Median time per call against one size, log-log: forward and forward+backward panels, a line per method.
 
-    ``rows``: the tidy rows of :func:`utils.bench.run_benchmark` for a sweep along ``axis``
+    ``rows``: the timings of :func:`utils.bench.measure.time_methods` for a sweep along ``axis``
     (``"vocab_size"``, ``"embedding_dim"`` or ``"num_tokens"``). A dotted grey line of slope 1
     through the dense product's first point shows what "grows in proportion" looks like.
     """
@@ -77,10 +76,10 @@ def benchmark_time_figure(rows: list[dict], axis: str = "vocab_size") -> Figure:
     axes = fig.subplots(1, 2, sharey=True, gridspec_kw=_GRID)
     for ax, pass_ in zip(axes, _PASS_TITLES, strict=True):
         for method, style in METHOD_STYLE.items():
-            xs, ys = _series(ok, axis, method, pass_, "time_s")
+            xs, ys = _series(ok, axis, method, pass_, "seconds")
             if xs:
                 ax.plot(xs, ys, **style)
-        xs, ys = _series(ok, axis, "dense", pass_, "time_s")
+        xs, ys = _series(ok, axis, "dense", pass_, "seconds")
         if len(xs) > 1:
             ax.plot([xs[0], xs[-1]], [ys[0], ys[0] * xs[-1] / xs[0]], ":", color="0.5", label=f"∝ {axis_symbol(axis)}")
         _log_axes(ax, axis, ok)
@@ -99,7 +98,7 @@ def axis_symbol(axis: str) -> str:
     return symbols[axis]
 
 
-def benchmark_speedup_figure(rows: list[dict], axis: str = "vocab_size") -> Figure:
+def benchmark_speedup_figure(rows: list[Timing], axis: str = "vocab_size") -> Figure:
     """How many times slower than the lookup the dense and sparse products are, against one size, log-log."""
 
     ok, note = _sweep_rows(rows, axis)
@@ -107,7 +106,7 @@ def benchmark_speedup_figure(rows: list[dict], axis: str = "vocab_size") -> Figu
     ax = fig.subplots(gridspec_kw=_GRID)
     for method in ("dense", "sparse"):
         for pass_, line in (("forward", "-"), ("backward", "--")):
-            points = sorted((s[axis], s["speedup"]) for s in speedups(ok, method, pass_))
+            points = sorted((getattr(case, axis), speedup) for case, speedup in speedups(ok, method, pass_).items())
             if points:
                 style = METHOD_STYLE[method]
                 ax.plot([p[0] for p in points], [p[1] for p in points], line, color=style["color"],
@@ -121,7 +120,7 @@ def benchmark_speedup_figure(rows: list[dict], axis: str = "vocab_size") -> Figu
     return fig
 
 
-def benchmark_memory_figure(rows: list[dict], axis: str = "vocab_size") -> Figure:
+def benchmark_memory_figure(rows: list[Timing], axis: str = "vocab_size") -> Figure:
     """Bytes against one size, log-log: what each method builds from the ids, and one call's peak."""
     ok, note = _sweep_rows(rows, axis)
     fig = Figure(figsize=(11, 4.2))
@@ -138,8 +137,8 @@ def benchmark_memory_figure(rows: list[dict], axis: str = "vocab_size") -> Figur
               Line2D([], [], color="black", ls="--", label="forward + backward")]
     right.legend(handles=passes, fontsize=8, title="colours as on the left; lines that coincide overlap",
                  title_fontsize=7)
-    sources = sorted({r["peak_source"] for r in ok if r["peak_source"]})
-    left.set_title("input built from the ids (ids, one-hot, COO, copy source)", fontsize=10)
+    sources = sorted({r.peak_source for r in ok if r.peak_source})
+    left.set_title("input built from the ids (ids, one-hot, COO one-hot)", fontsize=10)
     right.set_title(f"peak bytes one call allocates ({' and '.join(sources)})", fontsize=10)
     for ax in (left, right):
         _log_axes(ax, axis, ok, ybase=2)
@@ -154,7 +153,7 @@ def _bytes_formatter():
     return FuncFormatter(lambda value, _pos: format_bytes(value) if value > 0 else "")
 
 
-def benchmark_scaling_figure(sweeps: dict[str, list[dict]], pass_: str = "forward") -> Figure:
+def benchmark_scaling_figure(sweeps: dict[str, list[Timing]], pass_: str = "forward") -> Figure:
     """Median time per call, log-log, one panel per sweep: ``{axis: rows of the sweep along axis}``.
 
     A dotted grey line of slope 1 through each method's first point shows proportional growth.
@@ -168,7 +167,7 @@ def benchmark_scaling_figure(sweeps: dict[str, list[dict]], pass_: str = "forwar
     for ax, (axis, rows) in zip(axes, sweeps.items(), strict=True):
         ok, note = _sweep_rows(rows, axis)
         for method, style in METHOD_STYLE.items():
-            xs, ys = _series(ok, axis, method, pass_, "time_s")
+            xs, ys = _series(ok, axis, method, pass_, "seconds")
             if xs:
                 ax.plot(xs, ys, **style)
                 if len(xs) > 1:
@@ -185,47 +184,44 @@ def benchmark_scaling_figure(sweeps: dict[str, list[dict]], pass_: str = "forwar
 _VARIANT_STYLE = {
     "lookup": {"color": TAB10[0], "marker": "o", "linestyle": ":", "label": "lookup, allocating its output"},
     "lookup_into": {"color": TAB10[0], "marker": "o", "label": "lookup into a preallocated output", "zorder": 4},
-    "copy_cold": {"color": "#2b2b2b", "marker": "D", "label": "copy, source not in cache (fair reference)"},
-    "copy_cached": {"color": "#9a9a9a", "marker": "D", "linestyle": "--", "label": "copy, source in cache"},
+    "copy_cold": {"color": "#2b2b2b", "marker": "D", "label": "copy, source not in cache (the limit)"},
+    "copy_cached": {"color": "#9a9a9a", "marker": "D", "linestyle": "--", "label": "copy, same source every call"},
 }
-_REGIME_COLORS = {"per-call overhead": "#fdebd0", "cache-resident": "#e8f4fa", "DRAM-bound": "#eaf5ea"}
+_REGIME_COLORS = dict(zip(REGIMES, ("#fdebd0", "#e8f4fa", "#eaf5ea"), strict=True))
 
 
-def bandwidth_regimes_figure(rows: list[dict], regimes: list[str]) -> Figure:
-    """Achieved bandwidth against the bytes one call moves, log-log, from ``bench.bandwidth_study`` rows.
+def bandwidth_regimes_figure(rows: list[BandwidthRow]) -> Figure:
+    """Achieved bandwidth against the bytes one call moves, log-log, from the rows of ``bandwidth.study``.
 
-    One line per variant; the background is shaded by ``regimes`` (``bench.regimes(rows)``,
-    one label per row), and a dashed line marks the last-level cache.
+    One line per variant (ids drawn afresh for the lookups); the background is shaded by each
+    row's regime, and a dashed line marks the last-level cache.
     """
-    if len(rows) != len(regimes):
-        raise ValueError(f"one regime per row: got {len(rows)} rows and {len(regimes)} regimes")
-    ok = [(r, g) for r, g in zip(rows, regimes, strict=True) if r.get("status") == "ok"]
+    ok = [r for r in rows if r.status == "ok"]
     if len(ok) < 2:
         raise ValueError("the figure needs at least two measured rows (status 'ok')")
-    xs = [r["bytes_moved"] for r, _ in ok]
+    xs = [r.bytes_moved for r in ok]
     fig = Figure(figsize=(8, 4.4))  # fixed margins, no layout engine: faster (Jupyter crops the margins)
     ax = fig.subplots(gridspec_kw={"left": 0.09, "right": 0.98, "bottom": 0.12, "top": 0.92})
     edges = [xs[0] / 1.5] + [(a * b) ** 0.5 for a, b in zip(xs, xs[1:], strict=False)] + [xs[-1] * 1.5]
-    for (_, regime), left, right in zip(ok, edges[:-1], edges[1:], strict=True):
-        ax.axvspan(left, right, color=_REGIME_COLORS.get(regime, "white"), lw=0)
+    for r, left, right in zip(ok, edges[:-1], edges[1:], strict=True):
+        ax.axvspan(left, right, color=_REGIME_COLORS[r.regime], lw=0)
     for variant, style in _VARIANT_STYLE.items():
-        ax.plot(xs, [r[f"{variant}_gbs"] for r, _ in ok], **style)
+        ax.plot(xs, [getattr(r, f"{variant}_gbs") for r in ok], **style)
     ax.set_xscale("log", base=2)
     ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: format_bytes(x)))
     ax.set_yscale("log")
     for formatter in (ax.yaxis.set_major_formatter, ax.yaxis.set_minor_formatter):
         formatter(FuncFormatter(lambda y, _: f"{y:g}"))
-    cache = ok[0][0]["cache_bytes"]
+    cache = ok[0].cache_bytes
     ax.axvline(cache, color="0.3", linestyle="--", lw=1)
     ax.text(cache, ax.get_ylim()[1], f"last-level cache ({format_bytes(cache)}) ", fontsize=8, va="top", ha="right")
     ax.set_xlim(edges[0], edges[-1])
     ax.set_xlabel("bytes one lookup moves (ids + rows read + output written)")
     ax.set_ylabel("achieved bandwidth (GB/s, median)")
     handles, labels = ax.get_legend_handles_labels()
-    handles += [Rectangle((0, 0), 1, 1, color=color) for color in _REGIME_COLORS.values()]
-    labels += list(_REGIME_COLORS)
-    ax.legend(handles, labels, fontsize=8, loc="lower right", ncols=2)
-    first = ok[0][0]
-    ax.set_title(f"Bandwidth by call size: V={first['vocab_size']:,}, d={first['embedding_dim']:,}, "
-                 f"{first['dtype']}, {first['device_name']}", fontsize=10)
+    shown = [regime for regime in REGIMES if any(r.regime == regime for r in ok)]
+    handles += [Rectangle((0, 0), 1, 1, color=_REGIME_COLORS[regime]) for regime in shown]
+    ax.legend(handles, labels + shown, fontsize=8, loc="lower right", ncols=2)
+    ax.set_title(f"Bandwidth by call size: V={ok[0].vocab_size:,}, d={ok[0].embedding_dim:,}, {ok[0].dtype}, "
+                 f"{ok[0].device_name}", fontsize=10)
     return fig

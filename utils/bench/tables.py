@@ -1,98 +1,155 @@
-"""The benchmark's results as tables: speed-ups, a text table, the environment line, CSV and JSON files."""
+"""The benchmark's results in words and tables: speed-ups, text tables, the noise verdict, CSV and JSON files."""
 
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
-from .measure import FIELDS, METHODS, PASSES, check_choices, format_bytes
-
-# --- summaries ---------------------------------------------------------------------------
-
-
-def _ok(rows: Iterable[dict], **match) -> list[dict]:
-    return [r for r in rows if r["status"] == "ok" and all(r[k] == v for k, v in match.items())]
+from .bandwidth import COLD_FACTOR, FLOOR_TOKENS, REGIMES, BandwidthRow
+from .measure import METHODS, NOISY_SPREAD, PASSES, Case, Timing, check_choices, format_bytes
 
 
-def _case_key(r: dict) -> tuple[int, int, int]:
-    return (r["vocab_size"], r["embedding_dim"], r["num_tokens"])
-
-
-def speedups(rows: Sequence[dict], method: str = "dense", pass_: str = "forward") -> list[dict]:
-    """Per case: how many times longer ``method`` takes than the lookup (``time / lookup time``).
-
-    Returns ``{"vocab_size", "embedding_dim", "num_tokens", "pass", "method", "speedup"}`` for every
-    case where both were measured, in the order of the rows.
-    """
+def speedups(rows: Sequence[Timing], method: str = "dense", pass_: str = "forward") -> dict[Case, float]:
+    """``{case: method's time / the lookup's}`` for every case where both were measured, in the rows' order."""
     check_choices("method", [method], METHODS)
     check_choices("pass", [pass_], PASSES)
-    lookup = {_case_key(r): r["time_s"] for r in _ok(rows, method="lookup", **{"pass": pass_})}
-    out = []
-    for r in _ok(rows, method=method, **{"pass": pass_}):
-        key = _case_key(r)
-        if key in lookup:
-            out.append({"vocab_size": key[0], "embedding_dim": key[1], "num_tokens": key[2], "pass": pass_,
-                        "method": method, "speedup": r["time_s"] / lookup[key]})
-    return out
+    ok = [r for r in rows if r.status == "ok" and r.pass_ == pass_]
+    lookup = {r.case: r.seconds for r in ok if r.method == "lookup"}
+    return {r.case: r.seconds / lookup[r.case] for r in ok if r.method == method and r.case in lookup}
 
 
-def _format_time(seconds: float | None) -> str:
+def format_time(seconds: float | None) -> str:
+    """``0.00123`` -> ``'1.23 ms'``: three significant figures, in s, ms or µs."""
     if seconds is None:
         return "-"
-    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
-        if seconds >= scale or unit == "us":
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
+        if seconds >= scale or unit == "µs":
             return f"{seconds / scale:.3g} {unit}"
     raise AssertionError("unreachable")
 
 
-def format_table(rows: Sequence[dict]) -> str:
-    """The rows as a text table: sizes, method, pass, median time, bandwidth, memory, check, status."""
-    header = ["V", "d", "n", "method", "pass", "time", "GB/s", "input", "peak", "check", "status"]
-    lines = []
-    for r in rows:
-        ok = r["status"] == "ok"
-        lines.append([
-            f"{r['vocab_size']:,}", f"{r['embedding_dim']:,}", f"{r['num_tokens']:,}", r["method"], r["pass"],
-            _format_time(r["time_s"]), "-" if r["bandwidth_gbs"] is None else f"{r['bandwidth_gbs']:.3g}",
-            format_bytes(r["input_bytes"]), "-" if r["peak_bytes"] is None else format_bytes(r["peak_bytes"]),
-            ("exact" if r["exact"] else f"<= {r['max_abs_diff']:.1g}") if ok else "-",
-            "ok" if ok else "skipped",
-        ])
+def _columns(header: list[str], lines: list[list[str]], left: set[str]) -> str:
     widths = [max(len(h), *(len(line[i]) for line in lines)) if lines else len(h) for i, h in enumerate(header)]
-    left = {"method", "pass", "check", "status"}
 
     def fmt(cells: list[str]) -> str:
-        return "  ".join(c.ljust(w) if h in left else c.rjust(w) for c, w, h in zip(cells, widths, header, strict=True))
+        return "  ".join(c.ljust(w) if h in left else c.rjust(w)
+                         for c, w, h in zip(cells, widths, header, strict=True)).rstrip()
 
     return "\n".join([fmt(header)] + [fmt(line) for line in lines])
 
 
-def environment_line(rows: Sequence[dict]) -> str:
-    """``device cpu, float32, 2 threads, torch 2.x.y``: what the timings were taken on."""
+def format_timings(rows: Sequence[Timing]) -> str:
+    """The timings as a text table: sizes, method, pass, median time and its spread, memory, check, status."""
+    lines = []
+    for r in rows:
+        ok = r.status == "ok"
+        lines.append([
+            f"{r.vocab_size:,}", f"{r.embedding_dim:,}", f"{r.num_tokens:,}", r.method, r.pass_,
+            format_time(r.seconds), f"{r.spread:.0%}" if ok and r.repeats > 1 else "-", format_bytes(r.input_bytes),
+            format_bytes(r.peak_bytes) if ok else "-",
+            ("exact" if r.exact else f"<= {r.max_abs_diff:.1g}") if ok else "-", "ok" if ok else "skipped",
+        ])
+    header = ["V", "d", "n", "method", "pass", "time", "spread", "input", "peak", "check", "status"]
+    return _columns(header, lines, {"method", "pass", "check", "status"})
+
+
+def environment_line(rows: Sequence[Timing | BandwidthRow]) -> str:
+    """``device cpu, float32, 1 thread, torch 2.x.y``: what the timings were taken on."""
     if not rows:
         raise ValueError("no rows: run the benchmark first")
     r = rows[0]
-    threads = f"{r['threads']} thread" + ("" if r["threads"] == 1 else "s")
-    return f"device {r['device_name']}, {r['dtype']}, {threads}, torch {r['torch_version']}"
+    return f"device {r.device_name}, {r.dtype}, {r.threads} thread{'' if r.threads == 1 else 's'}, " \
+           f"torch {r.torch_version}"
 
 
-def write_results(rows: Sequence[dict], path: str | Path) -> Path:
-    """Save tidy rows (:func:`run_benchmark`'s or :func:`bandwidth_study`'s) as ``.csv`` (one row per line,
-    the first row's keys as header) or ``.json``."""
+def verdict(rows: Sequence[Timing | BandwidthRow]) -> str:
+    """Whether one run's figures can be trusted: the widest spread of their interleaved repeats, in words.
+
+    For timings, each one's :func:`.measure.spread`; for the bandwidth study, its ratio's. Over
+    :data:`NOISY_SPREAD` (20%), the machine was busy and one number is not reliable.
+    """
+    measured = [r for r in rows if r.status == "ok" and r.repeats > 1]
+    if not measured:
+        return "one repeat at most: no spread to judge the noise by; run with more repeats"
+    repeats = min(r.repeats for r in measured)
+    spreads = {r: r.ratio_spread if isinstance(r, BandwidthRow) else r.spread for r in measured}
+    worst = max(spreads, key=spreads.get)
+    what = "the lookup/cold-copy ratio" if isinstance(worst, BandwidthRow) else f"{worst.method} {worst.pass_}"
+    where = f"{what} at {worst.case.label()}"
+    if spreads[worst] <= NOISY_SPREAD:
+        return (f"reliable: over {repeats} interleaved repeats, the middle half of every figure's repeats spans at "
+                f"most {spreads[worst]:.0%} of its median (widest: {where}; the limit is {NOISY_SPREAD:.0%})")
+    return (f"noisy: over {repeats} interleaved repeats, the middle half of the repeats of {where} spans "
+            f"{spreads[worst]:.0%} of its median (over {NOISY_SPREAD:.0%}), so one number is not reliable: the machine "
+            "was busy, or the call's own time varies (a large allocation can fault in fresh pages); run again at a "
+            "quiet moment or with more repeats")
+
+
+def allocation_cost(r: BandwidthRow) -> str:
+    """What allocating the output cost, in the allocating lookup's time over the preallocated one's (paired by
+    round): ``"≈1x"`` where the range of the rounds takes in 1, no cost that the repeats can tell apart."""
+    return "≈1x" if r.alloc_low <= 1 <= r.alloc_high else f"{r.alloc_cost:.2f}x"
+
+
+def format_study(rows: Sequence[BandwidthRow]) -> str:
+    """The bandwidth study as a text table, one line per case: GB/s of each variant, the ratio, the regime."""
+    lines = []
+    for r in rows:
+        if r.status != "ok":
+            lines.append([f"{r.num_tokens:,}", format_bytes(r.bytes_moved), *["-"] * 6, "skipped"])
+            continue
+        ratio = f"{r.ratio:.2f}" if r.regime == REGIMES[2] else f"({r.ratio:.2f})"
+        lines.append([f"{r.num_tokens:,}", format_bytes(r.bytes_moved),
+                      *(f"{gbs:.3g}" for gbs in (r.lookup_into_gbs, r.copy_cold_gbs, r.copy_cached_gbs)),
+                      ratio, f"{r.ratio_low:.2f}-{r.ratio_high:.2f}", allocation_cost(r), r.regime])
+    header = ["n", "moved", "lookup", "copy cold", "copy cached", "lookup/cold", "range", "allocating", "regime"]
+    return ("GB/s, median of the repeats; lookup: into a preallocated output; lookup/cold: over the cold copy, its "
+            "limit (in brackets where no limit applies); allocating: the time of a lookup that allocates its output, "
+            "over the preallocated one's\n" + _columns(header, lines, {"regime"}))
+
+
+def describe_study_row(r: BandwidthRow) -> str:
+    """One case of the study in words: what the reference means in its regime, and the cost of allocating."""
+    if r.status != "ok":
+        return f"bandwidth study at {r.case.label()}: skipped, {r.reason}"
+    rounds = f"median of {r.repeats} interleaved repeats, range {r.ratio_low:.2f}-{r.ratio_high:.2f}"
+    head = (f"lookup at {r.case.label()}, ids drawn afresh, into a preallocated output: {r.lookup_into_gbs:.3g} GB/s, "
+            f"{format_time(r.lookup_into_seconds)} a call")
+    if r.regime == REGIMES[0]:
+        text = (f"{head}: within twice the {format_time(r.floor_seconds)} of a {FLOOR_TOKENS}-token call, so per-call "
+                f"overhead: its {r.ratio:.2f}x a cold copy ({rounds}) compares two fixed costs, not bandwidths")
+    elif r.regime == REGIMES[1]:
+        text = (f"{head}: its {format_bytes(r.table_bytes)} table fits the {format_bytes(r.cache_bytes)} cache, so "
+                f"its rows come from cache and no copy from DRAM limits it ({r.ratio:.2f}x a cold copy; a copy whose "
+                f"source is in cache: {r.copy_cached_gbs:.3g} GB/s)")
+    else:
+        text = (f"{head}: {r.ratio:.2f}x its limit, a copy from a source not in cache ({r.copy_cold_gbs:.3g} GB/s; "
+                f"{rounds}; the source rotates through {format_bytes(r.cold_bytes)}, {COLD_FACTOR}x or more the "
+                f"{format_bytes(r.cache_bytes)} cache, as the rows come from a {format_bytes(r.table_bytes)} table)")
+    cost = "no cost the repeats can tell apart" if allocation_cost(r) == "≈1x" else f"{r.alloc_cost:.2f}x the time"
+    text += (f"\nallocating its output, as nn.Embedding does: {cost} (its time over the preallocated one's, "
+             f"range {r.alloc_low:.2f}-{r.alloc_high:.2f})")
+    if r.peak_gbs:
+        text += f"; {r.lookup_into_gbs / r.peak_gbs:.0%} of the device's peak {r.peak_gbs:,.0f} GB/s"
+    return text
+
+
+def write_results(rows: Sequence[Timing | BandwidthRow], path: str | Path) -> Path:
+    """Save result rows as ``.csv`` (a header of the field names, a line per row) or ``.json``."""
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in (".csv", ".json"):
         raise ValueError(f"cannot write results to {path.name!r}: expected a file name ending in .csv or .json")
+    records = [dataclasses.asdict(r) for r in rows]
     path.parent.mkdir(parents=True, exist_ok=True)
     if suffix == ".json":
-        path.write_text(json.dumps(list(rows), indent=1) + "\n", encoding="utf-8")
+        path.write_text(json.dumps(records, indent=1) + "\n", encoding="utf-8")
     else:
         with path.open("w", newline="", encoding="utf-8") as handle:
-            writer = csv.DictWriter(handle, fieldnames=list(rows[0]) if rows else FIELDS)
+            writer = csv.DictWriter(handle, fieldnames=list(records[0]) if records else ["status"])
             writer.writeheader()
-            writer.writerows(rows)
+            writer.writerows(records)
     return path
-
-

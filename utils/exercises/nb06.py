@@ -5,10 +5,12 @@ from __future__ import annotations
 import math
 
 import torch
+import torch.nn.functional as F
+from torch.utils.flop_counter import FlopCounterMode
 
+from ..checks import check_int
 from .checking import ExerciseError, correct
 
-_LLAMA3_V = 128_256
 #: Exercise 6.1: the smallest vocabulary to time, and how far apart the two sizes must be.
 _TIMED_V_MIN, _TIMED_V_FACTOR = 1_000, 10
 
@@ -38,7 +40,7 @@ def check_lookup_timings(timings: dict[int, dict[str, float]]) -> bool:
                             "sizes, to see how the gap changes with V")
     if sizes[0] < _TIMED_V_MIN:
         raise ExerciseError(f"V = {sizes[0]:,} is below {_TIMED_V_MIN:,}: choose sizes from {_TIMED_V_MIN:,} up, "
-                            "the range of section 4")
+                            "the range of section 3")
     if sizes[1] < _TIMED_V_FACTOR * sizes[0]:
         raise ExerciseError(f"V = {sizes[0]:,} and {sizes[1]:,} are less than {_TIMED_V_FACTOR}x apart: choose "
                             f"sizes further apart (for example 1,000 and 50,257), so that the difference shows")
@@ -54,7 +56,7 @@ def check_lookup_timings(timings: dict[int, dict[str, float]]) -> bool:
                 f"at V = {vocab_size:,} the dense product ({entry['dense']:.3g} s) was not slower than the lookup "
                 f"({entry['lookup']:.3g} s). Hint: are the two swapped? Time F.embedding(ids, W) "
                 "and F.one_hot(ids, V).float() @ W, each after a warm-up and over many calls, and keep the median "
-                "(bench.blocked_autorange does all three)")
+                "(Timer(...).blocked_autorange() does all three)")
     return correct(f"the lookup and the dense product timed at V = {sizes[0]:,} and V = {sizes[1]:,}: "
                     "the lookup was the faster at both")
 
@@ -84,22 +86,43 @@ def check_sparse_one_hot(x: torch.Tensor, ids: torch.Tensor, num_classes: int) -
     return correct(f"a {expected_shape[0]} x {num_classes:,} one-hot stored as {nnz} nonzeros selects W[ids]")
 
 
-def check_largest_batch(num_tokens: int) -> bool:
-    """Exercise 6.3: the most tokens whose ``F.one_hot(ids, 128256).float()`` fits 1 GiB (int64 and float32 at once)."""
-    per_token = _LLAMA3_V * (8 + 4)
-    expected = 2**30 // per_token
-    if not isinstance(num_tokens, int) or isinstance(num_tokens, bool):
-        raise ExerciseError(f"num_tokens must be an int (a whole number of tokens), got {type(num_tokens).__name__}")
-    if num_tokens == 2**30 // (_LLAMA3_V * 4):
-        raise ExerciseError(
-            f"num_tokens = {num_tokens:,} counts only the float32 one-hot. Hint: F.one_hot first returns int64 "
-            "(8 bytes an entry); while .float() copies it, both exist: 12 bytes an entry."
-        )
-    if num_tokens == expected + 1:
-        raise ExerciseError(f"num_tokens = {num_tokens:,} is one too many: round down, or the last token overflows")
-    if num_tokens != expected:
-        raise ExerciseError(
-            f"num_tokens = {num_tokens:,}, expected {expected:,}. Hint: each token needs V·(8 + 4) bytes at the peak; "
-            "divide 2**30 by that and round down."
-        )
-    return correct(f"{expected:,} tokens: {expected * per_token / 2**30:.3f} GiB at the peak of the cast")
+def _count(sizes: tuple[int, int, int]) -> dict[str, int]:
+    """FlopCounterMode's count of the dense product and of the lookup, forward and backward, at ``(n, V, d)``,
+    on the meta device: shapes only, so any sizes cost no memory and no time."""
+    n, V, d = sizes
+    weight = torch.zeros(V, d, device="meta", requires_grad=True)
+    forwards = {"dense": lambda: torch.zeros(n, V, device="meta") @ weight,
+                "lookup": lambda: F.embedding(torch.zeros(n, dtype=torch.long, device="meta"), weight)}
+    counts = {}
+    for name, forward in forwards.items():
+        with FlopCounterMode(display=False) as counter:
+            forward().backward(torch.zeros(n, d, device="meta"))
+        counts[name] = counter.get_total_flops()
+    return counts
+
+
+def check_counted_flops(sizes: tuple[int, int, int], counted: dict[str, int]) -> bool:
+    """Exercise 6.3: ``counted = {"dense": flops, "lookup": flops}``, PyTorch's ``FlopCounterMode`` run on each,
+    forward and backward, at ``sizes = (n, V, d)``. The checker counts again at those sizes."""
+    if not isinstance(sizes, tuple) or len(sizes) != 3:
+        raise TypeError(f"sizes must be a tuple (n, V, d), got {sizes!r}")
+    for name, value in zip(("n", "V", "d"), sizes, strict=True):
+        check_int(f"sizes' {name}", value)
+    if not isinstance(counted, dict) or set(counted) != {"dense", "lookup"}:
+        raise ExerciseError(f"counted must be a dict with the keys 'dense' and 'lookup', got {counted!r}")
+    for name, value in counted.items():
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise TypeError(f"counted[{name!r}] must be an int (counter.get_total_flops()), got {type(value).__name__}")
+    expected = _count(sizes)
+    n, V, d = sizes
+    if counted["dense"] * 2 == expected["dense"]:
+        raise ExerciseError("counted['dense'] is half the counter's count at your sizes: it counted the forward only. "
+                            "Hint: call .backward(grad_out) inside the `with FlopCounterMode(...)` block")
+    if counted["dense"] != expected["dense"]:
+        raise ExerciseError(f"counted['dense'] = {counted['dense']:,} is not the counter's count at n = {n:,}, "
+                            f"V = {V:,}, d = {d:,}. Hint: are `sizes` the sizes you ran, in the order (n, V, d)?")
+    if counted["lookup"] != expected["lookup"]:
+        raise ExerciseError(f"counted['lookup'] = {counted['lookup']:,} is not the counter's count for a lookup at "
+                            "your sizes. Hint: count F.embedding(ids, W) forward and backward, in a block of its own")
+    return correct(f"FLOPs of the dense product and of the lookup, forward and backward, counted again at n = {n:,}, "
+                   f"V = {V:,}, d = {d:,}")

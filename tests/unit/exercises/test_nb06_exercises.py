@@ -3,6 +3,8 @@
 
 import pytest
 import torch
+import torch.nn.functional as F
+from torch.utils.flop_counter import FlopCounterMode
 
 from utils.exercises import nb06 as exercises
 
@@ -54,13 +56,36 @@ def test_sparse_one_hot():
     with pytest.raises(exercises.ExerciseError, match="must be a torch.Tensor"):
         exercises.check_sparse_one_hot([[0, 1]], ids, 6)
 
-def test_largest_batch():
-    assert exercises.check_largest_batch(697)
-    with pytest.raises(exercises.ExerciseError, match="counts only the float32 one-hot"):
-        exercises.check_largest_batch(2_092)
-    with pytest.raises(exercises.ExerciseError, match="one too many"):
-        exercises.check_largest_batch(698)
-    with pytest.raises(exercises.ExerciseError, match="expected 697"):
-        exercises.check_largest_batch(100)
-    with pytest.raises(exercises.ExerciseError, match="must be an int"):
-        exercises.check_largest_batch(697.0)
+def _counted_by_the_counter(sizes):
+    n, V, d = sizes
+    ids, weight = torch.randint(0, V, (n,)), torch.randn(V, d, requires_grad=True)
+    counted = {}
+    for name, forward in {"dense": lambda: F.one_hot(ids, V).float() @ weight,
+                          "lookup": lambda: F.embedding(ids, weight)}.items():
+        with FlopCounterMode(display=False) as counter:
+            forward().backward(torch.ones(n, d))
+        counted[name] = counter.get_total_flops()
+    return counted
+
+
+def test_counted_flops(capsys):
+    sizes = (32, 2_000, 8)
+    right = _counted_by_the_counter(sizes)
+    assert exercises.check_counted_flops(sizes, right)
+    assert capsys.readouterr().out == ("correct: FLOPs of the dense product and of the lookup, forward and backward, "
+                                       "counted again at n = 32, V = 2,000, d = 8\n")
+    assert exercises.check_counted_flops((10**6, 10**6, 10**4), {"dense": 4 * 10**16, "lookup": 0})  # any size
+    with pytest.raises(exercises.ExerciseError, match="it counted the forward only"):
+        exercises.check_counted_flops(sizes, {**right, "dense": right["dense"] // 2})
+    with pytest.raises(exercises.ExerciseError, match=r"Hint: are `sizes` the sizes you ran, in the order \(n, V, d\)"):
+        exercises.check_counted_flops((8, 2_000, 32), {**right, "dense": right["dense"] + 1})
+    with pytest.raises(exercises.ExerciseError, match="is not the counter's count for a lookup"):
+        exercises.check_counted_flops(sizes, {**right, "lookup": right["dense"]})
+    with pytest.raises(exercises.ExerciseError, match="keys 'dense' and 'lookup'"):
+        exercises.check_counted_flops(sizes, {"dense": right["dense"]})
+    with pytest.raises(TypeError, match=r"counted\['dense'\] must be an int"):
+        exercises.check_counted_flops(sizes, {**right, "dense": float(right["dense"])})
+    with pytest.raises(TypeError, match=r"sizes must be a tuple \(n, V, d\)"):
+        exercises.check_counted_flops([32, 2_000, 8], right)
+    with pytest.raises(ValueError, match="sizes' V must be >= 1, got 0"):
+        exercises.check_counted_flops((32, 0, 8), right)
