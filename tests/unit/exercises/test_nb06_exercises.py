@@ -12,8 +12,8 @@ TIMINGS = {1_000: {"lookup": 4e-6, "dense": 1e-4}, 50_257: {"lookup": 4e-6, "den
 
 def test_lookup_timings(capsys):
     assert exercises.check_lookup_timings(TIMINGS)
-    assert capsys.readouterr().out == ("correct: the lookup and the dense product timed at V = 1,000 and "
-                                       "V = 50,257: the lookup was the faster at both\n")
+    assert capsys.readouterr().out == ("correct: the lookup and the dense product timed at two vocabulary sizes "
+                                       "at least 10 times apart: the lookup was the faster at both\n")
     swapped = {v: {"lookup": t["dense"], "dense": t["lookup"]} for v, t in TIMINGS.items()}
     with pytest.raises(exercises.ExerciseError, match="at V = 1,000 the dense product .* Hint: are the two swapped"):
         exercises.check_lookup_timings(swapped)
@@ -72,8 +72,8 @@ def test_counted_flops(capsys):
     sizes = (32, 2_000, 8)
     right = _counted_by_the_counter(sizes)
     assert exercises.check_counted_flops(sizes, right)
-    assert capsys.readouterr().out == ("correct: FLOPs of the dense product and of the lookup, forward and backward, "
-                                       "counted again at n = 32, V = 2,000, d = 8\n")
+    assert capsys.readouterr().out == ("correct: the FLOPs of the dense product and of the lookup, forward and "
+                                       "backward, counted again at your sizes\n")
     assert exercises.check_counted_flops((10**6, 10**6, 10**4), {"dense": 4 * 10**16, "lookup": 0})  # any size
     with pytest.raises(exercises.ExerciseError, match="it counted the forward only"):
         exercises.check_counted_flops(sizes, {**right, "dense": right["dense"] // 2})
