@@ -52,7 +52,7 @@ from pathlib import Path
 
 import nbformat
 
-from . import course, generated
+from . import course, generated, zh_style
 from .cli import OneLineParser, guard
 from .course import Notebook
 from .links import MD_TARGET, rebase_links
@@ -424,7 +424,7 @@ class Problem:
 
     notebook: str  # a stem, or SHARED
     cell: str | None  # a cell id; None for the whole notebook
-    kind: str  # missing | stale | unused | invalid | drift
+    kind: str  # missing | stale | unused | invalid | drift | style
     message: str
 
     def __str__(self) -> str:
@@ -506,6 +506,9 @@ def check_translation(stem: str, english: nbformat.NotebookNode, cells: dict[str
             for text in sorted(stored - set(comments)):
                 problems.append(Problem(stem, cell_id, "unused", f"a translation for comment {text!r}, which the "
                                         "cell does not have: delete it"))
+    if only is None:  # a notebook's translation (not the shared set-up cell): how its Chinese reads
+        problems += [Problem(stem, slip.cell, "style", f"{slip.rule}: {slip.text} (see tools/zh_style.py)")
+                     for slip in zh_style.notebook_slips(stem, cells)]
     for cell_id in cells:
         if cell_id in wanted or not in_scope(cell_id):
             continue
@@ -816,6 +819,8 @@ def check_readme() -> list[Problem]:
                                     f"English section {heading!r} of README.md changed since it was translated. Update "
                                     f"the Chinese, then run `python -m tools.translations stamp-readme {name!r}`. "
                                     "The English change:\n" + "\n".join(diff)))
+    problems += [Problem(where, None, "style", f"{slip.rule}: {slip.text} (see tools/zh_style.py)")
+                 for slip in zh_style.readme_slips(zh_path.read_text(encoding="utf-8"))]
     headings = {heading for heading, _ in english}
     for extra in [h for h in by_heading if h not in headings]:
         problems.append(Problem(where, extra, "unused", f"a stamp in {_repo(_readme_stamps_path())} "

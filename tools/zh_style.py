@@ -11,9 +11,10 @@ in cell order, :func:`readme_slips` reads README.zh.md; both return :class:`Slip
 - ``quotes``: ASCII double quotes around Chinese words: write “……”;
 - ``cross-ref``: a reference to another notebook other than ``第 N 课`` (``笔记本 8``).
 
-``python -m tools.translations check`` reports them with the other problems of the edition;
-``python -m tools.zh_style`` lists them alone, and ``--colons`` prints each file's full-width
-colons per 1,000 Chinese characters (a chain of them, "X：Y：Z", is an English sentence shape).
+``python -m tools.translations check`` (and so the test suite) reports them with the other problems
+of the edition, as problems of the kind ``style``; ``python -m tools.zh_style`` lists them alone,
+and ``--colons`` prints each file's full-width colons per 1,000 Chinese characters (a chain of
+them, "X：Y：Z", is an English sentence shape).
 """
 
 from __future__ import annotations
@@ -44,11 +45,16 @@ _CROSS_REF = re.compile(r"笔记本\s*\d+|第\s*\d+\s*(?:个)?笔记本|notebook
 
 @dataclass(frozen=True)
 class Slip:
-    """One slip: where (a file, and a cell id or section), which rule, and the words."""
+    """One slip: where (a notebook's stem and cell id, or README.zh.md), which rule, and the words."""
 
-    where: str
+    file: str  # a notebook's stem, or README.zh.md
+    cell: str | None  # the cell id in that notebook (None for the README)
     rule: str  # gloss | times | quotes | cross-ref
     text: str
+
+    @property
+    def where(self) -> str:
+        return f"{self.file}: cell {self.cell!r}" if self.cell else self.file
 
     def __str__(self) -> str:
         return f"{self.where}: {self.rule}: {self.text}"
@@ -65,36 +71,39 @@ def _glossed_at(text: str, end: int, english: str) -> bool:
     return re.match(rf"[{_CJK}]{{0,4}}[（(]\s*{re.escape(english)}\b", text[end:], re.I) is not None
 
 
-def phrase_slips(where: str, text: str) -> list[Slip]:
-    """The ``times``, ``quotes`` and ``cross-ref`` slips of one text."""
+def phrase_slips(file: str, text: str, cell: str | None = None) -> list[Slip]:
+    """The ``times``, ``quotes`` and ``cross-ref`` slips of one text (of ``cell`` in ``file``)."""
     text = prose(text)
-    found = [Slip(where, "times", m.group(0)) for m in _TIMES.finditer(text)]
-    found += [Slip(where, "quotes", m.group(0)) for m in _ASCII_QUOTED.finditer(text)
+    found = [Slip(file, cell, "times", m.group(0)) for m in _TIMES.finditer(text)]
+    found += [Slip(file, cell, "quotes", m.group(0)) for m in _ASCII_QUOTED.finditer(text)
               if re.search(f"[{_CJK}]", m.group(0))]
-    found += [Slip(where, "cross-ref", m.group(0)) for m in _CROSS_REF.finditer(text)]
+    found += [Slip(file, cell, "cross-ref", m.group(0)) for m in _CROSS_REF.finditer(text)]
     return found
 
 
-def gloss_slips(texts: list[tuple[str, str]]) -> list[Slip]:
-    """The ``gloss`` slips of one notebook's prose, ``[(where, text), ...]`` in reading order."""
+def gloss_slips(file: str, texts: list[tuple[str, str]]) -> list[Slip]:
+    """The ``gloss`` slips of one notebook's prose, ``[(cell id, text), ...]`` in reading order."""
     found, glossed = [], set()
-    for where, text in texts:
+    for cell, text in texts:
         text = prose(text)
         for term, english in KEY_TERMS.items():
             for match in re.finditer(term, text):
                 has_gloss = _glossed_at(text, match.end(), english)
                 if term not in glossed and not has_gloss:
-                    found.append(Slip(where, "gloss", f"the first {term} has no gloss: write {term}（{english}）"))
+                    found.append(Slip(file, cell, "gloss", f"the first {term} has no gloss: write {term}（{english}）"))
                 elif term in glossed and has_gloss:
-                    found.append(Slip(where, "gloss", f"{term}（{english}） glossed again (only the first use is)"))
+                    again = f"{term}（{english}） glossed again (only the first use is)"
+                    found.append(Slip(file, cell, "gloss", again))
                 glossed.add(term)
     return found
 
 
-def _cell_texts(stem: str) -> list[tuple[str, str, str]]:
-    """``(cell id, kind, Chinese)`` of every translated cell, in the translation file's (notebook) order."""
-    path = course.NOTEBOOK_DIR / "zh" / "translations" / f"{stem}.json"
-    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+def _cell_texts(stem: str, cells: dict[str, dict] | None = None) -> list[tuple[str, str, str]]:
+    """``(cell id, kind, Chinese)`` of every translated cell, in the translation's (notebook) order. ``cells``:
+    the translation's entries (default: read from ``notebooks/zh/translations/<stem>.json``)."""
+    if cells is None:
+        path = course.NOTEBOOK_DIR / "zh" / "translations" / f"{stem}.json"
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
     texts = []
     for cell_id, entry in cells.items():
         if entry.get("type") == "markdown":
@@ -104,12 +113,12 @@ def _cell_texts(stem: str) -> list[tuple[str, str, str]]:
     return texts
 
 
-def notebook_slips(stem: str) -> list[Slip]:
-    """Every slip in the translation of notebook ``stem``."""
-    texts = _cell_texts(stem)
-    found = gloss_slips([(f"{stem}: cell {cid!r}", text) for cid, kind, text in texts if kind == "markdown"])
+def notebook_slips(stem: str, cells: dict[str, dict] | None = None) -> list[Slip]:
+    """Every slip in the translation of notebook ``stem`` (``cells``: its entries, default: read from its file)."""
+    texts = _cell_texts(stem, cells)
+    found = gloss_slips(stem, [(cid, text) for cid, kind, text in texts if kind == "markdown"])
     for cid, _, text in texts:
-        found += phrase_slips(f"{stem}: cell {cid!r}", text)
+        found += phrase_slips(stem, text, cid)
     return found
 
 
