@@ -3,6 +3,7 @@
 import csv
 import dataclasses
 import json
+import platform
 import sys
 import warnings
 
@@ -235,6 +236,22 @@ def test_interleaved_times_every_call_once_a_round(monkeypatch):
     assert order == ["a", "b"] * 3 and times == {"a": [1.0] * 3, "b": [1.0] * 3}
     assert measure.spread([1.0, 1.1, 0.9]) == pytest.approx(0.1) and measure.spread([2.0]) == 0
     assert measure.spread([1.0, 1.0, 1.0, 1.0, 9.0]) == 0  # one disturbed repeat does not move the median
+
+
+def test_the_cpu_allocator_is_steadied_where_glibc_allows_it(monkeypatch):
+    # glibc accepts both settings (mallopt returns 1); elsewhere nothing is changed and the answer is False
+    assert measure.steady_cpu_allocator() == (sys.platform.startswith("linux") and platform.libc_ver()[0] == "glibc")
+    monkeypatch.setattr(sys, "platform", "darwin")
+    assert measure.steady_cpu_allocator() is False
+
+
+def test_both_timing_programs_steady_the_allocator_on_a_cpu(monkeypatch):
+    calls = []
+    monkeypatch.setattr(measure, "steady_cpu_allocator", lambda: calls.append("sweep"))
+    monkeypatch.setattr(bandwidth, "steady_cpu_allocator", lambda: calls.append("study"))
+    measure.time_methods([Case(50, 4, 8)], FAST, methods=["lookup"], passes=["forward"])
+    bandwidth.study([Case(50, 4, 8)], FAST)
+    assert calls == ["sweep", "study"]
 
 
 def test_each_call_takes_the_next_batch_of_ids(monkeypatch):

@@ -12,6 +12,7 @@ budget (:func:`memory_needed`). No global state: the device, dtype, threads, see
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import dataclasses
 import io
 import itertools
@@ -387,6 +388,30 @@ def available_methods(device: torch.device | str = "cpu") -> tuple[str, ...]:
 # --- timing --------------------------------------------------------------------------------
 
 
+#: glibc's ``mallopt`` parameters (``malloc.h``) and the largest mmap threshold it accepts on 64 bits.
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD, _MMAP_THRESHOLD_MAX = -1, -3, 32 * 2**20
+
+
+def steady_cpu_allocator() -> bool:
+    """Ask glibc to keep the memory a call frees for the next call of the same size; True if it agreed.
+
+    By default glibc returns a large freed block at the top of its heap to the operating system, so the
+    next call faults fresh pages in and has them zeroed: a dense call's time then doubles for a second or
+    two at a time (8 ms against 17 ms at V = 50,257, n = 64 on this course's CI machine), and no number of
+    repeats makes the run reliable. Here blocks up to 32 MiB (glibc's largest mmap threshold) come from a
+    heap that keeps up to 1 GiB of freed memory, and larger ones are mapped afresh on every call, page
+    faults and all: the behaviour notebook 6 teaches, without the phases. A GPU's caching allocator
+    already keeps its blocks. Elsewhere than Linux with glibc, nothing changes and this returns False."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        mallopt = ctypes.CDLL("libc.so.6").mallopt
+    except (OSError, AttributeError):  # musl and other C libraries have no mallopt
+        return False
+    return bool(mallopt(_M_MMAP_THRESHOLD, _MMAP_THRESHOLD_MAX)) and bool(mallopt(_M_TRIM_THRESHOLD, 2**30))
+
+
+
 def time_per_call(call: Callable[[], object], settings: Settings) -> float:
     """Median seconds per call of ``call()``, by ``torch.utils.benchmark.Timer(...).blocked_autorange``."""
     timer = Timer("call()", globals={"call": call}, num_threads=settings.threads)
@@ -474,6 +499,8 @@ def time_methods(cases: Case | Sequence[Case], settings: Settings, methods: Sequ
     if repeats is not None:
         settings = dataclasses.replace(settings, repeats=repeats)
     cases = check_cases(cases)
+    if settings.device.type == "cpu":
+        steady_cpu_allocator()
     methods = check_choices("methods", methods, METHODS)
     passes = check_choices("passes", passes, PASSES)
     jobs = [(m, p) for p in passes for m in methods]
