@@ -411,7 +411,6 @@ def steady_cpu_allocator() -> bool:
     return bool(mallopt(_M_MMAP_THRESHOLD, _MMAP_THRESHOLD_MAX)) and bool(mallopt(_M_TRIM_THRESHOLD, 2**30))
 
 
-
 def time_per_call(call: Callable[[], object], settings: Settings) -> float:
     """Median seconds per call of ``call()``, by ``torch.utils.benchmark.Timer(...).blocked_autorange``."""
     timer = Timer("call()", globals={"call": call}, num_threads=settings.threads)
