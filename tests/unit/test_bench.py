@@ -245,13 +245,15 @@ def test_the_cpu_allocator_is_steadied_where_glibc_allows_it(monkeypatch):
     assert measure.steady_cpu_allocator() is False
 
 
-def test_both_timing_programs_steady_the_allocator_on_a_cpu(monkeypatch):
-    calls = []
-    monkeypatch.setattr(measure, "steady_cpu_allocator", lambda: calls.append("sweep"))
-    monkeypatch.setattr(bandwidth, "steady_cpu_allocator", lambda: calls.append("study"))
+def test_both_timing_programs_steady_the_allocator_on_a_cpu_before_timing(monkeypatch):
+    events = []
+    monkeypatch.setattr(measure, "steady_cpu_allocator", lambda: events.append("steady"))
+    monkeypatch.setattr(measure, "time_per_call", lambda call, settings: events.append("time") or 1.0)
     measure.time_methods([Case(50, 4, 8)], FAST, methods=["lookup"], passes=["forward"])
+    assert events[0] == "steady" and "time" in events
+    events.clear()
     bandwidth.study([Case(50, 4, 8)], FAST)
-    assert calls == ["sweep", "study"]
+    assert events[0] == "steady" and "time" in events
 
 
 def test_each_call_takes_the_next_batch_of_ids(monkeypatch):

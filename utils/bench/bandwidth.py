@@ -44,7 +44,6 @@ from .measure import (
     make_inputs,
     over_budget,
     spread,
-    steady_cpu_allocator,
 )
 
 VARIANTS = ("lookup", "lookup_into", "copy_cold", "copy_cached")
@@ -204,8 +203,6 @@ def study(cases: Case | Sequence[Case], settings: Settings) -> list[BandwidthRow
     round is steadier than either time. A case over the memory budget is skipped with a printed reason.
     """
     cases = check_cases(cases)
-    if settings.device.type == "cpu":
-        steady_cpu_allocator()
     cache_bytes, cache_source = last_level_cache(settings.device)
     item = itemsize(settings.dtype)
     fitting = [c for c in cases if study_memory_needed(c, settings.dtype, cache_bytes) <= settings.memory_budget]

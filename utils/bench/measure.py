@@ -418,7 +418,10 @@ def time_per_call(call: Callable[[], object], settings: Settings) -> float:
 
 
 def interleaved(calls: dict, settings: Settings, bar: tqdm | None = None) -> dict:
-    """``{key: [seconds per call, one per round]}``: ``settings.repeats`` rounds, each timing every call in turn."""
+    """``{key: [seconds per call, one per round]}``: ``settings.repeats`` rounds, each timing every call in turn
+    (on a CPU, with the allocator steadied first: :func:`steady_cpu_allocator`)."""
+    if settings.device.type == "cpu":
+        steady_cpu_allocator()
     times: dict = {key: [] for key in calls}
     for _ in range(settings.repeats):
         for key, call in calls.items():
@@ -498,8 +501,6 @@ def time_methods(cases: Case | Sequence[Case], settings: Settings, methods: Sequ
     if repeats is not None:
         settings = dataclasses.replace(settings, repeats=repeats)
     cases = check_cases(cases)
-    if settings.device.type == "cpu":
-        steady_cpu_allocator()
     methods = check_choices("methods", methods, METHODS)
     passes = check_choices("passes", passes, PASSES)
     jobs = [(m, p) for p in passes for m in methods]

@@ -116,15 +116,21 @@ def test_lookup_counts_bad_input():
     with pytest.raises(exercises.ExerciseError, match="pass your function itself"):
         exercises.check_lookup_counts(torch.tensor([0, 2, 0, 3]))
 
-def _row_0_distance(optimizer_class, lr, weight_decay, steps):
-    """Exercise 4.4's worked answer."""
-    start = torch.randn(6, 4, generator=torch.Generator().manual_seed(4))  # decay_start
-    table = torch.nn.Embedding.from_pretrained(start.clone(), freeze=False)
+def _train(weight, optimizer_class, lr, weight_decay, steps):
+    """Exercise 4.4's training: a table made from ``weight`` (shared, not copied), ``steps`` steps on ids 1 and 4."""
+    table = torch.nn.Embedding.from_pretrained(weight, freeze=False)
     optimizer = optimizer_class(table.parameters(), lr=lr, weight_decay=weight_decay)
     for _ in range(steps):
         optimizer.zero_grad()
         table(torch.tensor([1, 4])).pow(2).sum().backward()
         optimizer.step()
+    return table
+
+
+def _row_0_distance(optimizer_class, lr, weight_decay, steps):
+    """Exercise 4.4's worked answer."""
+    start = torch.randn(6, 4, generator=torch.Generator().manual_seed(4))  # decay_start
+    table = _train(start.clone(), optimizer_class, lr, weight_decay, steps)
     return (table.weight[0] - start[0]).norm().item()
 
 def _assert_no_distance_in(message):
@@ -154,33 +160,18 @@ def test_row_0_distance_wrong():
     start = torch.randn(6, 4, generator=torch.Generator().manual_seed(4))
 
     def shares_start(optimizer_class, lr, weight_decay, steps):  # from_pretrained without .clone(): trains start
-        table = torch.nn.Embedding.from_pretrained(start, freeze=False)
-        optimizer = optimizer_class(table.parameters(), lr=lr, weight_decay=weight_decay)
-        for _ in range(steps):
-            optimizer.zero_grad()
-            table(torch.tensor([1, 4])).pow(2).sum().backward()
-            optimizer.step()
+        table = _train(start, optimizer_class, lr, weight_decay, steps)
         return (table.weight[0] - start[0]).norm().item()
 
     moving = {"start": torch.randn(6, 4, generator=torch.Generator().manual_seed(4))}
 
     def drifts(optimizer_class, lr, weight_decay, steps):  # each call starts where the last one ended
-        table = torch.nn.Embedding.from_pretrained(moving["start"], freeze=False)
         before = moving["start"][0].clone()
-        optimizer = optimizer_class(table.parameters(), lr=lr, weight_decay=weight_decay)
-        for _ in range(steps):
-            optimizer.zero_grad()
-            table(torch.tensor([1, 4])).pow(2).sum().backward()
-            optimizer.step()
+        table = _train(moving["start"], optimizer_class, lr, weight_decay, steps)
         return (table.weight[0].detach() - before).norm().item()
 
     def row_1(optimizer_class, lr, weight_decay, steps):
-        table = torch.nn.Embedding.from_pretrained(start.clone(), freeze=False)
-        optimizer = optimizer_class(table.parameters(), lr=lr, weight_decay=weight_decay)
-        for _ in range(steps):
-            optimizer.zero_grad()
-            table(torch.tensor([1, 4])).pow(2).sum().backward()
-            optimizer.step()
+        table = _train(start.clone(), optimizer_class, lr, weight_decay, steps)
         return (table.weight[1] - start[1]).norm().item()
 
     wrong = [
