@@ -33,6 +33,10 @@ import subprocess
 import sys
 from pathlib import Path, PureWindowsPath
 
+# standard library only (course.py runs with the system's Python, before .venv exists)
+from tools.cli import OneLineParser
+from tools.venvs import venv_python
+
 ROOT = Path(__file__).resolve().parent
 MIN_PYTHON = (3, 10)
 REQUIREMENTS = "requirements.txt"
@@ -50,11 +54,6 @@ HELP = __doc__[__doc__.index("    python course.py run"):].rstrip()
 
 
 # --- the operating systems ------------------------------------------------------------------
-
-def venv_python(venv: Path, platform: str = sys.platform) -> Path:
-    """The interpreter inside a virtual environment: ``Scripts\\python.exe`` on Windows, ``bin/python`` elsewhere."""
-    return venv / "Scripts" / "python.exe" if platform == "win32" else venv / "bin" / "python"
-
 
 def is_store_python(executable: str) -> bool:
     """A Python from the Microsoft Store, or its ``python.exe`` alias in ``...\\Microsoft\\WindowsApps``
@@ -137,8 +136,8 @@ def ensure_venv(venv: Path, dev: bool, constraints: str, command: str = "run") -
         print(first_install_notice(command), flush=True)
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     subprocess.run(pip_command(python, dev, constraints), check=True, cwd=ROOT, env=child_environment())
-    (venv / STAMP).write_text(json.dumps({"hash": install_hash(install_files(dev, constraints)),
-                                         "dev": dev}) + "\n", encoding="utf-8")
+    (venv / STAMP).write_text(json.dumps({"hash": install_hash(install_files(dev, constraints))}) + "\n",
+                              encoding="utf-8")
     return python
 
 
@@ -176,15 +175,31 @@ def steps(command: str, args: list[str], *, root: bool = False, practice_ready: 
         return [["-m", "tools.run", "--in-place", *args], ["-m", "tools.sync"]]
     if command == "versions":
         return [["-m", "tools.versions", *args]]
-    if command == "lock":  # every supported Python at once (uv's universal resolver), torch held at the tested release
-        return [["-m", "pip", "install", "--quiet", "uv"],
-                ["-m", "uv", "pip", "compile", DEV_REQUIREMENTS, "-c", "build/torch-pin.txt", "--universal",
-                 "--python-version", "3.10", "--no-header", "--quiet", "-o", "build/constraints.body.txt"]]
     raise ValueError(f"unknown command {command!r}")
 
 
 COMMANDS = ("run", "test", "lab", "practice", "site", "check", "install", "sync", "execute", "versions", "lock",
             "clean")
+
+
+def lock(python: Path) -> int:
+    """Pin constraints.txt anew for every supported Python at once (uv's universal resolver), torch held at
+    the release it pins now (the tested one); its three header lines stay."""
+    text = (ROOT / CONSTRAINTS).read_text(encoding="utf-8")
+    torch_pin = next(line.split(";")[0].strip() for line in text.splitlines() if line.startswith("torch=="))
+    build = ROOT / "build"
+    build.mkdir(exist_ok=True)
+    (build / "torch-pin.txt").write_text(torch_pin + "\n", encoding="utf-8")
+    for step in (["-m", "pip", "install", "--quiet", "uv"],
+                 ["-m", "uv", "pip", "compile", DEV_REQUIREMENTS, "-c", "build/torch-pin.txt", "--universal",
+                  "--python-version", "3.10", "--no-header", "--quiet", "-o", "build/constraints.body.txt"]):
+        code = run_program([str(python), *step])
+        if code:
+            return code
+    header = "".join(text.splitlines(keepends=True)[:3])
+    body = (build / "constraints.body.txt").read_text(encoding="utf-8")
+    (ROOT / CONSTRAINTS).write_text(header + body, encoding="utf-8")
+    return 0
 
 
 def clean() -> None:
@@ -207,13 +222,8 @@ def run_program(command: list[str]) -> int:
             continue
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, no usage block
-        self.exit(2, f"course.py: {message} (python course.py --help lists the commands)\n")
-
-
 def parse(argv: list[str]) -> argparse.Namespace:
-    parser = _Parser(prog="python course.py", description=__doc__.splitlines()[0], epilog=HELP,
+    parser = OneLineParser(prog="python course.py", description=__doc__.splitlines()[0], epilog=HELP,
                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--venv", type=Path, default=ROOT / ".venv", help="the virtual environment (default: .venv)")
     parser.add_argument("--constraints", default=CONSTRAINTS,
@@ -245,22 +255,18 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "install":
             print(f"{venv} is ready: {python}")
             return 0
+        if args.command == "lock":
+            return lock(python)
+        root = practice_ready = False
         if args.command == "lab":
-            _, note = lab_arguments(args.args, "--practice" in args.args, is_root())
+            root, practice_ready = is_root(), any((ROOT / "build" / "practice").glob("*.ipynb"))
+            _, note = lab_arguments(args.args, "--practice" in args.args, root)
             if note:
                 print(note)
-        if args.command == "lock":
-            (ROOT / "build").mkdir(exist_ok=True)
-            (ROOT / "build" / "torch-pin.txt").write_text("torch==2.13.0\n", encoding="utf-8")
-        practice_ready = any((ROOT / "build" / "practice").glob("*.ipynb"))
-        for step in steps(args.command, args.args, root=is_root(), practice_ready=practice_ready):
+        for step in steps(args.command, args.args, root=root, practice_ready=practice_ready):
             code = run_program([str(python), *step])
             if code:
                 return code
-        if args.command == "lock":
-            header = (ROOT / CONSTRAINTS).read_text(encoding="utf-8").splitlines(keepends=True)[:3]
-            body = (ROOT / "build" / "constraints.body.txt").read_text(encoding="utf-8")
-            (ROOT / CONSTRAINTS).write_text("".join(header) + body, encoding="utf-8")
         return 0
     except subprocess.CalledProcessError as error:
         print(f"course.py: setting up {venv} failed: `{subprocess.list2cmdline(error.cmd)}` exited with "

@@ -25,6 +25,13 @@ def is_relative(target: str) -> bool:
     return bool(target) and not SCHEME.match(target) and not target.startswith(("#", "/"))
 
 
+def stays(target: str) -> bool:
+    """A link that a copy elsewhere keeps as it is: not relative (:func:`is_relative`), or a sibling
+    notebook (``02_x.ipynb``), since every copy of the course has siblings of the same names."""
+    path = target.partition("#")[0]
+    return not is_relative(target) or ("/" not in path and path.endswith(".ipynb"))
+
+
 def rebase_link(target: str, old_folder: Path, new_folder: Path, renames: dict[str, str] | None = None) -> str:
     """``target``, written for a page in ``old_folder``, rewritten for a copy in ``new_folder``.
 
@@ -32,9 +39,9 @@ def rebase_link(target: str, old_folder: Path, new_folder: Path, renames: dict[s
     ``renames`` swaps a file's name once its path is rebased, e.g. the Chinese
     edition links to ``README.zh.md`` where the English links to ``README.md``.
     """
-    path, hash_sign, fragment = target.partition("#")
-    if not is_relative(target) or ("/" not in path and path.endswith(".ipynb")):
+    if stays(target):
         return target
+    path, hash_sign, fragment = target.partition("#")
     moved = Path(os.path.relpath(os.path.normpath(old_folder / path), new_folder)).as_posix()
     head, _, name = moved.rpartition("/")
     name = (renames or {}).get(name, name)

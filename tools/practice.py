@@ -26,7 +26,7 @@ from . import course
 from .cli import OneLineParser, guard
 from .course import Edition, Notebook, available
 from .generated import HEADER_ID, SOLUTION_TAG, dumps_notebook, read_notebook
-from .links import HTML_TARGET, MD_TARGET, is_relative, rebase_links
+from .links import HTML_TARGET, MD_TARGET, rebase_link, rebase_links, stays
 
 PRACTICE_DIR = course.ROOT / "build" / "practice"
 NOTE_ID = "practice-note"
@@ -156,11 +156,9 @@ def published_links(source: str, folder: Path) -> str:
     """A markdown cell's relative links (written for a page in ``folder``) as addresses in the repository
     on GitHub, for a copy that leaves it; links to sibling notebooks stay (the copies are siblings too)."""
     def absolute(match: re.Match) -> str:
-        target = match.group(2)
-        path, hash_sign, fragment = target.partition("#")
-        if not is_relative(target) or ("/" not in path and path.endswith(".ipynb")):
+        if stays(match.group(2)):
             return match.group(0)
-        repo_path = Path(os.path.relpath(os.path.normpath(folder / path), course.ROOT)).as_posix()
+        repo_path, hash_sign, fragment = rebase_link(match.group(2), folder, course.ROOT).partition("#")
         return match.group(1) + course.blob_url(repo_path) + hash_sign + fragment
 
     return HTML_TARGET.sub(absolute, MD_TARGET.sub(absolute, source))

@@ -33,11 +33,8 @@ The course itself, with the worked answers: {repo}. Its web site: {site}.
 
 
 def write_branch(folder: Path) -> list[Path]:
-    """The practice branch's files in ``folder`` (emptied first, a `.git` kept); returns them."""
-    folder.mkdir(parents=True, exist_ok=True)
-    for old in folder.rglob("*.ipynb"):
-        if ".git" not in old.relative_to(folder).parts:
-            old.unlink()
+    """The practice branch's files in ``folder`` (copies left from an earlier build are removed by
+    :func:`.practice.write_practice`); returns them."""
     written = write_practice(folder / course.ENGLISH.repo_dir, published=True)
     rows = [f"- [{entry.number}. {entry.title}]({entry.practice_colab_url}) · "
             f"[{entry.zh.display_title}]({entry.zh.practice_colab_url})" for entry in course.NOTEBOOKS]

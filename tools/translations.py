@@ -730,8 +730,8 @@ _INTRO = "(introduction)"  # the name of the text before the first `##` heading
 #: (from the manifest, whose titles are stamped on their own) and the answer (notebook 0's cell ``answer``,
 #: whose translation is stamped as that cell's).
 _GENERATED_BLOCKS = {
-    re.compile(r"<!-- notebooks:start.*?<!-- notebooks:end -->", re.S): "<!-- notebooks table (generated) -->",
-    re.compile(r"<!-- answer:start.*?<!-- answer:end -->", re.S): "<!-- the answer (generated) -->",
+    generated.TABLE_BLOCK: "<!-- notebooks table (generated) -->",
+    generated.ANSWER_BLOCK: "<!-- the answer (generated) -->",
 }
 
 

@@ -33,6 +33,7 @@ from utils.env_check import read_requirements
 
 from .cli import OneLineParser, guard
 from .course import ROOT
+from .venvs import venv_python
 
 #: Google Colab's runtime as of 2026-11 (``!pip list`` in a fresh runtime). The packages
 #: a notebook's kernel imports are pinned to Colab's versions; the rest (JupyterLab,
@@ -108,28 +109,28 @@ def _pyenv_version(version: str) -> str:
 def install(env: Environment, python: str) -> Path:
     """Create (or update) the environment's venv with requirements.txt under its constraints; returns its python."""
     env.folder.mkdir(parents=True, exist_ok=True)
-    venv_python = env.folder / "venv" / "bin" / "python"
+    python_in_venv = venv_python(env.folder / "venv")
     wanted = constraints(env.name)
     requirements = (ROOT / "requirements.txt").read_text(encoding="utf-8")
     stamp = env.folder / "venv" / ".installed"  # what the venv was installed from
-    if venv_python.exists() and stamp.is_file() and stamp.read_text(encoding="utf-8") == requirements + wanted:
-        return venv_python
-    if not venv_python.exists():
+    if python_in_venv.exists() and stamp.is_file() and stamp.read_text(encoding="utf-8") == requirements + wanted:
+        return python_in_venv
+    if not python_in_venv.exists():
         subprocess.run([python, "-m", "venv", str(env.folder / "venv")], check=True)
     constraints_file = env.folder / "constraints.txt"
     constraints_file.write_text(wanted, encoding="utf-8")
     # the environment's constraints replace any machine-wide ones (PIP_CONSTRAINT, pip.conf)
     pip_env = {**os.environ, "PIP_CONSTRAINT": os.devnull}
-    subprocess.run([str(venv_python), "-m", "pip", "install", "--quiet", "--upgrade", "--disable-pip-version-check",
+    subprocess.run([str(python_in_venv), "-m", "pip", "install", "--quiet", "--upgrade", "--disable-pip-version-check",
                     "-r", str(ROOT / "requirements.txt"), "-c", str(constraints_file)], check=True, env=pip_env)
     stamp.write_text(requirements + wanted, encoding="utf-8")
-    return venv_python
+    return python_in_venv
 
 
-def installed_versions(venv_python: Path) -> str:
+def installed_versions(python: Path) -> str:
     code = ("import platform; from importlib.metadata import version; "
             f"print(' '.join(['Python ' + platform.python_version()] + [n + ' ' + version(n) for n in {REPORTED!r}]))")
-    return subprocess.run([str(venv_python), "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    return subprocess.run([str(python), "-c", code], capture_output=True, text=True, check=True).stdout.strip()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -40,7 +40,7 @@ from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 from . import course
 from .cli import OneLineParser, guard
 from .course import EDITIONS, Edition, Notebook, available
-from .generated import ANSWER_END, ANSWER_START, read_notebook, readme_answer
+from .generated import ANSWER_BLOCK, read_notebook, readme_answer
 from .links import SCHEME, is_relative
 
 SITE_DIR = course.ROOT / "build" / "site"
@@ -144,8 +144,7 @@ def site_link(url: str, page: Page, site_paths: dict[str, str]) -> str:
         return _relative(INDEX, page.site_path) + anchor
     if target.startswith("../"):
         return url  # outside the repository: nothing to point to
-    kind = "tree" if (course.ROOT / target).is_dir() else "blob"
-    return f"{course.repo_url()}/{kind}/{course.REPO_REF}/{target}{anchor}"
+    return course.blob_url(target) + anchor
 
 
 def data_url(path: Path) -> str:
@@ -308,7 +307,7 @@ def _readme_intro(site_paths: dict[str, str], problems: list[str]) -> tuple[str,
     text = (course.ROOT / "README.md").read_text(encoding="utf-8")
     title = next((line[2:].strip() for line in text.splitlines() if line.startswith("# ")), "The course")
     answer = readme_answer(text)
-    rest = re.sub(re.escape(ANSWER_START) + r".*?" + re.escape(ANSWER_END), "", text, flags=re.S)
+    rest = ANSWER_BLOCK.sub("", text)
     # the first paragraph of prose: not a heading, a comment, or a line of links and badges
     paragraphs = [p.strip() for p in rest.split("\n\n")
                   if p.strip() and not p.lstrip().startswith(("#", "<!--", "[", "!["))]

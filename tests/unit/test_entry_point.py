@@ -78,9 +78,9 @@ def test_the_command_line_parses_options_before_the_command_and_passes_the_rest(
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["fly"], "course.py: argument command: invalid choice: 'fly'"),
-    (["--constraints", "nope.txt", "run"], "course.py: no constraints file 'nope.txt'"),
-    (["install", "--cpu"], "course.py: install takes only --dev; got --cpu"),
+    (["fly"], "python course.py: argument command: invalid choice: 'fly'"),
+    (["--constraints", "nope.txt", "run"], "python course.py: no constraints file 'nope.txt'"),
+    (["install", "--cpu"], "python course.py: install takes only --dev; got --cpu"),
 ])
 def test_a_bad_command_line_is_one_line(argv, message, capsys):
     with pytest.raises(SystemExit) as stop:
@@ -110,7 +110,7 @@ def test_the_install_is_redone_only_when_its_files_change(tmp_path, monkeypatch)
     python.parent.mkdir(parents=True)
     python.write_text("")
     assert not entry.is_installed(venv, dev=False, constraints="constraints.txt")  # no stamp yet
-    stamp = {"hash": entry.install_hash(entry.install_files(True, "constraints.txt")), "dev": True}
+    stamp = {"hash": entry.install_hash(entry.install_files(True, "constraints.txt"))}
     (venv / entry.STAMP).write_text(json.dumps(stamp))
     assert entry.is_installed(venv, dev=True, constraints="constraints.txt")
     assert entry.is_installed(venv, dev=False, constraints="constraints.txt")  # a dev install serves a learner
