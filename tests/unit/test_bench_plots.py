@@ -40,11 +40,8 @@ def test_benchmark_time_figure_plots_the_measured_times():
     assert list(dense.get_ydata()) == pytest.approx([1e-4, 4e-4, 1.6e-3])
 
 
-def test_benchmark_speedup_and_memory_figures():
+def test_benchmark_memory_figure():
     rows = _vocab_rows()
-    speed = figures.benchmark_speedup_figure(rows)
-    dense_forward = speed.axes[0].lines[0]
-    assert list(dense_forward.get_ydata()) == pytest.approx([10, 40, 160])  # dense time / lookup time
     memory = figures.benchmark_memory_figure(rows)
     assert len(memory.axes) == 2
     dense_input = memory.axes[0].lines[1]

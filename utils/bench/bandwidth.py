@@ -30,7 +30,7 @@ import torch
 import torch.nn.functional as F
 from tqdm import tqdm
 
-from ..lookup import bytes_moved
+from ..lookup import ID_BYTES, bytes_moved
 from .measure import (
     NOISY_SPREAD,
     Case,
@@ -109,7 +109,7 @@ def study_memory_needed(case: Case, dtype: torch.dtype | str, cache_bytes: int) 
     """Bytes the study holds for one case: the table, the batches of ids, the cold source, the cached
     source, the preallocated output and one allocated output (the floor's few rows aside)."""
     n, V, d, item = case.num_tokens, case.vocab_size, case.embedding_dim, itemsize(dtype)
-    ids = len_id_batches(case) * n * 8
+    ids = len_id_batches(case) * n * ID_BYTES
     return V * d * item + ids + (3 + cold_slices(case, dtype, cache_bytes)) * n * d * item
 
 
@@ -205,7 +205,9 @@ def study(cases: Case | Sequence[Case], settings: Settings) -> list[BandwidthRow
     cases = check_cases(cases)
     cache_bytes, cache_source = last_level_cache(settings.device)
     item = itemsize(settings.dtype)
-    fitting = [c for c in cases if study_memory_needed(c, settings.dtype, cache_bytes) <= settings.memory_budget]
+    reasons = {c: over_budget(study_memory_needed(c, settings.dtype, cache_bytes), settings.memory_budget)
+               for c in cases}  # "" where the case fits
+    fitting = [c for c in cases if not reasons[c]]
     # one buffer for the cold copy's source, as large as the largest case needs, reused by every case:
     # allocating and first touching four caches' worth for each case would take longer than timing it
     storage = torch.empty(max((cold_slices(c, settings.dtype, cache_bytes) * c.num_tokens * c.embedding_dim
@@ -222,7 +224,7 @@ def study(cases: Case | Sequence[Case], settings: Settings) -> list[BandwidthRow
                       "cache_source": cache_source, "repeats": settings.repeats,
                       "cold_bytes": cold_slices(case, settings.dtype, cache_bytes) * case.num_tokens
                       * case.embedding_dim * item, **settings.environment()}
-            reason = over_budget(study_memory_needed(case, settings.dtype, cache_bytes), settings.memory_budget)
+            reason = reasons[case]
             if reason:
                 tqdm.write(f"skipped the bandwidth study at {case.label()}: {reason}", file=sys.stdout)
                 rows.append(BandwidthRow(status="skipped", reason=reason, regime="skipped", **common))

@@ -94,7 +94,7 @@ def as_device(device: torch.device | str) -> torch.device:
 
 def itemsize(dtype: torch.dtype | str) -> int:
     """Bytes per element of a floating-point ``dtype`` (4 for float32)."""
-    return torch.empty((), dtype=as_dtype(dtype)).element_size()
+    return as_dtype(dtype).itemsize
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,6 @@ from matplotlib.ticker import FuncFormatter, NullLocator
 from ..figures.drawing import TAB10
 from .bandwidth import REGIMES, BandwidthRow
 from .measure import Timing, format_bytes
-from .tables import speedups
 
 #: One colour and marker per benchmark method, the same in every figure.
 METHOD_STYLE = {
@@ -96,28 +95,6 @@ def axis_symbol(axis: str) -> str:
     if axis not in symbols:
         raise ValueError(f"unknown axis {axis!r}; expected one of {tuple(symbols)}")
     return symbols[axis]
-
-
-def benchmark_speedup_figure(rows: list[Timing], axis: str = "vocab_size") -> Figure:
-    """How many times slower than the lookup the dense and sparse products are, against one size, log-log."""
-
-    ok, note = _sweep_rows(rows, axis)
-    fig = Figure(figsize=(6.5, 4.2))
-    ax = fig.subplots(gridspec_kw=_GRID)
-    for method in ("dense", "sparse"):
-        for pass_, line in (("forward", "-"), ("backward", "--")):
-            points = sorted((getattr(case, axis), speedup) for case, speedup in speedups(ok, method, pass_).items())
-            if points:
-                style = METHOD_STYLE[method]
-                ax.plot([p[0] for p in points], [p[1] for p in points], line, color=style["color"],
-                        marker=style["marker"], label=f"{method} / lookup, {_PASS_TITLES[pass_]}")
-    ax.axhline(1.0, color="black", lw=0.8)
-    ax.text(0.01, 1.0, " as fast as the lookup", transform=ax.get_yaxis_transform(), va="bottom", fontsize=8)
-    _log_axes(ax, axis, ok)
-    ax.set_ylabel("time / lookup's time (how much faster the lookup is)")
-    ax.legend(fontsize=8)
-    ax.set_title(f"The lookup's speed-up ({note})", fontsize=10)
-    return fig
 
 
 def benchmark_memory_figure(rows: list[Timing], axis: str = "vocab_size") -> Figure:
@@ -208,7 +185,7 @@ def bandwidth_regimes_figure(rows: list[BandwidthRow]) -> Figure:
     for variant, style in _VARIANT_STYLE.items():
         ax.plot(xs, [getattr(r, f"{variant}_gbs") for r in ok], **style)
     ax.set_xscale("log", base=2)
-    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: format_bytes(x)))
+    ax.xaxis.set_major_formatter(_bytes_formatter())
     ax.set_yscale("log")
     for formatter in (ax.yaxis.set_major_formatter, ax.yaxis.set_minor_formatter):
         formatter(FuncFormatter(lambda y, _: f"{y:g}"))

@@ -129,8 +129,7 @@ def vocab_parallel_worker(rank: int, world_size: int, spec: ProblemSpec) -> Rank
 
 
 def run_vocab_parallel(spec: ProblemSpec, world_size: int = 2, *, device: str = "cpu",
-                       timeout_s: float = DEFAULT_TIMEOUT_S, join_timeout_s: float | None = None,
-                       start_method: str | None = None) -> list[RankResult]:
+                       timeout_s: float = DEFAULT_TIMEOUT_S, start_method: str | None = None) -> list[RankResult]:
     """Run :func:`vocab_parallel_worker` on ``world_size`` processes; their results in rank order.
 
     ``device="cpu"``: gloo; ``device="cuda"``: NCCL, one GPU per process. The other
@@ -141,7 +140,7 @@ def run_vocab_parallel(spec: ProblemSpec, world_size: int = 2, *, device: str = 
     shard_bounds(spec.vocab_size, world_size)  # fails early for world_size > vocab_size
     backend = backend_for(device, world_size)
     return launch(vocab_parallel_worker, world_size, args=(spec,), backend=backend,
-                  timeout_s=timeout_s, join_timeout_s=join_timeout_s, start_method=start_method)
+                  timeout_s=timeout_s, start_method=start_method)
 
 
 def compare_with_single_device(results: list[RankResult], reference: tuple[torch.Tensor, torch.Tensor]) -> dict:
@@ -201,8 +200,7 @@ def rowwise_parallel_worker(rank: int, world_size: int, spec: ProblemSpec) -> Ro
 
 
 def run_rowwise_parallel(spec: ProblemSpec, world_size: int = 2, *, device: str = "cpu",
-                         timeout_s: float = DEFAULT_TIMEOUT_S, join_timeout_s: float | None = None,
-                         start_method: str | None = None) -> list[RowwiseResult]:
+                         timeout_s: float = DEFAULT_TIMEOUT_S, start_method: str | None = None) -> list[RowwiseResult]:
     """Run :func:`rowwise_parallel_worker` on ``world_size`` processes, as :func:`run_vocab_parallel` runs its worker.
 
     Raises ``RuntimeError`` where the installed PyTorch lacks :data:`ROWWISE_NEEDS`, and
@@ -217,7 +215,7 @@ def run_rowwise_parallel(spec: ProblemSpec, world_size: int = 2, *, device: str 
                          "without rows")
     backend = backend_for(device, world_size)
     return launch(rowwise_parallel_worker, world_size, args=(spec,), backend=backend,
-                  timeout_s=timeout_s, join_timeout_s=join_timeout_s, start_method=start_method)
+                  timeout_s=timeout_s, start_method=start_method)
 
 
 # --- the notebook's cells and utils/vocab_parallel.py: the same code ---------------------

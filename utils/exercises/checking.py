@@ -15,6 +15,12 @@ def correct(what_was_checked: str) -> bool:
     return True
 
 
+def require_function(name: str, value: object) -> None:
+    """The learner passed their function itself, not what calling it returned."""
+    if not callable(value):
+        raise ExerciseError(f"pass your function itself ({name}, not {name}(...)); got {type(value).__name__}")
+
+
 def as_number(name: str, value: object, what: str) -> float:
     """``value`` as a float: a Python number or a one-element tensor; ``TypeError`` naming ``what`` otherwise."""
     if isinstance(value, torch.Tensor) and value.numel() == 1:

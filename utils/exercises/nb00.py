@@ -8,7 +8,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from .checking import ExerciseError, correct
+from .checking import ExerciseError, correct, require_function
 
 
 def check_embedding_from_linear(embedding: object, linear: object) -> bool:
@@ -76,10 +76,8 @@ def check_weight_grads(weight_grads: Callable, related: Callable) -> bool:
     every sum is exact and the gradients compare bit for bit). It then calls ``related`` on its own
     gradient pairs (:func:`_related_cases`): the true pairs, and pairs that are not transposes.
     """
-    for name, function in (("weight_grads", weight_grads), ("related", related)):
-        if not callable(function):
-            raise ExerciseError(f"pass your function itself ({name}, not {name}(...)); "
-                                f"got {type(function).__name__}")
+    require_function("weight_grads", weight_grads)
+    require_function("related", related)
     seed = 0
     embedding, linear = _layers(seed)
     generator = torch.Generator().manual_seed(1)

@@ -8,13 +8,12 @@ import torch
 
 from ..lookup import one_hot_multiply_adds
 from ..vocab import Vocab, tokenize
-from .checking import ExerciseError, correct
+from .checking import ExerciseError, correct, require_function
 
 
 def check_encode_function(encode: Callable[[str], torch.Tensor], vocab: Vocab) -> bool:
     """Exercise 1.1: ``encode(sentence)`` -> int64 ids, unknown words -> ``<unk>``."""
-    if not callable(encode):
-        raise ExerciseError(f"pass your function itself (encode, not encode(...)); got {type(encode).__name__}")
+    require_function("encode", encode)
     sentences = ["the cat sat on the mat .", "a zebra sat on the sofa !", "THE Cat", ""]
     for sentence in sentences:
         expected = vocab.encode(sentence)
@@ -51,9 +50,7 @@ def check_product_flops(product_flops_at: Callable[[int], int], num_tokens: int,
     leaves the random state as it found it (the function draws a table).
     """
     one_hot_multiply_adds(num_tokens, 1, dim)  # TypeError or ValueError for a bad count or size
-    if not callable(product_flops_at):
-        raise ExerciseError(f"pass your function itself (product_flops_at, not product_flops_at(...)); "
-                            f"got {type(product_flops_at).__name__}")
+    require_function("product_flops_at", product_flops_at)
     got = {}
     with torch.random.fork_rng(devices=[]):
         for size in _FLOP_SIZES:

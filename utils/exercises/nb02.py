@@ -9,7 +9,7 @@ import torch.nn as nn
 from torch.nn.utils.rnn import pad_sequence
 
 from ..vocab import build_vocab
-from .checking import ExerciseError, correct
+from .checking import ExerciseError, correct, require_function
 
 #: Exercise 2.1: the checker's own corpus, and its batches: sentences of 2, 5 and 4 tokens ("zebra" is unknown),
 #: then a single sentence ("a" is unknown)
@@ -23,9 +23,7 @@ def check_embed_batch(embed_batch: Callable) -> bool:
     The checker calls it with a vocabulary and an ``nn.Embedding(V, 6, padding_idx=0)`` of its own, on two
     batches, and compares with its own padded lookup, bit for bit.
     """
-    if not callable(embed_batch):
-        raise ExerciseError(f"pass your function itself (embed_batch, not embed_batch(...)); "
-                            f"got {type(embed_batch).__name__}")
+    require_function("embed_batch", embed_batch)
     vocab = build_vocab(_CORPUS)
     pad_id = vocab.stoi["<pad>"]
     torch.manual_seed(0)
@@ -94,9 +92,7 @@ class _Watched(nn.Embedding):
 def check_checked_lookup(checked_lookup: Callable) -> bool:
     """Exercise 2.3: ``checked_lookup(embedding, ids)``: the rows for valid ids; a ``ValueError`` naming the first bad
     id (negative, or not below ``num_embeddings``) before the layer sees it."""
-    if not callable(checked_lookup):
-        raise ExerciseError(f"pass your function itself (checked_lookup, not checked_lookup(...)); "
-                            f"got {type(checked_lookup).__name__}")
+    require_function("checked_lookup", checked_lookup)
     torch.manual_seed(0)
     embedding = _Watched(5, 3)
     for dtype in (torch.int64, torch.int32):

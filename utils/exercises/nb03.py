@@ -10,7 +10,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch.utils.flop_counter import FlopCounterMode
 
-from .checking import ExerciseError, correct
+from .checking import ExerciseError, correct, require_function
 
 
 def check_vectors_from_linear(vectors_from_linear: Callable) -> bool:
@@ -20,9 +20,7 @@ def check_vectors_from_linear(vectors_from_linear: Callable) -> bool:
     The checker calls it on layers of its own (a ``[3, 7]`` weight, and a square ``[4, 4]`` one, where the rows
     of the weight have the right shape and the wrong numbers), with ids of shapes ``(4,)`` and ``(2, 2)``.
     """
-    if not callable(vectors_from_linear):
-        raise ExerciseError(f"pass your function itself (vectors_from_linear, not vectors_from_linear(...)); "
-                            f"got {type(vectors_from_linear).__name__}")
+    require_function("vectors_from_linear", vectors_from_linear)
     generator = torch.Generator().manual_seed(3)
     cases = [((7, 3), torch.tensor([2, 0, 6, 2])), ((7, 3), torch.tensor([[1, 5], [5, 3]])),
              ((4, 4), torch.tensor([0, 3, 1, 3]))]

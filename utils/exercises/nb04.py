@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import torch
 
-from .checking import ExerciseError, as_number, correct
+from .checking import ExerciseError, as_number, correct, require_function
 
 #: Exercise 4.1's ids: id 2 three times, id 0 once, id 5 once, in a vocabulary of 7
 GRAD_EXERCISE_IDS = (2, 0, 2, 2, 5)
@@ -122,8 +122,7 @@ def check_lookup_counts(lookup_counts: Callable[[torch.Tensor, int], torch.Tenso
 
     The checker calls it on sparse gradients of its own (``LOOKUP_COUNT_CASES``) and counts the ids itself.
     """
-    if not callable(lookup_counts):
-        raise ExerciseError(f"pass your function itself, not its result; got {type(lookup_counts).__name__}")
+    require_function("lookup_counts", lookup_counts)
     for seed, (ids, num_rows) in enumerate(LOOKUP_COUNT_CASES):
         expected = torch.bincount(torch.tensor(ids), minlength=num_rows)
         try:
@@ -204,8 +203,7 @@ def check_row_0_distance(row_0_distance: Callable[[type[torch.optim.Optimizer], 
     The checker calls it with ``torch.optim.Adam`` and ``torch.optim.AdamW`` at ``DECAY_EXERCISE_SETTINGS`` and
     runs the same experiments itself. ``TypeError``/``ValueError`` for a result that is not a distance.
     """
-    if not callable(row_0_distance):
-        raise ExerciseError(f"pass your function itself, not its result; got {type(row_0_distance).__name__}")
+    require_function("row_0_distance", row_0_distance)
 
     def near(got: float, expected: float) -> bool:
         return abs(got - expected) <= 1e-3 * expected

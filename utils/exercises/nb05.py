@@ -6,18 +6,20 @@ from collections.abc import Callable
 
 import torch
 
+from ..checks import check_positive
 from ..init_stats import compare, linear_init, linear_std, normal, tied_logit_std
-from .checking import ExerciseError, as_number, correct
+from .checking import ExerciseError, as_number, correct, require_function
 
 #: Exercise 5.1: the in_features (fan_in) of Llama's feed-forward up-projection, nn.Linear(4096, 11008)
 LLAMA_UP_PROJECTION_IN = 4096
 
 
-def _observed(name: str, value: object) -> float:
-    value = as_number(name, value, "measured from layer.weight, e.g. with `.item()`")
-    if not 0 < value < float("inf"):
-        raise ValueError(f"{name} must be a positive, finite number, got {value}")
-    return float(value)
+MEASURED = "measured from layer.weight, e.g. with `.item()`"
+
+
+def _positive(name: str, value: object, what: str) -> float:
+    """``value`` as a positive, finite float (a tensor of one element is taken too)."""
+    return check_positive(name, as_number(name, value, what))
 
 
 def check_linear_init_draw(layer: torch.nn.Module, observed_std: float, observed_max: float) -> bool:
@@ -29,8 +31,8 @@ def check_linear_init_draw(layer: torch.nn.Module, observed_std: float, observed
     """
     if not isinstance(layer, torch.nn.Linear):
         raise TypeError(f"layer must be the torch.nn.Linear you drew, got {type(layer).__name__}")
-    observed_std = _observed("observed_std", observed_std)
-    observed_max = _observed("observed_max", observed_max)
+    observed_std = _positive("observed_std", observed_std, MEASURED)
+    observed_max = _positive("observed_max", observed_max, MEASURED)
     fan_in = LLAMA_UP_PROJECTION_IN
     std = linear_std(fan_in)
     if layer.in_features != fan_in:
@@ -87,8 +89,7 @@ def check_logit_std_function(measure_logit_std: Callable[[int, float, int], floa
     ``weight_std_for_unit_logits`` gives at ``d = 768`` itself. ``TypeError``/``ValueError`` for arguments
     of the wrong kind.
     """
-    if not callable(measure_logit_std):
-        raise ExerciseError(f"pass your function itself, not its result; got {type(measure_logit_std).__name__}")
+    require_function("measure_logit_std", measure_logit_std)
     for d, weight_std, seed in LOGIT_STD_CASES:
         got = as_number("measure_logit_std(...)", measure_logit_std(d, weight_std, seed), "a std, e.g. `.item()`")
         own, formula = _measured_logit_std(d, weight_std, seed), tied_logit_std(d, weight_std)
@@ -110,9 +111,7 @@ def check_logit_std_function(measure_logit_std: Callable[[int, float, int], floa
     if first == other:
         raise ExerciseError("seeds 5 and 6 gave the same number: the function computes a formula instead of "
                             "measuring. Hint: draw the table and the hidden states, and measure the logits' std")
-    weight_std = as_number("weight_std_for_unit_logits", weight_std_for_unit_logits, "a std")
-    if not 0 < weight_std < float("inf"):
-        raise ValueError(f"weight_std_for_unit_logits must be a positive, finite std, got {weight_std}")
+    weight_std = _positive("weight_std_for_unit_logits", weight_std_for_unit_logits, "a std")
     measured = _measured_logit_std(768, weight_std, 3)
     if abs(measured - 1) <= LOGIT_STD_TOLERANCE:
         return correct("measure_logit_std agrees with the checker's own measurements at 3 sizes and changes with "
@@ -131,8 +130,7 @@ def check_gpt2_init(init_fn: Callable[[torch.nn.Module], None]) -> bool:
 
     Every ``nn.Linear`` and ``nn.Embedding`` weight N(0, 0.02), Linear biases zero, other modules untouched.
     """
-    if not callable(init_fn):
-        raise ExerciseError(f"pass your function itself, not its result; got {type(init_fn).__name__}")
+    require_function("gpt2_init", init_fn)
     with torch.random.fork_rng(devices=[]):  # seed a copy of the global RNG; the learner's stream is left alone
         torch.manual_seed(0)
         model = torch.nn.Sequential(

@@ -9,7 +9,7 @@ import torch
 import torch.nn.functional as F
 
 from ..positions import sinusoidal_positions
-from .checking import ExerciseError, as_number, correct
+from .checking import ExerciseError, as_number, correct, require_function
 
 
 def check_bag_mean_matrix(matrix: torch.Tensor, ids: torch.Tensor, offsets: torch.Tensor,
@@ -128,9 +128,7 @@ def check_tying_initial_loss(initial_loss: dict[tuple[int, bool], float], model_
 
 def check_sinusoidal_function(fn: Callable[[int, int], torch.Tensor]) -> bool:
     """Exercise 7.3: ``fn(num_positions, dim)`` -> the sinusoidal position table ``(num_positions, dim)``."""
-    if not callable(fn):
-        raise ExerciseError(f"pass your function itself (my_sinusoidal, not my_sinusoidal(...)); "
-                            f"got {type(fn).__name__}")
+    require_function("my_sinusoidal", fn)
     for num_positions, dim in ((1, 2), (10, 8), (50, 16)):
         expected = sinusoidal_positions(num_positions, dim)
         got = fn(num_positions, dim)

@@ -8,13 +8,12 @@ import torch
 import torch.nn.functional as F
 
 from ..vocab_parallel import local_lookup, shard_bounds
-from .checking import ExerciseError, correct
+from .checking import ExerciseError, correct, require_function
 
 
 def check_shard_bounds_function(fn: Callable[[int, int], list[tuple[int, int]]]) -> bool:
     """Exercise 8.1: ``fn(vocab_size, world_size)`` -> contiguous ``(start, end)`` blocks, sizes differing by <= 1."""
-    if not callable(fn):
-        raise ExerciseError(f"pass your function itself, not its result; got {type(fn).__name__}")
+    require_function("my_bounds", fn)
     for vocab_size, world_size in ((10, 1), (10, 2), (11, 2), (11, 3), (50_257, 8), (7, 7)):
         bounds = [tuple(b) for b in fn(vocab_size, world_size)]
         where = f"fn({vocab_size}, {world_size}) = {bounds if len(bounds) <= 4 else str(bounds[:4]) + '...'}"
@@ -33,8 +32,7 @@ def check_shard_bounds_function(fn: Callable[[int, int], list[tuple[int, int]]])
 
 def check_owner_function(fn: Callable[[int, int, int], tuple[int, int]]) -> bool:
     """Exercise 8.2: ``fn(token_id, vocab_size, world_size)`` -> ``(rank, local_row)`` under ``shard_bounds``."""
-    if not callable(fn):
-        raise ExerciseError(f"pass your function itself, not its result; got {type(fn).__name__}")
+    require_function("owner", fn)
     for vocab_size, world_size in ((11, 2), (11, 3), (12, 5), (9, 1)):
         for rank, (start, end) in enumerate(shard_bounds(vocab_size, world_size)):
             for token_id in range(start, end):
@@ -73,9 +71,7 @@ def check_parallel_bag_mean(fn: Callable[[torch.Tensor, torch.Tensor, int], torc
     Compared with ``F.embedding_bag(bags, weight, mode="mean")`` on the whole table; the
     tempting wrong combinations of the shards' results get a hint of their own.
     """
-    if not callable(fn):
-        raise TypeError(f"pass your function itself (parallel_bag_mean, not parallel_bag_mean(...)); "
-                        f"got {type(fn).__name__}")
+    require_function("parallel_bag_mean", fn)
     weight = torch.randn(11, 4, generator=torch.Generator().manual_seed(83))
     off_by = max(float((_shard_bag_results(torch.tensor(bags), weight, world_size)["mean of means"]
                         - F.embedding_bag(torch.tensor(bags), weight, mode="mean")).abs().max())

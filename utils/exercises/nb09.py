@@ -9,7 +9,7 @@ import torch
 
 from ..corpus import category_of, labelled_words
 from ..vocab import Vocab
-from .checking import ExerciseError, correct
+from .checking import ExerciseError, correct, require_function
 
 #: Exercise 9.1: the word that no sentence of the corpus mentions, and how many of its nearest words must be animals
 ZEBRA_EXERCISE_WORD = "zebra"
@@ -76,8 +76,7 @@ def check_unmoved_rows(unmoved_rows: Callable[[torch.Tensor, torch.Tensor], list
     bit; no row changed), then on the notebook's table ``before`` and ``after`` training
     (``[V, d]`` each).
     """
-    if not callable(unmoved_rows):
-        raise ExerciseError(f"pass your function itself, not its result; got {type(unmoved_rows).__name__}")
+    require_function("unmoved_rows", unmoved_rows)
 
     def call(a: torch.Tensor, b: torch.Tensor) -> list[int]:
         got = unmoved_rows(a, b)

@@ -107,7 +107,7 @@ def sorted_probabilities_figure(logits: dict[str, torch.Tensor], title: str | No
     for k, (label, row) in enumerate(logits.items()):
         log_p = torch.log_softmax(row.detach().cpu().double(), dim=-1)
         p = log_p.exp()
-        entropy = float(-(p * log_p).sum())
+        entropy = float(torch.distributions.Categorical(logits=log_p).entropy())
         sorted_p = p.sort(descending=True).values
         ax.plot(ranks.numpy(), sorted_p[ranks - 1].numpy(), color=SEQUENCE_COLOURS[k % 5], lw=1.8,
                 label=f"{label}: top p = {float(p.max()):.2g}, entropy {entropy:.2f} nats")

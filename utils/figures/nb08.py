@@ -7,7 +7,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from ..lookup import check_weight
-from ..vocab_parallel import local_lookup, shard_bounds
+from ..vocab_parallel import local_lookup, owner_of, shard_bounds
 from .drawing import GROUP_COLOURS, check_id_row, heatmap
 
 
@@ -29,7 +29,7 @@ def vocab_parallel_figure(weight: torch.Tensor, ids: torch.Tensor, world_size: i
     total = torch.stack(partials).sum(dim=0)
     if not torch.equal(total, weight[ids]):
         raise AssertionError("the partial lookups do not sum to W[ids]; the figure would be wrong")
-    owner = [next(r for r, (s, e) in enumerate(bounds) if s <= i < e) for i in ids.tolist()]
+    owner = owner_of(ids, len(weight), world_size).tolist()
 
     lo, hi = float(weight.min()), float(weight.max())
     fig = Figure(figsize=(2.4 * (world_size + 2), 4.6), layout="constrained")

@@ -116,7 +116,7 @@ def test_logit_std_function_bad_input():
         exercises.check_logit_std_function(lambda d, weight_std, seed: "27.7", 0.0361)
     with pytest.raises(TypeError, match="weight_std_for_unit_logits must be a number"):
         exercises.check_logit_std_function(_measure_logit_std, None)
-    with pytest.raises(ValueError, match="positive, finite std, got -0.036"):
+    with pytest.raises(ValueError, match="weight_std_for_unit_logits must be a positive, finite number, got -0.036"):
         exercises.check_logit_std_function(_measure_logit_std, -0.036)
 
 def _gpt2_init(module):
