@@ -67,7 +67,7 @@ def bilingual_course(tmp_path, monkeypatch):
     for cell in nb.cells:
         if cell.cell_type == "markdown":
             cell.source = rebase_for_zh(cell.source)  # relative links: the same in any copy of the course
-            title = f"# {entry.number}. 一热向量与只做选择的矩阵乘法"
+            title = f"# {entry.number}. {entry.title_zh}"
             cell.source = cell.source.replace(f"# {entry.number}. {entry.title}", title)
             cell.source = cell.source.replace("**Exercise ", "**练习 ")
     (root / "notebooks" / "zh").mkdir(exist_ok=True)
@@ -80,7 +80,7 @@ def bilingual_course(tmp_path, monkeypatch):
 
 
 #: The notebooks a course copy keeps: two, so that each has a neighbour to link. The tests
-#: that break a copy touch the first; checking all nine each time would cost seconds a call.
+#: that break a copy touch the first; checking all ten each time would cost seconds a call.
 COPIED_NOTEBOOKS = 2
 
 

@@ -76,7 +76,7 @@ def _quote(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
-def _python(source: str) -> str:
+def python_source(source: str) -> str:
     """The source with IPython magics and shell lines blanked, for ast."""
     return "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines())
 
@@ -92,7 +92,7 @@ def defined_names(source: str) -> list[str]:
             for element in target.elts:
                 add(element)
 
-    for node in ast.parse(_python(source)).body:
+    for node in ast.parse(python_source(source)).body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             if node.name not in names:
                 names.append(node.name)
@@ -112,7 +112,7 @@ def stub_source(solution: str, label: str, lang: str = "en") -> str:
     any other answer becomes a comment and a ``raise``.
     """
     text = _text(lang)
-    source = _python(solution)
+    source = python_source(solution)
     tree = ast.parse(source)
     if not tree.body:
         raise ValueError(f"{label}: the answer cell is empty; expected the code of one worked answer")

@@ -20,7 +20,9 @@ import torch
 from tools.course import NOTEBOOK_DIR, NOTEBOOKS
 from tools.generated import GENERATED_IDS
 from tools.kernels import AsyncIPCKernelManager
+from tools.practice import python_source
 from tools.pytest_course import count_execution
+from tools.pytest_notebooks import GOING_DEEPER
 from tools.run import check_all_cells_executed
 from tools.translations import SECTION_HEADINGS_ZH, comment_tokens
 
@@ -39,11 +41,6 @@ def _read(entry):
 
 def _code(nb):
     return [cell for cell in nb.cells if cell.cell_type == "code"]
-
-
-def _python_source(cell):
-    """Cell source without IPython magics, for ast."""
-    return "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in cell.source.splitlines())
 
 
 def _text(output):
@@ -98,7 +95,7 @@ def test_every_image_is_a_drawn_figure(entry):
 
 @pytest.mark.parametrize("entry", EDITIONS, ids=ids)
 def test_claims_are_asserted(entry):
-    trees = [ast.parse(_python_source(cell)) for cell in _code(_read(entry))]
+    trees = [ast.parse(python_source(cell.source)) for cell in _code(_read(entry))]
     asserts = sum(isinstance(node, ast.Assert) for tree in trees for node in ast.walk(tree))
     assert asserts >= 3, f"only {asserts} assert statements: every claim in the prose needs one"
 
@@ -145,11 +142,8 @@ english_ids = [entry.stem for entry in ENGLISH]
 MAIN_PATH_CELLS = 30
 #: ... and this many words of prose in its markdown cells (`\w+` tokens, the generated header included)
 MAIN_PATH_WORDS = 1_200
-GOING_DEEPER = "## Going deeper"
 #: Words a learner's cell never uses: they are about the test harness, not the lesson.
 HARNESS_TALK = re.compile(r"\bnbval\b|\bstderr\b|tagged `solution`|checked by an `assert`|\btests/|\bCI\b")
-#: Notebooks not yet held to HARNESS_TALK: notebook 6, until issue 27 rewrites it (then empty this).
-HARNESS_TALK_EXEMPT: set[str] = set()
 
 
 def _headed(cell, heading):
@@ -233,7 +227,7 @@ def test_main_path_does_not_use_going_deeper(entry):
     start = going_deeper(nb)
     if start is None:
         return
-    code = [(i, ast.parse(_python_source(cell))) for i, cell in enumerate(nb.cells) if cell.cell_type == "code"]
+    code = [(i, ast.parse(python_source(cell.source))) for i, cell in enumerate(nb.cells) if cell.cell_type == "code"]
     before = [tree for i, tree in code if i < start]
     bound_before = set().union(*(_bound_names(tree) for tree in before))
     only_deeper = set().union(*(_bound_names(tree) for i, tree in code if i > start)) - bound_before
@@ -252,8 +246,6 @@ def test_worked_answers_print_nothing(entry):
 def test_no_harness_talk(entry):
     """A learner's cells talk about the lesson: not nbval, stderr, tags, tests/ or CI ("every claim is an
     `assert`" is said once, in the README). Markdown and code comments; the generated cells are the tools'."""
-    if entry.stem in HARNESS_TALK_EXEMPT:
-        return
     found = []
     for cell in _read(entry).cells:
         if cell.get("id") in GENERATED_IDS:
@@ -327,7 +319,7 @@ def unnamed_checker_inputs(nb):
             continue
         if cell.cell_type != "code":
             continue
-        tree = ast.parse(_python_source(cell))
+        tree = ast.parse(python_source(cell.source))
         if _is_solution(cell):
             answer = (cell, _top_level_bound_names(tree) - bound_before, "\n".join(text))
         calls = _checker_calls(tree)

@@ -16,6 +16,7 @@ import nbformat
 import pytest
 
 from tools.course import NOTEBOOKS
+from tools.practice import python_source
 from utils.distributed.vocab_parallel_run import (
     MODULE_PATH,
     SHARED_NAMES,
@@ -27,19 +28,14 @@ from utils.distributed.vocab_parallel_run import (
 NOTEBOOK = next(entry for entry in NOTEBOOKS if entry.number == 8)
 
 
-def _python_source(cell):
-    """A code cell's source without IPython magics, for ast."""
-    return "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in cell.source.splitlines())
-
-
 def notebook_cells(path=NOTEBOOK.path):
     return [cell for cell in nbformat.read(path, as_version=4).cells if cell.cell_type == "code"]
 
 
 def notebook_tree(path=NOTEBOOK.path):
     """The top-level statements of every code cell of the notebook, as one module."""
-    return ast.Module(body=[node for cell in notebook_cells(path) for node in ast.parse(_python_source(cell)).body],
-                      type_ignores=[])
+    body = [node for cell in notebook_cells(path) for node in ast.parse(python_source(cell.source)).body]
+    return ast.Module(body=body, type_ignores=[])
 
 
 def module_tree(path=MODULE_PATH):
@@ -92,7 +88,7 @@ def test_code_differences_reads_the_classes_a_cell_defined():
     """What the notebook asserts in its kernel: the objects its cells define hold the module's code."""
     imports = ("from typing import Any\nimport torch\nimport torch.distributed as dist\nimport torch.nn as nn\n"
                "from utils.lookup import check_ids\nfrom utils.vocab_parallel import local_lookup, shard_of\n\n")
-    sources = [_python_source(cell) for cell in notebook_cells()]
+    sources = [python_source(cell.source) for cell in notebook_cells()]
     shared = [ast.get_source_segment(source, node) for source in sources for node in ast.parse(source).body
               if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name in SHARED_NAMES]  # comments kept
     assert len(shared) == len(SHARED_NAMES)

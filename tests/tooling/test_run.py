@@ -58,13 +58,6 @@ def test_a_device_that_is_not_there_stops_the_run_before_any_kernel(monkeypatch,
     assert capsys.readouterr().err.startswith("python -m tools.run: unknown device 'gpu'; expected one of")
 
 
-def test_bad_arguments_are_one_line(capsys):
-    with pytest.raises(SystemExit) as stop:
-        run.main(["--bogus"])
-    assert stop.value.code == 2
-    assert capsys.readouterr().err == "python -m tools.run: unrecognized arguments: --bogus (see --help)\n"
-
-
 def test_select_rejects_unknown_numbers():
     assert run.select(None) == list(course.NOTEBOOKS)
     with pytest.raises(SystemExit, match=r"unknown notebook number\(s\) \[99\]"):
