@@ -3,12 +3,22 @@ system (venv layout, executables, the Microsoft Store's Python, root) and the co
 checked on any system. Nothing here installs anything."""
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 import course as entry
+
+
+def test_the_entry_point_runs_on_the_standard_library_alone():
+    """It runs with the system's Python before .venv exists: it, and the tools modules it imports,
+    use nothing outside the standard library (-S: no site-packages)."""
+    result = subprocess.run([sys.executable, "-S", str(Path(entry.__file__)), "--help"], capture_output=True,
+                            text=True, cwd=Path(entry.__file__).parent)
+    assert result.returncode == 0, result.stderr
+    assert "python course.py run" in result.stdout
 
 
 @pytest.mark.parametrize("platform, python", [
