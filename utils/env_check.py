@@ -180,13 +180,18 @@ def install_command(executable: str = sys.executable, dev: bool = False) -> str:
 
 # --- the report --------------------------------------------------------------------------------
 
-class _OneLineParser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, no usage block
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, with a bad argument reported in one line, without the usage block (exit status 2).
+
+    Used by ``python -m utils.env_check``, ``python -m utils.bench`` and ``python -m utils.distributed``.
+    """
+
+    def error(self, message: str) -> None:
         self.exit(2, f"{self.prog}: {message} (see --help)\n")
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = _OneLineParser(prog="python -m utils.env_check", description=__doc__.splitlines()[0])
+    parser = OneLineParser(prog="python -m utils.env_check", description=__doc__.splitlines()[0])
     parser.add_argument("--dev", action="store_true", help="also the test suite's packages (requirements-dev.txt)")
     parser.add_argument("--requirements", type=Path, help="check this requirements file instead")
     args = parser.parse_args(argv)

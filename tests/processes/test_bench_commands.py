@@ -50,5 +50,5 @@ def test_the_command_line_runs_as_a_module_and_a_bad_argument_gets_one_line():
     result = subprocess.run([sys.executable, "-m", "utils.bench", "bandwidth", "--min-run-time", "nan"], cwd=ROOT,
                             capture_output=True, text=True)
     assert result.returncode == 2 and result.stdout == ""
-    assert result.stderr == ("python -m utils.bench bandwidth: error: argument --min-run-time: expected a positive, "
-                             "finite number, got 'nan'\n")
+    assert result.stderr == ("python -m utils.bench bandwidth: argument --min-run-time: expected a positive, "
+                             "finite number, got 'nan' (see --help)\n")

@@ -15,14 +15,10 @@ import math
 import sys
 from pathlib import Path
 
+from ..env_check import OneLineParser
 from . import bandwidth, measure, tables
 
 GPT2 = measure.GPT2
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, without the usage block
-        self.exit(2, f"{self.prog}: error: {message}\n")
 
 
 def _sizes(text: str) -> list[int]:
@@ -64,7 +60,7 @@ def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentPars
     common.add_argument("--output", type=Path, help="also write the rows to this .csv or .json file")
     common.add_argument("--no-progress", action="store_true", help="no progress bar")
 
-    parser = _Parser(prog="python -m utils.bench", description="What the lookup saves, measured (notebook 6): "
+    parser = OneLineParser(prog="python -m utils.bench", description="What the lookup saves, measured (notebook 6): "
                      "sweep, bandwidth or regimes; each ends with its noise verdict.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="{sweep,bandwidth,regimes}")
     sweep = commands.add_parser("sweep", parents=[common], help="time the lookup and the one-hot products",

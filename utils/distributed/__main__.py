@@ -16,6 +16,7 @@ import argparse
 import os
 import sys
 
+from ..env_check import OneLineParser
 from .launcher import DEFAULT_TIMEOUT_S, WorkerError, backend_for, process_group
 from .vocab_parallel_run import (
     ProblemSpec,
@@ -51,7 +52,7 @@ def _seconds(text: str) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="python -m utils.distributed",
         description="Check a vocabulary-parallel embedding against one device, forward and backward. "
                     "Starts --nproc processes itself, or runs as one rank under torchrun.")
