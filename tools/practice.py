@@ -22,13 +22,15 @@ from pathlib import Path
 
 import nbformat
 
-from . import course
-from .cli import OneLineParser, guard
-from .course import Edition, Notebook, available
+from utils.cli import OneLineParser
+
+from . import manifest
+from .cli import guard
 from .generated import HEADER_ID, SOLUTION_TAG, dumps_notebook, read_notebook
 from .links import HTML_TARGET, MD_TARGET, rebase_link, rebase_links, stays
+from .manifest import Edition, Notebook, available
 
-PRACTICE_DIR = course.ROOT / "build" / "practice"
+PRACTICE_DIR = manifest.ROOT / "build" / "practice"
 NOTE_ID = "practice-note"
 
 TEXT = {
@@ -158,8 +160,8 @@ def published_links(source: str, folder: Path) -> str:
     def absolute(match: re.Match) -> str:
         if stays(match.group(2)):
             return match.group(0)
-        repo_path, hash_sign, fragment = rebase_link(match.group(2), folder, course.ROOT).partition("#")
-        return match.group(1) + course.blob_url(repo_path) + hash_sign + fragment
+        repo_path, hash_sign, fragment = rebase_link(match.group(2), folder, manifest.ROOT).partition("#")
+        return match.group(1) + manifest.blob_url(repo_path) + hash_sign + fragment
 
     return HTML_TARGET.sub(absolute, MD_TARGET.sub(absolute, source))
 
@@ -193,7 +195,7 @@ def practice_notebook(nb_node: nbformat.NotebookNode, entry: Notebook, edition: 
     if solutions == 0:
         raise ValueError(f"{edition.repo_path(entry)}: no cell is tagged {SOLUTION_TAG!r}; "
                          "expected one answer cell per exercise")
-    link = (course.blob_url(edition.repo_path(entry)) if published
+    link = (manifest.blob_url(edition.repo_path(entry)) if published
             else Path(os.path.relpath(edition.path(entry), out_folder)).as_posix())
     note = nbformat.v4.new_markdown_cell(text["note"].format(name=edition.repo_path(entry), link=link))
     note.id = NOTE_ID
@@ -229,7 +231,7 @@ def write_practice(out_dir: Path = PRACTICE_DIR, published: bool = False) -> lis
     record_path = out_dir / RECORD
     old_record = json.loads(record_path.read_text(encoding="utf-8")) if record_path.is_file() else {}
     record, written = {}, []
-    for entry in course.NOTEBOOKS:
+    for entry in manifest.NOTEBOOKS:
         for edition in available(entry):
             folder = out_dir / edition.subdir if edition.subdir else out_dir
             folder.mkdir(parents=True, exist_ok=True)
@@ -263,7 +265,7 @@ def main(argv: list[str] | None = None) -> int:
     written = write_practice(out)
 
     def shown(path: Path) -> Path:
-        return path.relative_to(course.ROOT) if path.is_relative_to(course.ROOT) else path
+        return path.relative_to(manifest.ROOT) if path.is_relative_to(manifest.ROOT) else path
 
     for path in written:
         print(f"wrote {shown(path)}")

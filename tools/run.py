@@ -27,10 +27,12 @@ from pathlib import Path
 import nbformat
 from tqdm.auto import tqdm
 
-from .cli import OneLineParser, guard
-from .course import NOTEBOOK_DIR, NOTEBOOKS, ROOT, Notebook
+from utils.cli import OneLineParser
+
+from .cli import guard
 from .generated import dumps_notebook, read_notebook
 from .kernels import AsyncIPCKernelManager
+from .manifest import NOTEBOOK_DIR, NOTEBOOKS, ROOT, Notebook
 
 BUILD_DIR = ROOT / "build" / "notebooks"
 #: where a failed run's executed copy goes (the good copy in BUILD_DIR stays)

@@ -34,7 +34,7 @@ Command line::
     python -m tools.translations init <stem>                 # add empty entries for every cell
     python -m tools.translations stamp <stem> <cell-id> ...  # mark a translation as up to date
     python -m tools.translations stamp-readme <section> ...  # the same for sections of README.zh.md
-    python -m tools.translations stamp-title <stem> ...      # the same for title_zh in tools/course.py
+    python -m tools.translations stamp-title <stem> ...      # the same for title_zh in tools/manifest.py
 """
 
 from __future__ import annotations
@@ -52,10 +52,12 @@ from pathlib import Path
 
 import nbformat
 
-from . import course, generated, zh_style
-from .cli import OneLineParser, guard
-from .course import Notebook
+from utils.cli import OneLineParser
+
+from . import generated, manifest, zh_style
+from .cli import guard
 from .links import MD_TARGET, rebase_links
+from .manifest import Notebook
 
 SHARED = "_shared"  # the translation file of the cells sync writes into every notebook
 SHARED_IDS = (generated.SETUP_ID,)
@@ -80,7 +82,7 @@ UNTRANSLATED = "<!-- 尚未翻译 (untranslated): the English text follows -->"
 # --- paths ----------------------------------------------------------------------------
 
 def translations_dir() -> Path:
-    return course.NOTEBOOK_DIR / "zh" / "translations"
+    return manifest.NOTEBOOK_DIR / "zh" / "translations"
 
 
 def translation_path(stem: str) -> Path:
@@ -89,11 +91,11 @@ def translation_path(stem: str) -> Path:
 
 
 def readme_zh_path() -> Path:
-    return course.ROOT / course.CHINESE.readme
+    return manifest.ROOT / manifest.CHINESE.readme
 
 
 def _repo(path: Path) -> str:
-    return path.relative_to(course.ROOT).as_posix()
+    return path.relative_to(manifest.ROOT).as_posix()
 
 
 # --- comments in code, through tokenize --------------------------------------------------
@@ -310,8 +312,8 @@ def number_differences(english: str, chinese: str) -> list[str]:
 def rebase_for_zh(text: str) -> str:
     """A markdown cell's links, written for ``notebooks/``, rewritten for ``notebooks/zh/``: other
     notebooks stay (the link goes to their Chinese twin), the README becomes README.zh.md."""
-    return rebase_links(text, course.NOTEBOOK_DIR, course.CHINESE.folder,
-                        {course.ENGLISH.readme: course.CHINESE.readme})
+    return rebase_links(text, manifest.NOTEBOOK_DIR, manifest.CHINESE.folder,
+                        {manifest.ENGLISH.readme: manifest.CHINESE.readme})
 
 
 # --- translation files ------------------------------------------------------------------
@@ -560,7 +562,7 @@ def compare_editions(entry: Notebook) -> list[Problem]:
 
 def _english_notebooks() -> dict[Notebook, nbformat.NotebookNode]:
     """Every English notebook as ``make sync`` writes it (header, set-up and footer in place)."""
-    return {entry: generated.sync_notebook(generated.read_notebook(entry.path), entry) for entry in course.NOTEBOOKS}
+    return {entry: generated.sync_notebook(generated.read_notebook(entry.path), entry) for entry in manifest.NOTEBOOKS}
 
 
 def _check_file(stem: str, english: nbformat.NotebookNode, only: tuple[str, ...] | None = None) -> list[Problem]:
@@ -593,8 +595,8 @@ def check(stems: list[str] | None = None) -> list[Problem]:
             if setup and setup[0] not in seen:
                 seen.add(setup[0])
                 problems += [p for p in _check_file(SHARED, nb, only=SHARED_IDS) if p not in problems]
-        listed = {entry.filename for entry in course.NOTEBOOKS}
-        for path in sorted((course.NOTEBOOK_DIR / "zh").glob("*.ipynb")):
+        listed = {entry.filename for entry in manifest.NOTEBOOKS}
+        for path in sorted((manifest.NOTEBOOK_DIR / "zh").glob("*.ipynb")):
             if path.name not in listed:
                 problems.append(Problem(path.stem, None, "unused", f"{_repo(path)} has no English notebook in the "
                                         "manifest: delete it (and its translation)"))
@@ -623,7 +625,7 @@ def load_title_stamps() -> dict[str, dict]:
 def check_title(entry: Notebook) -> list[Problem]:
     """The manifest's ``title_zh`` of ``entry`` against the stamp of its English ``title``."""
     if not entry.title_zh.strip():
-        return [Problem(entry.stem, None, "missing", "the manifest entry has no title_zh (tools/course.py)")]
+        return [Problem(entry.stem, None, "missing", "the manifest entry has no title_zh (tools/manifest.py)")]
     try:
         stored = load_title_stamps().get(entry.stem)
     except TranslationFileError as error:
@@ -635,20 +637,20 @@ def check_title(entry: Notebook) -> list[Problem]:
     if stored["sha256"] != fingerprint(entry.title):
         return [Problem(entry.stem, None, "stale", f"stale title: the English title changed from "
                         f"{stored.get('en')!r} to {entry.title!r} since title_zh {entry.title_zh!r} was translated. "
-                        f"Update title_zh in tools/course.py, {how}")]
+                        f"Update title_zh in tools/manifest.py, {how}")]
     return []
 
 
 def stamp_titles(stems: list[str]) -> None:
     """Mark the ``title_zh`` of ``stems`` as translated from their current English titles."""
-    by_stem = {entry.stem: entry for entry in course.NOTEBOOKS}
+    by_stem = {entry.stem: entry for entry in manifest.NOTEBOOKS}
     for stem in stems:
         if stem not in by_stem:
             raise SystemExit(f"unknown notebook {stem!r}; expected one of: {', '.join(by_stem)}")
     titles = load_title_stamps()
     for stem in stems:
         titles[stem] = {"en": by_stem[stem].title, "sha256": fingerprint(by_stem[stem].title)}
-    order = {entry.stem: i for i, entry in enumerate(course.NOTEBOOKS)}
+    order = {entry.stem: i for i, entry in enumerate(manifest.NOTEBOOKS)}
     titles = dict(sorted(titles.items(), key=lambda item: order.get(item[0], len(order))))
     path = translation_path(TITLES)
     path.write_text(json.dumps({"titles": titles}, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
@@ -718,7 +720,7 @@ def planned_text_files() -> dict[Path, str]:
     readme = readme_zh_path()
     if not readme.is_file():
         raise FileNotFoundError(f"{_repo(readme)} is missing: the Chinese README holds the table of Chinese notebooks")
-    planned[readme] = generated.sync_readme(readme.read_text(encoding="utf-8"), course.CHINESE, answer)
+    planned[readme] = generated.sync_readme(readme.read_text(encoding="utf-8"), manifest.CHINESE, answer)
     return planned
 
 
@@ -736,7 +738,7 @@ _GENERATED_BLOCKS = {
 
 
 def readme_en_path() -> Path:
-    return course.ROOT / course.ENGLISH.readme
+    return manifest.ROOT / manifest.ENGLISH.readme
 
 
 def readme_sections(text: str) -> list[tuple[str, str]]:
@@ -789,7 +791,7 @@ def check_readme() -> list[Problem]:
     """Problems of README.zh.md against README.md: the same number of ``##`` sections, and
     each Chinese section stamped against the current text of its English section (by order)."""
     zh_path, en_path = readme_zh_path(), readme_en_path()
-    where = _repo(zh_path) if zh_path.is_relative_to(course.ROOT) else str(zh_path)
+    where = _repo(zh_path) if zh_path.is_relative_to(manifest.ROOT) else str(zh_path)
     if not zh_path.is_file():
         return [Problem(where, None, "missing", "there is no Chinese README")]
     english = readme_sections(en_path.read_text(encoding="utf-8"))
@@ -864,7 +866,7 @@ def _english_for(stem: str) -> nbformat.NotebookNode:
     for entry, nb in english.items():
         if entry.stem == stem:
             return nb
-    known = ", ".join([entry.stem for entry in course.NOTEBOOKS] + [SHARED])
+    known = ", ".join([entry.stem for entry in manifest.NOTEBOOKS] + [SHARED])
     raise SystemExit(f"unknown notebook {stem!r}; expected one of: {known}")
 
 
@@ -924,15 +926,15 @@ def main(argv: list[str] | None = None) -> int:
     readme_parser.add_argument("sections", nargs="*", metavar="section",
                                help=f"English headings without '## ' (e.g. 'Start'), or {_INTRO!r}")
     readme_parser.add_argument("--all", action="store_true", help="every section")
-    title_parser = commands.add_parser("stamp-title", help="after updating title_zh in tools/course.py: mark it as "
+    title_parser = commands.add_parser("stamp-title", help="after updating title_zh in tools/manifest.py: mark it as "
                                        "translated from the current English title")
     title_parser.add_argument("stems", nargs="+", metavar="stem")
     args = parser.parse_args(argv)
 
     if args.command == "check":
-        unknown = sorted(set(args.stems) - {entry.stem for entry in course.NOTEBOOKS} - {SHARED, README_KEY})
+        unknown = sorted(set(args.stems) - {entry.stem for entry in manifest.NOTEBOOKS} - {SHARED, README_KEY})
         if unknown:
-            parser.error(f"unknown notebook(s) {unknown}; expected stems from tools/course.py, {SHARED} or "
+            parser.error(f"unknown notebook(s) {unknown}; expected stems from tools/manifest.py, {SHARED} or "
                          f"{README_KEY}")
         problems = check(args.stems or None)
         for problem in problems:

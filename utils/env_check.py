@@ -17,7 +17,6 @@ anything failed, 2 for a bad argument.
 
 from __future__ import annotations
 
-import argparse
 import os
 import platform
 import shlex
@@ -26,6 +25,8 @@ import sys
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
+
+from .cli import OneLineParser
 
 try:
     from packaging.requirements import Requirement
@@ -179,16 +180,6 @@ def install_command(executable: str = sys.executable, dev: bool = False) -> str:
 
 
 # --- the report --------------------------------------------------------------------------------
-
-class OneLineParser(argparse.ArgumentParser):
-    """argparse, with a bad argument reported in one line, without the usage block (exit status 2).
-
-    Used by ``python -m utils.env_check``, ``python -m utils.bench`` and ``python -m utils.distributed``.
-    """
-
-    def error(self, message: str) -> None:
-        self.exit(2, f"{self.prog}: {message} (see --help)\n")
-
 
 def main(argv: list[str] | None = None) -> int:
     parser = OneLineParser(prog="python -m utils.env_check", description=__doc__.splitlines()[0])

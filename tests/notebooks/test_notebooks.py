@@ -17,9 +17,9 @@ import papermill
 import pytest
 import torch
 
-from tools.course import NOTEBOOK_DIR, NOTEBOOKS
 from tools.generated import GENERATED_IDS
 from tools.kernels import AsyncIPCKernelManager
+from tools.manifest import NOTEBOOK_DIR, NOTEBOOKS
 from tools.practice import python_source
 from tools.pytest_course import count_execution
 from tools.pytest_notebooks import GOING_DEEPER

@@ -2,25 +2,25 @@
 
 import pytest
 
-from tools import course
+from tools import manifest
 
 
 def test_english_is_the_notebooks_folder_and_chinese_its_zh_subfolder():
-    entry = course.NOTEBOOKS[0]
-    assert course.ENGLISH.path(entry) == entry.path
-    assert course.CHINESE.path(entry) == course.NOTEBOOK_DIR / "zh" / entry.filename
-    assert course.CHINESE.repo_path(entry) == f"notebooks/zh/{entry.filename}"
-    assert course.EDITIONS[0] is course.ENGLISH
+    entry = manifest.NOTEBOOKS[0]
+    assert manifest.ENGLISH.path(entry) == entry.path
+    assert manifest.CHINESE.path(entry) == manifest.NOTEBOOK_DIR / "zh" / entry.filename
+    assert manifest.CHINESE.repo_path(entry) == f"notebooks/zh/{entry.filename}"
+    assert manifest.EDITIONS[0] is manifest.ENGLISH
 
 
 def test_available_lists_the_editions_that_exist(bilingual_course):
-    entry = course.NOTEBOOKS[0]
-    assert course.available(entry) == [course.ENGLISH, course.CHINESE]
-    course.CHINESE.path(entry).unlink()
-    assert course.available(entry) == [course.ENGLISH]
+    entry = manifest.NOTEBOOKS[0]
+    assert manifest.available(entry) == [manifest.ENGLISH, manifest.CHINESE]
+    manifest.CHINESE.path(entry).unlink()
+    assert manifest.available(entry) == [manifest.ENGLISH]
 
 
 def test_unknown_edition():
-    assert course.edition("zh") is course.CHINESE
+    assert manifest.edition("zh") is manifest.CHINESE
     with pytest.raises(ValueError, match=r"no edition 'fr'; the course has \['en', 'zh'\]"):
-        course.edition("fr")
+        manifest.edition("fr")

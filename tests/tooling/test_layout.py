@@ -14,7 +14,7 @@ import re
 import nbformat
 import pytest
 
-from tools.course import NOTEBOOKS, ROOT
+from tools.manifest import NOTEBOOKS, ROOT
 
 UTILS = ROOT / "utils"
 LESSON_MODULES = sorted(path for path in UTILS.glob("*.py") if path.stem != "__init__")
@@ -173,3 +173,8 @@ def test_every_program_in_tools_has_a_line_in_its_readme():
     listed = set(re.findall(r"^\| `(\w+)\.py` \|", readme, re.M))
     programs = {path.stem for path in (ROOT / "tools").glob("*.py")} - {"__init__"}
     assert listed == programs, f"tools/README.md lists {sorted(listed)}, tools/ has {sorted(programs)}"
+
+
+def test_every_package_folder_has_an_init():
+    folders = [path for path in UTILS.rglob("*") if path.is_dir() and path.name != "__pycache__"]
+    assert folders and [f for f in folders if not (f / "__init__.py").is_file()] == []

@@ -9,10 +9,10 @@ import types
 
 import pytest
 
-from tools import course, generated
-from tools.course import ROOT
+from tools import generated, manifest
+from tools.manifest import ROOT
 
-FOLDER = course.REPO_NAME
+FOLDER = manifest.REPO_NAME
 
 
 def _run_setup_cell(monkeypatch, cwd, *, colab, missing=(), git=None):
@@ -47,7 +47,7 @@ def _run_setup_cell(monkeypatch, cwd, *, colab, missing=(), git=None):
 
 
 def test_in_a_clone_the_setup_cell_fetches_and_installs_nothing(monkeypatch, capsys):
-    namespace, calls = _run_setup_cell(monkeypatch, course.NOTEBOOK_DIR, colab=False, missing={"tqdm"})
+    namespace, calls = _run_setup_cell(monkeypatch, manifest.NOTEBOOK_DIR, colab=False, missing={"tqdm"})
     assert capsys.readouterr().out == "Set-up: the course is in a folder above; nothing fetched\n"
     assert calls == []
     assert namespace["COURSE_ROOT"] == ROOT
@@ -55,10 +55,10 @@ def test_in_a_clone_the_setup_cell_fetches_and_installs_nothing(monkeypatch, cap
 
 
 def test_on_colab_the_setup_cell_installs_only_what_is_missing(monkeypatch, capsys):
-    namespace, calls = _run_setup_cell(monkeypatch, course.NOTEBOOK_DIR, colab=True)
+    namespace, calls = _run_setup_cell(monkeypatch, manifest.NOTEBOOK_DIR, colab=True)
     assert namespace["on_colab"] is True and calls == []  # everything present: no pip
 
-    namespace, calls = _run_setup_cell(monkeypatch, course.NOTEBOOK_DIR, colab=True, missing={"tqdm", "numpy"})
+    namespace, calls = _run_setup_cell(monkeypatch, manifest.NOTEBOOK_DIR, colab=True, missing={"tqdm", "numpy"})
     assert calls == [[sys.executable, "-m", "pip", "install", "--quiet", "numpy>=1.24", "tqdm>=4.65"]]
     assert capsys.readouterr().out.splitlines()[-1] == (
         "Set-up: the course is in a folder above; nothing fetched; pip-installed numpy>=1.24, tqdm>=4.65")
@@ -68,7 +68,8 @@ def test_elsewhere_the_setup_cell_clones_the_manifest_address_at_the_pinned_ref(
     monkeypatch.delenv(generated.REPO_OVERRIDE_ENV, raising=False)
     namespace, calls = _run_setup_cell(monkeypatch, tmp_path, colab=False)
     target = str(tmp_path / FOLDER)
-    assert calls == [["git", "clone", "--quiet", "--depth=1", f"--branch={course.REPO_REF}", course.repo_url(), target]]
+    assert calls == [["git", "clone", "--quiet", "--depth=1", f"--branch={manifest.REPO_REF}", manifest.repo_url(),
+                      target]]
     assert sys.path[0] == target
     assert capsys.readouterr().out == f"Set-up: fetched the course into ./{FOLDER}\n"  # no absolute path
 
@@ -85,7 +86,7 @@ def test_offline_the_setup_cell_says_what_to_do_in_one_line(monkeypatch, tmp_pat
     with pytest.raises(RuntimeError) as error:
         _run_setup_cell(monkeypatch, tmp_path, colab=False, git=offline)
     message = str(error.value)
-    assert message.startswith(f"the set-up could not fetch the course from {course.repo_url()} (fatal: unable to "
+    assert message.startswith(f"the set-up could not fetch the course from {manifest.repo_url()} (fatal: unable to "
                               "access 'https://x/': Could not resolve host: github.com). Open this notebook")
     assert f"set COURSE_REPO to a copy of it before starting Jupyter, e.g. COURSE_REPO=file:///path/to/{FOLDER}" \
         in message and "\n" not in message
@@ -118,7 +119,7 @@ def test_the_setup_cell_and_every_worked_answer_are_folded_under_a_title(edition
     """The first screen shows no set-up code, and no answer sits open under its exercise:
     Colab shows a ``cellView: form`` cell as its ``#@title`` line, JupyterLab folds ``source_hidden``."""
     folded = {"setup title": 0, "solution title": 0}
-    for entry in course.NOTEBOOKS:
+    for entry in manifest.NOTEBOOKS:
         nb = generated.read_notebook(entry.in_edition(edition).path)
         setup = nb.cells[1]
         assert setup.get("id") == generated.SETUP_ID, f"{entry.stem}: the set-up cell follows the title"
@@ -134,7 +135,7 @@ def test_the_setup_cell_and_every_worked_answer_are_folded_under_a_title(edition
             assert cell.metadata["cellView"] == "form" and cell.metadata["jupyter"]["source_hidden"] is True
             folded[kind] += 1
         assert [o.text for o in setup.outputs] == ["Set-up: the course is in a folder above; nothing fetched\n"]
-    assert folded["setup title"] == len(course.NOTEBOOKS) and folded["solution title"] >= len(course.NOTEBOOKS)
+    assert folded["setup title"] == len(manifest.NOTEBOOKS) and folded["solution title"] >= len(manifest.NOTEBOOKS)
 
 
 def test_collapse_replaces_an_old_title_and_keeps_the_code():

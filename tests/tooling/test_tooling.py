@@ -4,7 +4,7 @@ import os
 import subprocess
 import sys
 
-from tools.course import ROOT
+from tools.manifest import ROOT
 
 WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
 
