@@ -87,9 +87,9 @@ socket.socket.connect = _loopback_only
 }
 
 CHECK_CELL = """\
-import google.colab, utils
+import google.colab, utils.setup_cell
 print("utils from:", pathlib.Path(utils.__file__).resolve().parent.parent)
-print("on Colab:", on_colab, "| the fake module:", google.colab.__doc__.startswith("A stand-in"))
+print("on Colab:", utils.setup_cell.on_colab(), "| the fake module:", google.colab.__doc__.startswith("A stand-in"))
 """
 
 
