@@ -6,7 +6,8 @@ answer cell (tagged ``solution``) replaced by a stub that raises ``NotImplemente
 with a hint: which exercise, and what to define. A function answer keeps its signature
 (and docstring), so the learner writes only the body. The checker cell after each stub
 is left as it is: it rejects the stub until the learner replaces it. Made again, it keeps a copy
-the learner has worked in.
+the learner has worked in. ``--branch FOLDER`` writes the practice branch's tree instead, which the
+site's workflow pushes for learners who never clone (Colab opens the copies there).
 """
 
 from __future__ import annotations
@@ -256,10 +257,41 @@ def write_practice(out_dir: Path = PRACTICE_DIR, published: bool = False) -> lis
     return written
 
 
+BRANCH_README = """\
+# Practice copies of the course
+
+This branch is generated from `{ref}` by the site's workflow on every push; do not edit it.
+Each notebook here is a practice copy: outputs cleared, and each exercise's answer replaced by a
+stub for you to write. Open one in Colab:
+
+{table}
+
+The course itself, with the worked answers: {repo}. Its web site: {site}.
+"""
+
+
+def write_branch(folder: Path) -> list[Path]:
+    """The tree of the practice branch (``manifest.PRACTICE_REF``) in ``folder``: every published copy at its
+    notebook's path, so that Colab opens it at ``Notebook.practice_colab_url``, and a README. The site's
+    workflow (.github/workflows/pages.yml) pushes it as the branch's one commit. Returns the files written."""
+    written = write_practice(folder / manifest.ENGLISH.repo_dir, published=True)
+    rows = [f"- [{entry.number}. {entry.title}]({entry.practice_colab_url}) · "
+            f"[{entry.zh.display_title}]({entry.zh.practice_colab_url})" for entry in manifest.NOTEBOOKS]
+    readme = folder / "README.md"
+    readme.write_text(BRANCH_README.format(ref=manifest.REPO_REF, table="\n".join(rows), repo=manifest.repo_url(),
+                                           site=manifest.site_url()), encoding="utf-8")
+    return [*written, readme]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = OneLineParser(prog="python -m tools.practice", description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=PRACTICE_DIR, help="where to write (default: build/practice)")
+    parser.add_argument("--branch", type=Path, metavar="FOLDER", help="instead, write the practice branch's tree "
+                        "(the copies for learners who never clone, at their notebooks' paths) into FOLDER")
     args = parser.parse_args(argv)
+    if args.branch:
+        print(f"wrote {len(write_branch(args.branch))} files of the practice branch into {args.branch}")
+        return 0
     out = args.out.resolve()
     kept = edited_copies(out)
     written = write_practice(out)

@@ -16,7 +16,7 @@ nothing from the network:
 Each page has a bar with the course home and the notebook's other editions. The practice copies
 (tools/practice.py, with their links pointing into the repository) are in ``practice/``, one by one
 and as one zip file, and the index links each to download and to open in Colab (from the practice
-branch that tools/publish.py pushes), for learners who never clone.
+branch that the site's workflow pushes), for learners who never clone.
 """
 
 from __future__ import annotations

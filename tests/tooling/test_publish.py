@@ -1,11 +1,12 @@
 """The practice copies reach learners who never clone: on the web site (to download, and zipped)
-and on the practice branch that Colab opens; every address comes from the manifest's REPO_SLUG."""
+and on the practice branch that Colab opens (.github/workflows/pages.yml pushes it with
+peaceiris/actions-gh-pages); every address comes from the manifest's REPO_SLUG."""
 
 import json
 import re
 import subprocess
 
-from tools import manifest, practice, publish
+from tools import manifest, practice
 from tools.manifest import NOTEBOOKS, REPO_SLUG, ROOT
 
 
@@ -35,7 +36,7 @@ def test_a_published_copy_links_into_the_repository(tmp_path):
 
 
 def test_the_practice_branch_holds_every_copy_at_its_notebooks_path(tmp_path):
-    written = publish.write_branch(tmp_path / "branch")
+    written = practice.write_branch(tmp_path / "branch")
     paths = {path.relative_to(tmp_path / "branch").as_posix() for path in written}
     expected = {edition.repo_path(entry) for entry in NOTEBOOKS for edition in manifest.available(entry)}
     assert paths == expected | {"README.md"}
@@ -49,28 +50,6 @@ def test_the_practice_branch_holds_every_copy_at_its_notebooks_path(tmp_path):
 
 def _git(*args, cwd):
     return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout.strip()
-
-
-def test_the_branch_is_pushed_as_one_commit_and_replaced_next_time(tmp_path):
-    remote, repo = tmp_path / "remote.git", tmp_path / "repo"
-    _git("init", "--quiet", "--bare", str(remote), cwd=tmp_path)
-    _git("init", "--quiet", str(repo), cwd=tmp_path)
-    (repo / "f").write_text("x")
-    config = ["-c", "user.name=t", "-c", "user.email=t@example.invalid", "-c", "commit.gpgsign=false"]
-    _git("add", "f", cwd=repo)
-    _git(*config, "commit", "--quiet", "-m", "the course", cwd=repo)
-    _git("remote", "add", "origin", str(remote), cwd=repo)
-
-    branch = tmp_path / "branch"
-    (branch / "notebooks").mkdir(parents=True)
-    (branch / "notebooks" / "01_x.ipynb").write_text("{}")
-    first = publish.push_branch(branch, repo=repo, ref="practice")
-    assert _git("rev-parse", "practice", cwd=remote) == first
-    assert _git("ls-tree", "-r", "--name-only", "practice", cwd=remote) == "notebooks/01_x.ipynb"
-
-    (branch / "notebooks" / "01_x.ipynb").write_text('{"changed": true}')
-    second = publish.push_branch(branch, repo=repo, ref="practice")  # forced: one commit, not a history
-    assert second != first and _git("rev-list", "--count", "practice", cwd=remote) == "1"
 
 
 def test_the_github_address_is_written_only_in_the_manifest():

@@ -58,10 +58,9 @@ def test_a_device_that_is_not_there_stops_the_run_before_any_kernel(monkeypatch,
     assert capsys.readouterr().err.startswith("python -m tools.run: unknown device 'gpu'; expected one of")
 
 
-def test_select_rejects_unknown_numbers():
-    assert run.select(None) == list(manifest.NOTEBOOKS)
-    with pytest.raises(SystemExit, match=r"unknown notebook number\(s\) \[99\]"):
-        run.select([99])
+def test_an_unknown_number_is_one_line(capsys):
+    with pytest.raises(ValueError, match=r"there is no notebook 99 in the manifest \(known: 0, 1,"):
+        run.main(["99"])
 
 
 @pytest.fixture
@@ -73,7 +72,7 @@ def scratch_course(tmp_path, monkeypatch):
     (tmp_path / entry.filename).write_text(nbformat.writes(nb))
     monkeypatch.setattr(manifest, "NOTEBOOK_DIR", tmp_path)
     monkeypatch.setattr(run, "NOTEBOOK_DIR", tmp_path)
-    monkeypatch.setattr(run, "NOTEBOOKS", (entry,))
+    monkeypatch.setattr(manifest, "NOTEBOOKS", (entry,))
     return entry
 
 
