@@ -52,7 +52,6 @@ PRACTICE = "practice"
 PRACTICE_ZIP = f"{PRACTICE}/{manifest.REPO_NAME}-practice.zip"
 
 _HTML_ATTR = re.compile(r"""\b(src|href)=(["'])([^"']*)\2""")
-_NUMBERED_TITLE = re.compile(r"^#\s+(?:\d+\.\s+)?(.+?)\s*$", re.M)
 
 TEMPLATE = r"""
 {%- extends 'index.html.j2' -%}
@@ -112,6 +111,11 @@ class Page:
     @property
     def repo_path(self) -> str:
         return self.edition.repo_path(self.entry)
+
+    @property
+    def title(self) -> str:
+        """The notebook's title in this edition (the manifest's ``title`` or ``title_zh``)."""
+        return self.entry.in_edition(self.edition.code).display_title
 
     @property
     def site_path(self) -> str:
@@ -243,18 +247,6 @@ def make_exporter() -> SiteExporter:
     return exporter
 
 
-def edition_title(page: Page) -> str:
-    """The notebook's title in its edition: the first ``# heading`` (number dropped), else the manifest's."""
-    if page.edition.subdir == "":
-        return page.entry.title
-    for cell in read_notebook(page.source).cells:
-        if cell.cell_type == "markdown":
-            found = _NUMBERED_TITLE.search(cell.source)
-            if found:
-                return found.group(1)
-    return page.entry.title
-
-
 def course_bar(page: Page, editions: list[Edition]) -> str:
     """HTML of the bar on top of a page: the course home, then each edition of this notebook."""
     parts = [f'<a href="{_relative(INDEX, page.site_path)}">Course home</a>',
@@ -276,7 +268,7 @@ def render_page(exporter: SiteExporter, page: Page, site_paths: dict[str, str]) 
     exporter.language_code = page.edition.code
     nb_node = read_notebook(page.source)
     resources = {
-        "metadata": {"name": f"{page.entry.number}. {edition_title(page)}", "path": str(page.source.parent)},
+        "metadata": {"name": f"{page.entry.number}. {page.title}", "path": str(page.source.parent)},
         "course_bar": course_bar(page, available(page.entry)),
     }
     body, _ = exporter.from_notebook_node(nb_node, resources=resources)
@@ -350,7 +342,7 @@ def render_index(site_pages: list[Page], problems: list[str] | None = None) -> s
                 cells.append(f'<td class="missing" lang="{edition.code}">—</td>')
             else:
                 cells.append(f'<td lang="{edition.code}"><a href="{page.site_path}" hreflang="{edition.code}">'
-                             f"{html.escape(edition_title(page))}</a></td>")
+                             f"{html.escape(page.title)}</a></td>")
         cells.append(f'<td><a href="{html.escape(entry.colab_url)}">Open in Colab</a></td>')
         practice = [f'<span lang="{e.code}">{html.escape(e.name)}: <a href="{_practice_path(entry, e)}" download>'
                     f'.ipynb</a>, <a href="{html.escape(entry.in_edition(e.code).practice_colab_url)}">'
