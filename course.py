@@ -8,9 +8,6 @@ and runs the command with the Python inside it (``.venv/bin/python``, or
 ``.venv\\Scripts\\python.exe`` on Windows). Later runs reinstall only when those files change.
 The Makefile's targets are one-line wrappers of these commands.
 
-(This file is the entry point. ``tools/course.py`` is something else: the manifest that lists
-the notebooks and holds the repository's address.)
-
     python course.py run [--device cuda] [N ...]   every notebook headless, then a table (seconds, memory)
     python course.py test [PYTEST ARGS]            the test suite (e.g. `-m unit`, or one file)
     python course.py lab [--practice] [ARGS]       JupyterLab on notebooks/ (or on the practice copies);
@@ -34,8 +31,8 @@ import sys
 from pathlib import Path, PureWindowsPath
 
 # standard library only (course.py runs with the system's Python, before .venv exists)
-from tools.cli import OneLineParser
 from tools.venvs import venv_python
+from utils.cli import OneLineParser
 
 ROOT = Path(__file__).resolve().parent
 MIN_PYTHON = (3, 10)

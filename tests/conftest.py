@@ -5,8 +5,8 @@ import shutil
 import pytest
 
 from tools import browser as course_browser
-from tools import course
-from tools.course import ROOT
+from tools import manifest
+from tools.manifest import ROOT
 
 SCREENSHOTS = ROOT / "build" / "screenshots"
 
@@ -55,14 +55,14 @@ def bilingual_course(tmp_path, monkeypatch):
     """
     import nbformat
 
-    from tools import course
+    from tools import manifest
     from tools.translations import rebase_for_zh
 
     root = tmp_path / "course"
-    shutil.copytree(course.NOTEBOOK_DIR, root / "notebooks")
-    shutil.copytree(course.IMAGE_DIR, root / "images")
-    shutil.copy(course.ROOT / "README.md", root / "README.md")
-    entry = course.NOTEBOOKS[0]
+    shutil.copytree(manifest.NOTEBOOK_DIR, root / "notebooks")
+    shutil.copytree(manifest.IMAGE_DIR, root / "images")
+    shutil.copy(manifest.ROOT / "README.md", root / "README.md")
+    entry = manifest.NOTEBOOKS[0]
     nb = nbformat.read(root / "notebooks" / entry.filename, as_version=4)
     for cell in nb.cells:
         if cell.cell_type == "markdown":
@@ -72,10 +72,10 @@ def bilingual_course(tmp_path, monkeypatch):
             cell.source = cell.source.replace("**Exercise ", "**练习 ")
     (root / "notebooks" / "zh").mkdir(exist_ok=True)
     nbformat.write(nb, root / "notebooks" / "zh" / entry.filename)
-    monkeypatch.setattr(course, "NOTEBOOKS", (entry,))
-    monkeypatch.setattr(course, "ROOT", root)
-    monkeypatch.setattr(course, "NOTEBOOK_DIR", root / "notebooks")
-    monkeypatch.setattr(course, "IMAGE_DIR", root / "images")
+    monkeypatch.setattr(manifest, "NOTEBOOKS", (entry,))
+    monkeypatch.setattr(manifest, "ROOT", root)
+    monkeypatch.setattr(manifest, "NOTEBOOK_DIR", root / "notebooks")
+    monkeypatch.setattr(manifest, "IMAGE_DIR", root / "images")
     return root
 
 
@@ -89,16 +89,16 @@ def course_copy(tmp_path, monkeypatch):
     """A copy of the course's first notebooks (both editions, translations), READMEs and images,
     with the modules and the manifest pointed at it, and synced: consistent before a test breaks it."""
     from tools import sync  # here, not at the top: pytest-xdist's controller process never needs torch
-    kept = course.NOTEBOOKS[:COPIED_NOTEBOOKS]
-    ignore = shutil.ignore_patterns(*(f"{entry.stem}.*" for entry in course.NOTEBOOKS[COPIED_NOTEBOOKS:]))
-    shutil.copytree(course.NOTEBOOK_DIR, tmp_path / "notebooks", ignore=ignore)
-    shutil.copytree(course.IMAGE_DIR, tmp_path / "images")
+    kept = manifest.NOTEBOOKS[:COPIED_NOTEBOOKS]
+    ignore = shutil.ignore_patterns(*(f"{entry.stem}.*" for entry in manifest.NOTEBOOKS[COPIED_NOTEBOOKS:]))
+    shutil.copytree(manifest.NOTEBOOK_DIR, tmp_path / "notebooks", ignore=ignore)
+    shutil.copytree(manifest.IMAGE_DIR, tmp_path / "images")
     for name in ("README.md", "README.zh.md"):
-        shutil.copy(course.ROOT / name, tmp_path / name)
-    monkeypatch.setattr(course, "ROOT", tmp_path)
-    monkeypatch.setattr(course, "NOTEBOOK_DIR", tmp_path / "notebooks")
-    monkeypatch.setattr(course, "IMAGE_DIR", tmp_path / "images")
-    monkeypatch.setattr(course, "NOTEBOOKS", kept)
+        shutil.copy(manifest.ROOT / name, tmp_path / name)
+    monkeypatch.setattr(manifest, "ROOT", tmp_path)
+    monkeypatch.setattr(manifest, "NOTEBOOK_DIR", tmp_path / "notebooks")
+    monkeypatch.setattr(manifest, "IMAGE_DIR", tmp_path / "images")
+    monkeypatch.setattr(manifest, "NOTEBOOKS", kept)
     monkeypatch.setattr(sync, "README", tmp_path / "README.md")
     for path, text in sync.planned_text_files().items():  # the READMEs' tables list the kept notebooks
         path.write_text(text, encoding="utf-8")

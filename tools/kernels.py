@@ -1,12 +1,9 @@
-"""Jupyter kernels that talk over IPC sockets, not TCP ports.
+"""Jupyter kernels over IPC sockets instead of TCP ports (jupyter_client's ``transport`` setting), on POSIX.
 
-Over TCP, the client picks five free ports by binding and releasing them, and the kernel
-binds them a moment later: when several kernels start at once (the test suite's workers,
-``make run`` beside a JupyterLab) another process can take a port in between, and the
-kernel dies before it answers ("Kernel died before replying to kernel_info"). IPC sockets
-are files named after the kernel's connection file, so two kernels can never collide,
-and the kernel has no reason to warn that it "is running over TCP without encryption".
-Windows has no IPC transport in ZeroMQ's Python build, so it keeps TCP there.
+Over TCP the client picks five free ports and the kernel binds them a moment later: kernels started at
+once (the test workers, ``make run`` beside a JupyterLab) can take each other's ports, and one dies
+("Kernel died before replying to kernel_info"). IPC sockets are files, one set per kernel (jupyter_client's
+own default, ``kernel-ipc`` in the working folder, would be shared). ZeroMQ has no IPC on Windows: TCP there.
 """
 
 from __future__ import annotations
@@ -21,31 +18,20 @@ from traitlets import default
 TRANSPORT = "ipc" if os.name == "posix" else "tcp"
 
 
-def _socket_prefix() -> str:
-    """A path of its own for each kernel's sockets (jupyter_client's default, ``kernel-ipc`` in the
-    working folder, would be shared by two kernels started there)."""
-    folder = jupyter_runtime_dir()
-    os.makedirs(folder, exist_ok=True)
-    return os.path.join(folder, f"kernel-{uuid.uuid4().hex[:12]}-ipc")
-
-
-def _transport(manager: KernelManager) -> str:
-    return TRANSPORT
-
-
-def _ip(manager: KernelManager) -> str:
-    return _socket_prefix() if manager.transport == "ipc" else "127.0.0.1"
-
-
 class IPCKernelManager(KernelManager):
     """For a client that talks to the kernel synchronously (nbval)."""
 
-    _default_transport = default("transport")(_transport)
-    _default_ip = default("ip")(_ip)
+    @default("transport")
+    def _default_transport(self) -> str:
+        return TRANSPORT
+
+    @default("ip")
+    def _default_ip(self) -> str:
+        if self.transport != "ipc":
+            return "127.0.0.1"
+        os.makedirs(jupyter_runtime_dir(), exist_ok=True)
+        return os.path.join(jupyter_runtime_dir(), f"kernel-{uuid.uuid4().hex[:12]}-ipc")
 
 
-class AsyncIPCKernelManager(AsyncKernelManager):
+class AsyncIPCKernelManager(AsyncKernelManager, IPCKernelManager):
     """The one nbclient and papermill start (they run kernels with asyncio)."""
-
-    _default_transport = default("transport")(_transport)
-    _default_ip = default("ip")(_ip)

@@ -6,7 +6,8 @@ answer cell (tagged ``solution``) replaced by a stub that raises ``NotImplemente
 with a hint: which exercise, and what to define. A function answer keeps its signature
 (and docstring), so the learner writes only the body. The checker cell after each stub
 is left as it is: it rejects the stub until the learner replaces it. Made again, it keeps a copy
-the learner has worked in.
+the learner has worked in. ``--branch FOLDER`` writes the practice branch's tree instead, which the
+site's workflow pushes for learners who never clone (Colab opens the copies there).
 """
 
 from __future__ import annotations
@@ -22,13 +23,15 @@ from pathlib import Path
 
 import nbformat
 
-from . import course
-from .cli import OneLineParser, guard
-from .course import Edition, Notebook, available
+from utils.cli import OneLineParser
+
+from . import manifest
+from .cli import guard
 from .generated import HEADER_ID, SOLUTION_TAG, dumps_notebook, read_notebook
 from .links import HTML_TARGET, MD_TARGET, rebase_link, rebase_links, stays
+from .manifest import Edition, Notebook, available
 
-PRACTICE_DIR = course.ROOT / "build" / "practice"
+PRACTICE_DIR = manifest.ROOT / "build" / "practice"
 NOTE_ID = "practice-note"
 
 TEXT = {
@@ -158,8 +161,8 @@ def published_links(source: str, folder: Path) -> str:
     def absolute(match: re.Match) -> str:
         if stays(match.group(2)):
             return match.group(0)
-        repo_path, hash_sign, fragment = rebase_link(match.group(2), folder, course.ROOT).partition("#")
-        return match.group(1) + course.blob_url(repo_path) + hash_sign + fragment
+        repo_path, hash_sign, fragment = rebase_link(match.group(2), folder, manifest.ROOT).partition("#")
+        return match.group(1) + manifest.blob_url(repo_path) + hash_sign + fragment
 
     return HTML_TARGET.sub(absolute, MD_TARGET.sub(absolute, source))
 
@@ -193,7 +196,7 @@ def practice_notebook(nb_node: nbformat.NotebookNode, entry: Notebook, edition: 
     if solutions == 0:
         raise ValueError(f"{edition.repo_path(entry)}: no cell is tagged {SOLUTION_TAG!r}; "
                          "expected one answer cell per exercise")
-    link = (course.blob_url(edition.repo_path(entry)) if published
+    link = (manifest.blob_url(edition.repo_path(entry)) if published
             else Path(os.path.relpath(edition.path(entry), out_folder)).as_posix())
     note = nbformat.v4.new_markdown_cell(text["note"].format(name=edition.repo_path(entry), link=link))
     note.id = NOTE_ID
@@ -229,7 +232,7 @@ def write_practice(out_dir: Path = PRACTICE_DIR, published: bool = False) -> lis
     record_path = out_dir / RECORD
     old_record = json.loads(record_path.read_text(encoding="utf-8")) if record_path.is_file() else {}
     record, written = {}, []
-    for entry in course.NOTEBOOKS:
+    for entry in manifest.NOTEBOOKS:
         for edition in available(entry):
             folder = out_dir / edition.subdir if edition.subdir else out_dir
             folder.mkdir(parents=True, exist_ok=True)
@@ -254,16 +257,47 @@ def write_practice(out_dir: Path = PRACTICE_DIR, published: bool = False) -> lis
     return written
 
 
+BRANCH_README = """\
+# Practice copies of the course
+
+This branch is generated from `{ref}` by the site's workflow on every push; do not edit it.
+Each notebook here is a practice copy: outputs cleared, and each exercise's answer replaced by a
+stub for you to write. Open one in Colab:
+
+{table}
+
+The course itself, with the worked answers: {repo}. Its web site: {site}.
+"""
+
+
+def write_branch(folder: Path) -> list[Path]:
+    """The tree of the practice branch (``manifest.PRACTICE_REF``) in ``folder``: every published copy at its
+    notebook's path, so that Colab opens it at ``Notebook.practice_colab_url``, and a README. The site's
+    workflow (.github/workflows/pages.yml) pushes it as the branch's one commit. Returns the files written."""
+    written = write_practice(folder / manifest.ENGLISH.repo_dir, published=True)
+    rows = [f"- [{entry.number}. {entry.title}]({entry.practice_colab_url}) · "
+            f"[{entry.zh.display_title}]({entry.zh.practice_colab_url})" for entry in manifest.NOTEBOOKS]
+    readme = folder / "README.md"
+    readme.write_text(BRANCH_README.format(ref=manifest.REPO_REF, table="\n".join(rows), repo=manifest.repo_url(),
+                                           site=manifest.site_url()), encoding="utf-8")
+    return [*written, readme]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = OneLineParser(prog="python -m tools.practice", description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=PRACTICE_DIR, help="where to write (default: build/practice)")
+    parser.add_argument("--branch", type=Path, metavar="FOLDER", help="instead, write the practice branch's tree "
+                        "(the copies for learners who never clone, at their notebooks' paths) into FOLDER")
     args = parser.parse_args(argv)
+    if args.branch:
+        print(f"wrote {len(write_branch(args.branch))} files of the practice branch into {args.branch}")
+        return 0
     out = args.out.resolve()
     kept = edited_copies(out)
     written = write_practice(out)
 
     def shown(path: Path) -> Path:
-        return path.relative_to(course.ROOT) if path.is_relative_to(course.ROOT) else path
+        return path.relative_to(manifest.ROOT) if path.is_relative_to(manifest.ROOT) else path
 
     for path in written:
         print(f"wrote {shown(path)}")

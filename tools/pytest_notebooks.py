@@ -40,7 +40,7 @@ from nbval.plugin import IPyNbCell, IPyNbFile, find_comment_markers, find_metada
 from papermill.iorw import load_notebook_node
 from papermill.parameterize import parameterize_notebook
 
-from tools import course, generated, practice
+from tools import generated, manifest, practice
 from tools.run import stderr_outputs
 
 #: the ``device`` parameter: unset, each notebook's default; the GPU job sets COURSE_DEVICE=cuda
@@ -49,7 +49,7 @@ PRACTICE_SUFFIX = "-practice"
 CHECK_ID = "test-where-is-utils"
 #: the heading of the part after the exercises that the lesson never needs
 GOING_DEEPER = "## Going deeper"
-FOLDER = course.REPO_NAME
+FOLDER = manifest.REPO_NAME
 #: what the set-up cell prints where it has to fetch the course (the stored notebooks hold the clone's line)
 COLAB_SETUP_LINE = f"Set-up: fetched the course into ./{FOLDER}\n"
 IGNORED = shutil.ignore_patterns(".git", ".venv", "build", "__pycache__", "*.pyc", ".pytest_cache", ".ruff_cache",
@@ -87,13 +87,13 @@ socket.socket.connect = _loopback_only
 }
 
 CHECK_CELL = """\
-import google.colab, utils
+import google.colab, utils.setup_cell
 print("utils from:", pathlib.Path(utils.__file__).resolve().parent.parent)
-print("on Colab:", on_colab, "| the fake module:", google.colab.__doc__.startswith("A stand-in"))
+print("on Colab:", utils.setup_cell.on_colab(), "| the fake module:", google.colab.__doc__.startswith("A stand-in"))
 """
 
 
-def device(entry: course.Notebook) -> str:
+def device(entry: manifest.Notebook) -> str:
     return os.environ.get(DEVICE_ENV) or entry.default_device
 
 
@@ -115,10 +115,10 @@ def course_origin() -> Path:
     if shutil.which("git") is None:
         pytest.skip("git is not installed; the set-up cell fetches the course with git")
     repo = scratch() / "origin" / FOLDER
-    shutil.copytree(course.ROOT, repo, ignore=IGNORED, symlinks=True)
+    shutil.copytree(manifest.ROOT, repo, ignore=IGNORED, symlinks=True)
     git = ["git", "-C", str(repo), "-c", "user.name=test", "-c", "user.email=test@example.invalid",
            "-c", "commit.gpgsign=false"]
-    for args in (["init", "--quiet"], ["checkout", "--quiet", "-b", course.REPO_REF], ["add", "--all"],
+    for args in (["init", "--quiet"], ["checkout", "--quiet", "-b", manifest.REPO_REF], ["add", "--all"],
                  ["commit", "--quiet", "-m", "the working tree"]):
         subprocess.run([*git, *args], check=True)
     return repo
@@ -170,7 +170,7 @@ def _unchecked(cell: nbformat.NotebookNode) -> nbformat.NotebookNode:
     return cell
 
 
-def client_notebook(entry: course.Notebook) -> nbformat.NotebookNode:
+def client_notebook(entry: manifest.Notebook) -> nbformat.NotebookNode:
     """The notebook as this run executes it: papermill's parameters injected, the set-up cell
     expecting Colab's line, the practice copy's exercise section (ids suffixed, errors allowed)
     before the worked one, and a last cell that reports where `utils` came from."""
@@ -182,7 +182,7 @@ def client_notebook(entry: course.Notebook) -> nbformat.NotebookNode:
             cell.execution_count = 1  # compared, as every stored cell is: it prints nothing
         if cell.get("id") == generated.SETUP_ID:
             cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=COLAB_SETUP_LINE)]
-    copy_ = practice.practice_notebook(original, entry, course.ENGLISH, entry.path.parent)
+    copy_ = practice.practice_notebook(original, entry, manifest.ENGLISH, entry.path.parent)
     start = _exercises_start(copy_)
     end = _exercises_end(copy_, start)
     drills = copy.deepcopy(copy_.cells[start:end])
@@ -232,7 +232,7 @@ class ClientNotebook(IPyNbFile):
     """One course notebook: nbval's items for the cells of :func:`client_notebook`, run in an
     empty folder as on Colab, then :class:`ClientChecks`."""
 
-    entry: course.Notebook
+    entry: manifest.Notebook
 
     def collect(self):
         self.nb = client_notebook(self.entry)
@@ -303,6 +303,6 @@ class ClientChecks(pytest.Item):
         return self.path, None, f"{self.parent.entry.stem}: Colab, papermill's parameters, the practice copy"
 
 
-def course_notebook(path: Path) -> course.Notebook | None:
+def course_notebook(path: Path) -> manifest.Notebook | None:
     """The manifest's English notebook at ``path``, if it is one."""
-    return next((entry for entry in course.NOTEBOOKS if entry.path == Path(path).resolve()), None)
+    return next((entry for entry in manifest.NOTEBOOKS if entry.path == Path(path).resolve()), None)

@@ -22,15 +22,20 @@ import re
 import sys
 import time
 from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
 
 import nbformat
+import psutil
 from tqdm.auto import tqdm
 
-from .cli import OneLineParser, guard
-from .course import NOTEBOOK_DIR, NOTEBOOKS, ROOT, Notebook
+from utils.cli import OneLineParser
+
+from . import manifest
+from .cli import guard
 from .generated import dumps_notebook, read_notebook
 from .kernels import AsyncIPCKernelManager
+from .manifest import NOTEBOOK_DIR, ROOT, Notebook
 
 BUILD_DIR = ROOT / "build" / "notebooks"
 #: where a failed run's executed copy goes (the good copy in BUILD_DIR stays)
@@ -78,24 +83,11 @@ class RunResult:
 PEAK_MEMORY_CODE = """\
 def _course_peak_memory():
     import sys
-    if sys.platform == "win32":  # the Windows API: the peak working set
-        import ctypes
-        from ctypes import wintypes
-
-        class Counters(ctypes.Structure):
-            _fields_ = [("cb", wintypes.DWORD), ("PageFaultCount", wintypes.DWORD),
-                        ("PeakWorkingSetSize", ctypes.c_size_t), ("rest", ctypes.c_size_t * 7)]
-
-        current, info = ctypes.windll.kernel32.GetCurrentProcess, ctypes.windll.psapi.GetProcessMemoryInfo
-        current.restype = wintypes.HANDLE  # 64 bits: not ctypes' default int
-        info.argtypes = [wintypes.HANDLE, ctypes.POINTER(Counters), wintypes.DWORD]
-        counters = Counters()
-        counters.cb = ctypes.sizeof(counters)
-        info(current(), ctypes.byref(counters), counters.cb)
-        return counters.PeakWorkingSetSize
-    import resource
-    scale = 1 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes on macOS, KiB on Linux
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale
+    if sys.platform == "win32":  # the peak working set
+        import psutil
+        return psutil.Process().memory_info().peak_wset
+    import resource  # ru_maxrss: bytes on macOS, KiB on Linux
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * (1 if sys.platform == "darwin" else 1024)
 """
 
 
@@ -135,23 +127,11 @@ def _peak_memory_engine():
 def machine() -> str:
     """The machine a run's numbers come from: CPU, cores, memory, system, PyTorch."""
     cpu = platform.processor() or platform.machine()
-    if sys.platform.startswith("linux"):
-        try:
-            with open("/proc/cpuinfo", encoding="utf-8") as info:
-                cpu = next((line.split(":", 1)[1].strip() for line in info if line.startswith("model name")), cpu)
-        except OSError:
-            pass
-    memory = ""
-    if hasattr(os, "sysconf") and "SC_PHYS_PAGES" in os.sysconf_names:
-        memory = f", {os.sysconf('SC_PHYS_PAGES') * os.sysconf('SC_PAGE_SIZE') / 2**30:.0f} GiB"
-    try:
-        from importlib.metadata import version
-
-        torch = f", torch {version('torch')}"
-    except Exception:  # noqa: BLE001 - not installed: the line says less
-        torch = ""
-    return f"{cpu}, {os.cpu_count()} cores{memory}, {platform.system()} {platform.release()}, " \
-           f"Python {platform.python_version()}{torch}"
+    if Path("/proc/cpuinfo").is_file():  # Linux: the model's name
+        lines = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace").splitlines()
+        cpu = next((line.split(":", 1)[1].strip() for line in lines if line.startswith("model name")), cpu)
+    return (f"{cpu}, {os.cpu_count()} cores, {psutil.virtual_memory().total / 2**30:.0f} GiB, {platform.system()} "
+            f"{platform.release()}, Python {platform.python_version()}, torch {metadata.version('torch')}")
 
 
 #: tqdm's text progress bar, e.g. ``benchmark:  40%|####      | 4/10 [00:01<00:02, 2.9measurement/s]``
@@ -280,16 +260,6 @@ def markdown_table(results: list[RunResult]) -> str:
     return "\n".join(lines)
 
 
-def select(numbers: list[int] | None) -> list[Notebook]:
-    if not numbers:
-        return list(NOTEBOOKS)
-    by_number = {nb.number: nb for nb in NOTEBOOKS}
-    unknown = [n for n in numbers if n not in by_number]
-    if unknown:
-        raise SystemExit(f"unknown notebook number(s) {unknown}; the manifest has {sorted(by_number)}")
-    return [by_number[n] for n in numbers]
-
-
 def check_device(device: str | None) -> str | None:
     """Why ``device`` cannot run here (one line), or None. Asked once, before any kernel starts."""
     if device is None:
@@ -313,7 +283,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("notebooks", nargs="*", type=int, help="notebook numbers (default: all)")
     args = parser.parse_args(argv)
 
-    entries = select(args.notebooks)
+    entries = [manifest.notebook(number) for number in args.notebooks] or list(manifest.NOTEBOOKS)
     problem = check_device(args.device)
     if problem:
         print(f"python -m tools.run: {problem}", file=sys.stderr)

@@ -16,8 +16,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from . import course, translations
-from .cli import OneLineParser, guard
+from utils.cli import OneLineParser
+
+from . import manifest, translations
+from .cli import guard
 from .generated import (
     CITATION,
     answer_cell_source,
@@ -30,13 +32,13 @@ from .generated import (
 )
 from .images import COURSE_IMAGES, write_course_images
 
-README = course.ROOT / course.ENGLISH.readme
+README = manifest.ROOT / manifest.ENGLISH.readme
 
 
 def planned_text_files() -> dict[Path, str]:
     """Every generated text file, as ``sync`` would write it."""
     planned, answer = {}, None
-    for entry in course.NOTEBOOKS:
+    for entry in manifest.NOTEBOOKS:
         if not entry.path.is_file():
             raise FileNotFoundError(f"the manifest lists {entry.repo_path}, but the file is missing")
         nb_node = sync_notebook(read_notebook(entry.path), entry)
@@ -44,7 +46,7 @@ def planned_text_files() -> dict[Path, str]:
         if entry == answer_notebook():
             answer = answer_cell_source(nb_node, entry)
     planned[README] = sync_readme(README.read_text(encoding="utf-8"), answer=answer)
-    citation = course.ROOT / CITATION
+    citation = manifest.ROOT / CITATION
     if citation.is_file():  # (a scratch copy of the course in the tests may have none)
         planned[citation] = sync_citation(citation.read_text(encoding="utf-8"))
     planned.update(translations.planned_text_files())
@@ -57,10 +59,10 @@ def _differs(path: Path, text: str) -> bool:
 
 def stale_files() -> list[str]:
     """Repository paths that ``sync`` would change (text files; images by name)."""
-    stale = [str(p.relative_to(course.ROOT)) for p, text in planned_text_files().items()
+    stale = [str(p.relative_to(manifest.ROOT)) for p, text in planned_text_files().items()
              if _differs(p, text)]
     # Images are compared by name only: their bytes depend on the matplotlib version.
-    present = {p.name for p in course.IMAGE_DIR.glob("*.png")}
+    present = {p.name for p in manifest.IMAGE_DIR.glob("*.png")}
     stale += [f"images/{name}" for name in sorted(present ^ set(COURSE_IMAGES))]
     return stale
 
@@ -81,12 +83,12 @@ def main(argv: list[str] | None = None) -> int:
         if _differs(path, text):
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
-            print(f"updated {path.relative_to(course.ROOT)}")
-    for stray in course.IMAGE_DIR.glob("*.png"):
+            print(f"updated {path.relative_to(manifest.ROOT)}")
+    for stray in manifest.IMAGE_DIR.glob("*.png"):
         if stray.name not in COURSE_IMAGES:
             stray.unlink()
             print(f"removed images/{stray.name}")
-    write_course_images(course.IMAGE_DIR)
+    write_course_images(manifest.IMAGE_DIR)
     print(translations.problems_summary())  # translations that a person must write or update (sync never stamps them)
     return 0
 

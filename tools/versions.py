@@ -29,10 +29,11 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from utils.cli import OneLineParser
 from utils.env_check import read_requirements
 
-from .cli import OneLineParser, guard
-from .course import ROOT
+from .cli import guard
+from .manifest import ROOT
 from .venvs import venv_python
 
 #: Google Colab's runtime as of 2026-11 (``!pip list`` in a fresh runtime). The packages

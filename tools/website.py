@@ -16,7 +16,7 @@ nothing from the network:
 Each page has a bar with the course home and the notebook's other editions. The practice copies
 (tools/practice.py, with their links pointing into the repository) are in ``practice/``, one by one
 and as one zip file, and the index links each to download and to open in Colab (from the practice
-branch that tools/publish.py pushes), for learners who never clone.
+branch that the site's workflow pushes), for learners who never clone.
 """
 
 from __future__ import annotations
@@ -37,20 +37,21 @@ from latex2mathml.converter import convert as latex_to_mathml
 from nbconvert import HTMLExporter
 from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 
-from . import course
-from .cli import OneLineParser, guard
-from .course import EDITIONS, Edition, Notebook, available
+from utils.cli import OneLineParser
+
+from . import manifest
+from .cli import guard
 from .generated import ANSWER_BLOCK, read_notebook, readme_answer
 from .links import SCHEME, is_relative
+from .manifest import EDITIONS, Edition, Notebook, available
 
-SITE_DIR = course.ROOT / "build" / "site"
+SITE_DIR = manifest.ROOT / "build" / "site"
 INDEX = "index.html"
 #: the practice copies' folder in the site, and the zip file that holds them all
 PRACTICE = "practice"
-PRACTICE_ZIP = f"{PRACTICE}/{course.REPO_NAME}-practice.zip"
+PRACTICE_ZIP = f"{PRACTICE}/{manifest.REPO_NAME}-practice.zip"
 
 _HTML_ATTR = re.compile(r"""\b(src|href)=(["'])([^"']*)\2""")
-_NUMBERED_TITLE = re.compile(r"^#\s+(?:\d+\.\s+)?(.+?)\s*$", re.M)
 
 TEMPLATE = r"""
 {%- extends 'index.html.j2' -%}
@@ -112,6 +113,11 @@ class Page:
         return self.edition.repo_path(self.entry)
 
     @property
+    def title(self) -> str:
+        """The notebook's title in this edition (the manifest's ``title`` or ``title_zh``)."""
+        return self.entry.in_edition(self.edition.code).display_title
+
+    @property
     def site_path(self) -> str:
         """Path of the page inside the site: the repository path with ``.html``."""
         return self.repo_path[: -len(".ipynb")] + ".html"
@@ -119,7 +125,7 @@ class Page:
 
 def pages() -> list[Page]:
     """Every notebook of every edition that exists, in manifest order."""
-    return [Page(entry, edition) for entry in course.NOTEBOOKS for edition in available(entry)]
+    return [Page(entry, edition) for entry in manifest.NOTEBOOKS for edition in available(entry)]
 
 
 def _relative(target: str, from_page: str) -> str:
@@ -144,7 +150,7 @@ def site_link(url: str, page: Page, site_paths: dict[str, str]) -> str:
         return _relative(INDEX, page.site_path) + anchor
     if target.startswith("../"):
         return url  # outside the repository: nothing to point to
-    return course.blob_url(target) + anchor
+    return manifest.blob_url(target) + anchor
 
 
 def data_url(path: Path) -> str:
@@ -186,7 +192,7 @@ class _SiteRenderer(IPythonRenderer):
         if SCHEME.match(url) or url.startswith("/"):
             return None
         local = (self.page.source.parent / url.split("#")[0]).resolve()
-        if local.is_file() and local.is_relative_to(course.ROOT.resolve()):
+        if local.is_file() and local.is_relative_to(manifest.ROOT.resolve()):
             return data_url(local)
         self.problems.append(f"{self.page.repo_path}: image {url!r} is not a file of the repository")
         return url
@@ -236,27 +242,15 @@ class SiteExporter(HTMLExporter):
 
 
 def make_exporter() -> SiteExporter:
-    exporter = SiteExporter(template_name="lab", extra_loaders=[jinja2.DictLoader({"course.html.j2": TEMPLATE})])
-    exporter.template_file = "course.html.j2"
+    exporter = SiteExporter(template_name="lab", extra_loaders=[jinja2.DictLoader({"manifest.html.j2": TEMPLATE})])
+    exporter.template_file = "manifest.html.j2"
     return exporter
-
-
-def edition_title(page: Page) -> str:
-    """The notebook's title in its edition: the first ``# heading`` (number dropped), else the manifest's."""
-    if page.edition.subdir == "":
-        return page.entry.title
-    for cell in read_notebook(page.source).cells:
-        if cell.cell_type == "markdown":
-            found = _NUMBERED_TITLE.search(cell.source)
-            if found:
-                return found.group(1)
-    return page.entry.title
 
 
 def course_bar(page: Page, editions: list[Edition]) -> str:
     """HTML of the bar on top of a page: the course home, then each edition of this notebook."""
     parts = [f'<a href="{_relative(INDEX, page.site_path)}">Course home</a>',
-             f"<span>{page.entry.number} / {course.last_number()}</span>" if page.entry.number else
+             f"<span>{page.entry.number} / {manifest.last_number()}</span>" if page.entry.number else
              "<span>the answer</span>"]
     for edition in editions:
         other = Page(page.entry, edition)
@@ -274,7 +268,7 @@ def render_page(exporter: SiteExporter, page: Page, site_paths: dict[str, str]) 
     exporter.language_code = page.edition.code
     nb_node = read_notebook(page.source)
     resources = {
-        "metadata": {"name": f"{page.entry.number}. {edition_title(page)}", "path": str(page.source.parent)},
+        "metadata": {"name": f"{page.entry.number}. {page.title}", "path": str(page.source.parent)},
         "course_bar": course_bar(page, available(page.entry)),
     }
     body, _ = exporter.from_notebook_node(nb_node, resources=resources)
@@ -285,12 +279,12 @@ def render_page(exporter: SiteExporter, page: Page, site_paths: dict[str, str]) 
 class _ReadmePage:
     """The README, as the index shows it: a page at the root of the site (for :func:`site_link`)."""
 
-    repo_path: str = course.ENGLISH.readme
+    repo_path: str = manifest.ENGLISH.readme
     site_path: str = INDEX
 
     @property
     def source(self) -> Path:
-        return course.ROOT / self.repo_path
+        return manifest.ROOT / self.repo_path
 
 
 def _render_markdown(text: str, site_paths: dict[str, str], problems: list[str]) -> str:
@@ -304,7 +298,7 @@ def _readme_intro(site_paths: dict[str, str], problems: list[str]) -> tuple[str,
     paragraph after it, as HTML."""
     from nbconvert.filters.markdown_mistune import markdown2html_mistune
 
-    text = (course.ROOT / "README.md").read_text(encoding="utf-8")
+    text = (manifest.ROOT / "README.md").read_text(encoding="utf-8")
     title = next((line[2:].strip() for line in text.splitlines() if line.startswith("# ")), "The course")
     answer = readme_answer(text)
     rest = ANSWER_BLOCK.sub("", text)
@@ -340,7 +334,7 @@ def render_index(site_pages: list[Page], problems: list[str] | None = None) -> s
     by_key = {(p.entry.number, p.edition.code): p for p in site_pages}
     head = "".join(f'<th lang="{e.code}">{html.escape(e.name)}</th>' for e in EDITIONS)
     rows = []
-    for entry in course.NOTEBOOKS:
+    for entry in manifest.NOTEBOOKS:
         cells = [f'<td class="number">{entry.number}</td>']
         for edition in EDITIONS:
             page = by_key.get((entry.number, edition.code))
@@ -348,10 +342,10 @@ def render_index(site_pages: list[Page], problems: list[str] | None = None) -> s
                 cells.append(f'<td class="missing" lang="{edition.code}">—</td>')
             else:
                 cells.append(f'<td lang="{edition.code}"><a href="{page.site_path}" hreflang="{edition.code}">'
-                             f"{html.escape(edition_title(page))}</a></td>")
+                             f"{html.escape(page.title)}</a></td>")
         cells.append(f'<td><a href="{html.escape(entry.colab_url)}">Open in Colab</a></td>')
         practice = [f'<span lang="{e.code}">{html.escape(e.name)}: <a href="{_practice_path(entry, e)}" download>'
-                    f'.ipynb</a>, <a href="{html.escape(course.colab_url(e.repo_path(entry), course.PRACTICE_REF))}">'
+                    f'.ipynb</a>, <a href="{html.escape(entry.in_edition(e.code).practice_colab_url)}">'
                     "Colab</a></span>" for e in available(entry)]
         cells.append(f"<td>{' · '.join(practice)}</td>")
         rows.append(f"<tr>{''.join(cells)}</tr>")
@@ -380,7 +374,7 @@ stub for you to write; the checker under it tells you when you have it. Download
 <a href="{PRACTICE_ZIP}" download>all of them as one zip file</a>, and open it in JupyterLab or Colab
 (its first cell fetches the course's helpers), or open it in Colab straight away.</p>
 <footer>The executed notebooks of the course, rendered by <code>make site</code> from
-<a href="{course.repo_url()}">{course.REPO_SLUG}</a>. Each page links to its other editions.</footer>
+<a href="{manifest.repo_url()}">{manifest.REPO_SLUG}</a>. Each page links to its other editions.</footer>
 </body>
 </html>
 """

@@ -24,8 +24,10 @@ import re
 import sys
 from dataclasses import dataclass
 
-from . import course
-from .cli import OneLineParser, guard
+from utils.cli import OneLineParser
+
+from . import manifest
+from .cli import guard
 
 #: The key terms each notebook glosses once, at its first use: ``{Chinese: English}``
 #: (README.zh.md's glossary lists them first).
@@ -102,7 +104,7 @@ def _cell_texts(stem: str, cells: dict[str, dict] | None = None) -> list[tuple[s
     """``(cell id, kind, Chinese)`` of every translated cell, in the translation's (notebook) order. ``cells``:
     the translation's entries (default: read from ``notebooks/zh/translations/<stem>.json``)."""
     if cells is None:
-        path = course.NOTEBOOK_DIR / "zh" / "translations" / f"{stem}.json"
+        path = manifest.NOTEBOOK_DIR / "zh" / "translations" / f"{stem}.json"
         cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
     texts = []
     for cell_id, entry in cells.items():
@@ -125,12 +127,12 @@ def notebook_slips(stem: str, cells: dict[str, dict] | None = None) -> list[Slip
 def readme_slips(text: str | None = None) -> list[Slip]:
     """The ``times``, ``quotes`` and ``cross-ref`` slips of README.zh.md (its glossary introduces the terms)."""
     if text is None:
-        text = (course.ROOT / course.CHINESE.readme).read_text(encoding="utf-8")
-    return phrase_slips(course.CHINESE.readme, text)
+        text = (manifest.ROOT / manifest.CHINESE.readme).read_text(encoding="utf-8")
+    return phrase_slips(manifest.CHINESE.readme, text)
 
 
 def all_slips() -> list[Slip]:
-    return [slip for entry in course.NOTEBOOKS for slip in notebook_slips(entry.stem)] + readme_slips()
+    return [slip for entry in manifest.NOTEBOOKS for slip in notebook_slips(entry.stem)] + readme_slips()
 
 
 def colon_density(text: str) -> float:
@@ -143,9 +145,9 @@ def colon_density(text: str) -> float:
 def colon_report() -> list[tuple[str, float]]:
     """``(file, colons per 1,000 Chinese characters)`` for every notebook's translation and README.zh.md."""
     rows = [(entry.stem, colon_density("\n".join(text for _, _, text in _cell_texts(entry.stem))))
-            for entry in course.NOTEBOOKS]
-    readme = (course.ROOT / course.CHINESE.readme).read_text(encoding="utf-8")
-    return [*rows, (course.CHINESE.readme, colon_density(readme))]
+            for entry in manifest.NOTEBOOKS]
+    readme = (manifest.ROOT / manifest.CHINESE.readme).read_text(encoding="utf-8")
+    return [*rows, (manifest.CHINESE.readme, colon_density(readme))]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -13,6 +13,8 @@ teaches it.
 - ``checks``         argument checks with one wording; ``expect_error``, to show the error a mistake meets
 - ``devices``        the device a notebook runs on
 - ``env_check``      ``python -m utils.env_check``: is this environment right for the course?
+- ``cli``            the one argument parser of every command-line program (one line for a bad argument)
+- ``setup_cell``     what every notebook's set-up cell does once the course is importable (Colab's install)
 
 The furniture, which the notebooks call but do not teach, stands apart in subpackages:
 ``figures`` and ``exercises`` (one module per notebook), ``bench`` (``python -m utils.bench``,

@@ -3,9 +3,10 @@ and :func:`expect_error`, which shows in a notebook the error a mistake meets.""
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 
 def check_int(name: str, value: object, minimum: int = 1) -> int:
@@ -33,6 +34,22 @@ def check_positive(name: str, value: object, unit: str = "") -> float:
     if not value > 0 or not math.isfinite(value):
         raise ValueError(f"{name} must be a positive, finite number{of_unit}, got {value}")
     return float(value)
+
+
+def positive_argument(unit: str = "") -> Callable[[str], float]:
+    """An argparse ``type``: a command line's positive, finite number, checked by :func:`check_positive`
+    (``--timeout nan`` is ``expected a positive, finite number of seconds, got 'nan'``).
+
+    Used by ``python -m utils.bench`` and ``python -m utils.distributed``.
+    """
+    def parse(text: str) -> float:
+        try:
+            return check_positive("value", float(text), unit)
+        except ValueError:
+            of_unit = f" of {unit}" if unit else ""
+            raise argparse.ArgumentTypeError(f"expected a positive, finite number{of_unit}, got {text!r}") from None
+
+    return parse
 
 
 @contextlib.contextmanager

@@ -17,7 +17,6 @@ anything failed, 2 for a bad argument.
 
 from __future__ import annotations
 
-import argparse
 import os
 import platform
 import shlex
@@ -26,6 +25,8 @@ import sys
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
+
+from .cli import OneLineParser
 
 try:
     from packaging.requirements import Requirement
@@ -43,30 +44,19 @@ CONSTRAINTS = ROOT / "constraints.txt"
 KERNEL_NAME = "python3"
 
 
-def read_requirements(path: Path = REQUIREMENTS, block: str | None = None) -> list[Requirement]:
+def read_requirements(path: Path = REQUIREMENTS) -> list[Requirement]:
     """The requirements in a requirements.txt (comments and blank lines skipped; ``-r other.txt``
-    lines read that file in their place).
-
-    ``block``: only those under the comment line ``# <block>``, up to the next blank line
-    (requirements.txt groups them: ``# the course`` lists what the notebooks import).
-    """
+    lines read that file in their place)."""
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"no requirements file at {path}")
-    lines = [line.strip() for line in path.read_text(encoding="utf-8").splitlines()]
-    if block is not None:
-        if f"# {block}" not in lines:
-            raise ValueError(f"{path.name} has no '# {block}' block of requirements")
-        start = lines.index(f"# {block}") + 1
-        lines = lines[start:lines.index("", start)] if "" in lines[start:] else lines[start:]
     requirements: list[Requirement] = []
-    for text in (line.split("#", 1)[0].strip() for line in lines):
+    for line in path.read_text(encoding="utf-8").splitlines():
+        text = line.split("#", 1)[0].strip()
         if text.startswith(("-r ", "--requirement ")):
             requirements += read_requirements(path.parent / text.split(None, 1)[1])
         elif text:
             requirements.append(Requirement(text))
-    if block is not None and not requirements:
-        raise ValueError(f"{path.name}: the '# {block}' block is empty")
     return requirements
 
 
@@ -179,16 +169,6 @@ def install_command(executable: str = sys.executable, dev: bool = False) -> str:
 
 
 # --- the report --------------------------------------------------------------------------------
-
-class OneLineParser(argparse.ArgumentParser):
-    """argparse, with a bad argument reported in one line, without the usage block (exit status 2).
-
-    Used by ``python -m utils.env_check``, ``python -m utils.bench`` and ``python -m utils.distributed``.
-    """
-
-    def error(self, message: str) -> None:
-        self.exit(2, f"{self.prog}: {message} (see --help)\n")
-
 
 def main(argv: list[str] | None = None) -> int:
     parser = OneLineParser(prog="python -m utils.env_check", description=__doc__.splitlines()[0])

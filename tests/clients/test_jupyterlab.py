@@ -30,15 +30,15 @@ import urllib.request
 import nbformat
 import pytest
 
-from tools import course
-from tools.course import IMAGE_DIR, NOTEBOOK_DIR, NOTEBOOKS, ROOT
+from tools import manifest
 from tools.generated import COLAB_BADGE
+from tools.manifest import IMAGE_DIR, NOTEBOOK_DIR, NOTEBOOKS, ROOT
 from tools.pytest_course import count_execution
 
 #: The notebook run in the browser: it has the most that JupyterLab renders differently from
 #: a headless run (tqdm's progress bars while the benchmark runs, a figure in nearly every section).
-RUN_IN_LAB = course.notebook(6)
-OPENED = [entry.in_edition(edition.code) for entry in NOTEBOOKS for edition in course.available(entry)
+RUN_IN_LAB = manifest.notebook(6)
+OPENED = [entry.in_edition(edition.code) for entry in NOTEBOOKS for edition in manifest.available(entry)
           if entry.in_edition(edition.code) != RUN_IN_LAB]
 STARTUP_TIMEOUT_S = 120
 RUN_TIMEOUT_S = 300  # one notebook, all cells (the papermill test allows the same order)

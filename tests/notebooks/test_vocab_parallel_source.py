@@ -15,7 +15,7 @@ import linecache
 import nbformat
 import pytest
 
-from tools.course import NOTEBOOKS
+from tools.manifest import NOTEBOOKS
 from tools.practice import python_source
 from utils.distributed.vocab_parallel_run import (
     MODULE_PATH,

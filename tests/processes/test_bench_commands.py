@@ -3,7 +3,7 @@
 import subprocess
 import sys
 
-from tools.course import ROOT
+from tools.manifest import ROOT
 
 
 def test_importing_the_benchmark_prints_nothing():

@@ -6,7 +6,7 @@ import sys
 import pytest
 import torch
 
-from tools.course import ROOT
+from tools.manifest import ROOT
 from utils import vocab_parallel
 from utils.distributed import vocab_parallel_run as D
 from utils.distributed.__main__ import main

@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from tools import cli
-from tools.course import ROOT
+from tools.manifest import ROOT
 
 PROGRAMS = sorted(path.stem for path in (ROOT / "tools").glob("*.py")
                   if "def main(" in path.read_text(encoding="utf-8"))

@@ -5,9 +5,9 @@ import re
 import nbformat
 import pytest
 
-from tools import course, generated, sync, translations
-from tools.course import NOTEBOOKS, REPO_NAME, REPO_SLUG
+from tools import generated, manifest, sync, translations
 from tools.images import COURSE_IMAGES
+from tools.manifest import NOTEBOOKS, REPO_NAME, REPO_SLUG
 
 
 def test_manifest_is_numbered_in_order_with_unique_names():
@@ -22,19 +22,19 @@ def test_manifest_is_numbered_in_order_with_unique_names():
 
 
 def test_notebook_files_match_the_manifest():
-    on_disk = sorted(p.name for p in course.NOTEBOOK_DIR.glob("*.ipynb"))
+    on_disk = sorted(p.name for p in manifest.NOTEBOOK_DIR.glob("*.ipynb"))
     assert on_disk == sorted(nb.filename for nb in NOTEBOOKS)
-    on_disk_zh = sorted(p.name for p in (course.NOTEBOOK_DIR / "zh").glob("*.ipynb"))
+    on_disk_zh = sorted(p.name for p in (manifest.NOTEBOOK_DIR / "zh").glob("*.ipynb"))
     assert on_disk_zh == sorted(nb.filename for nb in NOTEBOOKS), "every notebook needs its Chinese twin"
 
 
 def test_editions_have_their_own_paths():
     entry = NOTEBOOKS[0]
-    assert entry.zh.path == course.NOTEBOOK_DIR / "zh" / entry.filename and entry.zh.en == entry
+    assert entry.zh.path == manifest.NOTEBOOK_DIR / "zh" / entry.filename and entry.zh.en == entry
     assert (entry.repo_path, entry.zh.repo_path) == (f"notebooks/{entry.filename}", f"notebooks/zh/{entry.filename}")
     assert entry.zh.colab_url.endswith("/notebooks/zh/" + entry.filename)
     with pytest.raises(ValueError, match=r"no edition 'fr'; the course has \['en', 'zh'\]"):
-        course.Notebook(1, "01_x", "X", edition="fr")
+        manifest.Notebook(1, "01_x", "X", edition="fr")
 
 
 def test_make_sync_would_change_nothing():
@@ -51,7 +51,7 @@ def test_sync_is_idempotent():
     readme = sync.README.read_text(encoding="utf-8")
     assert generated.sync_readme(generated.sync_readme(readme)) == generated.sync_readme(readme)
     assert translations.planned_text_files() == translations.planned_text_files()
-    zh = course.CHINESE
+    zh = manifest.CHINESE
     readme_zh = translations.readme_zh_path().read_text(encoding="utf-8")
     assert generated.sync_readme(generated.sync_readme(readme_zh, zh), zh) == generated.sync_readme(readme_zh, zh)
 
@@ -59,16 +59,17 @@ def test_sync_is_idempotent():
 def test_every_header_has_title_badge_and_neighbour_links():
     for index, entry in enumerate(NOTEBOOKS):
         cells = generated.read_notebook(entry.path).cells
-        header, setup, footer = cells[0], cells[1], cells[-1]
+        header, footer = cells[0], cells[-1]
+        setup = next(cell for cell in cells if cell.cell_type == "code")  # the set-up cell: the first code cell
         assert (header.id, setup.id, footer.id) == (generated.HEADER_ID, generated.SETUP_ID, generated.FOOTER_ID)
         assert f"# {entry.number}. {entry.title}" in header.source
-        assert f"(https://colab.research.google.com/github/{REPO_SLUG}/blob/{course.REPO_REF}/{entry.repo_path})" \
+        assert f"(https://colab.research.google.com/github/{REPO_SLUG}/blob/{manifest.REPO_REF}/{entry.repo_path})" \
             in header.source
         links = re.findall(r"\]\(([\w.-]+\.ipynb)\)", header.source)  # relative links only
         expected = [nb.filename for nb in NOTEBOOKS[max(index - 1, 0):index + 2] if nb != entry]
         assert links == expected
         for link in links:
-            assert (course.NOTEBOOK_DIR / link).is_file()
+            assert (manifest.NOTEBOOK_DIR / link).is_file()
         assert navigation_line(footer.source) == navigation_line(header.source)
         assert f"](zh/{entry.filename})" in header.source  # the Chinese twin
         middle = "the answer" if entry.number == 0 else f"notebook {entry.number} of {NOTEBOOKS[-1].number}"
@@ -78,7 +79,8 @@ def test_every_header_has_title_badge_and_neighbour_links():
 def test_every_chinese_header_has_title_badge_and_links_within_the_chinese_edition():
     for index, entry in enumerate(NOTEBOOKS):
         cells = generated.read_notebook(entry.zh.path).cells
-        header, setup, footer = cells[0], cells[1], cells[-1]
+        header, footer = cells[0], cells[-1]
+        setup = next(cell for cell in cells if cell.cell_type == "code")  # the set-up cell: the first code cell
         assert (header.id, setup.id, footer.id) == (generated.HEADER_ID, generated.SETUP_ID, generated.FOOTER_ID)
         assert f"# {entry.number}. {entry.title_zh}" in header.source
         assert f"({entry.zh.colab_url})" in header.source and "/notebooks/zh/" in entry.zh.colab_url
@@ -108,16 +110,16 @@ def test_chinese_readme_table_lists_every_chinese_notebook_with_its_badge():
     for entry in NOTEBOOKS:
         assert f"| {entry.number} | [{entry.title_zh}]({entry.zh.repo_path}) |" in readme
         assert entry.zh.colab_url in readme
-    assert "](README.md)" in readme and course.binder_url("notebooks/zh") in readme
+    assert "](README.md)" in readme and manifest.binder_url("notebooks/zh") in readme
 
 
-@pytest.mark.parametrize("edition", course.EDITIONS, ids=lambda edition: edition.code)
+@pytest.mark.parametrize("edition", manifest.EDITIONS, ids=lambda edition: edition.code)
 def test_each_readme_opens_with_the_answer_of_notebook_0(edition):
     """Under the title and the line of links: notebook 0's `answer` cell, its heading dropped, its links
     rebased to the repository root (the Chinese README's to notebooks/zh/), its own links named notebook 0."""
     entry = generated.answer_notebook().in_edition(edition.code)
     source = generated.answer_cell_source(generated.read_notebook(entry.path), entry)
-    readme = (course.ROOT / edition.readme).read_text(encoding="utf-8")
+    readme = (manifest.ROOT / edition.readme).read_text(encoding="utf-8")
     answer = generated.readme_answer(readme)
     assert answer == generated.answer_block(source, edition)
     assert source.split("\n")[0] in ("## The answer", "## 答案") and "## " not in answer
@@ -169,7 +171,7 @@ GITHUB_LINK = r"https://github\.com/([\w.-]+/[\w-]+)"
 def test_images_referenced_by_the_readme_exist():
     readme = sync.README.read_text(encoding="utf-8")
     for path in re.findall(r"\]\((images/[^)]+)\)", readme):
-        assert (course.ROOT / path).is_file(), path
+        assert (manifest.ROOT / path).is_file(), path
 
 
 def _relative_links(text):
@@ -186,17 +188,17 @@ def test_relative_links_in_readmes_and_notebooks_resolve():
         if path.suffix == ".ipynb":
             text = "\n".join(c.source for c in generated.read_notebook(path).cells if c.cell_type == "markdown")
         for link in _relative_links(text):
-            assert (path.parent / link).exists(), f"{path.relative_to(course.ROOT)} links to a missing {link}"
+            assert (path.parent / link).exists(), f"{path.relative_to(manifest.ROOT)} links to a missing {link}"
 
 
 def test_colab_url_rejects_bad_paths():
     with pytest.raises(ValueError, match="relative to the repository root, ending in .ipynb"):
-        course.colab_url("/notebooks/x.ipynb")
+        manifest.colab_url("/notebooks/x.ipynb")
     with pytest.raises(ValueError, match="ending in .ipynb"):
-        course.colab_url("README.md")
+        manifest.colab_url("README.md")
     with pytest.raises(ValueError, match="there is no notebook 99 in the manifest"):
-        course.notebook(99)
-    assert course.notebook(NOTEBOOKS[1].number) is NOTEBOOKS[1]
+        manifest.notebook(99)
+    assert manifest.notebook(NOTEBOOKS[1].number) is NOTEBOOKS[1]
 
 
 @pytest.fixture
@@ -253,7 +255,7 @@ def test_readme_without_markers_is_an_error():
     with pytest.raises(ValueError, match="README.md has no notebook table markers"):
         generated.sync_readme("# a README without the table")
     with pytest.raises(ValueError, match="README.zh.md has no notebook table markers"):
-        generated.sync_readme("# 没有表格的 README", course.CHINESE)
+        generated.sync_readme("# 没有表格的 README", manifest.CHINESE)
 
 
 def test_missing_notebook_file_is_an_error(course_copy):

@@ -11,7 +11,7 @@ from packaging.markers import Marker
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from tools.course import ROOT
+from tools.manifest import ROOT
 from utils.env_check import DEV_REQUIREMENTS, read_requirements
 
 # conda-forge names that differ from PyPI's
@@ -69,15 +69,15 @@ def test_environment_yml_lists_the_same_packages_and_ranges():
 
 def test_environment_yml_is_what_binder_needs():
     """repo2docker builds Binder from environment.yml: no machine-specific prefix, JupyterLab for ?urlpath=lab."""
-    from tools import course
+    from tools import manifest
 
     env = yaml.safe_load((ROOT / "environment.yml").read_text())
     assert set(env) <= {"name", "channels", "dependencies"}, "no prefix: or variables: (they pin one machine)"
     names = {re.match(r"[A-Za-z0-9_.-]+", dep).group(0) for dep in env["dependencies"]}
     assert {"jupyterlab", "ipykernel", "pytorch"} <= names
-    assert "urlpath=lab/tree/notebooks" in course.binder_url()
+    assert "urlpath=lab/tree/notebooks" in manifest.binder_url()
     readme = (ROOT / "README.md").read_text()
-    assert f"]({course.binder_url()})" in readme and "environment.yml" in readme
+    assert f"]({manifest.binder_url()})" in readme and "environment.yml" in readme
 
 
 # --- the learner's install and the maintainers' ------------------------------------------------

@@ -14,7 +14,7 @@ import re
 import nbformat
 import pytest
 
-from tools.course import NOTEBOOKS, ROOT
+from tools.manifest import NOTEBOOKS, ROOT
 
 UTILS = ROOT / "utils"
 LESSON_MODULES = sorted(path for path in UTILS.glob("*.py") if path.stem != "__init__")
@@ -28,6 +28,8 @@ INNER_IMPORTS = {
     ("utils/env_check.py", "utils.devices"): "it imports torch: the same reason",
     ("utils/env_check.py", "jupyter_client.kernelspec"): "asked only to compare the kernel's Python; may be missing",
     ("utils/env_check.py", "IPython"): "asked only to learn whether it runs inside a kernel; may be missing",
+    ("utils/setup_cell.py", "google.colab"): "only Colab has it: the import is the question",
+    ("utils/setup_cell.py", "tomllib"): "Python 3.11 and newer: asked on Colab only (3.12), never on the oldest 3.10",
 }
 
 
@@ -173,3 +175,8 @@ def test_every_program_in_tools_has_a_line_in_its_readme():
     listed = set(re.findall(r"^\| `(\w+)\.py` \|", readme, re.M))
     programs = {path.stem for path in (ROOT / "tools").glob("*.py")} - {"__init__"}
     assert listed == programs, f"tools/README.md lists {sorted(listed)}, tools/ has {sorted(programs)}"
+
+
+def test_every_package_folder_has_an_init():
+    folders = [path for path in UTILS.rglob("*") if path.is_dir() and path.name != "__pycache__"]
+    assert folders and [f for f in folders if not (f / "__init__.py").is_file()] == []

@@ -6,12 +6,12 @@ import re
 import nbformat
 import pytest
 
-from tools import course, generated, links, translations
-from tools.course import NOTEBOOKS
+from tools import generated, links, manifest, translations
+from tools.manifest import NOTEBOOKS
 
 
 def test_links_are_rebased_for_a_practice_copy():
-    old, new = course.NOTEBOOK_DIR, course.ROOT / "build" / "practice"
+    old, new = manifest.NOTEBOOK_DIR, manifest.ROOT / "build" / "practice"
     source = ("[Course home](../README.md) · [next](02_x.ipynb) · [web](https://example.org/a.md) · [up](#top)\n"
               '![d](../images/a.png) <img src="../images/b.png"> [spaced]( <../images/c.png>)')
     assert links.rebase_links(source, old, new) == (
@@ -63,20 +63,20 @@ def broken_cell_links(path):
 
 
 def _pages():
-    pages = [course.ROOT / edition.readme for edition in course.EDITIONS]
+    pages = [manifest.ROOT / edition.readme for edition in manifest.EDITIONS]
     return pages + [nb.path for entry in NOTEBOOKS for nb in (entry, entry.zh)]
 
 
-@pytest.mark.parametrize("path", _pages(), ids=lambda path: str(path.relative_to(course.ROOT)))
+@pytest.mark.parametrize("path", _pages(), ids=lambda path: str(path.relative_to(manifest.ROOT)))
 def test_cell_links_reach_a_cell(path):
     """The answer's verdict links each claim to the cell that proves it: the cell must still be there."""
     broken = broken_cell_links(path)
-    assert not broken, f"{path.relative_to(course.ROOT)}: links to cells that do not exist: {broken}"
+    assert not broken, f"{path.relative_to(manifest.ROOT)}: links to cells that do not exist: {broken}"
 
 
 def test_the_readmes_link_to_cells(tmp_path):
     """The check finds the links it is for: the verdict's, in both READMEs and in notebook 0."""
-    for page in (*(course.ROOT / edition.readme for edition in course.EDITIONS), *(course.notebook(0).path,)):
+    for page in (*(manifest.ROOT / edition.readme for edition in manifest.EDITIONS), *(manifest.notebook(0).path,)):
         assert len(CELL_LINK.findall(page.read_text(encoding="utf-8"))) >= 13, page.name
 
 

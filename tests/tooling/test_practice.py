@@ -11,10 +11,10 @@ import json
 import nbformat
 import pytest
 
-from tools import course, practice
-from tools.course import NOTEBOOKS, Notebook
+from tools import manifest, practice
+from tools.manifest import NOTEBOOKS, Notebook
 
-CASES = [(entry, edition) for entry in NOTEBOOKS for edition in course.available(entry)]
+CASES = [(entry, edition) for entry in NOTEBOOKS for edition in manifest.available(entry)]
 CASE_IDS = [f"{edition.code}-{entry.stem}" for entry, edition in CASES]
 
 
@@ -66,7 +66,7 @@ def test_bad_input_is_explained():
         practice.stub_source("x = 1", "Exercise 1.1", "fr")
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1")])
     with pytest.raises(ValueError, match="notebooks/01_x.ipynb: no cell is tagged 'solution'"):
-        practice.practice_notebook(nb, Notebook(1, "01_x", "X"), course.ENGLISH, course.ROOT / "build" / "practice")
+        practice.practice_notebook(nb, Notebook(1, "01_x", "X"), manifest.ENGLISH, manifest.ROOT / "build" / "practice")
 
 
 def test_labels_come_from_the_exercise_text_or_the_position():

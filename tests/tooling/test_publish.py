@@ -1,27 +1,28 @@
 """The practice copies reach learners who never clone: on the web site (to download, and zipped)
-and on the practice branch that Colab opens; every address comes from the manifest's REPO_SLUG."""
+and on the practice branch that Colab opens (.github/workflows/pages.yml pushes it with
+peaceiris/actions-gh-pages); every address comes from the manifest's REPO_SLUG."""
 
 import json
 import re
 import subprocess
 
-from tools import course, practice, publish
-from tools.course import NOTEBOOKS, REPO_SLUG, ROOT
+from tools import manifest, practice
+from tools.manifest import NOTEBOOKS, REPO_SLUG, ROOT
 
 
 def test_the_addresses_come_from_the_one_slug():
     owner, name = REPO_SLUG.split("/")
-    assert course.site_url() == f"https://{owner.lower()}.github.io/{name}/"
+    assert manifest.site_url() == f"https://{owner.lower()}.github.io/{name}/"
     entry = NOTEBOOKS[0]
     assert entry.practice_colab_url == (f"https://colab.research.google.com/github/{REPO_SLUG}/blob/"
-                                        f"{course.PRACTICE_REF}/{entry.repo_path}")
-    assert course.blob_url("README.md") == f"https://github.com/{REPO_SLUG}/blob/{course.REPO_REF}/README.md"
-    assert course.blob_url("notebooks") == f"https://github.com/{REPO_SLUG}/tree/{course.REPO_REF}/notebooks"
+                                        f"{manifest.PRACTICE_REF}/{entry.repo_path}")
+    assert manifest.blob_url("README.md") == f"https://github.com/{REPO_SLUG}/blob/{manifest.REPO_REF}/README.md"
+    assert manifest.blob_url("notebooks") == f"https://github.com/{REPO_SLUG}/tree/{manifest.REPO_REF}/notebooks"
 
 
 def test_a_published_copy_links_into_the_repository(tmp_path):
     entry = NOTEBOOKS[0]
-    for edition in course.available(entry):
+    for edition in manifest.available(entry):
         nb = practice.practice_notebook(practice.read_notebook(edition.path(entry)), entry, edition, tmp_path,
                                         published=True)
         markdown = "\n".join(cell.source for cell in nb.cells if cell.cell_type == "markdown")
@@ -29,15 +30,15 @@ def test_a_published_copy_links_into_the_repository(tmp_path):
         relative = [t for t in targets if not re.match(r"[a-z][a-z0-9+.-]*:|#", t, re.I)]
         files = [t.partition("#")[0] for t in relative]  # a link to a cell: the file, then #cell-id=...
         assert files and all(f.endswith(".ipynb") and "/" not in f for f in files)  # only sibling copies
-        readme = course.ENGLISH.readme if edition.code == "en" else course.CHINESE.readme
-        assert course.blob_url(readme) in markdown
-        assert course.blob_url(edition.repo_path(entry)) in nb.cells[1].source  # the note: the worked answers
+        readme = manifest.ENGLISH.readme if edition.code == "en" else manifest.CHINESE.readme
+        assert manifest.blob_url(readme) in markdown
+        assert manifest.blob_url(edition.repo_path(entry)) in nb.cells[1].source  # the note: the worked answers
 
 
 def test_the_practice_branch_holds_every_copy_at_its_notebooks_path(tmp_path):
-    written = publish.write_branch(tmp_path / "branch")
+    written = practice.write_branch(tmp_path / "branch")
     paths = {path.relative_to(tmp_path / "branch").as_posix() for path in written}
-    expected = {edition.repo_path(entry) for entry in NOTEBOOKS for edition in course.available(entry)}
+    expected = {edition.repo_path(entry) for entry in NOTEBOOKS for edition in manifest.available(entry)}
     assert paths == expected | {"README.md"}
     readme = (tmp_path / "branch" / "README.md").read_text(encoding="utf-8")
     for entry in NOTEBOOKS:
@@ -51,35 +52,13 @@ def _git(*args, cwd):
     return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout.strip()
 
 
-def test_the_branch_is_pushed_as_one_commit_and_replaced_next_time(tmp_path):
-    remote, repo = tmp_path / "remote.git", tmp_path / "repo"
-    _git("init", "--quiet", "--bare", str(remote), cwd=tmp_path)
-    _git("init", "--quiet", str(repo), cwd=tmp_path)
-    (repo / "f").write_text("x")
-    config = ["-c", "user.name=t", "-c", "user.email=t@example.invalid", "-c", "commit.gpgsign=false"]
-    _git("add", "f", cwd=repo)
-    _git(*config, "commit", "--quiet", "-m", "the course", cwd=repo)
-    _git("remote", "add", "origin", str(remote), cwd=repo)
-
-    branch = tmp_path / "branch"
-    (branch / "notebooks").mkdir(parents=True)
-    (branch / "notebooks" / "01_x.ipynb").write_text("{}")
-    first = publish.push_branch(branch, repo=repo, ref="practice")
-    assert _git("rev-parse", "practice", cwd=remote) == first
-    assert _git("ls-tree", "-r", "--name-only", "practice", cwd=remote) == "notebooks/01_x.ipynb"
-
-    (branch / "notebooks" / "01_x.ipynb").write_text('{"changed": true}')
-    second = publish.push_branch(branch, repo=repo, ref="practice")  # forced: one commit, not a history
-    assert second != first and _git("rev-list", "--count", "practice", cwd=remote) == "1"
-
-
 def test_the_github_address_is_written_only_in_the_manifest():
     """Everything else derives it: files written by hand never spell the slug (generated ones may)."""
     generated = {"README.md", "README.zh.md", "CITATION.cff"}  # their tables and addresses come from the manifest
     tracked = _git("ls-files", cwd=ROOT).splitlines()
     owner, name = REPO_SLUG.split("/")
     spelled = [path for path in tracked if path not in generated and not path.endswith(".ipynb")
-               and path != "tools/course.py" and (ROOT / path).is_file()
+               and path != "tools/manifest.py" and (ROOT / path).is_file()
                and re.search(rf"{re.escape(owner)}(/|\.github\.io/){re.escape(name)}",
                              (ROOT / path).read_text(encoding="utf-8", errors="replace"))]
     assert spelled == []

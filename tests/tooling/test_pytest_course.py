@@ -5,7 +5,7 @@ from types import SimpleNamespace
 import pytest
 
 from tools import pytest_course
-from tools.course import ROOT
+from tools.manifest import ROOT
 
 
 def _config(markexpr: str):

@@ -9,7 +9,7 @@ import copy
 import nbformat
 import pytest
 
-from tools import course, generated, practice
+from tools import generated, manifest, practice
 from tools.pytest_notebooks import (
     CHECK_ID,
     FOLDER,
@@ -23,10 +23,10 @@ from tools.pytest_notebooks import (
 
 @pytest.fixture(scope="module")
 def built():
-    return {entry.stem: client_notebook(entry) for entry in course.NOTEBOOKS}
+    return {entry.stem: client_notebook(entry) for entry in manifest.NOTEBOOKS}
 
 
-@pytest.mark.parametrize("entry", course.NOTEBOOKS, ids=[entry.stem for entry in course.NOTEBOOKS])
+@pytest.mark.parametrize("entry", manifest.NOTEBOOKS, ids=[entry.stem for entry in manifest.NOTEBOOKS])
 def test_the_run_is_the_stored_notebook_with_papermills_cell_the_stubs_and_a_check(built, entry):
     nb = built[entry.stem]
     stored = nbformat.read(entry.path, as_version=4)
@@ -58,10 +58,10 @@ def test_the_run_is_the_stored_notebook_with_papermills_cell_the_stubs_and_a_che
 
 
 def test_only_the_manifests_english_notebooks_are_run_this_way():
-    entry = course.NOTEBOOKS[0]
+    entry = manifest.NOTEBOOKS[0]
     assert course_notebook(entry.path) == entry
     assert course_notebook(entry.zh.path) is None
-    assert course_notebook(course.ROOT / "elsewhere.ipynb") is None
+    assert course_notebook(manifest.ROOT / "elsewhere.ipynb") is None
 
 
 def _executed(nb, accepted_stub=False):

@@ -8,8 +8,8 @@ import sys
 
 import yaml
 
-from tools import course, generated
-from tools.course import ROOT
+from tools import generated, manifest
+from tools.manifest import ROOT
 
 
 def test_the_licence_covers_code_with_mit_and_prose_and_images_with_cc_by():
@@ -38,14 +38,14 @@ def test_the_citation_file_is_valid_and_points_at_the_course():
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
     cff = yaml.safe_load(path.read_text(encoding="utf-8"))
-    assert cff["repository-code"] == course.repo_url() and cff["url"] == course.site_url()
+    assert cff["repository-code"] == manifest.repo_url() and cff["url"] == manifest.site_url()
     assert cff["license"] == ["MIT", "CC-BY-4.0"]
 
 
 def test_the_citation_addresses_are_written_by_sync():
     text = "cff-version: 1.2.0\nrepository-code: \"https://example.org/old\"\nurl: x\n"
-    assert generated.sync_citation(text) == (f'cff-version: 1.2.0\nrepository-code: "{course.repo_url()}"\n'
-                                             f'url: "{course.site_url()}"\n')
+    assert generated.sync_citation(text) == (f'cff-version: 1.2.0\nrepository-code: "{manifest.repo_url()}"\n'
+                                             f'url: "{manifest.site_url()}"\n')
     try:
         generated.sync_citation("cff-version: 1.2.0\n")
     except ValueError as error:

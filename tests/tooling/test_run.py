@@ -3,8 +3,8 @@
 import nbformat
 import pytest
 
-from tools import course, run
-from tools.course import Notebook
+from tools import manifest, run
+from tools.manifest import Notebook
 
 
 def _notebook(*sources, executed=True):
@@ -34,7 +34,7 @@ def test_execution_guard_rejects_unexecuted_or_empty_runs():
 
 
 def test_format_table_names_the_failing_cell_and_the_peak_memory():
-    first, second = course.NOTEBOOKS[:2]
+    first, second = manifest.NOTEBOOKS[:2]
     table = run.format_table([run.RunResult(first, "ok", 3.14159, cells=20, peak_bytes=300 * 2**20),
                               run.RunResult(second, "FAILED", 1.0, failed_cell=4)])
     header, ok, failed = table.splitlines()
@@ -58,10 +58,9 @@ def test_a_device_that_is_not_there_stops_the_run_before_any_kernel(monkeypatch,
     assert capsys.readouterr().err.startswith("python -m tools.run: unknown device 'gpu'; expected one of")
 
 
-def test_select_rejects_unknown_numbers():
-    assert run.select(None) == list(course.NOTEBOOKS)
-    with pytest.raises(SystemExit, match=r"unknown notebook number\(s\) \[99\]"):
-        run.select([99])
+def test_an_unknown_number_is_one_line(capsys):
+    with pytest.raises(ValueError, match=r"there is no notebook 99 in the manifest \(known: 0, 1,"):
+        run.main(["99"])
 
 
 @pytest.fixture
@@ -71,9 +70,9 @@ def scratch_course(tmp_path, monkeypatch):
     nb = _notebook('device = "auto"', "raise ValueError('boom')", executed=False)
     nb.cells[0].metadata["tags"] = ["parameters"]
     (tmp_path / entry.filename).write_text(nbformat.writes(nb))
-    monkeypatch.setattr(course, "NOTEBOOK_DIR", tmp_path)
+    monkeypatch.setattr(manifest, "NOTEBOOK_DIR", tmp_path)
     monkeypatch.setattr(run, "NOTEBOOK_DIR", tmp_path)
-    monkeypatch.setattr(run, "NOTEBOOKS", (entry,))
+    monkeypatch.setattr(manifest, "NOTEBOOKS", (entry,))
     return entry
 
 
@@ -105,7 +104,7 @@ def test_stderr_is_a_failure_but_a_progress_bar_is_not(tmp_path, monkeypatch):
     nb = _notebook('device = "auto"', bar, warning, executed=False)
     nb.cells[0].metadata["tags"] = ["parameters"]
     (tmp_path / entry.filename).write_text(nbformat.writes(nb))
-    monkeypatch.setattr(course, "NOTEBOOK_DIR", tmp_path)
+    monkeypatch.setattr(manifest, "NOTEBOOK_DIR", tmp_path)
     monkeypatch.setattr(run, "NOTEBOOK_DIR", tmp_path)
 
     result = run.run_with_papermill(entry, tmp_path / "out", "cpu")

@@ -8,11 +8,13 @@ import sys
 import types
 
 import pytest
+import setuptools
+import tomllib
 
-from tools import course, generated
-from tools.course import ROOT
+from tools import generated, manifest
+from tools.manifest import ROOT
 
-FOLDER = course.REPO_NAME
+FOLDER = manifest.REPO_NAME
 
 
 def _run_setup_cell(monkeypatch, cwd, *, colab, missing=(), git=None):
@@ -46,34 +48,37 @@ def _run_setup_cell(monkeypatch, cwd, *, colab, missing=(), git=None):
     return namespace, calls
 
 
-def test_in_a_clone_the_setup_cell_fetches_and_installs_nothing(monkeypatch, capsys):
-    namespace, calls = _run_setup_cell(monkeypatch, course.NOTEBOOK_DIR, colab=False, missing={"tqdm"})
-    assert capsys.readouterr().out == "Set-up: the course is in a folder above; nothing fetched\n"
-    assert calls == []
-    assert namespace["COURSE_ROOT"] == ROOT
-    assert str(ROOT) in sys.path
-
-
-def test_on_colab_the_setup_cell_installs_only_what_is_missing(monkeypatch, capsys):
-    namespace, calls = _run_setup_cell(monkeypatch, course.NOTEBOOK_DIR, colab=True)
-    assert namespace["on_colab"] is True and calls == []  # everything present: no pip
-
-    namespace, calls = _run_setup_cell(monkeypatch, course.NOTEBOOK_DIR, colab=True, missing={"tqdm", "numpy"})
-    assert calls == [[sys.executable, "-m", "pip", "install", "--quiet", "numpy>=1.24", "tqdm>=4.65"]]
-    assert capsys.readouterr().out.splitlines()[-1] == (
-        "Set-up: the course is in a folder above; nothing fetched; pip-installed numpy>=1.24, tqdm>=4.65")
+@pytest.mark.parametrize("where, colab, missing, said, pip", [
+    ("clone", False, {"tqdm"}, "the course is in a folder above; nothing fetched", False),  # no pip off Colab
+    ("clone", True, set(), "the course is in a folder above; nothing fetched", False),
+    ("clone", True, {"tqdm", "numpy"}, "the course is in a folder above; nothing fetched; pip-installed it, "
+                                       "with numpy, tqdm", True),
+    ("fetched earlier", False, {"utils"}, f"using the course fetched earlier into ./{FOLDER}", False),
+    ("installed", False, set(), "the course is installed; nothing fetched", False),
+])
+def test_where_the_course_is_found_nothing_is_fetched(monkeypatch, tmp_path, capsys, where, colab, missing, said, pip):
+    cwd = {"clone": manifest.NOTEBOOK_DIR, "fetched earlier": tmp_path, "installed": tmp_path}[where]
+    if where == "fetched earlier":
+        (tmp_path / FOLDER / generated.COURSE_MARKER).parent.mkdir(parents=True)
+        (tmp_path / FOLDER / generated.COURSE_MARKER).touch()
+    _, calls = _run_setup_cell(monkeypatch, cwd, colab=colab, missing=missing)
+    assert capsys.readouterr().out == f"Set-up: {said}\n"
+    assert calls == ([[sys.executable, "-m", "pip", "install", "--quiet", "-e", str(ROOT)]] if pip else [])
+    root = {"clone": ROOT, "fetched earlier": tmp_path / FOLDER, "installed": None}[where]
+    assert root is None or str(root) in sys.path
 
 
 def test_elsewhere_the_setup_cell_clones_the_manifest_address_at_the_pinned_ref(monkeypatch, tmp_path, capsys):
     monkeypatch.delenv(generated.REPO_OVERRIDE_ENV, raising=False)
-    namespace, calls = _run_setup_cell(monkeypatch, tmp_path, colab=False)
+    _, calls = _run_setup_cell(monkeypatch, tmp_path, colab=False, missing={"utils"})
     target = str(tmp_path / FOLDER)
-    assert calls == [["git", "clone", "--quiet", "--depth=1", f"--branch={course.REPO_REF}", course.repo_url(), target]]
+    assert calls == [["git", "clone", "--quiet", "--depth=1", f"--branch={manifest.REPO_REF}", manifest.repo_url(),
+                      target]]
     assert sys.path[0] == target
     assert capsys.readouterr().out == f"Set-up: fetched the course into ./{FOLDER}\n"  # no absolute path
 
     monkeypatch.setenv(generated.REPO_OVERRIDE_ENV, "file:///somewhere/else")
-    namespace, calls = _run_setup_cell(monkeypatch, tmp_path, colab=False)
+    _, calls = _run_setup_cell(monkeypatch, tmp_path, colab=False, missing={"utils"})
     assert calls[0][-2] == "file:///somewhere/else"
 
 
@@ -83,9 +88,9 @@ def test_offline_the_setup_cell_says_what_to_do_in_one_line(monkeypatch, tmp_pat
     stderr = "Cloning...\nfatal: unable to access 'https://x/': Could not resolve host: github.com\n"
     offline = lambda args: subprocess.CompletedProcess(args, 128, "", stderr)  # noqa: E731
     with pytest.raises(RuntimeError) as error:
-        _run_setup_cell(monkeypatch, tmp_path, colab=False, git=offline)
+        _run_setup_cell(monkeypatch, tmp_path, colab=False, missing={"utils"}, git=offline)
     message = str(error.value)
-    assert message.startswith(f"the set-up could not fetch the course from {course.repo_url()} (fatal: unable to "
+    assert message.startswith(f"the set-up could not fetch the course from {manifest.repo_url()} (fatal: unable to "
                               "access 'https://x/': Could not resolve host: github.com). Open this notebook")
     assert f"set COURSE_REPO to a copy of it before starting Jupyter, e.g. COURSE_REPO=file:///path/to/{FOLDER}" \
         in message and "\n" not in message
@@ -94,23 +99,22 @@ def test_offline_the_setup_cell_says_what_to_do_in_one_line(monkeypatch, tmp_pat
         raise FileNotFoundError("git")
 
     with pytest.raises(RuntimeError, match=r"\(git is not installed\)\. Open this notebook from a clone"):
-        _run_setup_cell(monkeypatch, tmp_path, colab=False, git=no_git)
+        _run_setup_cell(monkeypatch, tmp_path, colab=False, missing={"utils"}, git=no_git)
 
 
-def test_colab_requirements_come_from_the_course_block(tmp_path):
-    assert generated.colab_requirements() == {
-        "torch": "torch>=2.2", "numpy": "numpy>=1.24", "matplotlib": "matplotlib>=3.7", "tqdm": "tqdm>=4.65",
-    }
-    bad = tmp_path / "requirements.txt"
-    bad.write_text("numpy>=1.24\n")
-    with pytest.raises(ValueError, match="has no '# the course' block"):
-        generated.colab_requirements(bad)
-    bad.write_text("# the course\nscikit-learn>=1.0\n")
-    with pytest.raises(ValueError, match="'scikit-learn>=1.0' in '# the course': expected a plain package name"):
-        generated.colab_requirements(bad)
-    bad.write_text("# the course\n\ntorch\n")
-    with pytest.raises(ValueError, match="block is empty"):
-        generated.colab_requirements(bad)
+def test_the_package_needs_what_requirements_txt_lists_for_the_course():
+    """pyproject.toml's dependencies (what `pip install -e .` and Colab's set-up install) are requirements.txt's
+    `# the course` block, and the package is `utils` with its subpackages."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    lines = (ROOT / "requirements.txt").read_text(encoding="utf-8").splitlines()
+    start = lines.index("# the course") + 1
+    assert project["dependencies"] == lines[start:lines.index("", start)]
+    assert sorted(setuptools.find_packages(ROOT, include=["utils", "utils.*"])) == sorted(
+        ".".join(path.parent.relative_to(ROOT).parts) for path in (ROOT / "utils").rglob("__init__.py"))
+
+
+def test_the_setup_cell_is_short():
+    assert len(generated.setup_source().splitlines()) <= 26
 
 
 @pytest.mark.parametrize("edition", ["en", "zh"])
@@ -118,10 +122,10 @@ def test_the_setup_cell_and_every_worked_answer_are_folded_under_a_title(edition
     """The first screen shows no set-up code, and no answer sits open under its exercise:
     Colab shows a ``cellView: form`` cell as its ``#@title`` line, JupyterLab folds ``source_hidden``."""
     folded = {"setup title": 0, "solution title": 0}
-    for entry in course.NOTEBOOKS:
+    for entry in manifest.NOTEBOOKS:
         nb = generated.read_notebook(entry.in_edition(edition).path)
-        setup = nb.cells[1]
-        assert setup.get("id") == generated.SETUP_ID, f"{entry.stem}: the set-up cell follows the title"
+        setup = next(cell for cell in nb.cells if cell.cell_type == "code")
+        assert setup.get("id") == generated.SETUP_ID, f"{entry.stem}: the set-up cell is the first code cell"
         for cell in nb.cells:
             if cell.get("id") == generated.SETUP_ID:
                 kind = "setup title"
@@ -134,7 +138,7 @@ def test_the_setup_cell_and_every_worked_answer_are_folded_under_a_title(edition
             assert cell.metadata["cellView"] == "form" and cell.metadata["jupyter"]["source_hidden"] is True
             folded[kind] += 1
         assert [o.text for o in setup.outputs] == ["Set-up: the course is in a folder above; nothing fetched\n"]
-    assert folded["setup title"] == len(course.NOTEBOOKS) and folded["solution title"] >= len(course.NOTEBOOKS)
+    assert folded["setup title"] == len(manifest.NOTEBOOKS) and folded["solution title"] >= len(manifest.NOTEBOOKS)
 
 
 def test_collapse_replaces_an_old_title_and_keeps_the_code():

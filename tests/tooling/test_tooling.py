@@ -4,7 +4,8 @@ import os
 import subprocess
 import sys
 
-from tools.course import ROOT
+from tools import manifest
+from tools.manifest import ROOT
 
 WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
 
@@ -112,7 +113,11 @@ def test_the_site_is_published_from_main_with_the_practice_branch():
     assert {"pages": "write", "id-token": "write", "contents": "write"} == workflow["permissions"]
     build, deploy = workflow["jobs"]["build"], workflow["jobs"]["deploy"]
     runs = [step.get("run", "") for step in build["steps"]]
-    assert "python course.py site" in runs and any("-m tools.publish" in run and "--push" in run for run in runs)
+    assert "python course.py site" in runs and any("-m tools.practice --branch build/practice-branch" in run
+                                                    for run in runs)
+    push = next(step for step in workflow["jobs"]["build"]["steps"] if "actions-gh-pages" in step.get("uses", ""))
+    assert push["with"]["publish_dir"] == "build/practice-branch" and push["with"]["force_orphan"] is True
+    assert push["with"]["publish_branch"].split("#")[0].strip() == manifest.PRACTICE_REF
     upload = next(step for step in build["steps"] if step.get("uses", "").startswith("actions/upload-pages-artifact"))
     assert upload["with"]["path"] == "build/site"
     assert deploy["needs"] == "build" and deploy["steps"][0]["uses"].startswith("actions/deploy-pages")

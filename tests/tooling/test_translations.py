@@ -5,8 +5,8 @@ import json
 import nbformat
 import pytest
 
-from tools import course, generated, sync, translations
-from tools.course import NOTEBOOKS
+from tools import generated, manifest, sync, translations
+from tools.manifest import NOTEBOOKS
 from tools.translations import (
     comment_tokens,
     fingerprint,
@@ -224,7 +224,7 @@ def test_an_english_edit_fails_until_a_person_updates_the_translation_and_stamps
 
 
 def test_a_code_change_reaches_the_chinese_notebook_through_sync(baseline):
-    entry = course.notebook(1)
+    entry = manifest.notebook(1)
     _edit_english(entry, "encode", lambda s: s.replace('"The cat sat on the sofa."', '"The cat sat on the sofa!"'))
     [problem] = _new_problems(baseline)  # the stored Chinese notebook still has the old code
     assert (problem.cell, problem.kind) == ("encode", "drift")
@@ -236,7 +236,7 @@ def test_a_code_change_reaches_the_chinese_notebook_through_sync(baseline):
 
 
 def test_a_hand_edit_of_the_chinese_notebook_is_caught(baseline):
-    entry = course.notebook(1)
+    entry = manifest.notebook(1)
     nb = generated.read_notebook(entry.zh.path)
     cell = next(c for c in nb.cells if c.id == "select")
     cell.source = cell.source.replace("d = 4", "d = 5")
@@ -268,15 +268,15 @@ def test_init_adds_entries_only_for_cells_without_one(baseline, capsys):
 
 
 def test_a_new_notebook_without_translation_is_reported(course_copy, monkeypatch):
-    new = course.Notebook(2, "02_new", "A new notebook")
+    new = manifest.Notebook(2, "02_new", "A new notebook")
     nb = generated.read_notebook(NOTEBOOKS[0].path)
-    monkeypatch.setattr(course, "NOTEBOOKS", (*course.NOTEBOOKS, new))
+    monkeypatch.setattr(manifest, "NOTEBOOKS", (*manifest.NOTEBOOKS, new))
     new.path.write_text(generated.dumps_notebook(nb), encoding="utf-8")
     sync.main([])
     assert new.zh.path.is_file()  # generated, with the English text under "untranslated" markers
     assert translations.UNTRANSLATED in new.zh.path.read_text(encoding="utf-8")
     assert [str(p) for p in translations.check(["02_new"])] == [
-        "02_new: the manifest entry has no title_zh (tools/course.py)",
+        "02_new: the manifest entry has no title_zh (tools/manifest.py)",
         "02_new: there is no translation, notebooks/zh/translations/02_new.json: run "
         "`python -m tools.translations init 02_new` and translate every entry",
     ]
@@ -416,7 +416,7 @@ def test_a_changed_english_title_makes_title_zh_stale_until_stamped(course_copy,
     entry = NOTEBOOKS[0]
     assert translations.check_title(entry) == []
     renamed = replace(entry, title="One-hot vectors, and the product that selects")
-    monkeypatch.setattr(course, "NOTEBOOKS", (renamed, *course.NOTEBOOKS[1:]))
+    monkeypatch.setattr(manifest, "NOTEBOOKS", (renamed, *manifest.NOTEBOOKS[1:]))
     [problem] = translations.check_title(renamed)
     assert (problem.notebook, problem.kind) == (entry.stem, "stale")
     assert f"changed from {entry.title!r} to {renamed.title!r}" in problem.message
@@ -442,7 +442,7 @@ def test_the_numbers_of_a_translation_are_compared_as_numbers(english, chinese):
 def test_a_translation_with_a_wrong_number_is_reported(course_copy):
     assert translations.number_differences("std 0.02, 8 times larger", "标准差 0.2，大约 8 倍") == [
         "numbers missing: 0.02", "numbers not in the English: 0.2"]
-    stem = course.notebook(1).stem
+    stem = manifest.notebook(1).stem
     path = translations.translation_path(stem)
     text = path.read_text(encoding="utf-8")
     assert text.count("1/50,257") == 1

@@ -6,7 +6,7 @@ import pytest
 from packaging.requirements import Requirement
 
 from tools import versions
-from tools.course import ROOT
+from tools.manifest import ROOT
 from utils.env_check import read_requirements
 
 

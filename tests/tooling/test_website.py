@@ -10,8 +10,8 @@ from urllib.parse import unquote, urlsplit
 import nbformat
 import pytest
 
-from tools import course, generated, website
-from tools.course import NOTEBOOKS
+from tools import generated, manifest, website
+from tools.manifest import NOTEBOOKS
 
 
 @dataclass
@@ -48,11 +48,11 @@ def test_the_site_offers_every_practice_copy_to_download_and_in_colab(site):
     with zipfile.ZipFile(site / website.PRACTICE_ZIP) as bundle:
         zipped = set(bundle.namelist())
     for entry in NOTEBOOKS:
-        for edition in course.available(entry):
+        for edition in manifest.available(entry):
             path = website._practice_path(entry, edition)
             assert (site / path).is_file() and f'href="{path}" download' in index
-            assert course.colab_url(edition.repo_path(entry), course.PRACTICE_REF) in index
-            assert f"{course.REPO_NAME}-practice/{path.removeprefix('practice/')}" in zipped
+            assert manifest.colab_url(edition.repo_path(entry), manifest.PRACTICE_REF) in index
+            assert f"{manifest.REPO_NAME}-practice/{path.removeprefix('practice/')}" in zipped
     assert f'href="{website.PRACTICE_ZIP}" download' in index
 
 
@@ -105,7 +105,7 @@ def test_pages_load_nothing_from_the_network_and_run_no_script(site):
 
 
 def test_math_is_mathml_and_links_point_to_pages(site):
-    lesson = course.notebook(1)
+    lesson = manifest.notebook(1)
     page = (site / "notebooks" / f"{lesson.stem}.html").read_text(encoding="utf-8")
     assert re.search(r'<math [^>]*display="block"', page)  # notebook 1's formula
     assert "$$" not in page
@@ -140,20 +140,20 @@ def test_every_internal_link_resolves(site):
 
 
 def test_site_link_rules():
-    page = website.Page(NOTEBOOKS[0], course.CHINESE)
+    page = website.Page(NOTEBOOKS[0], manifest.CHINESE)
     paths = {"notebooks/01_a.ipynb": "notebooks/01_a.html", "notebooks/zh/02_b.ipynb": "notebooks/zh/02_b.html"}
     assert website.site_link("02_b.ipynb#Summary", page, paths) == "02_b.html#Summary"
     assert website.site_link("../01_a.ipynb", page, paths) == "../01_a.html"
     assert website.site_link("../../README.md", page, paths) == "../../index.html"
     assert website.site_link("../../utils/exercises.py#L3", page, paths) == \
-        f"{course.repo_url()}/blob/{course.REPO_REF}/utils/exercises.py#L3"
-    assert website.site_link("../../utils", page, paths) == f"{course.repo_url()}/tree/{course.REPO_REF}/utils"
+        f"{manifest.repo_url()}/blob/{manifest.REPO_REF}/utils/exercises.py#L3"
+    assert website.site_link("../../utils", page, paths) == f"{manifest.repo_url()}/tree/{manifest.REPO_REF}/utils"
     for kept in ("https://example.org/x.ipynb", "#top", "mailto:a@b.c"):
         assert website.site_link(kept, page, paths) == kept
 
 
 def test_a_missing_image_fails_the_build(bilingual_course, tmp_path):
-    nb_path = course.CHINESE.path(NOTEBOOKS[0])
+    nb_path = manifest.CHINESE.path(NOTEBOOKS[0])
     nb = nbformat.read(nb_path, as_version=4)
     nb.cells.append(nbformat.v4.new_markdown_cell("![gone](../../images/nowhere.png)"))
     nbformat.write(nb, nb_path)
@@ -240,7 +240,7 @@ def test_the_index_and_a_notebook_page_work_offline_in_chromium(site_context, si
     page.screenshot(path=str(screenshots / "site-index.png"), full_page=True)
 
     # follow the index's link to notebook 1 (its formula and figures), as a reader would
-    lesson = course.notebook(1)
+    lesson = manifest.notebook(1)
     page.locator(f'table.notebooks a[href="notebooks/{lesson.stem}.html"]').click()
     page.wait_for_load_state("load")
     notebook = site / "notebooks" / f"{lesson.stem}.html"

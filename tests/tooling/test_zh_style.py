@@ -7,13 +7,13 @@ import json
 
 import pytest
 
-from tools import course, generated, translations, zh_style
+from tools import generated, manifest, translations, zh_style
 
-STEM = course.notebook(1).stem
+STEM = manifest.notebook(1).stem
 
 
 def _english():
-    return generated.read_notebook(course.notebook(1).path)
+    return generated.read_notebook(manifest.notebook(1).path)
 
 
 def _translation():

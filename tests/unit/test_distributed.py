@@ -58,7 +58,7 @@ def test_command_line_under_torchrun_runs_one_rank(monkeypatch, capsys):
 @pytest.mark.parametrize(("argv", "message"), [
     (["--nproc", "0"], "argument --nproc: expected a whole number >= 1, got 0"),
     (["--nproc", "two"], "argument --nproc: expected a whole number, got 'two'"),
-    (["--timeout", "nan"], "argument --timeout: expected a positive, finite number of seconds, got nan"),
+    (["--timeout", "nan"], "argument --timeout: expected a positive, finite number of seconds, got 'nan'"),
     (["--nproc", "12", "--vocab-size", "11"], "world_size 12 is larger than vocab_size 11"),
     (["--device", "tpu"], "argument --device: invalid choice: 'tpu'"),
 ])

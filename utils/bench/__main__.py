@@ -11,11 +11,11 @@ Every run ends with its noise verdict. A bad argument gets one line and exit sta
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from pathlib import Path
 
-from ..env_check import OneLineParser
+from ..checks import positive_argument
+from ..cli import OneLineParser
 from . import bandwidth, measure, tables
 
 GPT2 = measure.GPT2
@@ -32,16 +32,6 @@ def _sizes(text: str) -> list[int]:
     return values
 
 
-def _positive(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not (value > 0 and math.isfinite(value)):
-        raise argparse.ArgumentTypeError(f"expected a positive, finite number, got {text!r}")
-    return value
-
-
 def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
     """The parser, and each subcommand's (whose errors name it)."""
     common = argparse.ArgumentParser(add_help=False)
@@ -50,11 +40,11 @@ def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentPars
     common.add_argument("--threads", type=int, default=1,
                         help="CPU threads for the timed calls (default 1: on a machine whose cores are shared, a "
                              "multi-threaded call can wait milliseconds for a busy core)")
-    common.add_argument("--min-run-time", type=_positive,
+    common.add_argument("--min-run-time", type=positive_argument(),
                         help="seconds per timing (default 0.5; with --preset, the preset's)")
     common.add_argument("--repeats", type=int, default=5,
                         help="interleaved repeats of every timing (default 5): their spread is the noise verdict")
-    common.add_argument("--memory-budget-gib", type=_positive, help="skip what needs more (default: "
+    common.add_argument("--memory-budget-gib", type=positive_argument(), help="skip what needs more (default: "
                         f"{measure.BUDGET_FRACTION * 100:.0f}%% of the available memory)")
     common.add_argument("--seed", type=int, default=0)
     common.add_argument("--output", type=Path, help="also write the rows to this .csv or .json file")

@@ -16,7 +16,8 @@ import argparse
 import os
 import sys
 
-from ..env_check import OneLineParser
+from ..checks import positive_argument
+from ..cli import OneLineParser
 from .launcher import DEFAULT_TIMEOUT_S, WorkerError, backend_for, process_group
 from .vocab_parallel_run import (
     ProblemSpec,
@@ -41,16 +42,6 @@ def _positive(text: str) -> int:
     return value
 
 
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a positive, finite number of seconds, got {text}")
-    return value
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = OneLineParser(
         prog="python -m utils.distributed",
@@ -63,7 +54,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batch", type=_positive, default=4)
     parser.add_argument("--seq-len", type=_positive, default=32)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--timeout", type=_seconds, default=DEFAULT_TIMEOUT_S, help="seconds a collective may wait")
+    parser.add_argument("--timeout", type=positive_argument("seconds"), default=DEFAULT_TIMEOUT_S,
+                        help="seconds a collective may wait")
     args = parser.parse_args(argv)
     try:
         spec = ProblemSpec(args.vocab_size, args.dim, args.batch, args.seq_len, args.seed)

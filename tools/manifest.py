@@ -8,6 +8,8 @@ constants here by ``python -m tools.sync``. To add a notebook, add an entry to
 
 from __future__ import annotations
 
+import ast
+import json
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -83,9 +85,6 @@ class Notebook:
     title: str
     title_zh: str = ""  # the title of the Chinese edition; the tests require one
     edition: str = "en"  # an Edition's code; the manifest lists "en" entries only
-    #: the ``device`` parameter's default: "cpu" for a lesson, whose stored outputs and printed
-    #: numbers come from the CPU; "auto" (CUDA when there is one) where a GPU is the point
-    default_device: str = "cpu"
 
     def __post_init__(self) -> None:
         edition(self.edition)  # ValueError for an unknown code
@@ -128,9 +127,26 @@ class Notebook:
         return colab_url(self.repo_path, PRACTICE_REF)
 
     @property
+    def default_device(self) -> str:
+        """The ``device`` its parameters cell sets, the one place it is written: "cpu" for a lesson, whose
+        stored outputs and printed numbers come from the CPU; "auto" (CUDA when there is one) where a GPU
+        is the point."""
+        return parameters(self.en.path)["device"]
+
+    @property
     def display_title(self) -> str:
         """The title in this notebook's edition (the English one where no translation is given)."""
         return self.title_zh or self.title if self.edition == "zh" else self.title
+
+
+def parameters(path: Path) -> dict[str, object]:
+    """The values that a notebook's papermill cell (the code cell tagged ``parameters``) assigns."""
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    cell = next((c for c in cells if "parameters" in c.get("metadata", {}).get("tags", [])), None)
+    if cell is None:
+        raise ValueError(f"{path.name} has no code cell tagged `parameters` (papermill's)")
+    return {node.targets[0].id: ast.literal_eval(node.value) for node in ast.parse("".join(cell["source"])).body
+            if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name)}
 
 
 def available(entry: Notebook) -> list[Edition]:
@@ -152,11 +168,11 @@ NOTEBOOKS: tuple[Notebook, ...] = (
     Notebook(5, "05_initialisation", "Initialisation, in histograms",
              title_zh="用直方图看权重初始化"),
     Notebook(6, "06_what_the_lookup_saves", "What the lookup saves: measured",
-             title_zh="查表省下了什么：实测", default_device="auto"),
+             title_zh="查表省下了什么：实测"),
     Notebook(7, "07_beyond_the_single_lookup", "Beyond the single lookup",
              title_zh="超越单次查表"),
     Notebook(8, "08_vocabulary_parallel", "When the table does not fit one device",
-             title_zh="当一台设备放不下整张表", default_device="auto"),
+             title_zh="当一台设备放不下整张表"),
     Notebook(9, "09_what_the_table_learns", "What the table learns",
              title_zh="嵌入表学到了什么"),
 )
