@@ -42,7 +42,7 @@ KEY_TERMS = {"词元": "token", "独热": "one-hot", "词表": "vocabulary", "�
 ONE_WORD = {
     "独热行": ("one-hot row", "独热行向量"),
     "多热行": ("multi-hot row", "多热行向量"),
-    "缓冲区": ("buffer", r"(?<![（(A-Za-z_])(?<!\| )buffer(?![A-Za-z_])"),  # glossed, or in the 术语表
+    "缓冲区": ("buffer", r"(?<![A-Za-z_])(?<!\| )buffer(?![A-Za-z_])"),  # not in the 术语表's English column
     "主线": ("main path", "正文"),  # the prose, as against the code, is 文字
     "逐位相同": ("bit for bit", "相同的比特|逐位一致"),
     "本课": ("this notebook", "本笔记本"),
@@ -50,6 +50,7 @@ ONE_WORD = {
     "对比": ("versus", r"(?<![A-Za-z])vs\.?(?![A-Za-z])"),
 }
 _OTHER_WORD = re.compile("|".join(f"(?P<w{i}>{other})" for i, (_, other) in enumerate(ONE_WORD.values())))
+_GLOSS = re.compile(r"[（(][A-Za-z][^（()）\n]*[)）]")  # left out when looking for _OTHER_WORD: 独热（one-hot）行向量
 #: in markdown, the part after the exercises is *深入一步* (its heading aside); a code comment quotes it “深入一步”
 _GOING_DEEPER = re.compile(r"(?<![*])(?<!# )“?深入一步”?(?![*])")
 
@@ -101,7 +102,7 @@ def phrase_slips(file: str, text: str, cell: str | None = None, markdown: bool =
     text = prose(text)
     found = [Slip(file, cell, "times", m.group(0)) for m in _TIMES.finditer(text)]
     found += [Slip(file, cell, "term", f"{m.group(0)}: write {list(ONE_WORD)[int(m.lastgroup[1:])]}")
-              for m in _OTHER_WORD.finditer(text)]
+              for m in _OTHER_WORD.finditer(_GLOSS.sub("", text))]
     found += [Slip(file, cell, "term", f"{m.group(0)}: write *深入一步*")
               for m in _GOING_DEEPER.finditer(text) if markdown]
     found += [Slip(file, cell, "quotes", m.group(0)) for m in _ASCII_QUOTED.finditer(text)

@@ -51,6 +51,7 @@ def test_ascii_quotes_around_chinese_are_a_slip_but_not_around_code():
 
 @pytest.mark.parametrize(("bad", "good"), [
     ("用独热行向量去乘它", "用独热行去乘它"),
+    ("把 id 变成**独热（one-hot）行向量**", "把 id 变成**独热（one-hot）行**"),
     ("一个袋就是一个多热行向量", "一个袋就是一个多热行"),
     ("正文声称乘积是精确的", "主线声称乘积是精确的"),
     ("任何顺序都得到相同的比特", "无论按什么顺序相加，结果都逐位相同"),
