@@ -44,7 +44,7 @@ ONE_WORD = {
     "多热行": ("multi-hot row", "多热行向量"),
     "缓冲区": ("buffer", r"(?<![A-Za-z_])(?<!\| )buffer(?![A-Za-z_])"),  # not in the 术语表's English column
     "主线": ("main path", "正文"),  # the prose, as against the code, is 文字
-    "逐位相同": ("bit for bit", "相同的比特|逐位一致"),
+    "逐位相同": ("bit for bit", "(?:相同|同样)的比特|比特(?:完全)?相同|逐位一致"),
     "本课": ("this notebook", "本笔记本"),
     "规模": ("size", "尺寸"),
     "对比": ("versus", r"(?<![A-Za-z])vs\.?(?![A-Za-z])"),
