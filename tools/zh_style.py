@@ -5,11 +5,15 @@ in cell order, :func:`readme_slips` reads README.zh.md; both return :class:`Slip
 
 - ``gloss``: a key term (:data:`KEY_TERMS`) used for the first time in a notebook without its
   English in brackets, ``词元（token）``, or glossed a second time;
-- ``times``: a comparative before ``N 倍``, which says "N times smaller" the English way
-  (``小 100 倍``, ``窄约 14.5 倍``, ``大 `V/2` 倍``) or is ambiguous (``多花 16 倍`` reads as 17×):
-  write ``是……的 N 倍``, ``为原来的 N 分之一`` or ``1/N``;
+- ``times``: ``N 倍`` in an English shape: after a comparative, "N times smaller" (``小 100 倍``,
+  ``窄约 14.5 倍``, ``多花 16 倍``, which reads as 17×), a growth (``增长多少倍``), a difference
+  (``相差 10 倍``) or a bound on both sides (``不超过 20 倍``): write ``是……的 N 倍``, ``1/N``,
+  ``变为原来的几倍``, ``大的至少是小的 10 倍``, ``在 1/N 到 N 倍之间``;
+- ``term``: another word for a term that has one (:data:`ONE_WORD`: 独热行, never 独热行向量), or
+  深入一步 not quoted as *深入一步* in markdown;
 - ``quotes``: ASCII double quotes around Chinese words: write “……”;
-- ``cross-ref``: a reference to another notebook other than ``第 N 课`` (``笔记本 8``).
+- ``cross-ref``: a reference to another notebook other than ``第 N 课`` (``笔记本 8``);
+- ``glossary`` (README.zh.md): a key term or a :data:`ONE_WORD` word missing from its 术语表.
 
 ``python -m tools.translations check`` (and so the test suite) reports them with the other problems
 of the edition, as problems of the kind ``style``; ``python -m tools.zh_style`` lists them alone,
@@ -31,15 +35,36 @@ from .cli import guard
 
 #: The key terms each notebook glosses once, at its first use: ``{Chinese: English}``
 #: (README.zh.md's glossary lists them first).
-KEY_TERMS = {"词元": "token", "独热": "one-hot", "词表": "vocabulary", "查表": "lookup", "填充": "padding"}
+KEY_TERMS = {"词元": "token", "独热": "one-hot", "词表": "vocabulary", "查表": "lookup", "填充": "padding",
+             "嵌入层": "embedding layer", "多热": "multi-hot", "权重绑定": "weight tying", "区间": "regime",
+             "缓冲区": "buffer", "设备端断言": "device-side assert"}
+
+#: One word for each term: ``{the word: (its English, the other words said for it)}`` (README.zh.md's
+#: 术语表 lists each word with its English, after the key terms).
+ONE_WORD = {
+    "独热行": ("one-hot row", "独热行向量"),
+    "多热行": ("multi-hot row", "多热行向量"),
+    "缓冲区": ("buffer", r"(?<![A-Za-z_])(?<!\| )buffer(?![A-Za-z_])"),  # not in the 术语表's English column
+    "主线": ("main path", "正文"),  # the prose, as against the code, is 文字
+    "逐位相同": ("bit for bit", "(?:相同|同样)的比特|比特(?:完全)?相同|逐位一致"),
+    "本课": ("this notebook", "本笔记本"),
+    "规模": ("size", "尺寸"),
+    "对比": ("versus", r"(?<![A-Za-z])vs\.?(?![A-Za-z])"),
+}
+_OTHER_WORD = re.compile("|".join(f"(?P<w{i}>{other})" for i, (_, other) in enumerate(ONE_WORD.values())))
+_GLOSS = re.compile(r"[（(][A-Za-z][^（()）\n]*[)）]")  # left out when looking for _OTHER_WORD: 独热（one-hot）行向量
+#: in markdown, the part after the exercises is *深入一步* (its heading aside); a code comment quotes it “深入一步”
+_GOING_DEEPER = re.compile(r"(?<![*])(?<!# )“?深入一步”?(?![*])")
 
 #: What the checks skip: code blocks, formulas, link targets and HTML comments; a code span becomes ``§``.
 _SKIP = re.compile(r"```.*?```|\$\$.*?\$\$|\$[^$\n]+\$|\]\([^)]*\)|<!--.*?-->", re.S)
 _CODE_SPAN = re.compile(r"`[^`\n]*`")
 _CJK = "\u4e00-\u9fff"
-#: a comparative right before a number (or a code span) and 倍
-_TIMES = re.compile(r"(?:[小窄宽少低高短长快慢轻重]|大(?!约)|多花|多用|多出)了?\s*(?:约|近|超过)?\s*"
-                    r"(?:\d[\d,.]*|§)\s*多?\s*倍")
+_N = r"(?:\d[\d,.]*|§|[一二两三四五六七八九十百千万]+)"
+#: ``N 倍`` right after a comparative, a growth, a difference or a bare bound (or ``N 倍以内``)
+_TIMES = re.compile(rf"(?:(?:[小窄宽少低高短长快慢轻重]|大(?!约)|多花|多用|多出)了?\s*(?:约|近|超过)?"
+                    rf"|(?:增长|增加|提高|减少|降低|缩小|扩大)了?\s*(?:约|近)?|相差\s*(?:约|近|至少|超过)?"
+                    rf"|不超过|不超出|不到)\s*(?:{_N}|多少|几)\s*多?\s*倍|{_N}\s*倍(?:以内|之内)")
 #: ASCII double quotes, paired left to right on a line
 _ASCII_QUOTED = re.compile(r'"[^"\n]*"')
 _CROSS_REF = re.compile(r"笔记本\s*\d+|第\s*\d+\s*(?:个)?笔记本|notebook\s*\d+", re.I)
@@ -51,7 +76,7 @@ class Slip:
 
     file: str  # a notebook's stem, or README.zh.md
     cell: str | None  # the cell id in that notebook (None for the README)
-    rule: str  # gloss | times | quotes | cross-ref
+    rule: str  # gloss | times | term | quotes | cross-ref | glossary
     text: str
 
     @property
@@ -70,13 +95,18 @@ def prose(text: str) -> str:
 
 def _glossed_at(text: str, end: int, english: str) -> bool:
     """Whether the term ending at ``end`` is followed (within four more characters) by ``（english``."""
-    return re.match(rf"[{_CJK}]{{0,4}}[（(]\s*{re.escape(english)}\b", text[end:], re.I) is not None
+    return re.match(rf"[{_CJK}]{{0,4}}\**[（(]\s*{re.escape(english)}\b", text[end:], re.I) is not None
 
 
-def phrase_slips(file: str, text: str, cell: str | None = None) -> list[Slip]:
-    """The ``times``, ``quotes`` and ``cross-ref`` slips of one text (of ``cell`` in ``file``)."""
+def phrase_slips(file: str, text: str, cell: str | None = None, markdown: bool = True) -> list[Slip]:
+    """The ``times``, ``term``, ``quotes`` and ``cross-ref`` slips of one text (of ``cell`` in ``file``;
+    ``markdown=False``: a code cell's comments)."""
     text = prose(text)
     found = [Slip(file, cell, "times", m.group(0)) for m in _TIMES.finditer(text)]
+    found += [Slip(file, cell, "term", f"{m.group(0)}: write {list(ONE_WORD)[int(m.lastgroup[1:])]}")
+              for m in _OTHER_WORD.finditer(_GLOSS.sub("", text))]
+    found += [Slip(file, cell, "term", f"{m.group(0)}: write *深入一步*")
+              for m in _GOING_DEEPER.finditer(text) if markdown]
     found += [Slip(file, cell, "quotes", m.group(0)) for m in _ASCII_QUOTED.finditer(text)
               if re.search(f"[{_CJK}]", m.group(0))]
     found += [Slip(file, cell, "cross-ref", m.group(0)) for m in _CROSS_REF.finditer(text)]
@@ -119,16 +149,21 @@ def notebook_slips(stem: str, cells: dict[str, dict] | None = None) -> list[Slip
     """Every slip in the translation of notebook ``stem`` (``cells``: its entries, default: read from its file)."""
     texts = _cell_texts(stem, cells)
     found = gloss_slips(stem, [(cid, text) for cid, kind, text in texts if kind == "markdown"])
-    for cid, _, text in texts:
-        found += phrase_slips(stem, text, cid)
+    for cid, kind, text in texts:
+        found += phrase_slips(stem, text, cid, markdown=kind == "markdown")
     return found
 
 
 def readme_slips(text: str | None = None) -> list[Slip]:
-    """The ``times``, ``quotes`` and ``cross-ref`` slips of README.zh.md (its glossary introduces the terms)."""
+    """The ``times``, ``term``, ``quotes`` and ``cross-ref`` slips of README.zh.md, and ``glossary``: a key
+    term or a :data:`ONE_WORD` word that its 术语表 does not list with its English (``| 词元 | token |``)."""
     if text is None:
         text = (manifest.ROOT / manifest.CHINESE.readme).read_text(encoding="utf-8")
-    return phrase_slips(manifest.CHINESE.readme, text)
+    words = {**KEY_TERMS, **{word: english for word, (english, _) in ONE_WORD.items()}}
+    missing = [f"no row | {word} | {english} | in the 术语表" for word, english in words.items()
+               if not re.search(rf"^\|\s*{re.escape(word)}\s*\|\s*{re.escape(english)}\s*\|", text, re.M)]
+    found = phrase_slips(manifest.CHINESE.readme, text)
+    return found + [Slip(manifest.CHINESE.readme, None, "glossary", message) for message in missing]
 
 
 def all_slips() -> list[Slip]:

@@ -376,7 +376,7 @@ def test_a_new_or_unstamped_readme_section_is_reported(course_copy):
     assert problem.kind == "invalid"
     assert f"README.zh.md has {sections} `##` sections, README.md has {sections + 1}" in problem.message
     readme_zh = translations.readme_zh_path()
-    readme_zh.write_text(readme_zh.read_text(encoding="utf-8") + "\n## 新的一节\n\n正文。\n", encoding="utf-8")
+    readme_zh.write_text(readme_zh.read_text(encoding="utf-8") + "\n## 新的一节\n\n文字。\n", encoding="utf-8")
     [problem] = translations.check_readme()
     assert (problem.cell, problem.kind) == ("## A new section", "missing")
     with pytest.raises(SystemExit, match="README.md has no section 'Nope'"):

@@ -31,8 +31,14 @@ def _style_problems(cells):
     ("窄约 14.5 倍", "宽度约为它的 1/14.5"),
     ("输入比 id 大 `V/2` 倍", "输入是 id 的 `V/2` 倍"),
     ("要多花 16 倍的时间", "耗时会是原来的 16 倍"),
+    ("`V` 每翻一倍，计数增长多少倍？", "`V` 每翻一倍，计数变为原来的几倍？"),
+    ("计数增长了 4 倍", "计数是原来的 4 倍"),
+    ("选两个 `V`，且彼此至少相差 10 倍", "选两个 `V`，且大的至少是小的 10 倍"),
+    ("概率与 `1/V` 相比，无论偏高还是偏低，都不超过 20 倍", "概率都在 `1/V` 的 1/20 到 20 倍之间"),
+    ("概率都在 `1/V` 的 20 倍以内", "概率都在 `1/V` 的二十分之一到 20 倍之间"),
+    ("查表快一百倍", "稠密乘法的耗时是查表的一百倍以上"),
 ])
-def test_a_comparative_before_times_is_a_slip(bad, good):
+def test_an_english_shape_of_times_is_a_slip(bad, good):
     assert [slip.rule for slip in zh_style.phrase_slips("nb", bad)] == ["times"]
     assert zh_style.phrase_slips("nb", good) == []
 
@@ -41,6 +47,35 @@ def test_ascii_quotes_around_chinese_are_a_slip_but_not_around_code():
     slips = zh_style.phrase_slips("nb", '动词"吃"和"移动"都跟在动物后面')
     assert [(slip.rule, slip.text) for slip in slips] == [("quotes", '"吃"'), ("quotes", '"移动"')]
     assert zh_style.phrase_slips("nb", '动词“吃”和“移动”；参数是 "auto" 或 "cuda"，代码 `print("你好")`') == []
+
+
+@pytest.mark.parametrize(("bad", "good"), [
+    ("用独热行向量去乘它", "用独热行去乘它"),
+    ("把 id 变成**独热（one-hot）行向量**", "把 id 变成**独热（one-hot）行**"),
+    ("一个袋就是一个多热行向量", "一个袋就是一个多热行"),
+    ("正文声称乘积是精确的", "主线声称乘积是精确的"),
+    ("任何顺序都得到相同的比特", "无论按什么顺序相加，结果都逐位相同"),
+    ("**相同**，逐位一致", "**相同**，逐位相同"),
+    ("先相加再除以 L，所以比特完全相同", "先相加再除以 L，所以结果逐位相同"),
+    ("供本笔记本后面的部分使用", "供本课后面的部分使用"),
+    ("在 GPT-2 的尺寸上", "在 GPT-2 的规模上"),
+    ("| 前向：查表 vs 稠密 |", "| 前向传播：查表对比稠密 |"),
+    ("18.3 µs vs. 3.9 ms", "查表对比稠密：18.3 µs 对 3.9 ms"),
+    ("冻结的表与 buffer 的对比", "冻结的表与缓冲区（buffer）的对比，`register_buffer`"),
+])
+def test_another_word_for_a_term_is_a_slip(bad, good):
+    slips = zh_style.phrase_slips("nb", bad)
+    assert [slip.rule for slip in slips] == ["term"]
+    assert slips[0].text.split("write ")[1] in good.replace("（one-hot）", "")
+    assert zh_style.phrase_slips("nb", good) == []
+    assert zh_style.phrase_slips("nb", bad, markdown=False) == slips  # the same in a code comment
+
+
+def test_going_deeper_is_quoted_in_italics_in_markdown():
+    slips = zh_style.phrase_slips("nb", "推导见“深入一步”。")
+    assert [(slip.rule, slip.text) for slip in slips] == [("term", "“深入一步”: write *深入一步*")]
+    assert zh_style.phrase_slips("nb", "## 深入一步\n\n推导见*深入一步*。") == []
+    assert zh_style.phrase_slips("nb", "# 见第 1 课的“深入一步”", markdown=False) == []  # a comment cannot italicise
 
 
 def test_a_cross_reference_is_written_one_way():
@@ -59,6 +94,20 @@ def test_a_key_term_is_glossed_at_its_first_use_and_only_there():
     assert [slip.cell for slip in twice] == ["b"]
     code_and_formulas = [("a", "代码 `词表` 不算，公式 $词表$ 也不算"), ("b", "词表（vocabulary）")]
     assert zh_style.gloss_slips("nb", code_and_formulas) == []
+    assert zh_style.gloss_slips("nb", [("a", "叫作*多热*（multi-hot）行"), ("b", "多热行")]) == []  # in italics
+
+
+@pytest.mark.parametrize(("bad", "good"), [
+    ("是嵌入层权重的转置", "是嵌入层（embedding layer）权重的转置"),
+    ("**多热行乘以嵌入表**", "**多热（multi-hot）行乘以嵌入表**"),
+    ("从而使权重绑定成为可能", "从而使权重绑定（weight tying）成为可能"),
+    ("按调用规模划分的几种区间", "按调用规模划分的几种区间（regime）"),
+    ("读取一个缓冲区的下一个切片", "读取一个缓冲区（buffer）的下一个切片"),
+    ("两者都会触发设备端断言", "两者都会触发*设备端断言*（device-side assert）"),
+])
+def test_each_key_term_is_glossed_at_its_first_use(bad, good):
+    assert [slip.rule for slip in zh_style.gloss_slips("nb", [("a", bad)])] == ["gloss"]
+    assert zh_style.gloss_slips("nb", [("a", good)]) == []
 
 
 def test_colon_density_counts_full_width_colons_per_thousand_chinese_characters():
@@ -72,7 +121,10 @@ def test_the_edition_reads_cleanly_now():
 
 
 @pytest.mark.parametrize(("slip", "rule"), [
-    ("窄约 14.5 倍", "times"), ('动词"吃"', "quotes"), ("见笔记本 4", "cross-ref"), ("词元（token）", "gloss"),
+    ("窄约 14.5 倍", "times"), ("计数增长多少倍", "times"), ("彼此至少相差 10 倍", "times"),
+    ("无论偏高还是偏低，都不超过 20 倍", "times"), ("独热行向量", "term"), ("正文", "term"), ("相同的比特", "term"),
+    ("本笔记本", "term"), ("尺寸", "term"), ("查表 vs 乘积", "term"), ("见“深入一步”", "term"),
+    ('动词"吃"', "quotes"), ("见笔记本 4", "cross-ref"), ("词元（token）", "gloss"),
 ])
 def test_a_cell_with_a_slip_fails_the_translation_check(slip, rule):
     cells = copy.deepcopy(_translation())
@@ -83,11 +135,15 @@ def test_a_cell_with_a_slip_fails_the_translation_check(slip, rule):
     assert problems[0].message.startswith(f"{rule}: ")
 
 
-def test_a_comment_with_a_slip_fails_too():
+@pytest.mark.parametrize(("slip", "rule"), [
+    ("（见笔记本 2）", "cross-ref"), ("，计数增长多少倍", "times"),
+    ("，即独热行向量", "term"), ("，供本笔记本使用", "term"),
+])
+def test_a_comment_with_a_slip_fails_too(slip, rule):
     cells = copy.deepcopy(_translation())
     pair = cells["imports"]["comments"][0]
-    pair["zh"] = pair["zh"] + "（见笔记本 2）"
-    assert [(p.cell, p.message.split(":")[0]) for p in _style_problems(cells)] == [("imports", "cross-ref")]
+    pair["zh"] = pair["zh"] + slip
+    assert [(p.cell, p.message.split(":")[0]) for p in _style_problems(cells)] == [("imports", rule)]
 
 
 def test_a_slip_in_readme_zh_fails_the_readme_check(tmp_path, monkeypatch):
@@ -97,3 +153,29 @@ def test_a_slip_in_readme_zh_fails_the_readme_check(tmp_path, monkeypatch):
     monkeypatch.setattr(translations, "readme_zh_path", lambda: readme)
     style = [p for p in translations.check_readme() if p.kind == "style"]
     assert sorted(p.message.split(":")[0] for p in style) == ["quotes", "times"]
+
+
+@pytest.mark.parametrize(("bad", "good", "rules"), [
+    ("各轮重复的中间一半彼此相差 2 倍。", "各轮重复中间一半的跨度不超过其中位数的 20%。", ["times"]),
+    ("在 GPT-2 的尺寸上，查表 vs 稠密乘积。", "在 GPT-2 的规模上，查表对比稠密乘积。", ["term", "term"]),
+    ("正文从不依赖“深入一步”。", "主线从不依赖*深入一步*。", ["term", "term"]),
+])
+def test_a_term_or_times_slip_in_readme_zh_fails_the_readme_check(tmp_path, monkeypatch, bad, good, rules):
+    readme = tmp_path / "README.zh.md"
+    monkeypatch.setattr(translations, "readme_zh_path", lambda: readme)
+    for text, expected in ((bad, rules), (good, [])):
+        readme.write_text(_readme_zh() + f"\n{text}\n", encoding="utf-8")
+        style = [p for p in translations.check_readme() if p.kind == "style"]
+        assert [p.message.split(":")[0] for p in style] == expected
+
+
+def test_the_readme_glossary_lists_every_term_with_its_english():
+    text = _readme_zh()
+    assert [slip for slip in zh_style.readme_slips(text) if slip.rule == "glossary"] == []
+    without_one = text.replace("| 主线 | main path |", "| 主干 | main path |")
+    missing = [slip.text for slip in zh_style.readme_slips(without_one) if slip.rule == "glossary"]
+    assert missing == ["no row | 主线 | main path | in the 术语表"]
+
+
+def _readme_zh():
+    return (manifest.ROOT / manifest.CHINESE.readme).read_text(encoding="utf-8")
