@@ -67,7 +67,7 @@ def shard_bounds(vocab_size: int, world_size: int) -> list[tuple[int, int]]:
 def owner_of(ids: torch.Tensor, vocab_size: int, world_size: int) -> torch.Tensor:
     """The rank that holds the row of each id: ids ``S`` -> ranks ``S`` (int64).
 
-    Taught in notebook 8.
+    Used by notebook 8's figures (the notebook finds the owners with the masks of its split).
     """
     check_ids(ids, vocab_size)
     ends = torch.tensor([end for _, end in shard_bounds(vocab_size, world_size)], device=ids.device)

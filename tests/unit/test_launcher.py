@@ -127,3 +127,27 @@ def test_a_note_is_written_whole(tmp_path):
     assert [path.name for path in tmp_path.iterdir()] == ["rank1.error.json"]  # no partial file left behind
     note = json.loads((tmp_path / "rank1.error.json").read_text())
     assert note["error"] == "ValueError: bad row" and "Traceback" in note["traceback"] and note["time"] > 0
+
+
+@pytest.mark.parametrize(("platform", "preset", "expected"), [
+    ("win32", None, "0"),  # PyTorch 2.4+ on Windows lacks libuv: the store's older backend (pytorch#139990)
+    ("win32", "1", "1"),  # a setting of the learner's own is kept
+    ("linux", None, None),  # elsewhere nothing is set
+    ("darwin", None, None),
+])
+def test_process_group_runs_without_libuv_on_windows(monkeypatch, platform, preset, expected):
+    """What init_process_group sees on each platform, without Windows: the platform and the call are stubbed."""
+    seen = {}
+
+    def init_process_group(backend, **kwargs):
+        seen["USE_LIBUV"] = L.os.environ.get("USE_LIBUV")
+
+    monkeypatch.setattr(L.sys, "platform", platform)
+    monkeypatch.setattr(L.dist, "init_process_group", init_process_group)
+    monkeypatch.setattr(L.dist, "destroy_process_group", lambda: None)
+    monkeypatch.delenv("USE_LIBUV", raising=False)
+    if preset is not None:
+        monkeypatch.setenv("USE_LIBUV", preset)
+    with L.process_group(0, 1, init_method="tcp://127.0.0.1:1", timeout_s=30):
+        pass
+    assert seen == {"USE_LIBUV": expected}

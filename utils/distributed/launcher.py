@@ -85,6 +85,19 @@ def backend_for(device: str, world_size: int) -> str:
     raise ValueError(f"device must be 'cpu' or 'cuda', got {device!r}")
 
 
+def use_tcp_store_without_libuv_on_windows() -> None:
+    """On Windows, let the rendezvous store run without libuv (``USE_LIBUV=0``), unless set already.
+
+    From PyTorch 2.4 on, ``init_process_group``'s TCP store asks for libuv, and PyTorch's
+    Windows builds (2.4 to at least 2.6) lack it: "use_libuv was requested but PyTorch was
+    build without libuv support" (pytorch/pytorch#139990). ``USE_LIBUV=0`` picks the store's
+    older backend, as LLMs-from-scratch's Windows DDP script does; both the ``tcp://`` and the
+    ``env://`` rendezvous read it, and PyTorch before 2.4 ignores it. Elsewhere nothing changes.
+    """
+    if sys.platform == "win32":
+        os.environ.setdefault("USE_LIBUV", "0")
+
+
 @contextlib.contextmanager
 def process_group(rank: int, world_size: int, *, backend: str = "gloo", init_method: str = "env://",
                   timeout_s: float = DEFAULT_TIMEOUT_S) -> Iterator[Any]:
@@ -96,6 +109,7 @@ def process_group(rank: int, world_size: int, *, backend: str = "gloo", init_met
     timeout_s = check_positive("timeout_s", timeout_s, unit="seconds")
     if backend == "nccl":
         torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", rank)))
+    use_tcp_store_without_libuv_on_windows()
     dist.init_process_group(backend, init_method=init_method, rank=rank, world_size=world_size,
                             timeout=timedelta(seconds=timeout_s))
     try:

@@ -52,15 +52,16 @@ def check_embedding_grad(grad: torch.Tensor, grad_out: torch.Tensor) -> bool:
     )
 
 
-#: Exercise 4.2's scenario: two steps of a loss sum(E(ids)**2) on ids STEP_1, then STEP_2
-MOVED_EXERCISE_STEPS = ((0, 4), (1, 4))
+#: Exercise 4.2's scenario: a table with padding_idx=0 whose row 0 is not zero, two steps of a loss
+#: sum(E(ids)**2) on ids STEP_1, then STEP_2
+MOVED_EXERCISE_STEPS = ((0, 4), (1, 0))
 MOVED_EXERCISE_VOCAB = 6
 MOVED_EXERCISE_OPTIMIZERS = ("SGD", "SGD with momentum", "Adam", "AdamW")
 
 
 def _moved_rows_in_second_step(name: str) -> set[int]:
     weight = torch.randn(MOVED_EXERCISE_VOCAB, 3, generator=torch.Generator().manual_seed(0))
-    embedding = torch.nn.Embedding.from_pretrained(weight, freeze=False)
+    embedding = torch.nn.Embedding.from_pretrained(weight, freeze=False, padding_idx=0)  # row 0 stays non-zero
     params = embedding.parameters()
     optimizer = {
         "SGD": lambda: torch.optim.SGD(params, lr=0.1),
@@ -85,12 +86,14 @@ def check_moved_rows(answer: dict[str, set[int]]) -> bool:
     if missing:
         raise ExerciseError(f"answer is missing {missing}; expected the keys {list(MOVED_EXERCISE_OPTIMIZERS)}")
     hints = {
-        "SGD": "plain SGD moves a row only when that row has a gradient in this step",
-        "SGD with momentum": "the momentum buffer remembers rows from the first step; rows never looked up have "
-                             "a zero buffer",
-        "Adam": "Adam's first moment remembers rows from the first step; rows never looked up have zero moments, "
-                "so their update is 0 / (sqrt(0) + eps) = 0",
-        "AdamW": "AdamW's decoupled weight decay shrinks every row by lr * weight_decay * w, looked up or not",
+        "SGD": "plain SGD moves a row only when that row has a non-zero gradient in this step; padding_idx "
+               "zeroes one row's gradient, however often it is looked up",
+        "SGD with momentum": "the momentum buffer remembers rows from the first step; a row whose gradient "
+                             "was always zero has a zero buffer",
+        "Adam": "Adam's first moment remembers rows from the first step; a row whose gradient was always zero "
+                "has zero moments, so its update is 0 / (sqrt(0) + eps) = 0",
+        "AdamW": "AdamW's decoupled weight decay shrinks every non-zero row by lr * weight_decay * w, looked up "
+                 "or not, whatever its gradient",
     }
     for name in MOVED_EXERCISE_OPTIMIZERS:
         got = answer[name]
@@ -160,7 +163,7 @@ DECAY_EXERCISE_SEED = 4
 DECAY_EXERCISE_IDS = (1, 4)
 DECAY_EXERCISE_STEPS = 10
 DECAY_EXERCISE_LR = 0.01
-DECAY_EXERCISE_WEIGHT_DECAY = 0.01
+DECAY_EXERCISE_WEIGHT_DECAY = 0.1
 
 
 def _decay_exercise_start() -> torch.Tensor:
@@ -195,14 +198,38 @@ def _distance(call: str, value: object) -> float:
     return float(value)
 
 
-def check_row_0_distance(row_0_distance: Callable[[type[torch.optim.Optimizer], float, float, int], float]) -> bool:
-    """Exercise 4.4: ``row_0_distance(optimizer_class, lr, weight_decay, steps)``: how far ``steps`` steps of
-    ``optimizer_class(..., lr=lr, weight_decay=weight_decay)`` move row 0 of the table ``decay_start``, never
-    looked up, as a Euclidean distance.
+#: how close Exercise 4.4's predicted ratio must come to the measured one (relative)
+DECAY_PREDICTION_TOLERANCE = 0.25
+
+
+def _check_ratio_prediction(predicted_ratio: float) -> None:
+    """Exercise 4.4's prediction, recorded before the measurement: Adam's distance over AdamW's, within 25%."""
+    measured = (_never_seen_row_distance(torch.optim.Adam, *DECAY_EXERCISE_SETTINGS[0])
+                / _never_seen_row_distance(torch.optim.AdamW, *DECAY_EXERCISE_SETTINGS[0]))
+    if abs(predicted_ratio / measured - 1) <= DECAY_PREDICTION_TOLERANCE:
+        return
+    if predicted_ratio < measured:
+        hint = ("Adam divides the decay term weight_decay * w by its own size, so each entry of row 0 moves by "
+                "about lr a step, however small weight_decay is")
+    else:
+        hint = "AdamW moves each weight by lr * weight_decay * w a step: in proportion to the weight, not zero"
+    raise ExerciseError(f"your function is right, but your predicted_ratio, {predicted_ratio:.4g}, is off by more "
+                        f"than {DECAY_PREDICTION_TOLERANCE:.0%} ({'below' if predicted_ratio < measured else 'above'}"
+                        f" the measured ratio). Hint: {hint}")
+
+
+def check_row_0_distance(predicted_ratio: float,
+                         row_0_distance: Callable[[type[torch.optim.Optimizer], float, float, int], float]) -> bool:
+    """Exercise 4.4: ``predicted_ratio``, recorded first: how many times farther Adam with weight_decay moves
+    row 0 than AdamW at the exercise's settings; then ``row_0_distance(optimizer_class, lr, weight_decay,
+    steps)``: how far ``steps`` steps of ``optimizer_class(..., lr=lr, weight_decay=weight_decay)`` move row 0
+    of the table ``decay_start``, never looked up, as a Euclidean distance.
 
     The checker calls it with ``torch.optim.Adam`` and ``torch.optim.AdamW`` at ``DECAY_EXERCISE_SETTINGS`` and
-    runs the same experiments itself. ``TypeError``/``ValueError`` for a result that is not a distance.
+    runs the same experiments itself; the prediction must be within 25% of the measured ratio.
+    ``TypeError``/``ValueError`` for a result that is not a distance or a prediction that is not a number.
     """
+    predicted_ratio = as_number("predicted_ratio", predicted_ratio, "your prediction, a ratio")
     require_function("row_0_distance", row_0_distance)
 
     def near(got: float, expected: float) -> bool:
@@ -235,5 +262,6 @@ def check_row_0_distance(row_0_distance: Callable[[type[torch.optim.Optimizer], 
                 hint = ("start from decay_start.clone(), take `steps` steps of E(decay_ids).pow(2).sum(), then "
                         "measure (weight[0] - decay_start[0]).norm()")
             raise ExerciseError(f"{call} returned a distance that is off. Hint: {hint}")
+    _check_ratio_prediction(predicted_ratio)
     return correct("row_0_distance matches the checker's own runs of Adam with weight_decay and of AdamW, at the "
-                   "exercise's settings and at another")
+                   "exercise's settings and at another, and your predicted ratio is within 25% of the measured one")

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import torch
 
 from ..checks import check_positive
-from ..init_stats import compare, linear_init, linear_std, normal, tied_logit_std
+from ..init_stats import compare, linear_bound, linear_init, linear_std, tied_logit_std
 from .checking import ExerciseError, as_number, correct, require_function
 
 #: Exercise 5.1: the in_features (fan_in) of Llama's feed-forward up-projection, nn.Linear(4096, 11008)
@@ -22,13 +23,32 @@ def _positive(name: str, value: object, what: str) -> float:
     return check_positive(name, as_number(name, value, what))
 
 
-def check_linear_init_draw(layer: torch.nn.Module, observed_std: float, observed_max: float) -> bool:
-    """Exercise 5.1: a drawn ``nn.Linear`` with the scale of ``nn.Linear(4096, 11008)``, and its measured statistics.
+def _check_predictions(predicted_bound: float, predicted_std: float) -> None:
+    """Exercise 5.1's predictions, recorded before the draw: the bound and the std of ``nn.Linear(4096, 11008)``."""
+    bound, std = linear_bound(LLAMA_UP_PROJECTION_IN), linear_std(LLAMA_UP_PROJECTION_IN)
+    if abs(predicted_bound / bound - 1) > 0.01:
+        out_features = 11008 if abs(predicted_bound / linear_bound(11008) - 1) <= 0.01 else None
+        hint = ("that is 1/sqrt(out_features); nn.Linear's fan_in is in_features, the number of inputs each "
+                "output sums" if out_features else "the bound is 1/sqrt(fan_in), with fan_in = in_features")
+        raise ExerciseError(f"your predicted_bound, {predicted_bound:.6g}, is not the bound of nn.Linear(4096, "
+                            f"11008)'s draw. Hint: {hint}")
+    if abs(predicted_std / std - 1) > 0.01:
+        hint = ("that is the bound itself; the std of U(-b, b) is smaller" if abs(predicted_std / bound - 1) <= 0.01
+                else "the std of U(-b, b) is b/sqrt(3)")
+        raise ExerciseError(f"your predicted_std, {predicted_std:.6g}, is not the std of that draw. Hint: {hint}")
+
+
+def check_linear_init_draw(predicted_bound: float, predicted_std: float, layer: torch.nn.Module,
+                           observed_std: float, observed_max: float) -> bool:
+    """Exercise 5.1: the predicted bound and std of ``nn.Linear(4096, 11008)``, then a drawn ``nn.Linear`` with
+    its scale and its measured statistics.
 
     ``observed_std``: the std of ``layer.weight``; ``observed_max``: its largest ``|w|``. The layer must keep
     the up-projection's ``in_features`` (its fan_in) and PyTorch's default initialisation.
     ``TypeError``/``ValueError`` for arguments of the wrong kind.
     """
+    predicted_bound = _positive("predicted_bound", predicted_bound, "your prediction, a number")
+    predicted_std = _positive("predicted_std", predicted_std, "your prediction, a number")
     if not isinstance(layer, torch.nn.Linear):
         raise TypeError(f"layer must be the torch.nn.Linear you drew, got {type(layer).__name__}")
     observed_std = _positive("observed_std", observed_std, MEASURED)
@@ -55,8 +75,9 @@ def check_linear_init_draw(layer: torch.nn.Module, observed_std: float, observed
     if abs(observed_max - actual_max) > 1e-5 * actual_max:
         raise ExerciseError(f"observed_max = {observed_max:.6f}, but that is not the largest |w| of your layer. "
                             "Hint: layer.weight.abs().max().item()")
-    return correct("layer keeps fan_in = 4096 and PyTorch's default draw, and your two numbers are its weight's "
-                   "std and largest |w|")
+    _check_predictions(predicted_bound, predicted_std)
+    return correct("layer keeps fan_in = 4096 and PyTorch's default draw, your two measurements are its weight's "
+                   "std and largest |w|, and your two predictions match the formulas within 1%")
 
 
 #: Exercise 5.2: the sizes, weight stds and seeds at which the checker calls the learner's function
@@ -79,7 +100,7 @@ def _close(got: float, expected: float) -> bool:
 
 
 def check_logit_std_function(measure_logit_std: Callable[[int, float, int], float],
-                             weight_std_for_unit_logits: float) -> bool:
+                             weight_std_for_unit_logits: float, predicted_weight_std: float) -> bool:
     """Exercise 5.2: ``measure_logit_std(d, weight_std, seed)`` measures the std of a tied layer's logits,
     and ``weight_std_for_unit_logits`` gives logits of std 1 at ``d = 768``.
 
@@ -90,6 +111,7 @@ def check_logit_std_function(measure_logit_std: Callable[[int, float, int], floa
     of the wrong kind.
     """
     require_function("measure_logit_std", measure_logit_std)
+    predicted = _positive("predicted_weight_std", predicted_weight_std, "your prediction, a std")
     for d, weight_std, seed in LOGIT_STD_CASES:
         got = as_number("measure_logit_std(...)", measure_logit_std(d, weight_std, seed), "a std, e.g. `.item()`")
         own, formula = _measured_logit_std(d, weight_std, seed), tied_logit_std(d, weight_std)
@@ -114,8 +136,14 @@ def check_logit_std_function(measure_logit_std: Callable[[int, float, int], floa
     weight_std = _positive("weight_std_for_unit_logits", weight_std_for_unit_logits, "a std")
     measured = _measured_logit_std(768, weight_std, 3)
     if abs(measured - 1) <= LOGIT_STD_TOLERANCE:
+        if abs(predicted / weight_std - 1) > 0.1:
+            side = "above" if predicted > weight_std else "below"
+            raise ExerciseError(f"your measurement is right, but your prediction, {predicted:.4g}, is more than 10% "
+                                f"{side} it. Hint: each logit sums d products of a unit-variance h and a weight of "
+                                "std std(W)")
         return correct("measure_logit_std agrees with the checker's own measurements at 3 sizes and changes with "
-                       "the seed, and your weight std gives logits of std 1 at d = 768 in the checker's measurement")
+                       "the seed, your weight std gives logits of std 1 at d = 768 in the checker's measurement, "
+                       "and your prediction is within 10% of it")
     if abs(weight_std - 1 / 768) < 1e-6:
         raise ExerciseError("1/768 makes the logits' variance 1/768. Hint: the variance is d * std², so the "
                             "std of the logits is sqrt(d) * std")
@@ -125,28 +153,37 @@ def check_logit_std_function(measure_logit_std: Callable[[int, float, int], floa
                         "and scale")
 
 
-def check_gpt2_init(init_fn: Callable[[torch.nn.Module], None]) -> bool:
-    """Exercise 5.3: ``model.apply(init_fn)`` gives GPT-2's init.
+#: Exercise 5.3: the default nn.Linear(V, d) whose weight the learner scales to std 1
+SCALED_SHAPE = (70, 5000)
 
-    Every ``nn.Linear`` and ``nn.Embedding`` weight N(0, 0.02), Linear biases zero, other modules untouched.
+
+def check_scaled_linear(predicted_max: float, scaled: torch.Tensor) -> bool:
+    """Exercise 5.3: the default weight of ``nn.Linear(5000, 70)`` multiplied to std 1, and the largest ``|w|``
+    predicted for it before the scaling.
+
+    ``scaled`` must have std 1 (within 1%) and still be nn.Linear's uniform draw, scaled: every ``|w|`` within
+    the scaled bound and the largest close to it; ``predicted_max`` must be within 5% of that bound.
     """
-    require_function("gpt2_init", init_fn)
-    with torch.random.fork_rng(devices=[]):  # seed a copy of the global RNG; the learner's stream is left alone
-        torch.manual_seed(0)
-        model = torch.nn.Sequential(
-            torch.nn.Embedding(3000, 64), torch.nn.LayerNorm(64), torch.nn.Linear(64, 256), torch.nn.Linear(256, 64),
-        )
-        model.apply(init_fn)
-    layer_norm = model[1]
-    if not (torch.equal(layer_norm.weight, torch.ones(64)) and torch.equal(layer_norm.bias, torch.zeros(64))):
-        raise ExerciseError("the LayerNorm changed. Hint: re-initialise only nn.Linear and nn.Embedding modules")
-    for name, module in (("nn.Embedding(3000, 64)", model[0]), ("nn.Linear(64, 256)", model[2]),
-                         ("nn.Linear(256, 64)", model[3])):
-        result = compare(module.weight, normal(0.02))
-        if not result.ok:
-            raise ExerciseError(f"{name}.weight has std {result.std:.4f} and mean {result.mean:+.4f}; expected "
-                                "N(0, 0.02). Hint: torch.nn.init.normal_(module.weight, mean=0.0, std=0.02)")
-        if isinstance(module, torch.nn.Linear) and not bool((module.bias == 0).all()):
-            raise ExerciseError(f"{name}.bias is not zero. Hint: torch.nn.init.zeros_(module.bias)")
-    return correct("on the checker's model, every Linear and Embedding weight is N(0, 0.02²) within 5 standard "
-                   "errors, every Linear bias is 0, and the LayerNorm is untouched")
+    predicted_max = _positive("predicted_max", predicted_max, "your prediction, a number")
+    if not isinstance(scaled, torch.Tensor) or not scaled.is_floating_point():
+        raise TypeError(f"scaled must be a float tensor (the scaled weight), got {type(scaled).__name__}")
+    if tuple(scaled.shape) != SCALED_SHAPE:
+        raise ExerciseError(f"scaled has shape {tuple(scaled.shape)}, expected {SCALED_SHAPE}: the weight of "
+                            "nn.Linear(5000, 70), [out_features, in_features]")
+    scaled = scaled.detach().double().cpu()
+    std = float(scaled.std())
+    if abs(std - 1) > 0.01:
+        raise ExerciseError(f"scaled has std {std:.4g}, not 1. Hint: divide the default weight by its std, "
+                            "1/sqrt(3 * fan_in), i.e. multiply it by sqrt(3 * fan_in)")
+    bound = math.sqrt(3)  # U(-b, b) scaled to std 1: b / std(U(-b, b)) = sqrt(3)
+    largest = float(scaled.abs().max())
+    if not bound * (1 - 1e-3) < largest <= bound * (1 + 1e-5):
+        raise ExerciseError("scaled has std 1 but is not nn.Linear's uniform draw, scaled. Hint: multiply the "
+                            "default weight by one number; do not draw it again")
+    if abs(predicted_max / bound - 1) > 0.05:
+        hint = ("scaling every weight by one number keeps the shape of the distribution: a uniform stays uniform, "
+                "and nothing lies beyond its bound" if predicted_max > bound else
+                "the std of U(-c, c) is c/sqrt(3), so a uniform of std 1 reaches further than 1")
+        raise ExerciseError(f"your predicted_max, {predicted_max:.4g}, is not the largest |w| of scaled. Hint: {hint}")
+    return correct("scaled has std 1 within 1% and is still nn.Linear's uniform draw, and your predicted largest "
+                   "|w| matches it within 5%")

@@ -30,21 +30,7 @@ def check_shard_bounds_function(fn: Callable[[int, int], list[tuple[int, int]]])
     return correct("my_bounds met the three conditions for 6 (V, P) pairs, V = 50,257 with 8 processes among them")
 
 
-def check_owner_function(fn: Callable[[int, int, int], tuple[int, int]]) -> bool:
-    """Exercise 8.2: ``fn(token_id, vocab_size, world_size)`` -> ``(rank, local_row)`` under ``shard_bounds``."""
-    require_function("owner", fn)
-    for vocab_size, world_size in ((11, 2), (11, 3), (12, 5), (9, 1)):
-        for rank, (start, end) in enumerate(shard_bounds(vocab_size, world_size)):
-            for token_id in range(start, end):
-                got = tuple(fn(token_id, vocab_size, world_size))
-                if got != (rank, token_id - start):
-                    raise ExerciseError(
-                        f"fn({token_id}, {vocab_size}, {world_size}) = {got}, expected {(rank, token_id - start)}: "
-                        f"rank {rank} holds rows [{start}, {end}), and the local row is token_id - start")
-    return correct("owner agrees with shard_bounds for every id of 4 (V, P) pairs")
-
-
-#: Exercise 8.3: ``(world_size, bags)`` over an 11-row table. Every bag has ids in every shard, in unequal
+#: Exercise 8.2: ``(world_size, bags)`` over an 11-row table. Every bag has ids in every shard, in unequal
 #: numbers, so averaging the shards' own means gives another answer than the bag mean.
 _BAG_CASES = (
     (2, ((0, 1, 2, 7), (6, 8, 9, 3), (5, 10, 5, 10))),  # shards [0, 6), [6, 11): 3 + 1, 1 + 3, 2 + 2 ids
@@ -66,7 +52,7 @@ def _shard_bag_results(bags: torch.Tensor, weight: torch.Tensor, world_size: int
 
 
 def check_parallel_bag_mean(fn: Callable[[torch.Tensor, torch.Tensor, int], torch.Tensor]) -> bool:
-    """Exercise 8.3: ``fn(bags (B, L), weight [V, d], world_size)`` -> the ``(B, d)`` bag means of a split table.
+    """Exercise 8.2: ``fn(bags (B, L), weight [V, d], world_size)`` -> the ``(B, d)`` bag means of a split table.
 
     Compared with ``F.embedding_bag(bags, weight, mode="mean")`` on the whole table; the
     tempting wrong combinations of the shards' results get a hint of their own.

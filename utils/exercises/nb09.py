@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
 import torch
 
-from ..corpus import category_of, labelled_words
+from ..corpus import CATEGORIES, category_of, labelled_words
 from ..vocab import Vocab
-from .checking import ExerciseError, correct, require_function
+from .checking import ExerciseError, correct
 
 #: Exercise 9.1: the word that no sentence of the corpus mentions, and how many of its nearest words must be animals
 ZEBRA_EXERCISE_WORD = "zebra"
@@ -26,8 +25,10 @@ def _nearest(table: torch.Tensor, vocab: Vocab, word: str, k: int) -> list[str]:
     return [others[i] for i in cosines.topk(k).indices.tolist()]
 
 
-def check_zebra_learned(zebra_model: torch.nn.Module, initial: torch.Tensor, vocab: Vocab) -> bool:
-    """Exercise 9.1: a CBOW trained on the corpus plus sentences that mention zebra.
+def check_zebra_learned(predicted_category: str, predicted_cat_nearest: bool, zebra_model: torch.nn.Module,
+                        initial: torch.Tensor, vocab: Vocab) -> bool:
+    """Exercise 9.1: a CBOW trained on the corpus plus sentences that mention zebra, and two predictions
+    recorded before the training: the category of zebra's nearest words, and whether ``cat`` is the nearest.
 
     ``zebra_model``: the trained model, with one ``nn.Embedding`` ``[V, d]``; ``initial``: the
     table ``[V, d]`` the notebook's model started from (the same seed); ``vocab``: the corpus's
@@ -37,6 +38,10 @@ def check_zebra_learned(zebra_model: torch.nn.Module, initial: torch.Tensor, voc
     their own category (the model was trained).
     """
     word = ZEBRA_EXERCISE_WORD
+    if predicted_category not in CATEGORIES:
+        raise TypeError(f"predicted_category must be one of the names {list(CATEGORIES)}, got {predicted_category!r}")
+    if not isinstance(predicted_cat_nearest, bool):
+        raise TypeError(f"predicted_cat_nearest must be True or False, got {predicted_cat_nearest!r}")
     if not isinstance(zebra_model, torch.nn.Module):
         raise ExerciseError(f"zebra_model must be the trained model (CBOW(V, DIM) after training), "
                             f"got {type(zebra_model).__name__}")
@@ -65,54 +70,21 @@ def check_zebra_learned(zebra_model: torch.nn.Module, initial: torch.Tensor, voc
         raise ExerciseError(f"{word}'s nearest words are {', '.join(neighbours)}, not all of them animals. Hint: "
                             f"{word} must stand where an animal stands: copy whole sentences and replace the "
                             f"animal (cat) by {word}")
-    return correct("zebra's row moved, its three nearest words are animals, and the other words kept their categories")
-
-
-def check_unmoved_rows(unmoved_rows: Callable[[torch.Tensor, torch.Tensor], list[int]], before: torch.Tensor,
-                       after: torch.Tensor, vocab: Vocab) -> bool:
-    """Exercise 9.2: ``unmoved_rows(before, after)`` -> sorted ids of the rows that are exactly equal.
-
-    Tried on two small tables of the checker's own first (one row changed only in its last
-    bit; no row changed), then on the notebook's table ``before`` and ``after`` training
-    (``[V, d]`` each).
-    """
-    require_function("unmoved_rows", unmoved_rows)
-
-    def call(a: torch.Tensor, b: torch.Tensor) -> list[int]:
-        got = unmoved_rows(a, b)
-        got = got.tolist() if isinstance(got, torch.Tensor) else got
-        if not isinstance(got, (list, tuple)) or not all(isinstance(v, int) and not isinstance(v, bool) for v in got):
-            raise ExerciseError(f"return a list of row ids (ints), got {got!r}")
-        return list(got)
-
-    small = torch.randn(6, 3, generator=torch.Generator().manual_seed(9))
-    moved = small.clone()
-    moved[1] += 1.0
-    moved[3, 2] = torch.nextafter(moved[3, 2], torch.tensor(float("inf")))  # one bit of one number
-    got = call(small, moved)
-    if got != [0, 2, 4, 5]:
-        hint = ("row 3 changed in its last bit only: it moved. Compare with == or torch.equal, not torch.allclose"
-                if 3 in got else "a row is unmoved when every one of its numbers is exactly as before")
-        raise ExerciseError(f"on a 6-row table where rows 1 and 3 changed, you returned {got}, expected [0, 2, 4, 5]. "
-                            f"Hint: {hint}")
-    same = torch.randn(4, 5, generator=torch.Generator().manual_seed(10))
-    got = call(same, same.clone())
-    if got != [0, 1, 2, 3]:
-        raise ExerciseError(f"on a 4-row table compared with a copy of itself you returned {got}, expected "
-                            "[0, 1, 2, 3]: no row changed")
-    before, after = before.detach().cpu(), after.detach().cpu()
-    expected = [v for v in range(before.shape[0]) if torch.equal(before[v], after[v])]
-    got = call(before, after)
-    if got != expected:
-        tokens = [vocab.itos[v] for v in got if 0 <= v < len(vocab.itos)]
-        raise ExerciseError(f"on the notebook's table you returned {got} ({', '.join(tokens)}), expected the sorted "
-                            f"ids of the {len(expected)} rows that are exactly as before")
-    return correct("unmoved_rows agrees with the checker's comparison on this notebook's tables and on two tables "
-                   "of its own")
+    if predicted_category != category_of(word):
+        raise ExerciseError(f"your model is right, but your predicted_category, {predicted_category!r}, is not the "
+                            f"category of {word}'s nearest words. Hint: training moves {word}'s row towards the rows "
+                            "of words that appear in the same contexts")
+    if predicted_cat_nearest != (neighbours[0] == "cat"):
+        hint = ("every context your sentences give zebra is a context of cat" if not predicted_cat_nearest
+                else "look at which words share zebra's contexts in the sentences you made")
+        raise ExerciseError(f"your model is right, but your predicted_cat_nearest, {predicted_cat_nearest}, does not "
+                            f"match the checker's measurement. Hint: {hint}")
+    return correct("zebra's row moved, the category and the nearest word you predicted match the checker's "
+                   "measurement of zebra's nearest words, and the other words kept their categories")
 
 
 def check_narrow_tables(models: dict[int, torch.nn.Module], contexts: torch.Tensor, targets: torch.Tensor) -> bool:
-    """Exercise 9.3: trained models with tables of width ``d = 1`` and ``d = 2`` (and a wider one), keyed by ``d``.
+    """Exercise 9.2: trained models with tables of width ``d = 1`` and ``d = 2`` (and a wider one), keyed by ``d``.
 
     The checker measures each model's loss on ``contexts`` ``(N, 2w)`` -> ``targets`` ``(N,)``
     itself: it must fall as ``d`` grows, and stay below the uniform guess's ``ln V``.

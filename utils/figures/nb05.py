@@ -9,8 +9,21 @@ import torch
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from ..init_stats import Expected
+from ..init_stats import Expected, normal
 from .drawing import SEQUENCE_COLOURS
+
+
+def _as_expected(expected: object) -> Expected | None:
+    """``("normal", std)``, ``("uniform", bound)``, an :class:`~utils.init_stats.Expected` or ``None``."""
+    if expected is None or isinstance(expected, Expected):
+        return expected
+    if isinstance(expected, tuple) and len(expected) == 2 and expected[0] == "normal":
+        return normal(expected[1])
+    if isinstance(expected, tuple) and len(expected) == 2 and expected[0] == "uniform":
+        bound = expected[1]
+        return Expected(f"U(±{bound:g})", "uniform", bound / math.sqrt(3), bound=bound)
+    raise TypeError("expected must be ('normal', std), ('uniform', bound), an init_stats.Expected or None, "
+                    f"got {expected!r}")
 
 
 def _draw_histograms(ax, entries, lo: float, hi: float, bins: int, labels: bool) -> None:
@@ -39,7 +52,8 @@ def weight_histograms_figure(panels: dict[str, list[tuple[str, torch.Tensor, obj
     """Histograms of weights with their theoretical densities overlaid, one panel per entry of ``panels``.
 
     ``panels``: panel title -> list of ``(label, values, expected)``; ``values`` is a
-    tensor of any shape (flattened), ``expected`` a :class:`utils.init_stats.Expected`
+    tensor of any shape (flattened), ``expected`` ``("normal", std)`` for N(0, std²),
+    ``("uniform", bound)`` for U(-bound, bound), a :class:`utils.init_stats.Expected`,
     or ``None``. Each legend entry gives
     the observed and the expected std. Heights are ``np.histogram`` counts divided by
     ``n * bin width`` (a density; values outside the range still count in ``n``). The
@@ -56,9 +70,7 @@ def weight_histograms_figure(panels: dict[str, list[tuple[str, torch.Tensor, obj
     for ax, (panel_title, entries) in zip(axes, panels.items(), strict=True):
         if not entries:
             raise ValueError(f"panel {panel_title!r} has no histograms")
-        for _, _, expected in entries:
-            if expected is not None and not isinstance(expected, Expected):
-                raise TypeError(f"expected must be an init_stats.Expected or None, got {type(expected).__name__}")
+        entries = [(label, values, _as_expected(expected)) for label, values, expected in entries]
         if x_range is None:
             reach = max((e.bound * 1.25 if e.bound else 4.5 * e.std) if e is not None
                         else float(v.abs().max()) for _, v, e in entries)

@@ -40,19 +40,20 @@ def test_embedding_grad_wrong():
     with pytest.raises(exercises.ExerciseError, match="differs from one_hot"):
         exercises.check_embedding_grad(scaled, grad_out)
 
-MOVED_RIGHT = {"SGD": {1, 4}, "SGD with momentum": {0, 1, 4}, "Adam": {0, 1, 4}, "AdamW": set(range(6))}
+MOVED_RIGHT = {"SGD": {1}, "SGD with momentum": {1, 4}, "Adam": {1, 4}, "AdamW": set(range(6))}  # padding_idx=0
 
 def test_moved_rows_right():
     assert exercises.check_moved_rows(MOVED_RIGHT)
-    assert exercises.check_moved_rows({**MOVED_RIGHT, "SGD": [4, 1]})  # any collection of row ids
+    assert exercises.check_moved_rows({**MOVED_RIGHT, "SGD with momentum": [4, 1]})  # any collection of row ids
 
 @pytest.mark.parametrize(
     ("change", "message"),
     [
         ({"Adam": set(range(6))}, r"Adam: rows \[0, 1, 2, 3, 4, 5\] are not the rows that step 2 moves"),
-        ({"SGD": {0, 1, 4}}, "plain SGD moves a row only when"),
-        ({"SGD with momentum": {1, 4}}, "momentum buffer remembers"),
-        ({"AdamW": {0, 1, 4}}, "decoupled weight decay"),
+        ({"SGD": {0, 1}}, "padding_idx zeroes one row's gradient"),  # row 0 looked up, but no gradient
+        ({"SGD with momentum": {0, 1, 4}}, "momentum buffer remembers"),
+        ({"Adam": {1}}, "Adam's first moment remembers"),
+        ({"AdamW": {1, 2, 3, 4, 5}}, "shrinks every non-zero row"),  # the padding row decays too
         ({"Adam": 3}, "must be a set of row ids"),
     ],
 )
@@ -133,12 +134,15 @@ def _row_0_distance(optimizer_class, lr, weight_decay, steps):
     table = _train(start.clone(), optimizer_class, lr, weight_decay, steps)
     return (table.weight[0] - start[0]).norm().item()
 
+PREDICTED_RATIO = 2 / (0.1 * torch.randn(6, 4, generator=torch.Generator().manual_seed(4))[0].norm().item())
+
+
 def _assert_no_distance_in(message):
     assert not re.search(r"\d\.\d{3}", message.replace("0.01", "").replace("0.05", "")), \
         "a hint, never the expected distance"
 
 def test_row_0_distance_right(capsys):
-    assert exercises.check_row_0_distance(_row_0_distance)
+    assert exercises.check_row_0_distance(PREDICTED_RATIO, _row_0_distance)
     out = capsys.readouterr().out
     assert out.startswith("correct: row_0_distance matches the checker's own runs")
     assert not re.search(r"\d\.\d", out)  # says what was checked, not the distances
@@ -146,9 +150,21 @@ def test_row_0_distance_right(capsys):
     def as_tensor(*args):  # a 0-d tensor is a number too
         return torch.tensor(_row_0_distance(*args))
 
-    assert exercises.check_row_0_distance(as_tensor)
-    adam = _row_0_distance(torch.optim.Adam, 0.01, 0.01, 10)
-    assert adam > 100 * _row_0_distance(torch.optim.AdamW, 0.01, 0.01, 10)  # the lesson: lr a step, against lr·wd·w
+    assert exercises.check_row_0_distance(PREDICTED_RATIO, as_tensor)
+    ratio = _row_0_distance(torch.optim.Adam, 0.01, 0.1, 10) / _row_0_distance(torch.optim.AdamW, 0.01, 0.1, 10)
+    assert abs(PREDICTED_RATIO / ratio - 1) < 0.05  # the lesson: lr a step, against lr·wd·w
+
+
+@pytest.mark.parametrize(("predicted_ratio", "hint"), [
+    (1.0, "Adam divides the decay term weight_decay \\* w by its own size"),  # "both decay alike"
+    (0.1, "Adam divides"),  # "Adam moves it less"
+    (100.0, "in proportion to the weight, not zero"),  # as in section 6, where weight_decay was 0.01
+])
+def test_row_0_distance_wrong_prediction(predicted_ratio, hint):
+    ratio = _row_0_distance(torch.optim.Adam, 0.01, 0.1, 10) / _row_0_distance(torch.optim.AdamW, 0.01, 0.1, 10)
+    with pytest.raises(exercises.ExerciseError, match=hint) as error:
+        exercises.check_row_0_distance(predicted_ratio, _row_0_distance)
+    assert f"{ratio:.3g}" not in str(error.value) and f"{ratio:.0f}" not in str(error.value)
 
 def test_row_0_distance_wrong():
     def one_step(optimizer_class, lr, weight_decay, steps):
@@ -183,30 +199,33 @@ def test_row_0_distance_wrong():
     ]
     for function, message in wrong:
         with pytest.raises(exercises.ExerciseError, match=message) as error:
-            exercises.check_row_0_distance(function)
+            exercises.check_row_0_distance(PREDICTED_RATIO, function)
         _assert_no_distance_in(str(error.value))
 
 def test_row_0_distance_typed():
     """Typed-in distances cannot pass: the checker calls the function at settings of its own."""
-    typed = {torch.optim.Adam: _row_0_distance(torch.optim.Adam, 0.01, 0.01, 10),
-             torch.optim.AdamW: _row_0_distance(torch.optim.AdamW, 0.01, 0.01, 10)}
+    typed = {torch.optim.Adam: _row_0_distance(torch.optim.Adam, 0.01, 0.1, 10),
+             torch.optim.AdamW: _row_0_distance(torch.optim.AdamW, 0.01, 0.1, 10)}
     with pytest.raises(exercises.ExerciseError, match="distance at the exercise's settings: use the arguments") as e:
-        exercises.check_row_0_distance(lambda optimizer_class, lr, weight_decay, steps: typed[optimizer_class])
+        exercises.check_row_0_distance(PREDICTED_RATIO,
+                                       lambda optimizer_class, lr, weight_decay, steps: typed[optimizer_class])
     _assert_no_distance_in(str(e.value))
     with pytest.raises(exercises.ExerciseError, match="returned a distance that is off"):
-        exercises.check_row_0_distance(lambda optimizer_class, lr, weight_decay, steps: 0.2)
+        exercises.check_row_0_distance(PREDICTED_RATIO, lambda optimizer_class, lr, weight_decay, steps: 0.2)
 
 def test_row_0_distance_bad_input():
     with pytest.raises(exercises.ExerciseError, match="pass your function itself"):
-        exercises.check_row_0_distance(0.2)
+        exercises.check_row_0_distance(PREDICTED_RATIO, 0.2)
+    with pytest.raises(TypeError, match="predicted_ratio must be a number"):
+        exercises.check_row_0_distance("12", _row_0_distance)
     with pytest.raises(TypeError, match=r"row_0_distance\(torch.optim.Adam, .*\) must be a number"):
-        exercises.check_row_0_distance(lambda *args: "0.2")
+        exercises.check_row_0_distance(PREDICTED_RATIO, lambda *args: "0.2")
     with pytest.raises(TypeError, match="must be a number"):
-        exercises.check_row_0_distance(lambda *args: torch.zeros(4))
+        exercises.check_row_0_distance(PREDICTED_RATIO, lambda *args: torch.zeros(4))
     with pytest.raises(ValueError, match="finite distance >= 0, got -0.2"):
-        exercises.check_row_0_distance(lambda *args: -0.2)
+        exercises.check_row_0_distance(PREDICTED_RATIO, lambda *args: -0.2)
     with pytest.raises(ValueError, match="got nan"):
-        exercises.check_row_0_distance(lambda *args: float("nan"))
+        exercises.check_row_0_distance(PREDICTED_RATIO, lambda *args: float("nan"))
 
 
 def test_checkers_leave_the_global_rng_alone(capsys):
@@ -217,5 +236,5 @@ def test_checkers_leave_the_global_rng_alone(capsys):
     exercises.check_embedding_grad(torch.zeros(exercises.GRAD_EXERCISE_VOCAB, 3).index_add_(0, ids, grad_out), grad_out)
     exercises.check_moved_rows(MOVED_RIGHT)
     exercises.check_lookup_counts(_lookup_counts)
-    exercises.check_row_0_distance(_row_0_distance)
+    exercises.check_row_0_distance(PREDICTED_RATIO, _row_0_distance)
     assert torch.equal(torch.rand(3), expected)

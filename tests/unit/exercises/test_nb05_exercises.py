@@ -6,6 +6,8 @@ import torch
 
 from utils.exercises import nb05 as exercises
 
+PREDICTED = (4096**-0.5, (3 * 4096) ** -0.5)  # Exercise 5.1's predictions: the bound and the std
+
 
 def _drawn_linear(in_features, out_features=256, seed=0):
     torch.manual_seed(seed)
@@ -14,42 +16,44 @@ def _drawn_linear(in_features, out_features=256, seed=0):
 def test_linear_init_draw_right(capsys):
     layer = _drawn_linear(4096)
     std, largest = layer.weight.std().item(), layer.weight.abs().max().item()
-    assert exercises.check_linear_init_draw(layer, std, largest)
+    assert exercises.check_linear_init_draw(*PREDICTED, layer, std, largest)
     out = capsys.readouterr().out
     assert out.startswith("correct: layer keeps fan_in = 4096") and "0.00902" not in out  # what, not the answer
-    assert exercises.check_linear_init_draw(layer, layer.weight.std(), layer.weight.abs().max())  # 0-d tensors
+    assert exercises.check_linear_init_draw(*PREDICTED, layer, layer.weight.std(), layer.weight.abs().max())  # 0-d
     narrow = _drawn_linear(4096, 64, seed=1)  # any out_features: only in_features sets the scale
-    assert exercises.check_linear_init_draw(narrow, narrow.weight.std().item(), narrow.weight.abs().max().item())
+    assert exercises.check_linear_init_draw(*PREDICTED, narrow, narrow.weight.std().item(),
+                                            narrow.weight.abs().max().item())
 
 def test_linear_init_draw_wrong():
     wrong_way = _drawn_linear(256, 4096)  # out_features = 4096: the fan_in is 256
     with pytest.raises(exercises.ExerciseError, match="in_features = 256.*keep in_features = 4096"):
-        exercises.check_linear_init_draw(wrong_way, wrong_way.weight.std().item(), wrong_way.weight.abs().max().item())
+        exercises.check_linear_init_draw(*PREDICTED, wrong_way, wrong_way.weight.std().item(),
+                                         wrong_way.weight.abs().max().item())
     layer = _drawn_linear(4096)
     std, largest = layer.weight.std().item(), layer.weight.abs().max().item()
     with pytest.raises(exercises.ExerciseError, match=r"that is the formula's value.*layer.weight.std\(\)") as error:
-        exercises.check_linear_init_draw(layer, (3 * 4096) ** -0.5, largest)
+        exercises.check_linear_init_draw(*PREDICTED, layer, (3 * 4096) ** -0.5, largest)
     assert f"{std:.6f}" not in str(error.value)  # a hint, never the measured std
     with pytest.raises(exercises.ExerciseError, match=r"observed_max = 0.009021, but that is not the largest \|w\|") \
             as error:
-        exercises.check_linear_init_draw(layer, std, (3 * 4096) ** -0.5)
+        exercises.check_linear_init_draw(*PREDICTED, layer, std, (3 * 4096) ** -0.5)
     assert f"{largest:.6f}" not in str(error.value) and f"{largest:.4f}" not in str(error.value)
     renormalised = _drawn_linear(4096)
     with torch.no_grad():
         torch.nn.init.normal_(renormalised.weight, std=0.02)
     with pytest.raises(exercises.ExerciseError, match="not PyTorch's default initialisation"):
-        exercises.check_linear_init_draw(renormalised, 0.02, 0.1)
+        exercises.check_linear_init_draw(*PREDICTED, renormalised, 0.02, 0.1)
 
 def test_linear_init_draw_bad_input():
     layer = _drawn_linear(4096, 8)
     with pytest.raises(TypeError, match="layer must be the torch.nn.Linear you drew, got Embedding"):
-        exercises.check_linear_init_draw(torch.nn.Embedding(4096, 8), 0.009, 0.0156)
+        exercises.check_linear_init_draw(*PREDICTED, torch.nn.Embedding(4096, 8), 0.009, 0.0156)
     with pytest.raises(TypeError, match="observed_std must be a number"):
-        exercises.check_linear_init_draw(layer, "0.009", 0.0156)
+        exercises.check_linear_init_draw(*PREDICTED, layer, "0.009", 0.0156)
     with pytest.raises(TypeError, match="observed_max must be a number"):
-        exercises.check_linear_init_draw(layer, 0.009, layer.weight)
+        exercises.check_linear_init_draw(*PREDICTED, layer, 0.009, layer.weight)
     with pytest.raises(ValueError, match="positive, finite number, got -0.009"):
-        exercises.check_linear_init_draw(layer, -0.009, 0.0156)
+        exercises.check_linear_init_draw(*PREDICTED, layer, -0.009, 0.0156)
 
 def _measure_logit_std(d, weight_std, seed):
     """Exercise 5.2's worked answer."""
@@ -60,18 +64,18 @@ def _measure_logit_std(d, weight_std, seed):
 
 def test_logit_std_function_right(capsys):
     weight_std = 1 / _measure_logit_std(768, 1.0, seed=0)
-    assert exercises.check_logit_std_function(_measure_logit_std, weight_std)
+    assert exercises.check_logit_std_function(_measure_logit_std, weight_std, 768**-0.5)
     out = capsys.readouterr().out
     assert out.startswith("correct: measure_logit_std agrees with the checker's own measurements")
     assert "0.036" not in out  # says what was checked, not the answer
-    assert exercises.check_logit_std_function(_measure_logit_std, 768**-0.5)  # the formula's std passes too
+    assert exercises.check_logit_std_function(_measure_logit_std, 768**-0.5, 768**-0.5)  # the formula's std passes too
 
     def hidden_first(d, weight_std, seed):  # another order of the draws is another, equally good, measurement
         g = torch.Generator().manual_seed(seed)
         hidden = torch.randn(512, d, generator=g)
         return torch.tensor((hidden @ (torch.randn(1_000, d, generator=g) * weight_std).T).std().item())
 
-    assert exercises.check_logit_std_function(hidden_first, torch.tensor(768**-0.5))  # 0-d tensors are numbers
+    assert exercises.check_logit_std_function(hidden_first, torch.tensor(768**-0.5), 768**-0.5)  # 0-d: numbers
 
 def test_logit_std_function_wrong():
     right = 768**-0.5
@@ -87,74 +91,94 @@ def test_logit_std_function_wrong():
         return (torch.randn(512, d) @ (torch.randn(1_000, d) * weight_std).T).std().item()
 
     with pytest.raises(exercises.ExerciseError, match="the variance of the logits"):
-        exercises.check_logit_std_function(variance, right)
+        exercises.check_logit_std_function(variance, right, 768**-0.5)
     with pytest.raises(exercises.ExerciseError, match="the std of the table"):
-        exercises.check_logit_std_function(table_std, right)
+        exercises.check_logit_std_function(table_std, right, 768**-0.5)
     with pytest.raises(exercises.ExerciseError, match="the same seed gave two different numbers"):
-        exercises.check_logit_std_function(unseeded, right)
+        exercises.check_logit_std_function(unseeded, right, 768**-0.5)
     with pytest.raises(exercises.ExerciseError, match=r"measured logits whose std is below 1") as error:
-        exercises.check_logit_std_function(_measure_logit_std, 0.02)
+        exercises.check_logit_std_function(_measure_logit_std, 0.02, 768**-0.5)
     assert "0.55" not in str(error.value) and "0.036" not in str(error.value)  # a direction, never a value
     with pytest.raises(exercises.ExerciseError, match=r"measured logits whose std is above 1"):
-        exercises.check_logit_std_function(_measure_logit_std, 1.0)
+        exercises.check_logit_std_function(_measure_logit_std, 1.0, 768**-0.5)
     with pytest.raises(exercises.ExerciseError, match=r"the variance is d \* std²"):
-        exercises.check_logit_std_function(_measure_logit_std, 1 / 768)
+        exercises.check_logit_std_function(_measure_logit_std, 1 / 768, 768**-0.5)
 
 def test_logit_std_function_typed():
     """A typed-in number cannot pass: the function is called at the checker's own sizes and seeds."""
     with pytest.raises(exercises.ExerciseError, match=r"measure_logit_std\(256, 0.1, seed=1\) returned 8") as error:
-        exercises.check_logit_std_function(lambda d, weight_std, seed: 8.0, 0.0361)  # right at d = 64 only
+        exercises.check_logit_std_function(lambda d, weight_std, seed: 8.0, 0.0361, 768**-0.5)  # right at d = 64 only
     expected = _measure_logit_std(256, 0.1, 1)
     assert f"{expected:.4g}" not in str(error.value) and "1.6" not in str(error.value)  # never the expected std
     with pytest.raises(exercises.ExerciseError, match="computes a formula instead of measuring"):
-        exercises.check_logit_std_function(lambda d, weight_std, seed: d**0.5 * weight_std, 0.0361)
+        exercises.check_logit_std_function(lambda d, weight_std, seed: d**0.5 * weight_std, 0.0361, 768**-0.5)
     with pytest.raises(exercises.ExerciseError, match="pass your function itself"):
-        exercises.check_logit_std_function(1.0, 0.0361)
+        exercises.check_logit_std_function(1.0, 0.0361, 768**-0.5)
 
 def test_logit_std_function_bad_input():
     with pytest.raises(TypeError, match="measure_logit_std.* must be a number"):
-        exercises.check_logit_std_function(lambda d, weight_std, seed: "27.7", 0.0361)
+        exercises.check_logit_std_function(lambda d, weight_std, seed: "27.7", 0.0361, 768**-0.5)
     with pytest.raises(TypeError, match="weight_std_for_unit_logits must be a number"):
-        exercises.check_logit_std_function(_measure_logit_std, None)
+        exercises.check_logit_std_function(_measure_logit_std, None, 768**-0.5)
     with pytest.raises(ValueError, match="weight_std_for_unit_logits must be a positive, finite number, got -0.036"):
-        exercises.check_logit_std_function(_measure_logit_std, -0.036)
+        exercises.check_logit_std_function(_measure_logit_std, -0.036, 768**-0.5)
 
-def _gpt2_init(module):
-    if isinstance(module, (torch.nn.Linear, torch.nn.Embedding)):
-        torch.nn.init.normal_(module.weight, mean=0.0, std=0.02)
-    if isinstance(module, torch.nn.Linear) and module.bias is not None:
-        torch.nn.init.zeros_(module.bias)
+@pytest.mark.parametrize(("predicted_bound", "predicted_std", "hint"), [
+    (11008**-0.5, (3 * 4096) ** -0.5, "that is 1/sqrt\\(out_features\\); nn.Linear's fan_in is in_features"),
+    (0.02, (3 * 4096) ** -0.5, r"the bound is 1/sqrt\(fan_in\)"),
+    (4096**-0.5, 4096**-0.5, "that is the bound itself"),
+    (4096**-0.5, 0.02, r"the std of U\(-b, b\) is b/sqrt\(3\)"),
+])
+def test_linear_init_draw_wrong_predictions(predicted_bound, predicted_std, hint):
+    layer = _drawn_linear(4096)
+    with pytest.raises(exercises.ExerciseError, match=hint):
+        exercises.check_linear_init_draw(predicted_bound, predicted_std, layer, layer.weight.std().item(),
+                                         layer.weight.abs().max().item())
 
-def test_gpt2_init_right():
-    assert exercises.check_gpt2_init(_gpt2_init)
 
-def test_gpt2_init_wrong():
-    def linear_only(module):
-        if isinstance(module, torch.nn.Linear):
-            _gpt2_init(module)
+def test_logit_std_wrong_prediction():
+    weight_std = 1 / _measure_logit_std(768, 1.0, seed=0)
+    for wrong in (0.02, 1 / 768):
+        with pytest.raises(exercises.ExerciseError, match="your measurement is right, but your prediction") as error:
+            exercises.check_logit_std_function(_measure_logit_std, weight_std, wrong)
+        assert f"{weight_std:.3g}" not in str(error.value)  # never the measured std
 
-    def everything(module):
-        for parameter in module.parameters(recurse=False):
-            torch.nn.init.normal_(parameter, std=0.02)
 
-    def keeps_bias(module):
-        if isinstance(module, (torch.nn.Linear, torch.nn.Embedding)):
-            torch.nn.init.normal_(module.weight, std=0.02)
+def _scaled(seed=0):
+    """Exercise 5.3's worked answer: the default weight of nn.Linear(5000, 70), times sqrt(3 * 5000)."""
+    torch.manual_seed(seed)
+    return torch.nn.Linear(5000, 70, bias=False).weight.detach() * (3 * 5000) ** 0.5
 
-    with pytest.raises(exercises.ExerciseError, match=r"nn.Embedding\(3000, 64\).weight has std 1.00"):
-        exercises.check_gpt2_init(linear_only)
-    with pytest.raises(exercises.ExerciseError, match="the LayerNorm changed"):
-        exercises.check_gpt2_init(everything)
-    with pytest.raises(exercises.ExerciseError, match=r"nn.Linear\(64, 256\).bias is not zero"):
-        exercises.check_gpt2_init(keeps_bias)
-    with pytest.raises(exercises.ExerciseError, match="pass your function itself"):
-        exercises.check_gpt2_init(None)
+
+def test_scaled_linear_right(capsys):
+    assert exercises.check_scaled_linear(3**0.5, _scaled())
+    out = capsys.readouterr().out
+    assert out.startswith("correct: scaled has std 1") and "1.73" not in out  # what was checked, not the answer
+
+
+@pytest.mark.parametrize(("predicted_max", "scaled", "hint"), [
+    (4.7, _scaled(), "a uniform stays uniform"),  # as if it had become N(0, 1)
+    (1.0, _scaled(), r"the std of U\(-c, c\) is c/sqrt\(3\)"),
+    (3**0.5, _scaled() / 3**0.5, "not 1. Hint: divide the default weight by its std"),
+    (3**0.5, torch.randn(70, 5000, generator=torch.Generator().manual_seed(0)), "not nn.Linear's uniform draw"),
+    (3**0.5, _scaled().T, r"expected \(70, 5000\)"),
+])
+def test_scaled_linear_wrong(predicted_max, scaled, hint):
+    with pytest.raises(exercises.ExerciseError, match=hint) as error:
+        exercises.check_scaled_linear(predicted_max, scaled)
+    assert "1.73" not in str(error.value)
+
+
+def test_scaled_linear_bad_input():
+    with pytest.raises(TypeError, match="scaled must be a float tensor"):
+        exercises.check_scaled_linear(3**0.5, [1.0])
+    with pytest.raises(TypeError, match="predicted_max must be a number"):
+        exercises.check_scaled_linear("1.7", _scaled())
 
 
 def test_checkers_leave_the_global_rng_alone(capsys):
     torch.manual_seed(123)
     expected = torch.rand(3)
     torch.manual_seed(123)
-    exercises.check_gpt2_init(_gpt2_init)
-    exercises.check_logit_std_function(_measure_logit_std, 768**-0.5)
+    exercises.check_logit_std_function(_measure_logit_std, 768**-0.5, 768**-0.5)
     assert torch.equal(torch.rand(3), expected)

@@ -36,21 +36,6 @@ def test_shard_bounds_function(capsys):
                        match=r"pass your function itself \(my_bounds, not my_bounds\(...\)\); got list"):
         exercises.check_shard_bounds_function([(0, 10)])
 
-def test_owner_function(capsys):
-
-    def owner(token_id, vocab_size, world_size):
-        for rank, (start, end) in enumerate(shard_bounds(vocab_size, world_size)):
-            if start <= token_id < end:
-                return rank, token_id - start
-
-    assert exercises.check_owner_function(owner)
-    assert capsys.readouterr().out == "correct: owner agrees with shard_bounds for every id of 4 (V, P) pairs\n"
-    with pytest.raises(exercises.ExerciseError, match=r"fn\(6, 11, 2\) = \(1, 6\), expected \(1, 0\)"):
-        exercises.check_owner_function(lambda t, v, p: (owner(t, v, p)[0], t))
-    with pytest.raises(exercises.ExerciseError,
-                       match=r"pass your function itself \(owner, not owner\(...\)\); got tuple"):
-        exercises.check_owner_function((0, 0))
-
 def _parallel_bag_mean(bags, weight, world_size):
 
     total = 0
