@@ -59,8 +59,8 @@ def test_sync_is_idempotent():
 def test_every_header_has_title_badge_and_neighbour_links():
     for index, entry in enumerate(NOTEBOOKS):
         cells = generated.read_notebook(entry.path).cells
-        header, setup, footer = cells[0], cells[1], cells[-1]
-        assert (header.id, setup.id, footer.id) == (generated.HEADER_ID, generated.SETUP_ID, generated.FOOTER_ID)
+        header, footer = cells[0], cells[-1]
+        assert (header.id, footer.id) == (generated.HEADER_ID, generated.FOOTER_ID)
         assert f"# {entry.number}. {entry.title}" in header.source
         assert f"(https://colab.research.google.com/github/{REPO_SLUG}/blob/{course.REPO_REF}/{entry.repo_path})" \
             in header.source
@@ -78,8 +78,8 @@ def test_every_header_has_title_badge_and_neighbour_links():
 def test_every_chinese_header_has_title_badge_and_links_within_the_chinese_edition():
     for index, entry in enumerate(NOTEBOOKS):
         cells = generated.read_notebook(entry.zh.path).cells
-        header, setup, footer = cells[0], cells[1], cells[-1]
-        assert (header.id, setup.id, footer.id) == (generated.HEADER_ID, generated.SETUP_ID, generated.FOOTER_ID)
+        header, footer = cells[0], cells[-1]
+        assert (header.id, footer.id) == (generated.HEADER_ID, generated.FOOTER_ID)
         assert f"# {entry.number}. {entry.title_zh}" in header.source
         assert f"({entry.zh.colab_url})" in header.source and "/notebooks/zh/" in entry.zh.colab_url
         assert f"](../{entry.filename})" in header.source  # the English original

@@ -120,8 +120,8 @@ def test_the_setup_cell_and_every_worked_answer_are_folded_under_a_title(edition
     folded = {"setup title": 0, "solution title": 0}
     for entry in course.NOTEBOOKS:
         nb = generated.read_notebook(entry.in_edition(edition).path)
-        setup = nb.cells[1]
-        assert setup.get("id") == generated.SETUP_ID, f"{entry.stem}: the set-up cell follows the title"
+        setup = next(cell for cell in nb.cells if cell.cell_type == "code")
+        assert setup.get("id") == generated.SETUP_ID, f"{entry.stem}: the set-up cell is the first code cell"
         for cell in nb.cells:
             if cell.get("id") == generated.SETUP_ID:
                 kind = "setup title"
