@@ -64,21 +64,26 @@ def test_flops_prediction_wrong(product, lookup, message):
     assert str(PRODUCT_FLOPS) not in str(raised.value).replace(",", "")  # a hint, never the count
 
 
-def test_selection_matrix():
-    weight = torch.randn(6, 3, generator=torch.Generator().manual_seed(1))
-    right = torch.zeros(3, 6)
-    right[[0, 1, 2], [3, 0, 3]] = 1.0
-    assert exercises.check_selection_matrix(right, weight)
+SELECTION_WEIGHT = torch.randn(6, 3, generator=torch.Generator().manual_seed(1))
+SELECTION = torch.zeros(3, 6).index_put_((torch.tensor([0, 1, 2]), torch.tensor([3, 0, 3])), torch.tensor(1.0))
+WRONG_ROWS = torch.zeros(3, 6).index_put_((torch.tensor([0, 1, 2]), torch.tensor([0, 3, 3])), torch.tensor(1.0))
 
-    wrong_rows = torch.zeros(3, 6)
-    wrong_rows[[0, 1, 2], [0, 3, 3]] = 1.0
-    with pytest.raises(exercises.ExerciseError, match=r"x selects rows \[0, 3, 3\], expected \[3, 0, 3\]"):
-        exercises.check_selection_matrix(wrong_rows, weight)
-    with pytest.raises(exercises.ExerciseError, match="dtype torch.int64"):
-        exercises.check_selection_matrix(right.long(), weight)
-    with pytest.raises(exercises.ExerciseError, match=r"shape \(6, 3\), expected \(3, 6\)"):
-        exercises.check_selection_matrix(right.T, weight)
-    with pytest.raises(exercises.ExerciseError, match="single 1"):
-        exercises.check_selection_matrix(right * 2, weight)
-    with pytest.raises(exercises.ExerciseError, match="must be a torch.Tensor"):
-        exercises.check_selection_matrix(right.tolist(), weight)
+
+def test_selection_matrix_right(capsys):
+    assert exercises.check_selection_matrix(SELECTION, SELECTION_WEIGHT) is True
+    assert capsys.readouterr().out == "correct: X @ W equals W[[3, 0, 3]], bit for bit\n"
+
+
+@pytest.mark.parametrize(
+    ("x", "message"),
+    [
+        (WRONG_ROWS, r"x selects rows \[0, 3, 3\], expected \[3, 0, 3\]"),
+        (SELECTION.long(), "dtype torch.int64"),
+        (SELECTION.T, r"shape \(6, 3\), expected \(3, 6\)"),
+        (SELECTION * 2, "single 1"),
+        (SELECTION.tolist(), "must be a torch.Tensor"),
+    ],
+)
+def test_selection_matrix_wrong(x, message):
+    with pytest.raises(exercises.ExerciseError, match=message):
+        exercises.check_selection_matrix(x, SELECTION_WEIGHT)
