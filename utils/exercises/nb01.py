@@ -39,7 +39,7 @@ FLOP_BATCH, FLOP_SIZES = (8, 1024), (50_257, 768)
 
 def _counted_flops() -> tuple[int, int]:
     """FlopCounterMode's counts for the one-hot product and the lookup of :data:`FLOP_BATCH` ids at
-    :data:`FLOP_SIZES`, on the ``meta`` device: shapes only, so no memory is spent on the 1.6 GB of one-hot rows."""
+    :data:`FLOP_SIZES`, on the ``meta`` device: shapes only, so no memory is spent on the one-hot rows."""
     (batch, length), (vocab_size, dim) = FLOP_BATCH, FLOP_SIZES
     one_hot_rows = torch.empty(batch, length, vocab_size, device="meta")
     table = torch.empty(vocab_size, dim, device="meta")
