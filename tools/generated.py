@@ -219,12 +219,14 @@ def sync_notebook(nb_node: nbformat.NotebookNode, entry: Notebook) -> nbformat.N
         setup.id = SETUP_ID
     setup.source = setup_source()  # collapse_generated() puts the title line back
 
-    first_code = next((i for i, cell in enumerate(cells) if cell.cell_type == "code"), len(cells))
+    # The set-up cell goes right before the first code cell or the "What you will learn" cell ("learn"),
+    # whichever comes first: markdown above them (notebook 0's answer) needs no set-up.
+    at = next((i for i, c in enumerate(cells) if c.cell_type == "code" or c.get("id") == "learn"), len(cells))
     nb_node.cells = [
         markdown_cell(HEADER_ID, header_source(entry)),
-        *cells[:first_code],
+        *cells[:at],
         setup,
-        *cells[first_code:],
+        *cells[at:],
         markdown_cell(FOOTER_ID, footer_source(entry)),
     ]
     collapse_generated(nb_node, entry.edition)

@@ -127,7 +127,7 @@ def one_hot_multiply_adds(num_tokens: int, vocab_size: int, embedding_dim: int) 
     ``V * d`` multiply-adds per token, of which ``d`` multiply by the single 1.
     (A FLOP counter reports twice the multiply-adds: a multiply and an add each.)
 
-    Taught in notebooks 1, 3 and 6.
+    Taught in notebooks 1 and 6.
     """
     check_int("num_tokens", num_tokens, minimum=0)
     check_int("vocab_size", vocab_size)

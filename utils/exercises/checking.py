@@ -28,3 +28,15 @@ def as_number(name: str, value: object, what: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise TypeError(f"{name} must be a number ({what}), got {type(value).__name__}")
     return float(value)
+
+
+def prediction(name: str, value: object, kind: type | tuple[type, ...], example: str) -> object:
+    """A prediction the learner recorded in ``name`` before the reveal: ``value`` itself, once it is of ``kind``.
+
+    A missing prediction (``None``, ``...``) or one of another kind fails with ``example`` as the form expected.
+    """
+    if value is None or value is Ellipsis:
+        raise ExerciseError(f"record your prediction in {name} first, e.g. {name} = {example}")
+    if isinstance(value, bool) or not isinstance(value, kind):
+        raise ExerciseError(f"{name} must look like {example}, got {type(value).__name__}")
+    return value

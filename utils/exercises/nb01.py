@@ -2,82 +2,74 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import torch
+import torch.nn.functional as F
+from torch.utils.flop_counter import FlopCounterMode
 
-from ..lookup import one_hot_multiply_adds
-from ..vocab import Vocab, tokenize
-from .checking import ExerciseError, correct, require_function
+from ..vocab import Vocab
+from .checking import ExerciseError, correct, prediction
 
-
-def check_encode_function(encode: Callable[[str], torch.Tensor], vocab: Vocab) -> bool:
-    """Exercise 1.1: ``encode(sentence)`` -> int64 ids, unknown words -> ``<unk>``."""
-    require_function("encode", encode)
-    sentences = ["the cat sat on the mat .", "a zebra sat on the sofa !", "THE Cat", ""]
-    for sentence in sentences:
-        expected = vocab.encode(sentence)
-        got = encode(sentence)
-        if not isinstance(got, torch.Tensor):
-            raise ExerciseError(f"encode({sentence!r}) returned {type(got).__name__}; return a torch.Tensor")
-        if got.dtype != torch.long:
-            raise ExerciseError(f"encode({sentence!r}) has dtype {got.dtype}; ids should be torch.long (int64)")
-        if not torch.equal(got, expected):
-            tokens = tokenize(sentence)
-            if len(got) != len(tokens):
-                where = f"{len(got)} ids for the {len(tokens)} tokens of tokenize({sentence!r})"
-            else:
-                first = next(i for i, (a, b) in enumerate(zip(got.tolist(), expected.tolist(), strict=True)) if a != b)
-                where = f"a wrong id for the token {tokens[first]!r}"
-            raise ExerciseError(
-                f"encode({sentence!r}) gave {got.tolist()}: {where}. "
-                "Hint: tokenize (lower-case) first, then map each word with vocab.stoi, "
-                "using vocab.unk_id for words that are missing."
-            )
-    return correct("my_encode agrees with vocab.encode on 4 sentences, unknown words and capitals included")
+#: Exercise 1.1: the sentences whose one-hot rows the learner predicts, each with the name of its prediction.
+WIDTH_SENTENCES = {"shape_cat": "the cat sat", "shape_log": "the log"}
 
 
-#: Exercise 1.2: the vocabulary sizes at which the checker calls ``product_flops_at`` (above the sentence's largest
-#: id, 9; not the sizes the exercise names, and not doubling, so a table of typed-in counts cannot pass)
-_FLOP_SIZES = (10, 17, 64, 250)
-
-
-def check_product_flops(product_flops_at: Callable[[int], int], num_tokens: int, dim: int) -> bool:
-    """Exercise 1.2: ``product_flops_at(V)`` -> the FLOPs ``FlopCounterMode`` counts for the one-hot product of
-    ``num_tokens`` ids with a ``[V, dim]`` table: ``2·T·V·d`` (a multiply and an add per multiply-add).
-
-    The checker calls it at sizes of its own (:data:`_FLOP_SIZES`) and compares with its own count. It
-    leaves the random state as it found it (the function draws a table).
-    """
-    one_hot_multiply_adds(num_tokens, 1, dim)  # TypeError or ValueError for a bad count or size
-    require_function("product_flops_at", product_flops_at)
-    got = {}
-    with torch.random.fork_rng(devices=[]):
-        for size in _FLOP_SIZES:
-            count = product_flops_at(size)
-            if isinstance(count, bool) or not isinstance(count, int):
-                raise ExerciseError(f"product_flops_at({size}) returned {type(count).__name__}; return the count, "
-                                    "counter.get_total_flops() (an int)")
-            got[size] = count
-    if len(set(got.values())) == 1:
-        raise ExerciseError(f"product_flops_at returned {got[_FLOP_SIZES[0]]} at every V the checker tried. Hint: "
-                            "build the table and the one-hot rows at the V your function is given, and count inside it")
-    for size, count in got.items():
-        expected = 2 * one_hot_multiply_adds(num_tokens, size, dim).total
-        if count == expected:
+def check_one_hot_widths(shape_cat: object, shape_log: object, vocab: Vocab) -> bool:
+    """Exercise 1.1: the predicted shapes of ``F.one_hot(vocab.encode(sentence))``, without ``num_classes``."""
+    for name, predicted in (("shape_cat", shape_cat), ("shape_log", shape_log)):
+        shape = tuple(prediction(name, predicted, (tuple, torch.Size), "(2, 5)"))
+        ids = vocab.encode(WIDTH_SENTENCES[name])
+        actual = tuple(F.one_hot(ids).shape)
+        if shape == actual:
             continue
-        if count == 0:
-            hint = "0 is what the lookup costs: count the one-hot product F.one_hot(ids, V).float() @ table."
-        elif count == expected // 2:
-            hint = "That is the count of multiply-adds; FlopCounterMode counts a multiply and an add: measure with it."
-        elif count == 2 * size * dim:
-            hint = f"That is one token's count: multiply the one-hot rows of all {num_tokens} ids."
+        if len(shape) != 2:
+            hint = "one row per id, so two numbers: (rows, width)"
+        elif shape[0] != actual[0]:
+            hint = f"count the tokens of {WIDTH_SENTENCES[name]!r}: one row each"
+        elif shape[1] == len(vocab):
+            hint = "F.one_hot is given only the ids, not the vocabulary: where else can it take the width from?"
         else:
-            hint = ("Hint: wrap only the product in `with FlopCounterMode(display=False) as counter:` "
-                    "and return counter.get_total_flops().")
-        raise ExerciseError(f"product_flops_at({size}) = {count}, which is not what FlopCounterMode counts for the "
-                            f"product of {num_tokens} one-hot rows with a [{size}, {dim}] table. {hint}")
-    return correct("product_flops_at agrees with the checker's own FLOP counts at 4 vocabulary sizes of its own")
+            hint = "the width comes from the ids in this call alone: look at their values in section 1's table"
+        raise ExerciseError(f"{name} = {shape} is not the shape F.one_hot gives without num_classes. Hint: {hint}")
+    return correct("both predicted shapes match what F.one_hot returns without num_classes")
+
+
+#: Exercise 1.2: the batch and the sizes of the prediction (GPT-2 small's vocabulary and width)
+FLOP_BATCH, FLOP_SIZES = (8, 1024), (50_257, 768)
+
+
+def _counted_flops() -> tuple[int, int]:
+    """FlopCounterMode's counts for the one-hot product and the lookup of :data:`FLOP_BATCH` ids at
+    :data:`FLOP_SIZES`, on the ``meta`` device: shapes only, so no memory is spent on the one-hot rows."""
+    (batch, length), (vocab_size, dim) = FLOP_BATCH, FLOP_SIZES
+    one_hot_rows = torch.empty(batch, length, vocab_size, device="meta")
+    table = torch.empty(vocab_size, dim, device="meta")
+    ids = torch.empty(batch, length, dtype=torch.long, device="meta")
+    with FlopCounterMode(display=False) as product:
+        one_hot_rows @ table
+    with FlopCounterMode(display=False) as copy:
+        table[ids]
+    return product.get_total_flops(), copy.get_total_flops()
+
+
+def check_flops_prediction(predicted_product_flops: object, predicted_lookup_flops: object) -> bool:
+    """Exercise 1.2: the predicted FLOP counts of the product and the lookup, against FlopCounterMode's."""
+    product = prediction("predicted_product_flops", predicted_product_flops, int, "2 * 3 * 4")
+    copy = prediction("predicted_lookup_flops", predicted_lookup_flops, int, "2 * 3 * 4")
+    counted_product, counted_copy = _counted_flops()
+    if copy != counted_copy:
+        raise ExerciseError("predicted_lookup_flops is not what FlopCounterMode counts for the lookup. "
+                            "Hint: what arithmetic does copying rows do?")
+    if product != counted_product:
+        (batch, length), (vocab_size, dim) = FLOP_BATCH, FLOP_SIZES
+        if 2 * product == counted_product:
+            hint = "that is the count of multiply-adds; FlopCounterMode counts a multiply and an add"
+        elif product * batch * length == counted_product or 2 * product * batch * length == counted_product:
+            hint = "that is one token's count: every one of the B·T tokens has its one-hot row"
+        else:
+            hint = (f"each of the B·T tokens' d outputs sums V products "
+                    f"(B, T = {batch}, {length}; V, d = {vocab_size:,}, {dim})")
+        raise ExerciseError(f"predicted_product_flops is not what FlopCounterMode counts. Hint: {hint}")
+    return correct("both predictions match what FlopCounterMode counts, for the product and for the lookup")
 
 
 #: Exercise 1.3: the rows of ``W`` that ``X @ W`` must return, in this order (the exercise names them).

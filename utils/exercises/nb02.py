@@ -9,7 +9,7 @@ import torch.nn as nn
 from torch.nn.utils.rnn import pad_sequence
 
 from ..vocab import build_vocab
-from .checking import ExerciseError, correct, require_function
+from .checking import ExerciseError, as_number, correct, prediction, require_function
 
 #: Exercise 2.1: the checker's own corpus, and its batches: sentences of 2, 5 and 4 tokens ("zebra" is unknown),
 #: then a single sentence ("a" is unknown)
@@ -17,68 +17,83 @@ _CORPUS = "The cat sat on the mat. The dog sat on the log."
 _BATCHES = (["the cat", "the zebra sat on the", "the dog sat ."], ["a dog sat on the mat ."])
 
 
-def check_embed_batch(embed_batch: Callable) -> bool:
-    """Exercise 2.1: ``embed_batch(sentences, vocab, embedding)`` -> the ``(B, T, d)`` vectors of the padded batch.
+def check_mean_of_real_tokens(mean_of_real_tokens: Callable) -> bool:
+    """Exercise 2.1: ``mean_of_real_tokens(padded, embedding, pad_id)`` -> ``(B, d)``, the mean of each sentence's
+    vectors over its real tokens only.
 
-    The checker calls it with a vocabulary and an ``nn.Embedding(V, 6, padding_idx=0)`` of its own, on two
-    batches, and compares with its own padded lookup, bit for bit.
+    The checker pads batches of its own and calls it with two embeddings: one with ``padding_idx`` (a zero pad row)
+    and one without (a pad row like any other), comparing with its own masked mean (to float rounding).
     """
-    require_function("embed_batch", embed_batch)
+    require_function("mean_of_real_tokens", mean_of_real_tokens)
     vocab = build_vocab(_CORPUS)
     pad_id = vocab.stoi["<pad>"]
     torch.manual_seed(0)
-    embedding = nn.Embedding(len(vocab), 6, padding_idx=pad_id)
-    for sentences in _BATCHES:
-        ids = pad_sequence([vocab.encode(s) for s in sentences], batch_first=True, padding_value=pad_id)
-        with torch.no_grad():
-            expected = embedding(ids)
-            got = embed_batch(list(sentences), vocab, embedding)
-        if isinstance(got, (list, tuple)):
-            raise ExerciseError(f"embed_batch returned a {type(got).__name__}; pad the ids into one (B, T) tensor "
-                                "first (torch.nn.utils.rnn.pad_sequence), then look the whole batch up at once")
-        if not isinstance(got, torch.Tensor):
-            raise ExerciseError(f"embed_batch returned {type(got).__name__}; return embedding(ids), a tensor")
-        got = got.detach().cpu()
-        if not got.is_floating_point():
-            raise ExerciseError("embed_batch returned integers: those are the ids. Return embedding(ids), the vectors")
-        if got.shape == ids.shape:
-            raise ExerciseError(f"the result has shape {tuple(got.shape)}, the ids' shape (B, T): the lookup adds "
-                                "a last axis of size embedding_dim")
-        if got.shape != expected.shape:
-            raise ExerciseError(f"for {len(sentences)} sentence(s) the result has shape {tuple(got.shape)}; a padded "
-                                "batch gives (B, T, d): B sentences, T the longest sentence's number of tokens, and d "
-                                "the embedding's width")
-        if not torch.equal(got, expected):
-            at_padding = ids == pad_id
-            if torch.equal(got[~at_padding], expected[~at_padding]):
-                raise ExerciseError(f"the vectors at the padding positions are wrong: pad with vocab.stoi['<pad>'] "
-                                    f"(id {pad_id}), whose row padding_idx keeps at zero")
-            raise ExerciseError("the vectors differ from embedding(ids) of the padded batch. Hint: encode each "
-                                "sentence with vocab.encode, then pad_sequence(batch_first=True, padding_value=...)")
-    return correct("embed_batch matched the checker's padded lookup on 2 batches of its own sentences")
+    layers = (nn.Embedding(len(vocab), 6, padding_idx=pad_id), nn.Embedding(len(vocab), 6))
+    for embedding in layers:
+        for sentences in _BATCHES:
+            padded = pad_sequence([vocab.encode(s) for s in sentences], batch_first=True, padding_value=pad_id)
+            with torch.no_grad():
+                vectors = embedding(padded)  # (B, T, d)
+                real = (padded != pad_id).unsqueeze(-1)  # (B, T, 1)
+                expected = (vectors * real).sum(dim=1) / real.sum(dim=1)
+                got = mean_of_real_tokens(padded, embedding, pad_id)
+            if not isinstance(got, torch.Tensor):
+                raise ExerciseError(f"mean_of_real_tokens returned {type(got).__name__}; return a (B, d) tensor")
+            got = got.detach().cpu()
+            if got.shape != expected.shape:
+                raise ExerciseError(f"the result has shape {tuple(got.shape)} for a (B, T) = {tuple(padded.shape)} "
+                                    "batch; return one vector per sentence, (B, d)")
+            if torch.allclose(got, expected):
+                continue
+            if torch.allclose(got, vectors.mean(dim=1)):
+                hint = "that is the mean over all T positions: the pad positions were counted. Divide by the real ones"
+            elif torch.allclose(got, vectors.sum(dim=1) / real.sum(dim=1)):
+                hint = ("the pad rows were added: they are zero only with padding_idx. The checker's second embedding "
+                        "has none, so leave the pad positions out of the sum")
+            elif torch.allclose(got, (vectors * real).sum(dim=1)):
+                hint = "that is the sum over the real tokens: divide it by their number"
+            else:
+                hint = "mask the pad positions (padded != pad_id), sum the rest, and divide by how many there are"
+            raise ExerciseError(f"mean_of_real_tokens differs from the mean over the real tokens. Hint: {hint}")
+    return correct("mean_of_real_tokens matched the checker's masked mean on 2 batches, with and without padding_idx")
 
 
-def check_pretrained_embedding(embedding: object, vectors: torch.Tensor) -> bool:
-    """Exercise 2.2: ``vectors`` as a trainable embedding, id 0 as padding, with its own copy of the numbers."""
-    if not isinstance(embedding, nn.Embedding):
-        raise ExerciseError(f"expected an nn.Embedding, got {type(embedding).__name__}")
-    if tuple(embedding.weight.shape) != tuple(vectors.shape):
-        raise ExerciseError(f"weight has shape {tuple(embedding.weight.shape)}, expected {tuple(vectors.shape)}")
-    if not torch.equal(embedding.weight.detach().cpu(), vectors.detach().cpu()):
-        raise ExerciseError(
-            "the weight does not hold the pretrained vectors. Hint: nn.Embedding.from_pretrained keeps them as they "
-            "are (padding_idx does not zero a pretrained row)."
-        )
-    if not embedding.weight.requires_grad:
-        raise ExerciseError("the weight is frozen (requires_grad is False). Hint: from_pretrained(..., freeze=False)")
-    if embedding.padding_idx != 0:
-        raise ExerciseError(f"padding_idx is {embedding.padding_idx}, expected 0")
-    if embedding.weight.data_ptr() == vectors.data_ptr():
-        raise ExerciseError(
-            "the weight shares memory with `vectors`: training would overwrite them. "
-            "Hint: pass vectors.clone() to from_pretrained."
-        )
-    return correct("trainable, padding id 0, the pretrained numbers in memory of its own")
+def _shared_step() -> tuple[set[int], float]:
+    """Exercise 2.2, run: ``a`` and ``b`` loaded from one tensor, one SGD step (lr 1) on ``b``; the rows of
+    ``a.weight`` that changed, and the change of row 2's entries."""
+    vectors = torch.randn(5, 4, generator=torch.Generator().manual_seed(11))
+    a = nn.Embedding.from_pretrained(vectors)
+    b = nn.Embedding.from_pretrained(vectors, freeze=False, padding_idx=0)
+    before = a.weight.detach().clone()
+    b(torch.tensor([0, 2, 2])).sum().backward()
+    torch.optim.SGD(b.parameters(), lr=1.0).step()
+    changed = {row for row in range(5) if not torch.equal(a.weight[row], before[row])}
+    return changed, (a.weight[2] - before[2]).mean().item()
+
+
+def check_shared_step_prediction(changed_rows: object, row_2_change: object) -> bool:
+    """Exercise 2.2: the predicted rows of ``a.weight`` that one SGD step on ``b`` changes, and row 2's change."""
+    rows = prediction("changed_rows", changed_rows, (set, frozenset), "{1, 3}")
+    change = as_number("row_2_change", prediction("row_2_change", row_2_change, (int, float), "-1.5"),
+                       "the number added to each entry of row 2")
+    actual_rows, actual_change = _shared_step()
+    if set(rows) != actual_rows:
+        if not rows:
+            hint = "a and b were loaded from one tensor: does from_pretrained copy it?"
+        elif 0 in rows:
+            hint = "row 0 is b's padding row: what gradient does it get?"
+        else:
+            hint = "a row changes only where b's step writes: which rows did b look up, and which get a gradient?"
+        raise ExerciseError(f"changed_rows = {sorted(rows)} is not what the step changed in a.weight. Hint: {hint}")
+    if abs(change - actual_change) > 1e-6:
+        if change == -actual_change:
+            hint = "SGD subtracts lr × gradient"
+        elif abs(change) == abs(actual_change) / 2:
+            hint = "id 2 is looked up twice: each lookup adds its gradient to the row"
+        else:
+            hint = "the gradient of a sum is 1 for every entry of every looked-up row"
+        raise ExerciseError(f"row_2_change = {change} is not the change of row 2. Hint: {hint}")
+    return correct("both predictions match what one SGD step on b did to a.weight")
 
 
 class _Watched(nn.Embedding):

@@ -8,8 +8,7 @@ from collections.abc import Callable
 import torch
 import torch.nn.functional as F
 
-from ..positions import sinusoidal_positions
-from .checking import ExerciseError, as_number, correct, require_function
+from .checking import ExerciseError, as_number, correct
 
 
 def check_bag_mean_matrix(matrix: torch.Tensor, ids: torch.Tensor, offsets: torch.Tensor,
@@ -124,24 +123,3 @@ def check_tying_initial_loss(initial_loss: dict[tuple[int, bool], float], model_
         raise ExerciseError("these losses do not show what the exercise is about (untied near ln V, tied far above "
                             "and growing with d): pass the notebook's TinyLM, unchanged")
     return correct("all six losses match the checker's own models, built from the same seed")
-
-
-def check_sinusoidal_function(fn: Callable[[int, int], torch.Tensor]) -> bool:
-    """Exercise 7.3: ``fn(num_positions, dim)`` -> the sinusoidal position table ``(num_positions, dim)``."""
-    require_function("my_sinusoidal", fn)
-    for num_positions, dim in ((1, 2), (10, 8), (50, 16)):
-        expected = sinusoidal_positions(num_positions, dim)
-        got = fn(num_positions, dim)
-        if not isinstance(got, torch.Tensor):
-            raise ExerciseError(f"fn({num_positions}, {dim}) returned {type(got).__name__}; return a torch.Tensor")
-        if tuple(got.shape) != tuple(expected.shape):
-            raise ExerciseError(f"fn({num_positions}, {dim}) has shape {tuple(got.shape)}, "
-                                f"expected {tuple(expected.shape)}")
-        got = got.detach().cpu().double()
-        if not torch.allclose(got, expected.double(), rtol=0, atol=1e-4):
-            if torch.allclose(got[:, 0::2], expected[:, 1::2].double(), atol=1e-4):
-                hint = "the sine goes in the even columns (0, 2, ...) and the cosine in the odd ones"
-            else:
-                hint = "omega_i = 10000 ** (-2i / dim) for column pair i; PE[p, 2i] = sin(p * omega_i)"
-            raise ExerciseError(f"fn({num_positions}, {dim}) differs from the sinusoidal table. Hint: {hint}")
-    return correct("my_sinusoidal matches the course's table at 3 sizes, to 1e-4")

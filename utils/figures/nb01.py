@@ -9,6 +9,9 @@ from matplotlib.patches import Rectangle
 from ..lookup import check_ids, check_weight, one_hot
 from .drawing import HIGHLIGHT, heatmap
 
+#: a weight of at most this many numbers has each one written in its cell
+MAX_WRITTEN = 40
+
 
 def one_hot_product_figure(token_id: int, weight: torch.Tensor, token: str | None = None) -> Figure:
     """Three panels: the one-hot row of ``token_id``, ``weight`` with that row framed, and the product.
@@ -38,5 +41,12 @@ def one_hot_product_figure(token_id: int, weight: torch.Tensor, token: str | Non
     axes[1].add_patch(Rectangle((-0.5, token_id - 0.5), dim, 1, fill=False, ec=HIGHLIGHT, lw=2.5))
     heatmap(axes[2], product, f"=  one_hot @ W  [1, d={dim}]\nrow {token_id} of W, bit for bit", vmin=lo, vmax=hi)
     axes[2].add_patch(Rectangle((-0.5, -0.5), dim, 1, fill=False, ec=HIGHLIGHT, lw=2.5))
+    if weight.numel() <= MAX_WRITTEN:  # small enough to read: the numbers the cells print, in the picture
+        for ax, values in ((axes[1], weight), (axes[2], product)):
+            for r, row in enumerate(values.tolist()):
+                for c, value in enumerate(row):
+                    dark = value - lo < 0.5 * (hi - lo)  # viridis is dark at its low end
+                    ax.text(c, r, f"{value:.2f}", ha="center", va="center", fontsize=9,
+                            color="white" if dark else "black")
     fig.suptitle("A one-hot row times a matrix selects one row", fontsize=12)
     return fig

@@ -1,76 +1,80 @@
-"""Notebook 2's checkers accept a right answer and reject wrong ones, and a typed-in one, with a hint."""
+"""Notebook 2's checkers accept the worked answer and reject each listed wrong one with its hint."""
 
 
 import pytest
 import torch
 import torch.nn as nn
-from torch.nn.utils.rnn import pad_sequence
 
 from utils.exercises import nb02 as exercises
-from utils.vocab import build_vocab
 
 
-def embed_batch(sentences, vocab, embedding):
-    ids = pad_sequence([vocab.encode(s) for s in sentences], batch_first=True, padding_value=vocab.stoi["<pad>"])
-    return embedding(ids.to(embedding.weight.device))
+def mean_of_real_tokens(padded, embedding, pad_id):
+    """The worked answer."""
+    real = (padded != pad_id).unsqueeze(-1)
+    return (embedding(padded) * real).sum(dim=1) / real.sum(dim=1)
 
 
-def test_embed_batch(capsys):
-    assert exercises.check_embed_batch(embed_batch)
-    assert capsys.readouterr().out == \
-        "correct: embed_batch matched the checker's padded lookup on 2 batches of its own sentences\n"
-
-    def padded_with_unk(sentences, vocab, embedding):
-        return embedding(pad_sequence([vocab.encode(s) for s in sentences], batch_first=True, padding_value=1))
-
-    def summed(sentences, vocab, embedding):
-        return embed_batch(sentences, vocab, embedding).sum(-1)
-
-    wrong = [
-        (lambda s, v, e: [e(v.encode(x)) for x in s], "returned a list; pad the ids"),
-        (lambda s, v, e: pad_sequence([v.encode(x) for x in s], batch_first=True), "returned integers"),
-        (summed, r"the ids' shape \(B, T\)"),
-        (padded_with_unk, r"padding positions are wrong: pad with vocab.stoi\['<pad>'\] \(id 0\)"),
-        (lambda s, v, e: e(pad_sequence([v.encode(x)[:2] for x in s], batch_first=True)),
-         r"3 sentence\(s\) the result has shape \(3, 2, 6\); a padded batch gives \(B, T, d\)"),
-        (lambda s, v, e: torch.randn(len(s), 5, 6), "differ from embedding"),
-        ("embed_batch", "pass your function itself"),
-    ]
-    for function, hint in wrong:
-        with pytest.raises(exercises.ExerciseError, match=hint) as raised:
-            exercises.check_embed_batch(function)
-        assert "(3, 5, 6)" not in str(raised.value)  # the shape the exercise asks to predict: never given away
-    typed = embed_batch(["the cat", "the zebra sat on the", "the dog sat ."], *_checker_vocab_and_layer())
-
-    with pytest.raises(exercises.ExerciseError, match=r"1 sentence\(s\) the result has shape \(3, 5, 6\)"):
-        exercises.check_embed_batch(lambda *args: typed)  # the first batch's answer, whatever the batch
-    with pytest.raises(exercises.ExerciseError) as raised:
-        exercises.check_embed_batch(lambda *args: typed)
-    assert "(1, 7, 6)" not in str(raised.value)  # nor the second batch's shape
+def test_mean_of_real_tokens_right(capsys):
+    assert exercises.check_mean_of_real_tokens(mean_of_real_tokens) is True
+    assert capsys.readouterr().out == ("correct: mean_of_real_tokens matched the checker's masked mean on 2 batches, "
+                                       "with and without padding_idx\n")
 
 
-def _checker_vocab_and_layer():
-    vocab = build_vocab("The cat sat on the mat. The dog sat on the log.")
-    torch.manual_seed(0)
-    return vocab, nn.Embedding(len(vocab), 6, padding_idx=0)
+def _counted_real(padded, embedding, pad_id):  # sums every row, pad rows included, then divides by the real ones
+    return embedding(padded).sum(dim=1) / (padded != pad_id).sum(dim=1, keepdim=True)
 
 
-def test_pretrained_embedding():
-    vectors = torch.randn(6, 3, generator=torch.Generator().manual_seed(0))
-    right = nn.Embedding.from_pretrained(vectors.clone(), freeze=False, padding_idx=0)
-    assert exercises.check_pretrained_embedding(right, vectors)
+@pytest.mark.parametrize(
+    ("function", "message"),
+    [
+        (lambda padded, embedding, pad_id: embedding(padded).mean(dim=1), "the pad positions were counted"),
+        (_counted_real, "they are zero only with padding_idx"),
+        (lambda padded, embedding, pad_id: mean_of_real_tokens(padded, embedding, pad_id) * 3.0, "mask the pad"),
+        (lambda padded, embedding, pad_id: embedding(padded), r"one vector per sentence, \(B, d\)"),
+        (lambda padded, embedding, pad_id: mean_of_real_tokens(padded, embedding, pad_id).tolist(), "returned list"),
+        ("mean_of_real_tokens", "pass your function itself"),
+    ],
+)
+def test_mean_of_real_tokens_wrong(function, message):
+    with pytest.raises(exercises.ExerciseError, match=message):
+        exercises.check_mean_of_real_tokens(function)
 
-    with pytest.raises(exercises.ExerciseError, match="frozen.*freeze=False"):
-        exercises.check_pretrained_embedding(nn.Embedding.from_pretrained(vectors.clone(), padding_idx=0), vectors)
-    with pytest.raises(exercises.ExerciseError, match="shares memory.*clone"):
-        exercises.check_pretrained_embedding(
-            nn.Embedding.from_pretrained(vectors, freeze=False, padding_idx=0), vectors)
-    with pytest.raises(exercises.ExerciseError, match="padding_idx is None, expected 0"):
-        exercises.check_pretrained_embedding(nn.Embedding.from_pretrained(vectors.clone(), freeze=False), vectors)
-    with pytest.raises(exercises.ExerciseError, match="does not hold the pretrained vectors"):
-        exercises.check_pretrained_embedding(nn.Embedding(6, 3, padding_idx=0), vectors)
-    with pytest.raises(exercises.ExerciseError, match="expected an nn.Embedding, got Tensor"):
-        exercises.check_pretrained_embedding(vectors, vectors)
+
+def test_mean_of_real_tokens_sum_over_real_tokens():
+    def real_sum(padded, embedding, pad_id):
+        return (embedding(padded) * (padded != pad_id).unsqueeze(-1)).sum(dim=1)
+
+    with pytest.raises(exercises.ExerciseError, match="that is the sum over the real tokens"):
+        exercises.check_mean_of_real_tokens(real_sum)
+
+
+def test_shared_step_prediction_right(capsys):
+    assert exercises.check_shared_step_prediction({2}, -2.0) is True
+    assert exercises.check_shared_step_prediction(frozenset({2}), -2) is True
+    assert capsys.readouterr().out.splitlines()[0] == ("correct: both predictions match what one SGD step on b did "
+                                                       "to a.weight")
+
+
+@pytest.mark.parametrize(
+    ("changed_rows", "row_2_change", "message"),
+    [
+        (set(), -2.0, "does from_pretrained copy it"),
+        ({0, 2}, -2.0, "row 0 is b's padding row"),
+        ({2, 3}, -2.0, "which rows did b look up"),
+        ({2}, -1.0, "looked up twice"),
+        ({2}, 2.0, "SGD subtracts"),
+        ({2}, -0.5, "the gradient of a sum is 1"),
+        (None, -2.0, "record your prediction in changed_rows first"),
+        ([2], -2.0, "changed_rows must look like"),
+        ({2}, ..., "record your prediction in row_2_change first"),
+        ({2}, True, "row_2_change must look like"),
+    ],
+)
+def test_shared_step_prediction_wrong(changed_rows, row_2_change, message):
+    with pytest.raises(exercises.ExerciseError, match=message) as raised:
+        exercises.check_shared_step_prediction(changed_rows, row_2_change)
+    assert "-2.0" not in str(raised.value).replace(f"= {row_2_change}", "")  # never the answer
+
 
 def checked_lookup(embedding, ids):
     bad = (ids < 0) | (ids >= embedding.num_embeddings)

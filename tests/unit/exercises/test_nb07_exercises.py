@@ -8,7 +8,6 @@ import torch
 import torch.nn as nn
 
 from utils.exercises import nb07 as exercises
-from utils.positions import sinusoidal_positions
 
 
 def test_bag_mean_matrix(capsys):
@@ -128,23 +127,3 @@ def test_tying_initial_loss_rejects_bad_input(initial_losses):
         exercises.check_tying_initial_loss(initial_losses, "TinyLM", TYING_IDS, 8)
     with pytest.raises(ValueError, match="ids must be a 2-D tensor of token ids"):
         exercises.check_tying_initial_loss(initial_losses, _TinyLM, TYING_IDS.float(), 8)
-
-def test_sinusoidal_function(capsys):
-
-    assert exercises.check_sinusoidal_function(sinusoidal_positions)
-    assert capsys.readouterr().out == "correct: my_sinusoidal matches the course's table at 3 sizes, to 1e-4\n"
-
-    def swapped(num_positions, dim):
-        table = sinusoidal_positions(num_positions, dim)
-        return table.view(num_positions, dim // 2, 2).flip(-1).reshape(num_positions, dim)
-
-    with pytest.raises(exercises.ExerciseError, match="the sine goes in the even columns"):
-        exercises.check_sinusoidal_function(swapped)
-    with pytest.raises(exercises.ExerciseError, match=r"omega_i = 10000 \*\* \(-2i / dim\)"):
-        exercises.check_sinusoidal_function(lambda t, d: sinusoidal_positions(t, d, base=100.0))
-    with pytest.raises(exercises.ExerciseError, match=r"has shape \(2, 1\), expected \(1, 2\)"):
-        exercises.check_sinusoidal_function(lambda t, d: sinusoidal_positions(t, d).T)
-    with pytest.raises(exercises.ExerciseError, match="returned list"):
-        exercises.check_sinusoidal_function(lambda t, d: sinusoidal_positions(t, d).tolist())
-    with pytest.raises(exercises.ExerciseError, match="pass your function itself"):
-        exercises.check_sinusoidal_function(sinusoidal_positions(2, 2))

@@ -15,6 +15,14 @@ def test_one_hot_product_figure_is_drawn_from_the_tensors():
     assert product_image.shape == (1, 3)
     assert torch.equal(torch.from_numpy(product_image.data).float(), weight[[2]])
 
+def test_a_small_weight_has_its_numbers_written_in_the_picture():
+    weight = torch.randn(4, 5, generator=torch.Generator().manual_seed(123))
+    written = figures.one_hot_product_figure(2, weight).axes
+    assert [text.get_text() for text in written[2].texts] == [f"{value:.2f}" for value in weight[2].tolist()]
+    assert len(written[1].texts) == weight.numel()
+    assert not figures.one_hot_product_figure(2, torch.randn(10, 6)).axes[1].texts  # a larger one: colours only
+
+
 def test_one_hot_product_figure_rejects_bad_input():
     with pytest.raises(ValueError, match="token id 9 is out of range for a vocabulary of 7"):
         figures.one_hot_product_figure(9, torch.zeros(7, 3))
