@@ -57,7 +57,8 @@ def test_the_uv_command_lets_uv_pick_the_build_and_keeps_the_pins():
     python = Path("v/bin/python")
     command = entry.uv_command(python, dev=False, constraints="constraints.txt")
     assert command[:5] == [str(python), "-m", "uv", "pip", "install"]
-    assert command[command.index("--torch-backend") + 1] == "auto" and command[command.index("--python") + 1] == str(python)
+    assert command[command.index("--torch-backend") + 1] == "auto"
+    assert command[command.index("--python") + 1] == str(python)
     assert command[-4:] == ["-r", str(entry.ROOT / "requirements.txt"), "-c", str(entry.ROOT / "constraints.txt")]
 
 
@@ -117,7 +118,8 @@ def test_a_failed_uv_install_falls_back_to_pip_with_one_line(monkeypatch, capsys
 
 @pytest.mark.parametrize("version, platform, environ, expected", [
     ("2.13.0+cpu", "win32", {}, '`$env:UV_TORCH_BACKEND="cu130"; py course.py install`'),
-    ("2.13.0+cpu", "linux", {"UV_TORCH_BACKEND": "cpu"}, "course.py: installed PyTorch 2.13.0+cpu (UV_TORCH_BACKEND=cpu)."),
+    ("2.13.0+cpu", "linux", {"UV_TORCH_BACKEND": "cpu"},
+     "course.py: installed PyTorch 2.13.0+cpu (UV_TORCH_BACKEND=cpu)."),
     ("2.13.0", "darwin", {}, "course.py: installed PyTorch 2.13.0."),
 ])
 def test_the_build_note_on_each_system(version, platform, environ, expected):
