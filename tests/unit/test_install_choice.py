@@ -30,12 +30,13 @@ def test_uv_where_pytorchs_index_answers_else_pip_with_one_line():
 
 def test_the_probe_gives_up_after_its_timeout_even_where_a_name_look_up_hangs(monkeypatch):
     def hang(*args, **kwargs):
-        time.sleep(30)
+        time.sleep(3)
+        raise OSError("timed out")
 
     monkeypatch.setattr(entry.urllib.request, "urlopen", hang)
     start = time.monotonic()
     assert entry.answers("https://download.pytorch.org/whl/cpu/", seconds=0.2) is False
-    assert time.monotonic() - start < 5  # a generous bound on a busy machine: 0.2 s asked, never 30
+    assert time.monotonic() - start < 2.5  # a generous bound on a busy machine: 0.2 s asked, not 3
 
 
 def test_the_probe_reads_an_answer_and_a_refusal(monkeypatch):
