@@ -230,8 +230,9 @@ def first_install_notice(installer: str, platform: str = sys.platform) -> str:
         lines.append("uv picks PyTorch's build for this machine: the CUDA build if it finds an NVIDIA driver, "
                      "else the CPU-only build.")
     elif platform.startswith("linux"):
-        lines.append("pip installs PyPI's PyTorch, which on Linux brings NVIDIA's CUDA libraries (about 2.6 GB "
-                     "more to download); README.md, *Start*, says how to take the CPU-only build.")
+        lines.append("pip takes PyTorch from the indexes it is configured with; PyPI's Linux build brings NVIDIA's "
+                     "CUDA libraries (about 2.5 GB more to download); README.md, *Start*, says how to take the "
+                     "CPU-only build.")
     return "\n".join(lines)
 
 
