@@ -216,7 +216,7 @@ def build_note(torch_version: str, platform: str = sys.platform, environ: dict |
         ask = (f'$env:UV_TORCH_BACKEND="{CUDA_BACKEND}"; py course.py install' if platform == "win32" else
                f"rm -rf .venv && UV_TORCH_BACKEND={CUDA_BACKEND} python3 course.py install")
         return (f"course.py: no NVIDIA driver found, so PyTorch's CPU-only build was installed ({torch_version}, "
-                f"3.8 GB less on disk than the CUDA build). For the CUDA build: delete .venv and run `{ask}`.")
+                f"4.0 GB less on disk than the CUDA build). For the CUDA build: delete .venv and run `{ask}`.")
     if local.startswith("cu"):
         return f"course.py: an NVIDIA driver was found, so PyTorch's CUDA build was installed ({torch_version})."
     return f"course.py: installed PyTorch {torch_version}." if torch_version else ""
