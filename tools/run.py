@@ -38,6 +38,8 @@ from .kernels import AsyncIPCKernelManager
 from .manifest import NOTEBOOK_DIR, ROOT, Notebook
 
 BUILD_DIR = ROOT / "build" / "notebooks"
+#: the command the learner typed, for the messages (course.py sets it: `python3 course.py run`)
+PROG = os.environ.get("COURSE_COMMAND", "python -m tools.run")
 #: where a failed run's executed copy goes (the good copy in BUILD_DIR stays)
 FAILED_DIR = "failed"
 KERNEL = "python3"
@@ -260,6 +262,18 @@ def markdown_table(results: list[RunResult]) -> str:
     return "\n".join(lines)
 
 
+def select(numbers: list[int | str] | None) -> list[Notebook]:
+    if not numbers:
+        return list(manifest.NOTEBOOKS)
+    by_number = {str(nb.number): nb for nb in manifest.NOTEBOOKS}
+    unknown = [str(n) for n in numbers if str(n) not in by_number]
+    if unknown:
+        first, last = manifest.NOTEBOOKS[0].number, manifest.NOTEBOOKS[-1].number
+        raise SystemExit(f"{PROG}: no notebook {', '.join(unknown)}; the notebooks are {first} to {last}, "
+                         f"e.g. `{PROG} {first} {last}`")
+    return [by_number[str(n)] for n in numbers]
+
+
 def check_device(device: str | None) -> str | None:
     """Why ``device`` cannot run here (one line), or None. Asked once, before any kernel starts."""
     if device is None:
@@ -267,26 +281,26 @@ def check_device(device: str | None) -> str | None:
     from utils.devices import resolve_device
 
     try:
-        resolve_device(device)
+        resolve_device(device, option="--device")
     except (RuntimeError, ValueError, TypeError) as error:
         return str(error)
     return None
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = OneLineParser(prog="python -m tools.run", description=__doc__.splitlines()[0])
+    parser = OneLineParser(prog=PROG, description=__doc__.splitlines()[0])
     parser.add_argument("--device", help="value for each notebook's `device` parameter: auto, cpu, cuda or mps "
                         "(default: each notebook's own, the CPU for the lessons and auto for notebooks 6 and 8)")
     parser.add_argument("--out", type=Path, default=BUILD_DIR, help="folder for the executed copies")
     parser.add_argument("--in-place", action="store_true", help="re-execute the committed notebooks and store outputs")
     parser.add_argument("--markdown", action="store_true", help="also print the table as the README's markdown")
-    parser.add_argument("notebooks", nargs="*", type=int, help="notebook numbers (default: all)")
+    parser.add_argument("notebooks", nargs="*", help="notebook numbers (default: all)")
     args = parser.parse_args(argv)
 
-    entries = [manifest.notebook(number) for number in args.notebooks] or list(manifest.NOTEBOOKS)
+    entries = select(args.notebooks)
     problem = check_device(args.device)
     if problem:
-        print(f"python -m tools.run: {problem}", file=sys.stderr)
+        print(f"{PROG}: {problem}", file=sys.stderr)
         return 2
     results = []
     with tqdm(entries, unit="notebook", desc="executing", file=sys.stdout) as bar:

@@ -1,8 +1,7 @@
 """The course's helpers: what the notebooks teach, one topic per module, each function saying where.
 
-These modules collect the ideas of the lessons, written once so that every notebook and
-every test uses the same code. Each public function and class names the notebook that
-teaches it.
+The lessons' ideas, written once for every notebook and test; each public function and class
+names the notebook that teaches it.
 
 - ``vocab``          a word-level vocabulary whose ids never change (notebook 1)
 - ``lookup``         one-hot rows, the product that only selects, the lookup, what each costs (1, 2, 3)

@@ -1,6 +1,7 @@
 """Every command-line program in tools/ reports a bad command line in one line, without a traceback."""
 
 import importlib
+import os
 import subprocess
 import sys
 
@@ -55,3 +56,28 @@ def test_from_the_command_line(tmp_path):
     assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
     assert len(result.stderr.splitlines()) == 1, result.stderr
     assert result.stderr.startswith("python -m tools.run: unknown device 'tpu'; expected one of")
+
+
+def test_run_speaks_the_learners_words_when_course_py_starts_it():
+    """`python3 course.py run 42`, `run 3x`, `run --device cuda` without a GPU: one line each, naming the command
+    the learner typed, the notebooks' numbers and the option as the learner writes it."""
+    env = {**os.environ, "COURSE_COMMAND": "python3 course.py run"}
+    for args, line in ((["42"], "python3 course.py run: no notebook 42; the notebooks are 0 to 9, e.g. "
+                                "`python3 course.py run 0 9`"),
+                       (["3x"], "python3 course.py run: no notebook 3x; the notebooks are 0 to 9")):
+        result = subprocess.run([sys.executable, "-m", "tools.run", *args], cwd=ROOT, capture_output=True, text=True,
+                                env=env)
+        assert result.returncode != 0 and len(result.stderr.splitlines()) == 1, result.stderr
+        assert result.stderr.startswith(line) and "tools.run" not in result.stderr, result.stderr
+
+
+def test_a_device_asked_on_the_command_line_is_answered_as_an_option(monkeypatch):
+    import torch
+
+    from utils.devices import resolve_device
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    with pytest.raises(RuntimeError, match=r"^--device cuda was requested, .* Run with --device cpu or --device auto"):
+        resolve_device("cuda", option="--device")
+    with pytest.raises(RuntimeError, match=r"^device='cuda' was requested, .* Run with device='cpu' or device='auto'"):
+        resolve_device("cuda")  # in a notebook

@@ -12,23 +12,34 @@ from tools import generated, manifest
 from tools.manifest import ROOT
 
 
-def test_the_licence_covers_code_with_mit_and_prose_and_images_with_cc_by():
-    text = (ROOT / "LICENSE").read_text(encoding="utf-8")
-    scope = text[:text.index("MIT License\n")]
-    assert "The code is under the MIT License" in scope and "Creative Commons Attribution 4.0" in scope
-    for covered in ("utils/", "tools/", "code cells", "markdown cells", "images/", "translation"):
-        assert covered in scope, covered
-    assert "Permission is hereby granted, free of charge" in text  # MIT's own words
-    assert "https://creativecommons.org/licenses/by/4.0/legalcode" in text
+def test_each_licence_has_its_own_file_which_github_can_detect():
+    """One file per licence, as d2l keeps them: GitHub's licence detection (licensee) reads `LICENSE` as MIT
+    only when it holds MIT's text alone."""
+    mit = (ROOT / "LICENSE").read_text(encoding="utf-8")
+    assert mit.startswith("MIT License\n\nCopyright (c) 2026 The nn-embedding-course authors\n")
+    assert "Permission is hereby granted, free of charge" in mit and mit.rstrip().endswith("SOFTWARE.")
+    assert "Creative Commons" not in mit and len(mit) < 1200  # nothing but MIT's own words
+    cc = (ROOT / "LICENSE-CC-BY-4.0").read_text(encoding="utf-8")
+    assert cc.startswith("Attribution 4.0 International\n")
+    for words in ("Creative Commons Attribution 4.0 International Public License", "Section 1 -- Definitions.",
+                  "Section 8 -- Interpretation.", "Creative Commons may be contacted at creativecommons.org."):
+        assert words in cc, words
 
 
 def test_the_readmes_say_which_licence_covers_what():
     english = (ROOT / "README.md").read_text(encoding="utf-8")
-    licences = r"code is under the MIT License; the prose, the notebooks' text and the images are under CC BY\s+4\.0"
+    licences = (r"code is under the MIT License \(\[LICENSE\]\(LICENSE\)\); the prose, the notebooks' text and the "
+                r"images are\s+under CC BY 4\.0 \(\[LICENSE-CC-BY-4\.0\]\(LICENSE-CC-BY-4\.0\)\)")
     assert re.search(licences, english)
-    assert "](LICENSE)" in english and "](CITATION.cff)" in english and "](CONTRIBUTING.md)" in english
+    scope = english[english.index("## Reuse, citation and contributing"):]
+    for covered in ("`utils/`", "`tools/`", "code cells", "markdown cells", "`images/`", "translation"):
+        assert covered in scope, covered
+    assert "](CITATION.cff)" in english and "](CONTRIBUTING.md)" in english
     chinese = (ROOT / "README.zh.md").read_text(encoding="utf-8")
-    assert "MIT" in chinese and "CC BY 4.0" in chinese and "](LICENSE)" in chinese
+    assert "MIT" in chinese and "CC BY 4.0" in chinese
+    for text in (english, chinese):
+        for name in ("LICENSE", "LICENSE-CC-BY-4.0", "CHANGELOG.md", "CODE_OF_CONDUCT.md"):
+            assert f"]({name})" in text, name
 
 
 def test_the_citation_file_is_valid_and_points_at_the_course():
@@ -40,6 +51,8 @@ def test_the_citation_file_is_valid_and_points_at_the_course():
     cff = yaml.safe_load(path.read_text(encoding="utf-8"))
     assert cff["repository-code"] == manifest.repo_url() and cff["url"] == manifest.site_url()
     assert cff["license"] == ["MIT", "CC-BY-4.0"]
+    assert re.fullmatch(r"\d+\.\d+\.\d+", cff["version"])
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d", str(cff["date-released"]))
 
 
 def test_the_citation_addresses_are_written_by_sync():
@@ -67,7 +80,7 @@ def test_the_readme_is_for_learners():
     """Its first screen: title, introduction, the notebooks, how to start; nothing for maintainers."""
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     headings = re.findall(r"^## (.+)$", text, re.M)
-    assert headings[:2] == ["The notebooks", "Start"]
+    assert headings[:3] == ["The notebooks", "Who the course is for", "Start"]
     assert headings[-2:] == ["When something does not work", "Reuse, citation and contributing"]
     for maintainers in ("nbval", "stamp-readme", "translations.json", "make execute", "make lock", "tiers"):
         assert maintainers not in text, maintainers
@@ -76,6 +89,7 @@ def test_the_readme_is_for_learners():
                     "PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cpu"):
         assert command in start, command
     assert "Colab" in start and "Binder" in start and "environment.yml" in start
+    assert "pip install -r requirements.txt" in start and "UV_TORCH_BACKEND=cu130 python3 course.py install" in start
 
 
 def test_every_command_the_documents_offer_exists():

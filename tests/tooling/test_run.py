@@ -53,14 +53,15 @@ def test_a_device_that_is_not_there_stops_the_run_before_any_kernel(monkeypatch,
     monkeypatch.setattr(run, "run_with_papermill", lambda *a: pytest.fail("a kernel was started"))
     assert run.main(["--device", "cuda"]) == 2
     err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and err.startswith("python -m tools.run: device='cuda' was requested, but CUDA")
+    assert len(err.splitlines()) == 1 and err.startswith("python -m tools.run: --device cuda was requested, but CUDA")
     assert run.main(["--device", "gpu"]) == 2
     assert capsys.readouterr().err.startswith("python -m tools.run: unknown device 'gpu'; expected one of")
 
 
-def test_an_unknown_number_is_one_line(capsys):
-    with pytest.raises(ValueError, match=r"there is no notebook 99 in the manifest \(known: 0, 1,"):
-        run.main(["99"])
+def test_select_rejects_unknown_numbers():
+    assert run.select(None) == list(manifest.NOTEBOOKS)
+    with pytest.raises(SystemExit, match=r"python -m tools.run: no notebook 99, 3x; the notebooks are 0 to 9"):
+        run.select([99, "3x"])
 
 
 @pytest.fixture

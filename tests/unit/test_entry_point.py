@@ -18,7 +18,7 @@ def test_the_entry_point_runs_on_the_standard_library_alone():
     result = subprocess.run([sys.executable, "-S", str(Path(entry.__file__)), "--help"], capture_output=True,
                             text=True, cwd=Path(entry.__file__).parent)
     assert result.returncode == 0, result.stderr
-    assert "python course.py run" in result.stdout
+    assert "python3 course.py run" in result.stdout
 
 
 @pytest.mark.parametrize("platform, python", [
@@ -88,9 +88,9 @@ def test_the_command_line_parses_options_before_the_command_and_passes_the_rest(
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["fly"], "python course.py: argument command: invalid choice: 'fly'"),
-    (["--constraints", "nope.txt", "run"], "python course.py: no constraints file 'nope.txt'"),
-    (["install", "--cpu"], "python course.py: install takes only --dev; got --cpu"),
+    (["fly"], f"{entry.PROG}: argument command: invalid choice: 'fly'"),
+    (["--constraints", "nope.txt", "run"], f"{entry.PROG}: no constraints file 'nope.txt'"),
+    (["install", "--cpu"], f"{entry.PROG}: install takes only --dev; got --cpu"),
 ])
 def test_a_bad_command_line_is_one_line(argv, message, capsys):
     with pytest.raises(SystemExit) as stop:
@@ -105,13 +105,13 @@ def test_too_old_a_python_is_told_which_to_use(monkeypatch, capsys):
     assert "the course needs Python 3.10 or newer" in capsys.readouterr().err
 
 
-def test_the_first_install_says_what_it_downloads_and_how_to_get_the_cpu_wheels():
-    linux = entry.first_install_notice("run", "linux", {})
-    assert "2.6 GB more" in linux and f"PIP_EXTRA_INDEX_URL={entry.CPU_WHEELS} python3 course.py run" in linux
-    cpu = entry.first_install_notice("test", "linux", {"PIP_EXTRA_INDEX_URL": entry.CPU_WHEELS})
-    assert "CUDA" not in cpu  # already asked for the CPU wheels
+def test_the_first_install_says_what_it_downloads_and_who_picks_the_build():
+    uv = entry.first_install_notice("uv", "linux")
+    assert "about 1.3 GB" in uv and "uv picks PyTorch's build" in uv and "NVIDIA driver" in uv
+    pip = entry.first_install_notice("pip", "linux")
+    assert "2.5 GB more" in pip and "CPU-only build" in pip
     for platform in ("win32", "darwin"):  # PyPI's wheels there have no CUDA libraries to avoid
-        assert "CUDA" not in entry.first_install_notice("run", platform, {})
+        assert "CUDA" not in entry.first_install_notice("pip", platform)
 
 
 def test_the_install_is_redone_only_when_its_files_change(tmp_path, monkeypatch):

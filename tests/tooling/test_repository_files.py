@@ -1,0 +1,135 @@
+"""What a learner and an instructor look for in a course repository, each where they look for it (issue 34):
+the first screen of the README, who the course is for and how long each notebook takes to read, PyTorch's
+pages and further reading, a version and a changelog that agree, a code of conduct, a question form
+beside the bug form, and a way into the command-line programs that PowerShell's default policy allows."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+import yaml
+
+from tools import generated
+from tools.manifest import NOTEBOOKS, ROOT
+
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+README_ZH = (ROOT / "README.zh.md").read_text(encoding="utf-8")
+
+
+def _section(text, heading):
+    start = text.index(f"## {heading}\n")
+    end = text.find("\n## ", start + 1)
+    return text[start:end if end > 0 else len(text)]
+
+
+def test_the_first_screen_says_what_this_is_and_how_to_start():
+    """Above the verdict: one short paragraph, in both editions, with the three ways in."""
+    for text in (README, README_ZH):
+        first = text[:text.index(generated.ANSWER_START)]
+        intro = first.split("\n\n")[2:]  # after the title and the other edition's link
+        assert 1 <= len(intro) <= 2 and sum(len(p.splitlines()) for p in intro) <= 4, intro
+        for words in ("Colab", "Binder", "course.py lab", "py course.py lab", "Jupyter"):
+            assert words in first, words
+
+
+def _reading_minutes(entry):
+    """(the lesson and its exercises, Going deeper), in minutes: prose at 200 words a minute, code at 10
+    lines a minute (comments and blank lines left out), the cells that sync writes left out."""
+    cells = json.loads(entry.path.read_text(encoding="utf-8"))["cells"]
+    words, lines, part = [0, 0], [0, 0], 0
+    for cell in cells:
+        source = "".join(cell["source"])
+        if cell["cell_type"] == "markdown" and source.startswith("## Going deeper"):
+            part = 1
+        if any(word in cell.get("id", "") for word in ("course-setup", "header", "footer", "nav")):
+            continue
+        if cell["cell_type"] == "markdown":
+            words[part] += len(re.findall(r"\w+", re.sub(r"\(http[^)]*\)|`[^`]*`|\$[^$]*\$", " x ", source)))
+        else:
+            code = [line.strip() for line in source.splitlines()]
+            lines[part] += len([line for line in code if line and not line.startswith("#")])
+    return [words[i] / 200 + lines[i] / 10 for i in (0, 1)]
+
+
+def test_the_reading_times_are_the_notebooks_lengths():
+    """Each stated time is within 5 minutes of the estimate from the notebook as it is now."""
+    table = _section(README, "Who the course is for")
+    rows = dict((int(n), (lesson, deeper)) for n, lesson, deeper in
+                re.findall(r"^\| (\d+) \| (\d+) min \| (\d+ min|none) \|$", table, re.M))
+    assert sorted(rows) == [entry.number for entry in NOTEBOOKS]
+    for entry in NOTEBOOKS:
+        lesson, deeper = _reading_minutes(entry)
+        stated_lesson, stated_deeper = rows[entry.number]
+        assert abs(int(stated_lesson) - lesson) <= 5, (entry.number, lesson)
+        assert (stated_deeper == "none") == (deeper == 0), (entry.number, deeper)
+        if deeper:
+            assert abs(int(stated_deeper.split()[0]) - deeper) <= 5, (entry.number, deeper)
+    assert "200 words a minute" in table and "10 lines a minute" in table
+    chinese = _section(README_ZH, "适合谁学")
+    assert re.findall(r"^\| \d+ \|.*$", chinese, re.M) and "200" in chinese
+
+
+def test_what_to_know_first_and_the_plain_path_for_an_environment_of_ones_own():
+    who = _section(README, "Who the course is for")
+    assert "**What to know first:**" in who and "No GPU is" in who
+    start = _section(README, "Start")
+    assert "**Your own environment**" in start and "pip install -r requirements.txt" in start
+    assert "conda env create -f environment.yml" in start
+    zh_start = _section(README_ZH, "开始")
+    assert "pip install -r requirements.txt" in zh_start and "conda env create -f environment.yml" in zh_start
+
+
+PYTORCH_PAGES = ("torch.nn.Embedding.html", "torch.nn.Linear.html", "torch.nn.functional.one_hot.html",
+                 "benchmark_utils.html")
+PAPERS = ("1301.3781", "1608.05859", "1706.03762", "1909.08053")
+
+
+def test_further_reading_links_pytorchs_pages_and_the_papers():
+    for text, heading in ((README, "Further reading"), (README_ZH, "延伸阅读")):
+        section = _section(text, heading)
+        for page in PYTORCH_PAGES:
+            assert f"(https://docs.pytorch.org/docs/stable/{'generated/' if page != 'benchmark_utils.html' else ''}" \
+                   f"{page})" in section, page
+        for paper in PAPERS:
+            assert f"(https://arxiv.org/abs/{paper})" in section, paper
+        assert "rasbt/LLMs-from-scratch" in section and "karpathy/makemore" in section
+
+
+def test_the_version_is_the_changelogs_newest():
+    cff = yaml.safe_load((ROOT / "CITATION.cff").read_text(encoding="utf-8"))
+    changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    newest = re.search(r"^## (\d+\.\d+\.\d+) \((\d{4}-\d\d-\d\d)\)$", changelog, re.M)
+    assert newest, "CHANGELOG.md has no `## X.Y.Z (YYYY-MM-DD)` heading"
+    assert (cff["version"], str(cff["date-released"])) == newest.groups()
+    assert f"version {cff['version']}" in README
+
+
+def test_the_code_of_conduct_is_the_contributor_covenant():
+    text = (ROOT / "CODE_OF_CONDUCT.md").read_text(encoding="utf-8")
+    assert text.startswith("# Contributor Covenant Code of Conduct\n")
+    assert "version 2.1" in text and "## Enforcement\n" in text and "[INSERT" not in text
+
+
+def test_a_question_form_stands_beside_the_bug_form():
+    forms = ROOT / ".github" / "ISSUE_TEMPLATE"
+    result = subprocess.run([os.path.join(os.path.dirname(sys.executable), "check-jsonschema"),
+                             "--builtin-schema", "vendor.github-issue-forms", str(forms / "question.yml")],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+    question = yaml.safe_load((forms / "question.yml").read_text(encoding="utf-8"))
+    assert question["labels"] == ["question"] and (forms / "bug_report.yml").is_file()
+    assert yaml.safe_load((forms / "config.yml").read_text(encoding="utf-8"))["blank_issues_enabled"] is True
+    assert "*A question about the course*" in README and question["name"] == "A question about the course"
+
+
+def test_the_programs_need_no_activation():
+    """PowerShell's default execution policy blocks `.venv\\Scripts\\activate`; `.venv\\Scripts\\python` runs."""
+    for text in (README, README_ZH, (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")):
+        assert "source .venv/bin/activate" not in text
+        blocked = re.findall(r"`[^`\n]*\\activate`", text)
+        assert blocked in ([], ["`.venv\\Scripts\\activate`"]), "named only as what the policy blocks"
+    for heading, text in (("Going further: two command-line programs", README),
+                          ("进一步探索：两个命令行程序", README_ZH)):
+        assert ".venv\\Scripts\\python" in _section(text, heading)

@@ -1,0 +1,157 @@
+"""A newcomer's slips with course.py, each answered in one line that says what to do (issue 34): a venv
+without pip, a second command during an install, .venv deleted during an install, no command, a typo in
+a lab option, (the processes: tests/processes/test_course_py.py)."""
+
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+
+import course as entry
+
+ROOT = Path(entry.__file__).parent
+
+
+def _one_line(text):
+    lines = text.strip().splitlines()
+    assert len(lines) == 1, text
+    return lines[0]
+
+
+# --- a venv without pip (Debian and Ubuntu without python3-venv) -----------------------------------
+
+def test_a_python_that_cannot_make_pip_stops_before_making_a_venv(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(entry, "can_make_pip", lambda python: False)
+    assert entry.main(["--venv", str(tmp_path / "v"), "run"]) == 1
+    assert _one_line(capsys.readouterr().err) == (
+        "course.py: this Python cannot put pip into a virtual environment: install python3-venv "
+        "(`sudo apt install python3-venv` on Debian and Ubuntu), then run the command again.")
+    assert not entry.venv_python(tmp_path / "v").exists()
+
+
+def test_a_venv_without_pip_is_named_when_pip_cannot_be_added(tmp_path, monkeypatch, capsys):
+    venv.EnvBuilder(with_pip=False).create(tmp_path / "v")  # what `python3 -m venv` leaves without python3-venv
+    monkeypatch.setattr(entry, "can_make_pip", lambda python: False)
+    assert entry.main(["--venv", str(tmp_path / "v"), "run"]) == 1
+    line = _one_line(capsys.readouterr().err)
+    assert line.startswith("course.py: .venv has no pip, and this Python cannot put pip into a virtual environment: "
+                           "install python3-venv (`sudo apt install python3-venv`")
+
+
+def test_a_venv_without_pip_gets_its_pip_where_python_can_add_it(tmp_path, monkeypatch, capsys):
+    venv.EnvBuilder(with_pip=False).create(tmp_path / "v")
+    python = entry.venv_python(tmp_path / "v")
+    calls = []
+
+    def run(command, **kwargs):
+        calls.append(command)
+        return subprocess.CompletedProcess(command, 0 if command[1:3] == ["-c", "import ensurepip"] else 1)
+
+    monkeypatch.setattr(entry.subprocess, "run", run)
+    entry.ensure_pip(tmp_path / "v", python)
+    assert calls[-1] == [str(python), "-m", "ensurepip", "--upgrade", "--default-pip"]
+    assert _one_line(capsys.readouterr().out) == ("course.py: .venv has no pip (a virtual environment made without "
+                                                  "it); adding it with ensurepip.")
+
+
+# --- one install at a time ---------------------------------------------------------------------
+
+def test_the_install_lock_is_held_against_a_second_command(tmp_path):
+    with entry.install_lock(tmp_path / "v"):
+        with open(tmp_path / "v" / entry.LOCK, "a+b") as second:  # another command's open file
+            assert not entry._try_lock(second)
+    with open(tmp_path / "v" / entry.LOCK, "a+b") as second:
+        assert entry._try_lock(second)  # released with the install
+
+
+def _made(venv_dir, python):
+    """A stand-in for making the venv: its Python's file, nothing installed."""
+    python.parent.mkdir(parents=True, exist_ok=True)
+    python.write_text("")
+
+
+def test_a_venv_deleted_during_the_install_is_one_line(tmp_path, monkeypatch, capsys):
+    target = tmp_path / "v"
+
+    def install(python, *args):
+        import shutil
+
+        shutil.rmtree(target)  # the learner deletes .venv while pip runs
+        raise subprocess.CalledProcessError(1, [str(python), "-m", "pip", "install"])
+
+    monkeypatch.setattr(entry, "ensure_pip", _made)
+    monkeypatch.setattr(entry, "install", install)
+    monkeypatch.setattr(entry, "choose_installer", lambda probe: ("pip", ""))
+    assert entry.main(["--venv", str(target), "run"]) == 1
+    assert _one_line(capsys.readouterr().err) == ("course.py: v was deleted during the install; run the command again "
+                                                  "to install the course afresh.")
+
+
+def test_a_stamp_that_cannot_be_written_because_the_venv_is_gone_is_the_same_line(tmp_path, monkeypatch, capsys):
+    target = tmp_path / ".venv"
+    monkeypatch.setattr(entry, "ensure_pip", _made)
+    monkeypatch.setattr(entry, "choose_installer", lambda probe: ("pip", ""))
+    monkeypatch.setattr(entry, "install", lambda *args: __import__("shutil").rmtree(target))
+    assert entry.main(["--venv", str(target), "run"]) == 1
+    assert "course.py: .venv was deleted during the install" in capsys.readouterr().err
+
+
+# --- no command; a lab option misspelt -----------------------------------------------------------
+
+def test_no_command_lists_the_commands(capsys):
+    assert entry.main([]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"{entry.PROG} needs a command; to start, `{entry.PROG} lab` opens the notebooks")
+    for command in ("run", "lab", "test", "practice", "check", "install"):
+        assert f"    {entry.PROG} {command}" in err, command
+    assert "required" not in err
+
+
+def test_the_commands_are_listed_in_the_learners_words_on_each_system():
+    assert entry.course_command("linux") == "python3 course.py" and entry.course_command("win32") == "py course.py"
+    windows = entry.command_list("py course.py")
+    assert "py course.py run [--device cpu] [N ...]" in windows and "python" not in windows.replace("py course", "")
+    columns = {line.index("JupyterLab") for line in windows.splitlines() if "JupyterLab" in line}
+    assert len(columns) == 1  # the descriptions stay aligned
+
+
+LAB = {"allow-root", "port", "no-browser", "ip", "browser", "notebook-dir", "log-level", "y"}
+
+
+@pytest.mark.parametrize("args, known, expected", [
+    (["--practise"], None, "unknown option --practise; did you mean --practice?"),
+    (["--practise"], LAB, "unknown option --practise; did you mean --practice?"),
+    (["--port", "8899", "--no-browsr"], LAB, "unknown option --no-browsr; did you mean --no-browser?"),
+    (["--notebok-dir=x"], LAB, "unknown option --notebok-dir=x; did you mean --notebook-dir?"),
+    (["--zzz"], LAB, "unknown option --zzz; (`"),
+])
+def test_a_lab_option_typo_is_caught_before_jupyterlab_starts(args, known, expected):
+    line = entry.lab_option_problem(args, (lambda: known) if known is not None else None)
+    assert line.startswith(f"{entry.PROG} lab: {expected}") and len(line.splitlines()) == 1, line
+    assert line.endswith(f"(`{entry.PROG} lab --help` lists JupyterLab's options)")
+
+
+@pytest.mark.parametrize("args", [
+    [], ["--practice"], ["--port", "8899", "--no-browser"], ["--port=8899"], ["--ServerApp.token=abc"],
+    ["--allow_root"], ["-y"], ["--browser=firefox"], ["--help"],
+])
+def test_jupyterlabs_own_options_pass(args):
+    def known():
+        return LAB
+
+    assert entry.lab_option_problem(args, known) == ""
+
+
+def test_without_jupyterlabs_list_only_the_courses_own_option_is_checked():
+    assert entry.lab_option_problem(["--collaborative"], lambda: None) == ""  # passed on to JupyterLab
+
+
+def test_a_lab_typo_stops_before_jupyterlab(monkeypatch, capsys):
+    monkeypatch.setattr(entry, "ensure_venv", lambda *args, **kwargs: Path(sys.executable))
+    monkeypatch.setattr(entry, "lab_options", lambda python: LAB)
+    monkeypatch.setattr(entry, "run_program", lambda *args, **kwargs: pytest.fail("JupyterLab was started"))
+    assert entry.main(["lab", "--practise"]) == 2
+    assert _one_line(capsys.readouterr().err).startswith(f"{entry.PROG} lab: unknown option --practise; did you mean "
+                                                         "--practice?")
