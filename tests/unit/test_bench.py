@@ -557,6 +557,14 @@ def test_sweep_prints_the_speedups_and_the_verdict_and_writes_the_table(tmp_path
     assert len(list(csv.DictReader(out.open()))) == 6
 
 
+def test_sweep_names_the_faster_method_where_the_lookup_is_slower(monkeypatch, capsys):
+    monkeypatch.setattr(tables, "speedups", lambda rows, method, pass_: {Case(2_000, 16, 64): 0.25})
+    assert bench_main(["sweep", "--vocab-sizes", "2000", "--dims", "16", "--tokens", "64", "--methods", "lookup",
+                       "sparse", "--passes", "backward", *TINY]) == 0
+    assert "lookup vs sparse (backward) at V=2,000, d=16, n=64: the sparse product is 4.0x faster" in \
+        capsys.readouterr().out
+
+
 def test_bandwidth_describes_each_case_and_ends_with_the_verdict(capsys):
     assert bench_main(["bandwidth", "--vocab-sizes", "300", "--dims", "8", "--tokens", "32,64", *TINY]) == 0
     printed = capsys.readouterr().out

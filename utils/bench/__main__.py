@@ -112,7 +112,9 @@ def _run(args: argparse.Namespace, settings: measure.Settings, cases: list[measu
         for pass_ in args.passes:
             for method in ("dense", "sparse"):
                 for case, speedup in tables.speedups(rows, method, pass_).items():
-                    print(f"lookup vs {method} ({pass_}) at {case.label()}: the lookup is {speedup:,.1f}x faster")
+                    faster = (f"the lookup is {speedup:,.1f}x faster" if speedup >= 1
+                              else f"the {method} product is {1 / speedup:,.1f}x faster")
+                    print(f"lookup vs {method} ({pass_}) at {case.label()}: {faster}")
         return rows
     rows = bandwidth.study(cases, settings)
     print(tables.environment_line(rows))
