@@ -661,7 +661,9 @@ def test_importing_the_benchmark_holds_back_the_cuda_runtime_notice_alone(monkey
     monkeypatch.delitem(sys.modules, "torch.utils.benchmark")
     monkeypatch.setattr(sys, "meta_path", [_NoisyTimerFinder(), *sys.meta_path])
     spec = importlib.util.spec_from_file_location("utils.bench._measure_fresh", measure.__file__)
-    spec.loader.exec_module(importlib.util.module_from_spec(spec))
+    fresh = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, spec.name, fresh)  # its dataclasses look their module up there
+    spec.loader.exec_module(fresh)
     assert capsys.readouterr().err == "something else\n"
 
 
