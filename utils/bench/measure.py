@@ -139,7 +139,7 @@ class Settings:
     ``threads``: CPU threads for the timed calls (1 by default: on a machine whose cores are shared, a
     multi-threaded call can wait milliseconds for a busy core). ``min_run_time``: seconds each timing
     repeats its call for. ``repeats``: interleaved rounds. ``memory_budget``: bytes; ``None``, half of
-    the memory available now (:func:`default_memory_budget`). ``progress``: a tqdm bar on stderr.
+    the memory available now, at most 8 GiB (:func:`default_memory_budget`). ``progress``: a tqdm bar on stderr.
     """
 
     device: torch.device | str = "cpu"
