@@ -168,7 +168,7 @@ NOTEBOOKS: tuple[Notebook, ...] = (
     Notebook(5, "05_initialisation", "Initialisation, in histograms",
              title_zh="用直方图看权重初始化"),
     Notebook(6, "06_what_the_lookup_saves", "What the lookup saves: measured",
-             title_zh="查表省下了什么：实测"),
+             title_zh="实测查表省下了多少"),
     Notebook(7, "07_beyond_the_single_lookup", "Beyond the single lookup",
              title_zh="超越单次查表"),
     Notebook(8, "08_vocabulary_parallel", "When the table does not fit one device",

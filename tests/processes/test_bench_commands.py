@@ -1,4 +1,7 @@
-"""utils.bench in a fresh interpreter: what importing it prints, and its command line."""
+"""utils.bench in a fresh interpreter: its command line, run for real at small sizes, and what importing it prints.
+
+The parser's answers (help, a bad argument, a run that skips everything) and the import's held-back notice are unit
+tests (tests/unit/test_bench.py): they need no new interpreter."""
 
 import subprocess
 import sys
@@ -6,49 +9,16 @@ import sys
 from tools.manifest import ROOT
 
 
-def test_importing_the_benchmark_prints_nothing():
-    """It imports PyTorch's Timer (torch.utils.benchmark), whose import of torch.utils.cpp_extension writes "No
-    CUDA runtime is found" to stderr on a CUDA build of PyTorch without a GPU: the notebook would show it.
-    utils.bench holds that one line back."""
-    code = "import sys, utils.bench.measure; print('torch.utils.benchmark' in sys.modules)"
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
-    assert result.stdout.strip() == "True" and result.stderr == ""
+def test_the_command_line_measures_and_prints_nothing_on_stderr():
+    """`python -m utils.bench regimes` at small sizes, for real: a table and the verdict on stdout, and nothing on
+    stderr (importing PyTorch's Timer can write "No CUDA runtime is found" there; utils.bench holds it back)."""
+    result = subprocess.run(
+        [sys.executable, "-m", "utils.bench", "regimes", "--vocab-size", "1000", "--dim", "16", "--tokens", "16,64",
+         "--repeats", "2", "--min-run-time", "0.001", "--no-progress"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0 and result.stderr == ""
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("device cpu, float32, 1 thread, torch ")
+    assert [line.split()[0] for line in lines if line.split()[0] in ("16", "64")] == ["16", "64"]
+    assert lines[-1].startswith(("reliable: ", "noisy: "))
 
-
-#: A stand-in for torch.utils.benchmark that, as it is imported, writes what PyTorch's CUDA builds write on a
-#: machine without a GPU: the notice printed (torch < 2.4) or logged (torch >= 2.4), and a line of its own.
-FAKE_TIMER = """
-import importlib.abc, importlib.util, logging, sys
-
-class Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    def find_spec(self, name, path, target=None):
-        return importlib.util.spec_from_loader(name, self) if name == "torch.utils.benchmark" else None
-
-    def create_module(self, spec):
-        return None
-
-    def exec_module(self, module):
-        sys.stderr.write("No CUDA runtime is found, using CUDA_HOME='/usr/local'\\n")
-        logging.getLogger("torch.utils.cpp_extension").warning("No CUDA runtime is found, using CUDA_HOME='/usr'")
-        sys.stderr.write("something else\\n")
-        module.Timer = object
-
-sys.meta_path.insert(0, Finder())
-import utils.bench.measure
-"""
-
-
-def test_the_cuda_runtime_notice_alone_is_held_back():
-    result = subprocess.run([sys.executable, "-c", FAKE_TIMER], capture_output=True, text=True, check=True, cwd=ROOT)
-    assert result.stderr == "something else\n"
-
-
-def test_the_command_line_runs_as_a_module_and_a_bad_argument_gets_one_line():
-    result = subprocess.run([sys.executable, "-m", "utils.bench", "sweep", "--help"], cwd=ROOT, capture_output=True,
-                            text=True)
-    assert result.returncode == 0 and "GPT-2's sizes (V=50257, d=768, n=2048)" in result.stdout
-    result = subprocess.run([sys.executable, "-m", "utils.bench", "bandwidth", "--min-run-time", "nan"], cwd=ROOT,
-                            capture_output=True, text=True)
-    assert result.returncode == 2 and result.stdout == ""
-    assert result.stderr == ("python -m utils.bench bandwidth: argument --min-run-time: expected a positive, "
-                             "finite number, got 'nan' (see --help)\n")

@@ -2,7 +2,10 @@
 
 import csv
 import dataclasses
+import importlib.abc
+import importlib.util
 import json
+import logging
 import platform
 import sys
 import warnings
@@ -293,6 +296,32 @@ def test_available_memory_and_the_default_budget(monkeypatch):
         measure.default_memory_budget("cpu", fraction=2)
 
 
+# --- what grows on a GPU, bounded: a faked device with 80 GiB free ---------------------------------
+
+GPU = torch.device("cuda")  # a device object needs no GPU until a tensor is made on it
+
+
+def test_a_large_gpu_gets_a_bounded_budget_a_short_timing_and_a_bounded_cold_copy(monkeypatch):
+    monkeypatch.setattr(measure, "available_memory", lambda device: 80 * 2**30)
+    assert measure.default_memory_budget(GPU) == measure.MAX_DEFAULT_BUDGET == 8 * 2**30  # not half of 80 GiB
+    assert Settings(GPU).memory_budget == 8 * 2**30
+    assert measure.default_min_run_time(GPU) == 0.05 and measure.default_min_run_time("cpu") == 0.5
+    case = Case(50_257, 768, 16)  # 48 KiB slices
+    assert bandwidth.cold_slices(case, "float32", 2**40) == bandwidth.cold_slices(case, "float32", bandwidth.MAX_CACHE)
+
+
+def test_regimes_on_a_gpu_is_planned_within_a_minute(monkeypatch):
+    """What `python -m utils.bench regimes --device cuda` runs by default: every case fits the bounded budget, and
+    the timings add up to well under a minute (Timer's own calibration and the set-up add a few seconds)."""
+    monkeypatch.setattr(measure, "available_memory", lambda device: 80 * 2**30)
+    settings = Settings(GPU, min_run_time=measure.default_min_run_time(GPU))
+    cases = [Case(50_257, 768, n) for n in bandwidth.REGIME_TOKENS["full"]]
+    l2 = 50 * 2**20  # an H100's
+    assert all(bandwidth.study_memory_needed(c, "float32", l2) <= settings.memory_budget for c in cases)
+    timings = len(cases) * (len(bandwidth.VARIANTS) + 1) * settings.repeats
+    assert timings * settings.min_run_time <= 20
+
+
 def test_a_case_over_budget_is_skipped_with_a_printed_reason(capsys):
     case = Case(50_257, 64, 1_024)
     rows = measure.time_methods([case], dataclasses.replace(FAST, memory_budget=64 * 2**20),
@@ -528,6 +557,14 @@ def test_sweep_prints_the_speedups_and_the_verdict_and_writes_the_table(tmp_path
     assert len(list(csv.DictReader(out.open()))) == 6
 
 
+def test_sweep_names_the_faster_method_where_the_lookup_is_slower(monkeypatch, capsys):
+    monkeypatch.setattr(tables, "speedups", lambda rows, method, pass_: {Case(2_000, 16, 64): 0.25})
+    assert bench_main(["sweep", "--vocab-sizes", "2000", "--dims", "16", "--tokens", "64", "--methods", "lookup",
+                       "sparse", "--passes", "backward", *TINY]) == 0
+    assert "lookup vs sparse (backward) at V=2,000, d=16, n=64: the sparse product is 4.0x faster" in \
+        capsys.readouterr().out
+
+
 def test_bandwidth_describes_each_case_and_ends_with_the_verdict(capsys):
     assert bench_main(["bandwidth", "--vocab-sizes", "300", "--dims", "8", "--tokens", "32,64", *TINY]) == 0
     printed = capsys.readouterr().out
@@ -542,6 +579,14 @@ def test_regimes_runs_the_token_sweep_and_writes_the_study(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert "lookup/cold" in printed and "allocating" in printed and "regime" in printed
     assert [row["num_tokens"] for row in json.loads(out.read_text())] == [8, 32]
+
+
+def test_a_run_that_skips_every_case_says_so_in_one_line_and_fails(capsys):
+    assert bench_main(["bandwidth", "--memory-budget-gib", "0.0001", *TINY]) == 1
+    captured = capsys.readouterr()
+    assert captured.err == ("python -m utils.bench bandwidth: every case was skipped, so nothing was measured (the "
+                            "lines above say why); raise --memory-budget-gib (now 105 KiB), or choose smaller sizes\n")
+    assert "over the memory budget of 105 KiB" in captured.out and "repeats" not in captured.out  # no verdict
 
 
 def test_sweep_skips_what_does_not_fit_and_goes_on(capsys):
@@ -591,3 +636,38 @@ def test_a_bad_argument_gets_one_line_and_no_traceback(argv, message, capsys):
     err = capsys.readouterr().err
     assert info.value.code == 2 and message in err
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+class _NoisyTimerFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """A stand-in for torch.utils.benchmark that, as it is imported, writes what PyTorch's CUDA builds write on a
+    machine without a GPU: the notice printed (torch < 2.4) or logged (torch >= 2.4), and a line of its own."""
+
+    def find_spec(self, name, path, target=None):
+        return importlib.util.spec_from_loader(name, self) if name == "torch.utils.benchmark" else None
+
+    def create_module(self, spec):
+        return None
+
+    def exec_module(self, module):
+        sys.stderr.write("No CUDA runtime is found, using CUDA_HOME='/usr/local'\n")
+        logging.getLogger("torch.utils.cpp_extension").warning("No CUDA runtime is found, using CUDA_HOME='/usr'")
+        sys.stderr.write("something else\n")
+        module.Timer = object
+
+
+def test_importing_the_benchmark_holds_back_the_cuda_runtime_notice_alone(monkeypatch, capsys):
+    """measure.py, imported afresh (as another module name) with that stand-in: only its own line passes."""
+    monkeypatch.setattr(torch.utils, "benchmark", torch.utils.benchmark)  # restored after the fresh import
+    monkeypatch.delitem(sys.modules, "torch.utils.benchmark")
+    monkeypatch.setattr(sys, "meta_path", [_NoisyTimerFinder(), *sys.meta_path])
+    spec = importlib.util.spec_from_file_location("utils.bench._measure_fresh", measure.__file__)
+    fresh = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, spec.name, fresh)  # its dataclasses look their module up there
+    spec.loader.exec_module(fresh)
+    assert capsys.readouterr().err == "something else\n"
+
+
+def test_help_names_the_default_sizes(capsys):
+    with pytest.raises(SystemExit) as info:
+        bench_main(["sweep", "--help"])
+    assert info.value.code == 0 and "GPT-2's sizes (V=50257, d=768, n=2048)" in capsys.readouterr().out

@@ -41,11 +41,12 @@ def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentPars
                         help="CPU threads for the timed calls (default 1: on a machine whose cores are shared, a "
                              "multi-threaded call can wait milliseconds for a busy core)")
     common.add_argument("--min-run-time", type=positive_argument(),
-                        help="seconds per timing (default 0.5; with --preset, the preset's)")
+                        help="seconds per timing (default 0.5 on a CPU, 0.05 on a GPU; with --preset, the preset's)")
     common.add_argument("--repeats", type=int, default=5,
                         help="interleaved repeats of every timing (default 5): their spread is the noise verdict")
     common.add_argument("--memory-budget-gib", type=positive_argument(), help="skip what needs more (default: "
-                        f"{measure.BUDGET_FRACTION * 100:.0f}%% of the available memory)")
+                        f"{measure.BUDGET_FRACTION * 100:.0f}%% of the available memory, at most "
+                        f"{measure.MAX_DEFAULT_BUDGET / measure.GIB:.0f})")
     common.add_argument("--seed", type=int, default=0)
     common.add_argument("--output", type=Path, help="also write the rows to this .csv or .json file")
     common.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -90,7 +91,7 @@ def _cases(args: argparse.Namespace) -> list[measure.Case]:
 
 def _min_run_time(args: argparse.Namespace) -> float:
     preset = getattr(args, "preset", None)
-    return measure.PRESETS[preset].min_run_time if preset else 0.5
+    return measure.PRESETS[preset].min_run_time if preset else measure.default_min_run_time(args.device)
 
 
 def _run(args: argparse.Namespace, settings: measure.Settings, cases: list[measure.Case]) -> list:
@@ -101,7 +102,9 @@ def _run(args: argparse.Namespace, settings: measure.Settings, cases: list[measu
         for pass_ in args.passes:
             for method in ("dense", "sparse"):
                 for case, speedup in tables.speedups(rows, method, pass_).items():
-                    print(f"lookup vs {method} ({pass_}) at {case.label()}: the lookup is {speedup:,.1f}x faster")
+                    faster = (f"the lookup is {speedup:,.1f}x faster" if speedup >= 1
+                              else f"the {method} product is {1 / speedup:,.1f}x faster")
+                    print(f"lookup vs {method} ({pass_}) at {case.label()}: {faster}")
         return rows
     rows = bandwidth.study(cases, settings)
     print(tables.environment_line(rows))
@@ -129,6 +132,11 @@ def main(argv: list[str] | None = None) -> int:
     except (TypeError, ValueError, RuntimeError) as error:  # RuntimeError: a GPU asked for that is not there
         command.error(str(error))
     rows = _run(args, settings, cases)
+    if all(row.status == "skipped" for row in rows):
+        budget = measure.format_bytes(settings.memory_budget)
+        print(f"{parser.prog} {args.command}: every case was skipped, so nothing was measured (the lines above say "
+              f"why); raise --memory-budget-gib (now {budget}), or choose smaller sizes", file=sys.stderr)
+        return 1
     print(tables.verdict(rows))
     if args.output is not None:
         print(f"results written to {tables.write_results(rows, args.output)}")

@@ -51,6 +51,9 @@ VARIANTS = ("lookup", "lookup_into", "copy_cold", "copy_cached")
 COLD_FACTOR = 4
 #: Assumed last-level cache when the device does not say (bytes).
 FALLBACK_CACHE = 32 * 2**20
+#: The largest cache the cold copy is sized against: a GPU's L2 is 50 MiB (H100) to about 128 MiB (B200), so
+#: the cold source stays at most 4 x this, however large a future cache is reported.
+MAX_CACHE = 256 * 2**20
 #: The size of the smallest call, whose time is the floor every call pays.
 FLOOR_TOKENS = 16
 #: ``per-call overhead``: within twice the floor's time, a call's time is mostly what any call costs.
@@ -100,9 +103,10 @@ def device_peak_bandwidth(device: torch.device | str = "cpu") -> float | None:
 
 
 def cold_slices(case: Case, dtype: torch.dtype | str, cache_bytes: int) -> int:
-    """How many ``(n, d)`` slices the cold copy rotates through: at least 2, spanning ``COLD_FACTOR`` x the cache."""
+    """How many ``(n, d)`` slices the cold copy rotates through: at least 2, spanning ``COLD_FACTOR`` x the cache
+    (a cache over :data:`MAX_CACHE` counts as that)."""
     slice_bytes = case.num_tokens * case.embedding_dim * itemsize(dtype)
-    return max(2, -(-COLD_FACTOR * cache_bytes // slice_bytes))
+    return max(2, -(-COLD_FACTOR * min(cache_bytes, MAX_CACHE) // slice_bytes))
 
 
 def study_memory_needed(case: Case, dtype: torch.dtype | str, cache_bytes: int) -> int:

@@ -51,6 +51,13 @@ GIB = 2**30
 BUDGET_FRACTION = 0.5
 #: The budget when the available memory cannot be read: small enough for any laptop or Colab.
 FALLBACK_BUDGET = 1 * GIB
+#: The largest default budget, however much is free: a GPU with 80 GiB free would otherwise admit cases that
+#: take minutes (the full preset's dense product at Llama 3's vocabulary); ``--memory-budget-gib`` raises it.
+MAX_DEFAULT_BUDGET = 8 * GIB
+#: Seconds each timing runs for by default on the command line: a CPU call at GPT-2's sizes takes up to
+#: milliseconds, a GPU call microseconds, so 0.05 s is already thousands of GPU calls (and keeps
+#: ``regimes --device cuda`` within about a minute).
+DEFAULT_MIN_RUN_TIME = {"cpu": 0.5, "cuda": 0.05}
 #: A figure whose repeats spread by more than this (:func:`spread`) is not reliable.
 NOISY_SPREAD = 0.2
 
@@ -132,7 +139,7 @@ class Settings:
     ``threads``: CPU threads for the timed calls (1 by default: on a machine whose cores are shared, a
     multi-threaded call can wait milliseconds for a busy core). ``min_run_time``: seconds each timing
     repeats its call for. ``repeats``: interleaved rounds. ``memory_budget``: bytes; ``None``, half of
-    the memory available now (:func:`default_memory_budget`). ``progress``: a tqdm bar on stderr.
+    the memory available now, at most 8 GiB (:func:`default_memory_budget`). ``progress``: a tqdm bar on stderr.
     """
 
     device: torch.device | str = "cpu"
@@ -263,13 +270,19 @@ def available_memory(device: torch.device | str = "cpu") -> int | None:
         return None
 
 
+def default_min_run_time(device: torch.device | str = "cpu") -> float:
+    """Seconds per timing for ``device`` (:data:`DEFAULT_MIN_RUN_TIME`; a device not listed takes the CPU's)."""
+    return DEFAULT_MIN_RUN_TIME.get(as_device(device).type, DEFAULT_MIN_RUN_TIME["cpu"])
+
+
 def default_memory_budget(device: torch.device | str = "cpu", fraction: float = BUDGET_FRACTION) -> int:
-    """Half (``fraction``) of :func:`available_memory`, or :data:`FALLBACK_BUDGET` (1 GiB) if unknown."""
+    """Half (``fraction``) of :func:`available_memory`, at most :data:`MAX_DEFAULT_BUDGET` (8 GiB), or
+    :data:`FALLBACK_BUDGET` (1 GiB) if unknown."""
     fraction = check_positive("fraction", fraction)
     if fraction > 1:
         raise ValueError(f"fraction must be at most 1 (a share of the available memory), got {fraction}")
     available = available_memory(device)
-    return FALLBACK_BUDGET if available is None else int(available * fraction)
+    return FALLBACK_BUDGET if available is None else min(int(available * fraction), MAX_DEFAULT_BUDGET)
 
 
 def over_budget(needed: int, budget: int, what: str = "") -> str | None:
@@ -615,11 +628,12 @@ def run_sweeps(sweeps: Sweeps, axes: Sequence[str], settings: Settings, methods:
     return {axis: [row for case in cases for row in by_case[case]] for axis, cases in per_axis.items()}
 
 
-#: ``quick``: seconds on a laptop CPU (CI runs it). ``full``: GPT-2's sizes and Llama 3's vocabulary
+#: ``quick``: seconds on a laptop CPU (notebook 6 runs it; 0.02 s a timing is still hundreds of calls at these sizes,
+#: and the repeats' verdict says when that is too little). ``full``: GPT-2's sizes and Llama 3's vocabulary
 #: (minutes on a CPU; the memory guard skips what does not fit).
 PRESETS = {
     "quick": Sweeps(vocab_sizes=(1_000, 3_000, 10_000, 50_257), embedding_dims=(16, 64, 256),
-                    token_counts=(64, 256, 1_024), anchor=Case(2_000, 16, 64), min_run_time=0.1),
+                    token_counts=(64, 256, 1_024), anchor=Case(2_000, 16, 64), min_run_time=0.02),
     "full": Sweeps(vocab_sizes=(1_000, 2_000, 5_000, 10_000, 20_000, 50_257, 128_256),
                    embedding_dims=(64, 128, 256, 512, 768), token_counts=(256, 512, 1_024, 2_048, 4_096),
                    anchor=GPT2, min_run_time=0.5),

@@ -8,82 +8,69 @@ import torch
 import torch.nn.functional as F
 from torch.utils.flop_counter import FlopCounterMode
 
-from ..checks import check_int
-from .checking import ExerciseError, correct
+from .checking import ExerciseError, as_number, correct
 
-#: Exercise 6.1: the smallest vocabulary to time, and how far apart the two sizes must be.
-_TIMED_V_MIN, _TIMED_V_FACTOR = 1_000, 10
-
-
-def check_lookup_timings(timings: dict[int, dict[str, float]]) -> bool:
-    """Exercise 6.1: ``{V: {"lookup": seconds, "dense": seconds}}``, measured at two vocabulary sizes.
-
-    Checks the structure and the sign (at ``V >= 1,000`` the lookup is the faster), never a
-    speed: timings differ from machine to machine and from run to run.
-    """
-    if not isinstance(timings, dict):
-        raise TypeError("timings must be a dict {V: {'lookup': seconds, 'dense': seconds}}, "
-                        f"got {type(timings).__name__}")
-    for vocab_size, entry in timings.items():
-        if not isinstance(vocab_size, int) or isinstance(vocab_size, bool):
-            raise TypeError(f"the keys of timings must be vocabulary sizes (ints), got {vocab_size!r}")
-        if not isinstance(entry, dict):
-            raise TypeError(f"timings[{vocab_size}] must be a dict {{'lookup': seconds, 'dense': seconds}}, "
-                            f"got {type(entry).__name__}")
-        for name, seconds in entry.items():
-            if not isinstance(seconds, (int, float)) or isinstance(seconds, bool):
-                raise TypeError(f"timings[{vocab_size}][{name!r}] must be a number of seconds, "
-                                f"got {type(seconds).__name__}")
-    sizes = sorted(timings)
-    if len(sizes) != 2:
-        raise ExerciseError(f"timings has {len(sizes)} vocabulary size(s), {sizes}; time both methods at two "
-                            "sizes, to see how the gap changes with V")
-    if sizes[0] < _TIMED_V_MIN:
-        raise ExerciseError(f"V = {sizes[0]:,} is below {_TIMED_V_MIN:,}: choose sizes from {_TIMED_V_MIN:,} up, "
-                            "the range of section 3")
-    if sizes[1] < _TIMED_V_FACTOR * sizes[0]:
-        raise ExerciseError(f"V = {sizes[0]:,} and {sizes[1]:,} are less than {_TIMED_V_FACTOR}x apart: choose "
-                            f"sizes further apart (for example 1,000 and 50,257), so that the difference shows")
-    for vocab_size in sizes:
-        entry = timings[vocab_size]
-        if set(entry) != {"lookup", "dense"}:
-            raise ExerciseError(f"timings[{vocab_size}] has keys {sorted(entry)}; expected 'lookup' and 'dense'")
-        if not all(math.isfinite(s) and s > 0 for s in entry.values()):
-            raise ExerciseError(f"timings[{vocab_size}] = {entry}: each time must be a positive number of "
-                                "seconds per call (the median of blocked_autorange, for example)")
-        if entry["dense"] <= entry["lookup"]:
-            raise ExerciseError(
-                f"at V = {vocab_size:,} the dense product ({entry['dense']:.3g} s) was not slower than the lookup "
-                f"({entry['lookup']:.3g} s). Hint: are the two swapped? Time F.embedding(ids, W) "
-                "and F.one_hot(ids, V).float() @ W, each after a warm-up and over many calls, and keep the median "
-                "(Timer(...).blocked_autorange() does all three)")
-    return correct("the lookup and the dense product timed at two vocabulary sizes at least 10 times apart: "
-                   "the lookup was the faster at both")
+#: Exercise 6.1: V grows tenfold. A guess within these bounds has the right idea: the dense product's work grows
+#: with V, the lookup's does not.
+GROWTH_BOUNDS = {"lookup": (0.5, 2.0), "dense": (5.0, 20.0)}
+GROWTH_HINTS = {
+    "lookup": "how many rows does the lookup read for n ids, and does V change that?",
+    "dense": "the dense product does 2·n·V·d FLOPs: what happens to them when V is ten times larger?",
+}
+#: Exercise 6.2: GPT-2's width.
+WIDTH = 768
+#: Exercise 6.3: the sizes the counter runs at.
+FLOP_SIZES = (32, 2_000, 8)
 
 
-def check_sparse_one_hot(x: torch.Tensor, ids: torch.Tensor, num_classes: int) -> bool:
-    """Exercise 6.2: a sparse one-hot ``x`` of ``ids`` with ``torch.sparse.mm(x, W) == W[ids]`` exactly."""
-    if not isinstance(x, torch.Tensor):
-        raise ExerciseError(f"x must be a torch.Tensor, got {type(x).__name__}")
-    if x.layout not in (torch.sparse_coo, torch.sparse_csr):
-        raise ExerciseError(
-            f"x has layout {x.layout}: it is dense. Hint: build it with torch.sparse_coo_tensor(indices, values, size)"
-        )
-    expected_shape = (len(ids), num_classes)
-    if tuple(x.shape) != expected_shape:
-        raise ExerciseError(f"x has shape {tuple(x.shape)}, expected {expected_shape}: one row per id, V columns")
-    nnz = x._nnz() if x.layout == torch.sparse_coo else x.values().numel()
-    if nnz != len(ids):
-        raise ExerciseError(f"x stores {nnz} values, expected {len(ids)}: a single nonzero per row")
-    weight = torch.randn(num_classes, 3, generator=torch.Generator().manual_seed(6), dtype=x.dtype)
-    got = torch.sparse.mm(x.cpu(), weight)
-    expected = weight[ids.cpu()]
-    if not torch.equal(got, expected):
-        raise ExerciseError(
-            "torch.sparse.mm(x, W) does not return W[ids]. Hint: the indices are a (2, n) tensor whose first row "
-            "is the row number 0..n-1 and whose second row is the id (the column); every value is 1."
-        )
-    return correct("a sparse one-hot with a single nonzero per row: torch.sparse.mm(x, W) selects W[ids] exactly")
+def _growth(name: str, factors: object) -> dict[str, float]:
+    """``{"lookup": factor, "dense": factor}``, each a positive, finite number."""
+    if not isinstance(factors, dict) or set(factors) != {"lookup", "dense"}:
+        raise ExerciseError(f"{name} must be a dict with the keys 'lookup' and 'dense', got {factors!r}")
+    values = {key: as_number(f"{name}[{key!r}]", value, "a factor") for key, value in factors.items()}
+    for key, value in values.items():
+        if not (math.isfinite(value) and value > 0):
+            raise ExerciseError(f"{name}[{key!r}] = {value}: a growth factor is a positive number (1: no growth)")
+    return values
+
+
+def check_predicted_growth(predicted_growth: dict[str, float]) -> bool:
+    """Exercise 6.1, first part: the predicted growth of each method's time when V grows from 2,000 to 20,000."""
+    guesses = _growth("predicted_growth", predicted_growth)
+    for key, (low, high) in GROWTH_BOUNDS.items():
+        if not low <= guesses[key] <= high:
+            raise ExerciseError(f"predicted_growth[{key!r}] = {guesses[key]:g} is far from what the work of the "
+                                f"{key} suggests. Hint: {GROWTH_HINTS[key]}")
+    return correct("your predicted growth of each method, against how its work grows with V")
+
+
+def check_measured_growth(measured_growth: dict[str, float]) -> bool:
+    """Exercise 6.1, second part: the measured growth of each method's time from V = 2,000 to 20,000.
+
+    Checks the kind of number and the order of the two (the dense product's work grows tenfold, the lookup's not
+    at all), never a speed: timings differ from machine to machine and from run to run."""
+    measured = _growth("measured_growth", measured_growth)
+    if measured["dense"] <= measured["lookup"]:
+        raise ExerciseError(f"measured_growth = {measured_growth}: the dense product's time did not grow more than "
+                            "the lookup's. Hint: each factor is the time at V = 20,000 over the time at V = 2,000; "
+                            "are the two sizes or the two methods swapped?")
+    return correct("your measured growth of each method, against the order of their work")
+
+
+def check_largest_batch(largest_n: int) -> bool:
+    """Exercise 6.2: the largest ``n`` whose float32 one-hot, ``n·V·4`` bytes, is no larger than the table's
+    ``V·d·4`` at ``d = 768``."""
+    if isinstance(largest_n, bool) or not isinstance(largest_n, int):
+        raise TypeError(f"largest_n must be a whole number of tokens, got {type(largest_n).__name__}")
+    if largest_n == WIDTH // 2:
+        raise ExerciseError("largest_n counts the one-hot at 8 bytes an entry: it is compared here as float32, "
+                            "4 bytes, like the table")
+    if largest_n == WIDTH - 1:
+        raise ExerciseError("largest_n is one short: a one-hot exactly as large as the table takes no more memory")
+    if largest_n != WIDTH:
+        raise ExerciseError(f"largest_n = {largest_n:,} is not the largest batch whose one-hot is no larger than "
+                            "the table. Hint: write both sizes in bytes, n·V·4 and V·d·4, and see what cancels")
+    return correct("the largest batch whose float32 one-hot is no larger than the table, at GPT-2's width")
 
 
 def _count(sizes: tuple[int, int, int]) -> dict[str, int]:
@@ -101,28 +88,27 @@ def _count(sizes: tuple[int, int, int]) -> dict[str, int]:
     return counts
 
 
-def check_counted_flops(sizes: tuple[int, int, int], counted: dict[str, int]) -> bool:
-    """Exercise 6.3: ``counted = {"dense": flops, "lookup": flops}``, PyTorch's ``FlopCounterMode`` run on each,
-    forward and backward, at ``sizes = (n, V, d)``. The checker counts again at those sizes."""
-    if not isinstance(sizes, tuple) or len(sizes) != 3:
-        raise TypeError(f"sizes must be a tuple (n, V, d), got {sizes!r}")
-    for name, value in zip(("n", "V", "d"), sizes, strict=True):
-        check_int(f"sizes' {name}", value)
-    if not isinstance(counted, dict) or set(counted) != {"dense", "lookup"}:
-        raise ExerciseError(f"counted must be a dict with the keys 'dense' and 'lookup', got {counted!r}")
-    for name, value in counted.items():
-        if not isinstance(value, int) or isinstance(value, bool):
-            raise TypeError(f"counted[{name!r}] must be an int (counter.get_total_flops()), got {type(value).__name__}")
-    expected = _count(sizes)
-    n, V, d = sizes
-    if counted["dense"] * 2 == expected["dense"]:
-        raise ExerciseError("counted['dense'] is half the counter's count at your sizes: it counted the forward only. "
-                            "Hint: call .backward(grad_out) inside the `with FlopCounterMode(...)` block")
-    if counted["dense"] != expected["dense"]:
-        raise ExerciseError(f"counted['dense'] = {counted['dense']:,} is not the counter's count at n = {n:,}, "
-                            f"V = {V:,}, d = {d:,}. Hint: are `sizes` the sizes you ran, in the order (n, V, d)?")
-    if counted["lookup"] != expected["lookup"]:
-        raise ExerciseError(f"counted['lookup'] = {counted['lookup']:,} is not the counter's count for a lookup at "
-                            "your sizes. Hint: count F.embedding(ids, W) forward and backward, in a block of its own")
-    return correct("the FLOPs of the dense product and of the lookup, forward and backward, counted again at your "
-                   "sizes")
+def check_predicted_flops(predicted_flops: dict[str, int]) -> bool:
+    """Exercise 6.3: ``{"dense": flops, "lookup": flops}``, what FlopCounterMode counts for each, forward and
+    backward, at ``FLOP_SIZES``; the checker runs the counter (on the meta device) and compares."""
+    if not isinstance(predicted_flops, dict) or set(predicted_flops) != {"dense", "lookup"}:
+        raise ExerciseError("predicted_flops must be a dict with the keys 'dense' and 'lookup', "
+                            f"got {predicted_flops!r}")
+    guesses = {key: as_number(f"predicted_flops[{key!r}]", value, "a count of FLOPs")
+               for key, value in predicted_flops.items()}
+    counted = _count(FLOP_SIZES)
+    forward = counted["dense"] // 2
+    dense_hints = {
+        forward: "that is one matrix product's count. The backward computes W's gradient, one more product of the "
+                 "same size (and a multiply-add counts as 2 FLOPs)",
+        forward // 2: "a multiply-add counts as 2 FLOPs, and the backward computes W's gradient, one more product",
+        3 * forward: "the one-hot is an input, not a parameter: no gradient is computed for it",
+    }
+    if guesses["dense"] != counted["dense"]:
+        hint = dense_hints.get(int(guesses["dense"]), "count each matrix product as 2·rows·inner·columns FLOPs")
+        raise ExerciseError(f"predicted_flops['dense'] is not the counter's count. Hint: {hint}")
+    if guesses["lookup"] != counted["lookup"]:
+        raise ExerciseError("predicted_flops['lookup'] is not the counter's count. Hint: the counter counts the "
+                            "FLOPs of matrix products; which does the lookup run, forward or backward?")
+    return correct("your predicted FLOPs of the dense product and of the lookup, forward and backward, against "
+                   "FlopCounterMode's count")

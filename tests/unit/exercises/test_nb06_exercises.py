@@ -1,91 +1,70 @@
-"""Notebook 6's checkers accept a right answer and reject a wrong one with a hint."""
-
+"""Notebook 6's checkers: the worked answer passes, and each listed wrong answer fails with its hint."""
 
 import pytest
 import torch
-import torch.nn.functional as F
-from torch.utils.flop_counter import FlopCounterMode
 
 from utils.exercises import nb06 as exercises
 
-TIMINGS = {1_000: {"lookup": 4e-6, "dense": 1e-4}, 50_257: {"lookup": 4e-6, "dense": 9e-3}}
-
-def test_lookup_timings(capsys):
-    assert exercises.check_lookup_timings(TIMINGS)
-    assert capsys.readouterr().out == ("correct: the lookup and the dense product timed at two vocabulary sizes "
-                                       "at least 10 times apart: the lookup was the faster at both\n")
-    swapped = {v: {"lookup": t["dense"], "dense": t["lookup"]} for v, t in TIMINGS.items()}
-    with pytest.raises(exercises.ExerciseError, match="at V = 1,000 the dense product .* Hint: are the two swapped"):
-        exercises.check_lookup_timings(swapped)
-    with pytest.raises(exercises.ExerciseError, match=r"1 vocabulary size\(s\), \[1000\]; time both methods at two"):
-        exercises.check_lookup_timings({1_000: TIMINGS[1_000]})
-    with pytest.raises(exercises.ExerciseError, match="V = 100 is below 1,000"):
-        exercises.check_lookup_timings({100: TIMINGS[1_000], 50_257: TIMINGS[50_257]})
-    with pytest.raises(exercises.ExerciseError, match="less than 10x apart"):
-        exercises.check_lookup_timings({1_000: TIMINGS[1_000], 3_000: TIMINGS[50_257]})
-    with pytest.raises(exercises.ExerciseError, match=r"has keys \['lookup'\]; expected 'lookup' and 'dense'"):
-        exercises.check_lookup_timings({1_000: {"lookup": 4e-6}, 50_257: TIMINGS[50_257]})
-    with pytest.raises(exercises.ExerciseError, match="each time must be a positive number of seconds"):
-        exercises.check_lookup_timings({1_000: {"lookup": 0.0, "dense": 1e-4}, 50_257: TIMINGS[50_257]})
-    with pytest.raises(TypeError, match=r"timings must be a dict \{V: \{'lookup': seconds, 'dense': seconds\}\}, "
-                                        "got list"):
-        exercises.check_lookup_timings([4e-6, 1e-4])
-    with pytest.raises(TypeError, match="must be a number of seconds, got str"):
-        exercises.check_lookup_timings({1_000: {"lookup": "fast", "dense": 1e-4}, 50_257: TIMINGS[50_257]})
-    with pytest.raises(TypeError, match=r"keys of timings must be vocabulary sizes \(ints\), got '1000'"):
-        exercises.check_lookup_timings({"1000": TIMINGS[1_000], 50_257: TIMINGS[50_257]})
-
-@pytest.mark.filterwarnings("ignore:Sparse CSR tensor support is in beta")
-def test_sparse_one_hot():
-    ids = torch.tensor([4, 1, 4, 0, 2])
-    right = torch.sparse_coo_tensor(torch.stack([torch.arange(5), ids]), torch.ones(5), (5, 6), check_invariants=True)
-    assert exercises.check_sparse_one_hot(right, ids, 6)
-    assert exercises.check_sparse_one_hot(right.to_sparse_csr(), ids, 6)  # CSR is fine too
-    swapped = torch.sparse_coo_tensor(torch.stack([ids, torch.arange(5)]), torch.ones(5), (6, 5),
-                                      check_invariants=True)
-    with pytest.raises(exercises.ExerciseError, match=r"shape \(6, 5\), expected \(5, 6\)"):
-        exercises.check_sparse_one_hot(swapped, ids, 6)
-    wrong_columns = torch.sparse_coo_tensor(torch.stack([torch.arange(5), ids.flip(0)]), torch.ones(5), (5, 6),
-                                            check_invariants=True)
-    with pytest.raises(exercises.ExerciseError, match="does not return W\\[ids\\]"):
-        exercises.check_sparse_one_hot(wrong_columns, ids, 6)
-    with pytest.raises(exercises.ExerciseError, match="it is dense"):
-        exercises.check_sparse_one_hot(right.to_dense(), ids, 6)
-    with pytest.raises(exercises.ExerciseError, match="a single nonzero per row"):
-        exercises.check_sparse_one_hot(torch.ones(5, 6).to_sparse(), ids, 6)
-    with pytest.raises(exercises.ExerciseError, match="must be a torch.Tensor"):
-        exercises.check_sparse_one_hot([[0, 1]], ids, 6)
-
-def _counted_by_the_counter(sizes):
-    n, V, d = sizes
-    ids, weight = torch.randint(0, V, (n,)), torch.randn(V, d, requires_grad=True)
-    counted = {}
-    for name, forward in {"dense": lambda: F.one_hot(ids, V).float() @ weight,
-                          "lookup": lambda: F.embedding(ids, weight)}.items():
-        with FlopCounterMode(display=False) as counter:
-            forward().backward(torch.ones(n, d))
-        counted[name] = counter.get_total_flops()
-    return counted
+FORWARD = 2 * 32 * 2_000 * 8  # one (32, 2000) @ (2000, 8) product, in FLOPs
+WORKED = {
+    "check_predicted_growth": {"lookup": 1, "dense": 10},
+    "check_measured_growth": {"lookup": 1.2, "dense": 8.7},
+    "check_largest_batch": 768,
+    "check_predicted_flops": {"dense": 2 * FORWARD, "lookup": 0},
+}
 
 
-def test_counted_flops(capsys):
-    sizes = (32, 2_000, 8)
-    right = _counted_by_the_counter(sizes)
-    assert exercises.check_counted_flops(sizes, right)
-    assert capsys.readouterr().out == ("correct: the FLOPs of the dense product and of the lookup, forward and "
-                                       "backward, counted again at your sizes\n")
-    assert exercises.check_counted_flops((10**6, 10**6, 10**4), {"dense": 4 * 10**16, "lookup": 0})  # any size
-    with pytest.raises(exercises.ExerciseError, match="it counted the forward only"):
-        exercises.check_counted_flops(sizes, {**right, "dense": right["dense"] // 2})
-    with pytest.raises(exercises.ExerciseError, match=r"Hint: are `sizes` the sizes you ran, in the order \(n, V, d\)"):
-        exercises.check_counted_flops((8, 2_000, 32), {**right, "dense": right["dense"] + 1})
-    with pytest.raises(exercises.ExerciseError, match="is not the counter's count for a lookup"):
-        exercises.check_counted_flops(sizes, {**right, "lookup": right["dense"]})
-    with pytest.raises(exercises.ExerciseError, match="keys 'dense' and 'lookup'"):
-        exercises.check_counted_flops(sizes, {"dense": right["dense"]})
-    with pytest.raises(TypeError, match=r"counted\['dense'\] must be an int"):
-        exercises.check_counted_flops(sizes, {**right, "dense": float(right["dense"])})
-    with pytest.raises(TypeError, match=r"sizes must be a tuple \(n, V, d\)"):
-        exercises.check_counted_flops([32, 2_000, 8], right)
-    with pytest.raises(ValueError, match="sizes' V must be >= 1, got 0"):
-        exercises.check_counted_flops((32, 0, 8), right)
+@pytest.mark.parametrize("checker", WORKED)
+def test_the_worked_answer_passes_and_says_what_was_checked_not_the_answer(checker, capsys):
+    assert getattr(exercises, checker)(WORKED[checker])
+    printed = capsys.readouterr().out
+    assert printed.startswith("correct: ") and printed.count("\n") == 1
+    for answer in ("faster", "768 ", "10x", "zero", " 0 "):  # no answer in the line a stored run shows
+        assert answer not in printed.removeprefix("correct: ")
+
+
+@pytest.mark.parametrize(
+    ("checker", "answer", "error", "message"),
+    [
+        ("check_predicted_growth", {"lookup": 10, "dense": 10}, exercises.ExerciseError,
+         r"predicted_growth\['lookup'\] = 10 .* Hint: how many rows does the lookup read"),
+        ("check_predicted_growth", {"lookup": 1, "dense": 1}, exercises.ExerciseError,
+         r"predicted_growth\['dense'\] = 1 .* Hint: the dense product does 2·n·V·d FLOPs"),
+        ("check_predicted_growth", {"lookup": 1, "dense": 100}, exercises.ExerciseError, r"\['dense'\] = 100 is far"),
+        ("check_predicted_growth", {"dense": 10}, exercises.ExerciseError, "the keys 'lookup' and 'dense'"),
+        ("check_predicted_growth", {"lookup": 0, "dense": 10}, exercises.ExerciseError, "a positive number"),
+        ("check_predicted_growth", {"lookup": "1", "dense": 10}, TypeError, "must be a number"),
+        ("check_measured_growth", {"lookup": 8.7, "dense": 1.2}, exercises.ExerciseError,
+         "did not grow more than the lookup's. Hint: .* swapped"),
+        ("check_measured_growth", {"lookup": 1.0, "dense": float("nan")}, exercises.ExerciseError, "positive number"),
+        ("check_largest_batch", 384, exercises.ExerciseError, "8 bytes an entry: .* as float32"),
+        ("check_largest_batch", 767, exercises.ExerciseError, "one short"),
+        ("check_largest_batch", 50_257, exercises.ExerciseError, "Hint: write both sizes in bytes"),
+        ("check_largest_batch", 768.0, TypeError, "a whole number of tokens, got float"),
+        ("check_predicted_flops", {"dense": FORWARD, "lookup": 0}, exercises.ExerciseError,
+         "one matrix product's count. The backward computes W's gradient"),
+        ("check_predicted_flops", {"dense": FORWARD // 2, "lookup": 0}, exercises.ExerciseError,
+         "a multiply-add counts as 2 FLOPs"),
+        ("check_predicted_flops", {"dense": 3 * FORWARD, "lookup": 0}, exercises.ExerciseError,
+         "the one-hot is an input, not a parameter"),
+        ("check_predicted_flops", {"dense": 12345, "lookup": 0}, exercises.ExerciseError,
+         "count each matrix product as 2·rows·inner·columns"),
+        ("check_predicted_flops", {"dense": 2 * FORWARD, "lookup": 2 * 32 * 8}, exercises.ExerciseError,
+         r"predicted_flops\['lookup'\] is not the counter's count. Hint: the counter counts the FLOPs of matrix"),
+        ("check_predicted_flops", [2 * FORWARD, 0], exercises.ExerciseError, "keys 'dense' and 'lookup'"),
+    ],
+)
+def test_a_wrong_answer_fails_with_its_hint(checker, answer, error, message):
+    with pytest.raises(error, match=message):
+        getattr(exercises, checker)(answer)
+
+
+def test_the_flop_checker_counts_with_the_counter_at_its_sizes():
+    """The checker's count is FlopCounterMode's on the meta device, the same as on real tensors."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    n, V, d = exercises.FLOP_SIZES
+    weight = torch.randn(V, d, requires_grad=True)
+    with FlopCounterMode(display=False) as counter:
+        (torch.nn.functional.one_hot(torch.randint(0, V, (n,)), V).float() @ weight).backward(torch.ones(n, d))
+    assert exercises._count(exercises.FLOP_SIZES) == {"dense": counter.get_total_flops(), "lookup": 0}
