@@ -77,6 +77,11 @@ def _hint(label: str, what: str, names: list[str], lang: str) -> str:
     return json.dumps(text["hint"].format(label=label, what=what), ensure_ascii=False)  # JSON's escapes are Python's
 
 
+def python_source(source: str) -> str:
+    """The source with IPython magics and shell lines blanked, for ast."""
+    return "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines())
+
+
 def defined_names(tree: ast.Module) -> list[str]:
     """Names a cell defines at top level (functions, classes, assignments), in order."""
     names = []
@@ -97,9 +102,8 @@ def stub_source(solution: str, label: str, lang: str = "en") -> str:
     keeps each function's signature and docstring, with the body replaced; any other answer becomes a
     comment and a ``raise``.
     """
-    # IPython magics and shell lines blanked, for ast
-    lines = ["" if line.lstrip().startswith(("%", "!")) else line for line in solution.splitlines()]
-    tree = ast.parse("\n".join(lines))
+    source = python_source(solution)
+    lines, tree = source.splitlines(), ast.parse(source)
     if not tree.body:
         raise ValueError(f"{label}: the answer cell is empty; expected the code of one worked answer")
     functions = [node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
