@@ -24,10 +24,9 @@ import re
 import sys
 from dataclasses import dataclass
 
-from utils.cli import OneLineParser
+from utils.cli import OneLineParser, guard
 
 from . import manifest
-from .cli import guard
 
 #: The key terms each notebook glosses once, at its first use: ``{Chinese: English}``
 #: (README.zh.md's glossary lists them first).
