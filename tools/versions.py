@@ -49,28 +49,23 @@ class Environment:
     name: str
     python: str  # "3.10", or "" for the Python running this command
     description: str
-
-    @property
-    def folder(self) -> Path:
-        return ROOT / "build" / "versions" / self.name
+    folder = property(lambda self: ROOT / "build" / "versions" / self.name)
 
 
-ENVIRONMENTS = {
-    "pinned": Environment("pinned", "", "the lock, constraints.txt"),
-    "oldest": Environment("oldest", "3.10", "the floors of requirements.txt"),
-    "colab": Environment("colab", COLAB["python"], "Google Colab's runtime (tools.versions.COLAB)"),
-    "newest": Environment("newest", "3.13", "the newest releases, no constraints"),
-}
+ENVIRONMENTS = {env.name: env for env in (
+    Environment("pinned", "", "the lock, constraints.txt"),
+    Environment("oldest", "3.10", "the floors of requirements.txt"),
+    Environment("colab", COLAB["python"], "Google Colab's runtime (tools.versions.COLAB)"),
+    Environment("newest", "3.13", "the newest releases, no constraints"),
+)}
 
 
 def constraints(name: str) -> str:
     """The pip constraints file's text for environment ``name``."""
     if name not in ENVIRONMENTS:
         raise ValueError(f"unknown environment {name!r}; expected one of {tuple(ENVIRONMENTS)}")
-    if name == "pinned":
-        return (ROOT / "constraints.txt").read_text(encoding="utf-8")
-    if name == "newest":
-        return ""
+    if name in ("pinned", "newest"):
+        return (ROOT / "constraints.txt").read_text(encoding="utf-8") if name == "pinned" else ""
     if name == "colab":
         return "".join(f"{package}=={version}\n" for package, version in COLAB.items() if package != "python")
     floors = []
@@ -108,21 +103,18 @@ def _pyenv_version(version: str) -> str:
 
 def install(env: Environment, python: str) -> Path:
     """Create (or update) the environment's venv with requirements.txt under its constraints; returns its python."""
-    env.folder.mkdir(parents=True, exist_ok=True)
-    python_in_venv = venv_python(env.folder / "venv")
-    wanted = constraints(env.name)
+    venv, wanted = env.folder / "venv", constraints(env.name)
+    python_in_venv, stamp = venv_python(venv), venv / ".installed"  # the stamp: what the venv was installed from
     requirements = (ROOT / "requirements.txt").read_text(encoding="utf-8")
-    stamp = env.folder / "venv" / ".installed"  # what the venv was installed from
     if python_in_venv.exists() and stamp.is_file() and stamp.read_text(encoding="utf-8") == requirements + wanted:
         return python_in_venv
     if not python_in_venv.exists():
-        subprocess.run([python, "-m", "venv", str(env.folder / "venv")], check=True)
-    constraints_file = env.folder / "constraints.txt"
-    constraints_file.write_text(wanted, encoding="utf-8")
+        subprocess.run([python, "-m", "venv", str(venv)], check=True)
+    (env.folder / "constraints.txt").write_text(wanted, encoding="utf-8")
     # the environment's constraints replace any machine-wide ones (PIP_CONSTRAINT, pip.conf)
-    pip_env = {**os.environ, "PIP_CONSTRAINT": os.devnull}
     subprocess.run([str(python_in_venv), "-m", "pip", "install", "--quiet", "--upgrade", "--disable-pip-version-check",
-                    "-r", str(ROOT / "requirements.txt"), "-c", str(constraints_file)], check=True, env=pip_env)
+                    "-r", str(ROOT / "requirements.txt"), "-c", str(env.folder / "constraints.txt")], check=True,
+                   env={**os.environ, "PIP_CONSTRAINT": os.devnull})
     stamp.write_text(requirements + wanted, encoding="utf-8")
     return python_in_venv
 
