@@ -23,9 +23,10 @@ from pathlib import Path
 
 import nbformat
 
-from utils.cli import OneLineParser, guard
+from utils.cli import OneLineParser
 
 from . import manifest
+from .cli import guard
 from .generated import HEADER_ID, SOLUTION_TAG, dumps_notebook, read_notebook
 from .links import HTML_TARGET, MD_TARGET, rebase_link, rebase_links, stays
 from .manifest import Edition, Notebook, available

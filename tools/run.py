@@ -33,9 +33,10 @@ from papermill.clientwrap import PapermillNotebookClient
 from papermill.engines import NBClientEngine, papermill_engines
 from tqdm.auto import tqdm
 
-from utils.cli import OneLineParser, guard
+from utils.cli import OneLineParser
 
 from . import manifest
+from .cli import guard
 from .generated import dumps_notebook, read_notebook
 from .kernels import AsyncIPCKernelManager
 from .manifest import NOTEBOOK_DIR, ROOT, Notebook

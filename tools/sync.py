@@ -16,9 +16,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from utils.cli import OneLineParser, guard
+from utils.cli import OneLineParser
 
 from . import manifest, translations
+from .cli import guard
 from .generated import (
     CITATION,
     answer_cell_source,

@@ -34,9 +34,10 @@ from pathlib import Path
 import nbformat
 from IPython.core.inputtransformer2 import TransformerManager
 
-from utils.cli import OneLineParser, guard
+from utils.cli import OneLineParser
 
 from . import generated, manifest, zh_style
+from .cli import guard
 from .links import MD_TARGET, rebase_links
 from .manifest import Notebook
 

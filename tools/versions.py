@@ -29,9 +29,10 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from utils.cli import OneLineParser, guard
+from utils.cli import OneLineParser
 from utils.env_check import read_requirements
 
+from .cli import guard
 from .manifest import ROOT
 from .venvs import venv_python
 

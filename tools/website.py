@@ -26,9 +26,10 @@ from latex2mathml.converter import convert as latex_to_mathml
 from nbconvert import HTMLExporter
 from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 
-from utils.cli import OneLineParser, guard
+from utils.cli import OneLineParser
 
 from . import manifest
+from .cli import guard
 from .generated import ANSWER_BLOCK, read_notebook, readme_answer
 from .links import is_relative
 from .manifest import EDITIONS, available

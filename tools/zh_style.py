@@ -24,9 +24,10 @@ import re
 import sys
 from dataclasses import dataclass
 
-from utils.cli import OneLineParser, guard
+from utils.cli import OneLineParser
 
 from . import manifest
+from .cli import guard
 
 #: The key terms each notebook glosses once, at its first use: ``{Chinese: English}``
 #: (README.zh.md's glossary lists them first).

@@ -1,4 +1,4 @@
-"""The one argument parser, and what bad input does, in every command-line program of the course (``python course.py``,
+"""The one argument parser of every command-line program of the course (``python course.py``,
 ``python -m utils.env_check``, ``utils.bench``, ``utils.distributed`` and the maintainers' ``tools``).
 
 Standard library only: ``course.py`` imports it with the system's Python, before any venv exists.
@@ -7,8 +7,6 @@ Standard library only: ``course.py`` imports it with the system's Python, before
 from __future__ import annotations
 
 import argparse
-import sys
-from collections.abc import Callable
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -20,13 +18,3 @@ class OneLineParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> None:
         self.exit(2, f"{self.prog}: {message} (see --help)\n")
-
-
-def guard(main: Callable[[], int], prog: str) -> int:
-    """``main()``'s exit status; bad input (a ``ValueError`` or ``FileNotFoundError``: an unknown notebook,
-    a missing file) is one line on stderr, ``prog: message``, and exit status 2. A bug keeps its traceback."""
-    try:
-        return main()
-    except (ValueError, FileNotFoundError) as error:
-        print(f"{prog}: {error}", file=sys.stderr)
-        return 2

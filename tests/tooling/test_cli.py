@@ -6,8 +6,8 @@ import sys
 
 import pytest
 
+from tools import cli
 from tools.manifest import ROOT
-from utils import cli
 
 PROGRAMS = sorted(path.stem for path in (ROOT / "tools").glob("*.py")
                   if "def main(" in path.read_text(encoding="utf-8"))
