@@ -1,23 +1,10 @@
-"""Run every notebook in a named environment: ``python -m tools.versions NAME``.
+"""Run every notebook in a named environment: ``python -m tools.versions NAME`` (``course.py versions NAME``).
 
-The course is tested in four environments (``make versions ENV=NAME`` runs one):
-
-- ``pinned``: the lock, ``constraints.txt`` (what ``make test`` installs);
-- ``oldest``: the floors of ``requirements.txt`` (``torch>=2.2`` installs ``torch==2.2.0``), Python 3.10;
-- ``colab``: Google Colab's current runtime, :data:`COLAB` (its versions, recorded here and nowhere else);
-- ``newest``: no constraints at all: the newest release of everything, Python 3.13.
-
-Each gets its own virtual environment in ``build/versions/NAME/venv`` (made on first
-use, re-installed when requirements.txt or its constraints change). Every English notebook then runs there
-with papermill (:mod:`tools.run`): the asserts must hold, and no cell may write to
-stderr (a warning a learner would see), progress bars aside. nbval's comparison with
-the stored outputs belongs to the pinned environment alone (``make test``): elsewhere
-the asserts and a clean stderr are the check.
-
-The PyTorch wheel comes from pip's index: on Linux that is PyPI's CUDA build, which is
-what most learners get; set ``PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cpu``
-for the small CPU build. A machine-wide pip constraint (``PIP_CONSTRAINT``) is replaced
-by the environment's own.
+``pinned`` (constraints.txt), ``oldest`` (requirements.txt's floors, Python 3.10), ``colab`` (:data:`COLAB`,
+recorded here and nowhere else) or ``newest`` (no constraints, Python 3.13): each in its own venv,
+``build/versions/NAME/venv``, made on first use and re-installed when its requirements change; there every
+English notebook runs with :mod:`tools.run` (asserts hold, nothing on stderr). CONTRIBUTING.md, "Other
+versions", says more.
 """
 
 from __future__ import annotations
