@@ -68,12 +68,13 @@ def _text(lang: str) -> dict:
     return TEXT[lang]
 
 
-def _hint(label: str, what: str, names: list[str], lang: str) -> str:
-    """``Exercise 1.2: define `a` and `b` here (...)``: ``what`` is the TEXT key for what to do with ``names``."""
+def _hint(label: str, task: str, names: list[str], lang: str) -> str:
+    """The stub's message as a Python string literal, ``"Exercise 1.2: define `a` and `b` here (...)"``;
+    ``task`` is the TEXT key of what to do with ``names`` ("define" or "body")."""
     text, quoted = _text(lang), [f"`{name}`" for name in names]
     comma, last = text["and"]
     joined = last.join([comma.join(quoted[:-1]), quoted[-1]] if len(quoted) > 1 else quoted)
-    what = text[what].format(names=joined) if names else text["nothing"]
+    what = text[task].format(names=joined) if names else text["nothing"]
     return json.dumps(text["hint"].format(label=label, what=what), ensure_ascii=False)  # JSON's escapes are Python's
 
 
