@@ -24,24 +24,13 @@ LAUNCH_ARGS = (
 
 
 def find_chromium(environ: dict[str, str] | None = None) -> str | None:
-    """The Chromium executable to drive, or None if there is none.
-
-    ``$COURSE_CHROMIUM`` wins when set (it must then name an executable file);
-    otherwise the first of :data:`CHROMIUM_CANDIDATES` found.
-    """
-    environ = os.environ if environ is None else environ
-    chosen = environ.get(CHROMIUM_ENV)
-    if chosen:
-        path = Path(chosen)
-        if not (path.is_file() and os.access(path, os.X_OK)):
-            raise FileNotFoundError(f"{CHROMIUM_ENV}={chosen!r} is not an executable file; unset it or point it at "
-                                    "a Chromium or Chrome executable")
-        return str(path)
-    for candidate in CHROMIUM_CANDIDATES:
-        found = shutil.which(candidate)
-        if found:
-            return found
-    return None
+    """The Chromium executable to drive, or None: ``$COURSE_CHROMIUM`` when set (it must then name an
+    executable file), else the first of :data:`CHROMIUM_CANDIDATES` found."""
+    chosen = (os.environ if environ is None else environ).get(CHROMIUM_ENV)
+    if chosen and not (Path(chosen).is_file() and os.access(chosen, os.X_OK)):
+        raise FileNotFoundError(f"{CHROMIUM_ENV}={chosen!r} is not an executable file; unset it or point it at "
+                                "a Chromium or Chrome executable")
+    return chosen or next(filter(None, map(shutil.which, CHROMIUM_CANDIDATES)), None)
 
 
 def unavailable_reason(environ: dict[str, str] | None = None) -> str | None:
@@ -49,30 +38,24 @@ def unavailable_reason(environ: dict[str, str] | None = None) -> str | None:
     if importlib.util.find_spec("playwright") is None:
         return "the Python package playwright is missing (pip install -r requirements.txt -c constraints.txt)"
     if find_chromium(environ) is None:
-        names = ", ".join(CHROMIUM_CANDIDATES)
-        return (f"no Chromium found (looked for {names}; or set {CHROMIUM_ENV}). "
+        return (f"no Chromium found (looked for {', '.join(CHROMIUM_CANDIDATES)}; or set {CHROMIUM_ENV}). "
                 "Install it with `sudo apt-get install chromium` (Debian/Ubuntu); never `playwright install`")
     return None
 
 
 def running_under_ci(environ: dict[str, str] | None = None) -> bool:
     """True when ``$CI`` is set to a true value (CI services set CI=true)."""
-    environ = os.environ if environ is None else environ
-    return environ.get("CI", "").strip().lower() in {"1", "true", "yes"}
+    return (os.environ if environ is None else environ).get("CI", "").strip().lower() in {"1", "true", "yes"}
 
 
 def verdict(environ: dict[str, str] | None = None) -> tuple[str, str] | None:
-    """None when the browser tests can run; else ``("skip", reason)`` or, under CI, ``("fail", reason)``.
-
-    On a learner's machine a missing browser skips the browser tests (with the reason);
-    under CI it fails them: CI must prove the course in a real browser.
-    """
+    """None when the browser tests can run; else ``("skip", reason)`` on a learner's machine or, under CI
+    (which must prove the course in a real browser), ``("fail", reason)``."""
     reason = unavailable_reason(environ)
     if reason is None:
         return None
-    if running_under_ci(environ):
-        return "fail", f"the browser tests must run under CI, but {reason}"
-    return "skip", reason
+    return ("fail", f"the browser tests must run under CI, but {reason}") if running_under_ci(environ) else \
+        ("skip", reason)
 
 
 def launch(playwright, executable: str | None = None):

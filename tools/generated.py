@@ -97,21 +97,15 @@ def dumps_notebook(nb: nbformat.NotebookNode) -> str:
 
 
 def markdown_cell(cell_id: str, source: str) -> nbformat.NotebookNode:
-    cell = nbformat.v4.new_markdown_cell(source)
-    cell.id = cell_id
-    return cell
+    return nbformat.v4.new_markdown_cell(source, id=cell_id)
 
 
 def collapse(cell: nbformat.NotebookNode, title: str) -> nbformat.NotebookNode:
-    """Fold a code cell under a one-line title, in Colab and in JupyterLab (in place, and returned).
-
-    The first line becomes ``#@title <title>`` (replacing an older title line); the cell's
-    metadata gets ``cellView: form`` (Colab) and ``jupyter.source_hidden`` (JupyterLab).
-    """
+    """Fold a code cell under a one-line title, in Colab and in JupyterLab (in place, and returned): its
+    first line becomes ``#@title <title>`` (replacing an older title line); its metadata gets ``cellView:
+    form`` (Colab) and ``jupyter.source_hidden`` (JupyterLab)."""
     lines = cell.source.split("\n")
-    if TITLE_LINE.match(lines[0]):
-        lines = lines[1:]
-    cell.source = "\n".join([TITLE_PREFIX + title, *lines])
+    cell.source = "\n".join([TITLE_PREFIX + title, *lines[bool(TITLE_LINE.match(lines[0])):]])
     cell.metadata["cellView"] = "form"
     cell.metadata.setdefault("jupyter", {})["source_hidden"] = True
     return cell
@@ -119,45 +113,33 @@ def collapse(cell: nbformat.NotebookNode, title: str) -> nbformat.NotebookNode:
 
 def collapse_generated(nb_node: nbformat.NotebookNode, edition: str) -> nbformat.NotebookNode:
     """Fold the set-up cell and every worked answer under a title in ``edition``'s words."""
-    words = WORDS[edition]
     for cell in nb_node.cells:
         if cell.get("id") == SETUP_ID:
-            collapse(cell, words["setup title"])
+            collapse(cell, WORDS[edition]["setup title"])
         elif cell.cell_type == "code" and SOLUTION_TAG in cell.metadata.get("tags", []):
-            collapse(cell, words["solution title"])
+            collapse(cell, WORDS[edition]["solution title"])
     return nb_node
 
 
 def navigation(nb: Notebook) -> str:
-    """``← previous · n / N · next →`` in the notebook's edition, linking its neighbours in the manifest.
-
-    N is the last notebook's number; notebook 0, the answer, says so instead of a number.
-    The links are file names, so they stay within the edition's folder.
-    """
-    index = manifest.NOTEBOOKS.index(nb.en)
-    parts = []
+    """``← previous · n / N · next →`` in the notebook's edition, linking its neighbours in the manifest by
+    file name (so within the edition's folder). N is the last notebook's number; notebook 0 is the answer."""
+    index, notebooks, words = manifest.NOTEBOOKS.index(nb.en), manifest.NOTEBOOKS, WORDS[nb.edition]
+    parts = [words["middle 0" if nb.number == 0 else "middle"].format(number=nb.number, total=manifest.last_number())]
     if index > 0:
-        prev = manifest.NOTEBOOKS[index - 1].in_edition(nb.edition)
-        parts.append(f"[← {prev.number}. {prev.display_title}]({prev.filename})")
-    middle = "middle 0" if nb.number == 0 else "middle"  # notebook 0 is the answer, before the lessons 1..N
-    parts.append(WORDS[nb.edition][middle].format(number=nb.number, total=manifest.last_number()))
-    if index + 1 < len(manifest.NOTEBOOKS):
-        nxt = manifest.NOTEBOOKS[index + 1].in_edition(nb.edition)
+        prev = notebooks[index - 1].in_edition(nb.edition)
+        parts.insert(0, f"[← {prev.number}. {prev.display_title}]({prev.filename})")
+    if index + 1 < len(notebooks):
+        nxt = notebooks[index + 1].in_edition(nb.edition)
         parts.append(f"[{nxt.number}. {nxt.display_title} →]({nxt.filename})")
     return " · ".join(parts)
 
 
 def header_source(nb: Notebook) -> str:
     words = WORDS[nb.edition]
-    return "\n".join([
-        words["note"],
-        f"# {nb.number}. {nb.display_title}",
-        "",
-        f"[![Open In Colab]({COLAB_BADGE})]({nb.colab_url})",
-        words["other edition"].format(filename=nb.filename),
-        "",
-        navigation(nb),
-    ])
+    return "\n".join([words["note"], f"# {nb.number}. {nb.display_title}", "",
+                      f"[![Open In Colab]({COLAB_BADGE})]({nb.colab_url})",
+                      words["other edition"].format(filename=nb.filename), "", navigation(nb)])
 
 
 def footer_source(nb: Notebook) -> str:
@@ -211,12 +193,8 @@ def sync_notebook(nb_node: nbformat.NotebookNode, entry: Notebook) -> nbformat.N
     """Put the generated header, set-up and footer cells in place (the set-up cell right before the first
     code cell), and fold the set-up cell and the worked answers under their titles (in place, and returned)."""
     cells = [c for c in nb_node.cells if c.get("id") not in GENERATED_IDS]
-    old = {c.get("id"): c for c in nb_node.cells if c.get("id") in GENERATED_IDS}
-
-    setup = old.get(SETUP_ID)
-    if setup is None or setup.cell_type != "code":
-        setup = nbformat.v4.new_code_cell()
-        setup.id = SETUP_ID
+    setup = next((c for c in nb_node.cells if c.get("id") == SETUP_ID and c.cell_type == "code"), None)
+    setup = setup or nbformat.v4.new_code_cell(id=SETUP_ID)
     setup.source = setup_source()  # collapse_generated() puts the title line back
 
     # The set-up cell goes right before the first code cell or the "What you will learn" cell ("learn"),
@@ -231,35 +209,31 @@ def sync_notebook(nb_node: nbformat.NotebookNode, entry: Notebook) -> nbformat.N
     ]
     collapse_generated(nb_node, entry.edition)
     nb_node.metadata["kernelspec"] = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
-    return nb_node
+    return collapse_generated(nb_node, entry.edition)
 
 
 def readme_table(edition: Edition = ENGLISH) -> str:
     words = WORDS[edition.code]
     binder = f"[![Binder](https://mybinder.org/badge_logo.svg)]({manifest.binder_url(edition.repo_dir)})"
-    rows = [words["binder"].format(badge=binder), "",
-            words["online"].format(site=manifest.site_url(), repo=manifest.repo_url()), "",
-            words["table head"], "| ---: | --- | --- | --- |"]
-    for entry in manifest.NOTEBOOKS:
-        nb = entry.in_edition(edition.code)
-        badge = f"[![Open In Colab]({COLAB_BADGE})]({nb.colab_url})"
-        practice = words["practice"].format(url=nb.practice_colab_url)
-        rows.append(f"| {nb.number} | [{nb.display_title}]({nb.repo_path}) | {badge} | {practice} |")
-    return "\n".join(rows)
+    return "\n".join([
+        words["binder"].format(badge=binder), "", words["online"].format(site=manifest.site_url(),
+                                                                         repo=manifest.repo_url()), "",
+        words["table head"], "| ---: | --- | --- | --- |",
+        *(f"| {nb.number} | [{nb.display_title}]({nb.repo_path}) | [![Open In Colab]({COLAB_BADGE})]({nb.colab_url}) | "
+          f"{words['practice'].format(url=nb.practice_colab_url)} |"
+          for nb in (entry.in_edition(edition.code) for entry in manifest.NOTEBOOKS))])
 
 
 #: How to cite the course (Citation File Format); its addresses are written from the manifest.
 CITATION = "CITATION.cff"
-_CITATION_ADDRESSES = {"repository-code": manifest.repo_url, "url": manifest.site_url}
 
 
 def sync_citation(text: str) -> str:
     """CITATION.cff with its ``repository-code`` and ``url`` lines written from the manifest."""
-    for key, address in _CITATION_ADDRESSES.items():
-        pattern = re.compile(rf"^{key}:.*$", re.M)
-        if not pattern.search(text):
+    for key, address in {"repository-code": manifest.repo_url(), "url": manifest.site_url()}.items():
+        text, found = re.subn(rf"^{key}:.*$", f'{key}: "{address}"', text, flags=re.M)
+        if not found:
             raise ValueError(f"{CITATION} has no '{key}:' line; expected one, which `make sync` fills in")
-        text = pattern.sub(lambda _, key=key, address=address: f'{key}: "{address()}"', text)
     return text
 
 
@@ -276,32 +250,23 @@ def answer_cell_source(nb_node: nbformat.NotebookNode, entry: Notebook) -> str:
     raise ValueError(f"{entry.repo_path} has no markdown cell with id {ANSWER_CELL!r}: the READMEs show its answer")
 
 
-def _readme_link(target: str, edition: Edition) -> str:
-    """A link of notebook 0 (in ``edition``'s folder) as the README at the repository root writes it:
-    ``01_x.ipynb#cell-id=y`` becomes ``notebooks/01_x.ipynb#cell-id=y``, an in-page ``#cell-id=y``
-    ``notebooks/00_the_answer.ipynb#cell-id=y`` (in ``notebooks/zh/`` for the Chinese edition)."""
-    if target.startswith("#"):
-        return f"{answer_notebook().in_edition(edition.code).repo_path}{target}"
-    if not is_relative(target):
-        return target
-    path, hash_sign, fragment = target.partition("#")
-    return f"{posixpath.normpath(posixpath.join(edition.repo_dir, path))}{hash_sign}{fragment}"
-
-
-#: A link to a cell of the same page, ``[below](#cell-id=core-linear)``.
-_IN_PAGE_LINK = re.compile(r"\[[^\]]*\]\((#[^)\s]+)\)")
-
-
 def answer_block(cell_source: str, edition: Edition = ENGLISH) -> str:
     """Notebook 0's ``answer`` cell as the README of ``edition`` shows it: without its heading
-    (``## The answer``), its links rewritten for a page at the repository root, and its in-page
-    links (``[below](#cell-id=x)``) named as links to notebook 0."""
-    lines = cell_source.split("\n")
-    if lines and lines[0].startswith("#"):
-        lines = lines[1:]
-    body = "\n".join(lines).strip("\n")
-    body = _IN_PAGE_LINK.sub(lambda m: f"[{WORDS[edition.code]['answer page']}]({m.group(1)})", body)
-    return MD_TARGET.sub(lambda m: m.group(1) + _readme_link(m.group(2), edition), body)
+    (``## The answer``), its in-page links (``[below](#cell-id=x)``) named as links to notebook 0, and its
+    links rewritten for a page at the repository root (``01_x.ipynb#y`` -> ``notebooks/01_x.ipynb#y``)."""
+    body = re.sub(r"\A#[^\n]*\n?", "", cell_source).strip("\n")
+    body = re.sub(r"\[[^\]]*\]\((#[^)\s]+)\)", lambda m: f"[{WORDS[edition.code]['answer page']}]({m.group(1)})", body)
+
+    def at_root(match: re.Match) -> str:
+        target = match.group(2)
+        if target.startswith("#"):
+            target = answer_notebook().in_edition(edition.code).filename + target
+        elif not is_relative(target):
+            return match.group(0)
+        path, hash_sign, fragment = target.partition("#")
+        return f"{match.group(1)}{posixpath.normpath(posixpath.join(edition.repo_dir, path))}{hash_sign}{fragment}"
+
+    return MD_TARGET.sub(at_root, body)
 
 
 def readme_answer(text: str) -> str | None:
@@ -313,14 +278,11 @@ def readme_answer(text: str) -> str | None:
 def sync_readme(text: str, edition: Edition = ENGLISH, answer: str | None = None) -> str:
     """The README of ``edition`` with the block between the table markers replaced by its table, and,
     given ``answer`` (notebook 0's ``answer`` cell in that edition), the block between the answer markers."""
-    if not TABLE_BLOCK.search(text):
-        raise ValueError(f"{edition.readme} has no notebook table markers; expected {TABLE_START!r} ... {TABLE_END!r}")
-    text = TABLE_BLOCK.sub(lambda _: f"{TABLE_START}\n{readme_table(edition)}\n{TABLE_END}", text)
-    if answer is None:
-        return text
-    if not ANSWER_BLOCK.search(text):
-        raise ValueError(f"{edition.readme} has no answer markers; expected {ANSWER_START!r} ... {ANSWER_END!r} "
-                         "under its title")
-    block = answer_block(answer, edition)
-    return ANSWER_BLOCK.sub(lambda _: f"{ANSWER_START}\n{block}\n{ANSWER_END}", text)
-
+    blocks = [(TABLE_BLOCK, TABLE_START, TABLE_END, readme_table(edition), "notebook table markers")]
+    if answer is not None:
+        blocks.append((ANSWER_BLOCK, ANSWER_START, ANSWER_END, answer_block(answer, edition), "answer markers"))
+    for pattern, start, end, block, name in blocks:
+        text, found = pattern.subn(lambda _, start=start, end=end, block=block: f"{start}\n{block}\n{end}", text)
+        if not found:
+            raise ValueError(f"{edition.readme} has no {name}; expected {start!r} ... {end!r}")
+    return text

@@ -43,13 +43,11 @@ class Edition:
 
     @property
     def folder(self) -> Path:
-        """Absolute folder of this edition's notebooks."""
-        return NOTEBOOK_DIR / self.subdir if self.subdir else NOTEBOOK_DIR
+        return NOTEBOOK_DIR / self.subdir
 
     @property
     def repo_dir(self) -> str:
-        """The folder inside the repository, with forward slashes."""
-        return f"notebooks/{self.subdir}" if self.subdir else "notebooks"
+        return f"notebooks/{self.subdir}".rstrip("/")
 
     def path(self, entry: Notebook) -> Path:
         return self.folder / entry.filename
@@ -66,19 +64,17 @@ EDITIONS: tuple[Edition, ...] = (ENGLISH, CHINESE)
 
 def edition(code: str) -> Edition:
     """The edition with this language code."""
-    for candidate in EDITIONS:
-        if candidate.code == code:
-            return candidate
-    raise ValueError(f"no edition {code!r}; the course has {[e.code for e in EDITIONS]}")
+    found = [candidate for candidate in EDITIONS if candidate.code == code]
+    if not found:
+        raise ValueError(f"no edition {code!r}; the course has {[e.code for e in EDITIONS]}")
+    return found[0]
 
 
 @dataclass(frozen=True)
 class Notebook:
-    """One notebook of the course, as the manifest lists it (in the English edition).
-
-    ``entry.zh`` is the same notebook in the Chinese edition: its ``path``,
-    ``repo_path`` and ``colab_url`` point into ``notebooks/zh/``.
-    """
+    """One notebook of the course, as the manifest lists it (in the English edition); ``entry.zh`` (or
+    ``entry.in_edition("zh")``) is the same notebook in the Chinese edition, whose paths and addresses
+    point into ``notebooks/zh/``."""
 
     number: int
     stem: str  # file name without ``.ipynb``, e.g. ``01_one_hot_matmul``
@@ -89,42 +85,17 @@ class Notebook:
     def __post_init__(self) -> None:
         edition(self.edition)  # ValueError for an unknown code
 
-    @property
-    def zh(self) -> Notebook:
-        """This notebook in the Chinese edition (``notebooks/zh/``)."""
-        return replace(self, edition="zh")
-
-    @property
-    def en(self) -> Notebook:
-        """This notebook in the English edition (``notebooks/``)."""
-        return replace(self, edition="en")
-
     def in_edition(self, code: str) -> Notebook:
-        """This notebook in the edition with this language code."""
         return replace(self, edition=code)
 
-    @property
-    def filename(self) -> str:
-        return f"{self.stem}.ipynb"
-
-    @property
-    def path(self) -> Path:
-        """Absolute path of the notebook file in this edition."""
-        return edition(self.edition).path(self)
-
-    @property
-    def repo_path(self) -> str:
-        """Path inside the repository, with forward slashes."""
-        return edition(self.edition).repo_path(self)
-
-    @property
-    def colab_url(self) -> str:
-        return colab_url(self.repo_path)
-
-    @property
-    def practice_colab_url(self) -> str:
-        """Colab's address of this notebook's practice copy, on the practice branch (same path)."""
-        return colab_url(self.repo_path, PRACTICE_REF)
+    zh = property(lambda self: self.in_edition("zh"))
+    en = property(lambda self: self.in_edition("en"))
+    filename = property(lambda self: f"{self.stem}.ipynb")
+    path = property(lambda self: edition(self.edition).path(self))  # absolute, in this edition
+    repo_path = property(lambda self: edition(self.edition).repo_path(self))  # inside the repository, with /
+    colab_url = property(lambda self: colab_url(self.repo_path))
+    #: Colab's address of this notebook's practice copy, on the practice branch (same path)
+    practice_colab_url = property(lambda self: colab_url(self.repo_path, PRACTICE_REF))
 
     @property
     def default_device(self) -> str:
@@ -203,9 +174,8 @@ def site_url() -> str:
 def colab_url(repo_path: str, ref: str = REPO_REF) -> str:
     """Address that opens ``repo_path`` (a notebook in the repository, at ``ref``) in Colab."""
     if repo_path.startswith("/") or not repo_path.endswith(".ipynb"):
-        raise ValueError(
-            f"expected a notebook path relative to the repository root, ending in .ipynb; got {repo_path!r}"
-        )
+        raise ValueError(f"expected a notebook path relative to the repository root, ending in .ipynb; "
+                         f"got {repo_path!r}")
     return f"https://colab.research.google.com/github/{REPO_SLUG}/blob/{ref}/{repo_path}"
 
 
@@ -216,9 +186,9 @@ def binder_url(folder: str = "notebooks") -> str:
 
 def notebook(number: int) -> Notebook:
     """The manifest entry with this number."""
-    for nb in NOTEBOOKS:
-        if nb.number == number:
-            return nb
-    known = ", ".join(str(nb.number) for nb in NOTEBOOKS)
-    raise ValueError(f"there is no notebook {number} in the manifest (known: {known})")
+    found = [nb for nb in NOTEBOOKS if nb.number == number]
+    if not found:
+        known = ", ".join(str(nb.number) for nb in NOTEBOOKS)
+        raise ValueError(f"there is no notebook {number} in the manifest (known: {known})")
+    return found[0]
 

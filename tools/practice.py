@@ -68,15 +68,14 @@ def _text(lang: str) -> dict:
     return TEXT[lang]
 
 
-def _join(names: list[str], lang: str) -> str:
-    comma, last = _text(lang)["and"]
-    quoted = [f"`{name}`" for name in names]
-    return quoted[0] if len(quoted) == 1 else comma.join(quoted[:-1]) + last + quoted[-1]
-
-
-def _quote(text: str) -> str:
-    """A double-quoted Python string literal (JSON's escapes are Python's)."""
-    return json.dumps(text, ensure_ascii=False)
+def _hint(label: str, task: str, names: list[str], lang: str) -> str:
+    """The stub's message as a Python string literal, ``"Exercise 1.2: define `a` and `b` here (...)"``;
+    ``task`` is the TEXT key of what to do with ``names`` ("define" or "body")."""
+    text, quoted = _text(lang), [f"`{name}`" for name in names]
+    comma, last = text["and"]
+    joined = last.join([comma.join(quoted[:-1]), quoted[-1]] if len(quoted) > 1 else quoted)
+    what = text[task].format(names=joined) if names else text["nothing"]
+    return json.dumps(text["hint"].format(label=label, what=what), ensure_ascii=False)  # JSON's escapes are Python's
 
 
 def python_source(source: str) -> str:
@@ -84,74 +83,56 @@ def python_source(source: str) -> str:
     return "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines())
 
 
-def defined_names(source: str) -> list[str]:
+def defined_names(tree: ast.Module) -> list[str]:
     """Names a cell defines at top level (functions, classes, assignments), in order."""
-    names: list[str] = []
-
-    def add(target: ast.AST) -> None:
-        if isinstance(target, ast.Name) and target.id not in names:
-            names.append(target.id)
-        elif isinstance(target, (ast.Tuple, ast.List)):
-            for element in target.elts:
-                add(element)
-
-    for node in ast.parse(python_source(source)).body:
+    names = []
+    for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            if node.name not in names:
-                names.append(node.name)
-        elif isinstance(node, ast.Assign):
-            for target in node.targets:
-                add(target)
-        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
-            add(node.target)
-    return names
+            names.append(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names += [name.id for target in targets for name in ast.walk(target)
+                      if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Store)]
+    return list(dict.fromkeys(names))
 
 
 def stub_source(solution: str, label: str, lang: str = "en") -> str:
     """The stub that replaces an answer cell: it raises ``NotImplementedError(hint)``.
 
-    ``label`` names the exercise (``"Exercise 1.2"``). An answer made only of functions
-    (and imports) keeps each function's signature and docstring, with the body replaced;
-    any other answer becomes a comment and a ``raise``.
+    ``label`` names the exercise (``"Exercise 1.2"``). An answer made only of functions (and imports)
+    keeps each function's signature and docstring, with the body replaced; any other answer becomes a
+    comment and a ``raise``.
     """
-    text = _text(lang)
     source = python_source(solution)
-    tree = ast.parse(source)
+    lines, tree = source.splitlines(), ast.parse(source)
     if not tree.body:
         raise ValueError(f"{label}: the answer cell is empty; expected the code of one worked answer")
-    lines = source.splitlines()
     functions = [node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
-    only_functions = functions and all(isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Import,
-                                                         ast.ImportFrom)) for node in tree.body)
-    if only_functions and all(node.body[0].lineno > node.lineno for node in functions):
-        what = text["body"].format(names=_join([function.name for function in functions], lang))
-        hint = text["hint"].format(label=label, what=what)
-        parts = []
-        for node in tree.body:
-            first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
-            if isinstance(node, (ast.Import, ast.ImportFrom)):
-                parts.append("\n".join(lines[first - 1:node.end_lineno]))
-                continue
-            body = node.body
-            keep_to = body[0].end_lineno if ast.get_docstring(node, clean=False) is not None else body[0].lineno - 1
-            indent = " " * body[0].col_offset
-            parts.append("\n".join([*lines[first - 1:keep_to], f"{indent}raise NotImplementedError({_quote(hint)})"]))
-        return "\n\n\n".join(parts)
-    names = defined_names(solution)
-    what = text["define"].format(names=_join(names, lang)) if names else text["nothing"]
-    hint = text["hint"].format(label=label, what=what)
-    return f"{text['comment'].format(label=label)}\nraise NotImplementedError({_quote(hint)})"
+    signatures = functions and all(isinstance(node, (ast.Import, ast.ImportFrom)) or node in functions
+                                   and node.body[0].lineno > node.lineno for node in tree.body)  # not one-liners
+    if not signatures:
+        comment = _text(lang)["comment"].format(label=label)
+        return f"{comment}\nraise NotImplementedError({_hint(label, 'define', defined_names(tree), lang)})"
+    hint, parts = _hint(label, "body", [function.name for function in functions], lang), []
+    for node in tree.body:
+        first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+        if node not in functions:
+            parts.append("\n".join(lines[first - 1:node.end_lineno]))
+            continue
+        body = node.body[0]
+        keep_to = body.end_lineno if ast.get_docstring(node, clean=False) is not None else body.lineno - 1
+        stub = f"{' ' * body.col_offset}raise NotImplementedError({hint})"
+        parts.append("\n".join([*lines[first - 1:keep_to], stub]))
+    return "\n\n\n".join(parts)
 
 
 def exercise_label(cells: list, index: int, fallback: str, lang: str = "en") -> str:
     """``Exercise 1.2``: from the nearest markdown cell above ``cells[index]`` that names one."""
     for cell in reversed(cells[:index]):
-        if cell.cell_type == "markdown":
-            found = _LABEL.findall(cell.source)
-            if found:
-                return _text(lang)["label"].format(number=found[-1])
-        elif SOLUTION_TAG in cell.metadata.get("tags", []):
+        if SOLUTION_TAG in cell.metadata.get("tags", []):
             break  # the previous exercise: this one's text had no label
+        if cell.cell_type == "markdown" and _LABEL.search(cell.source):
+            return _text(lang)["label"].format(number=_LABEL.findall(cell.source)[-1])
     return _text(lang)["label"].format(number=fallback)
 
 
@@ -161,8 +142,8 @@ def published_links(source: str, folder: Path) -> str:
     def absolute(match: re.Match) -> str:
         if stays(match.group(2)):
             return match.group(0)
-        repo_path, hash_sign, fragment = rebase_link(match.group(2), folder, manifest.ROOT).partition("#")
-        return match.group(1) + manifest.blob_url(repo_path) + hash_sign + fragment
+        path, hash_sign, fragment = rebase_link(match.group(2), folder, manifest.ROOT).partition("#")
+        return match.group(1) + manifest.blob_url(path) + hash_sign + fragment
 
     return HTML_TARGET.sub(absolute, MD_TARGET.sub(absolute, source))
 
@@ -173,32 +154,27 @@ def practice_notebook(nb_node: nbformat.NotebookNode, entry: Notebook, edition: 
 
     ``published``: for a copy that leaves the repository (the web site, the practice branch that
     Colab opens): its links point into the repository on GitHub instead of to files beside it."""
-    text = _text(edition.code)
-    practice = copy.deepcopy(nb_node)
-    solutions = 0
+    practice, solutions = copy.deepcopy(nb_node), 0
     for index, cell in enumerate(practice.cells):
         if cell.cell_type == "markdown":
             cell.source = (published_links(cell.source, edition.folder) if published
                            else rebase_links(cell.source, edition.folder, out_folder))
-        if cell.cell_type != "code":
             continue
-        cell.outputs = []
-        cell.execution_count = None
+        cell.outputs, cell.execution_count = [], None
         cell.metadata.pop("execution", None)
         if SOLUTION_TAG in cell.metadata.get("tags", []):
             solutions += 1
             label = exercise_label(practice.cells, index, f"{entry.number}.{solutions}", edition.code)
             cell.source = stub_source(cell.source, label, edition.code)
             cell.metadata.pop("cellView", None)  # the stub is for writing in: not folded
-            cell.metadata.get("jupyter", {}).pop("source_hidden", None)
-            if cell.metadata.get("jupyter") == {}:
+            if cell.metadata.get("jupyter", {}).pop("source_hidden", None) and not cell.metadata["jupyter"]:
                 del cell.metadata["jupyter"]
     if solutions == 0:
         raise ValueError(f"{edition.repo_path(entry)}: no cell is tagged {SOLUTION_TAG!r}; "
                          "expected one answer cell per exercise")
     link = (manifest.blob_url(edition.repo_path(entry)) if published
             else Path(os.path.relpath(edition.path(entry), out_folder)).as_posix())
-    note = nbformat.v4.new_markdown_cell(text["note"].format(name=edition.repo_path(entry), link=link))
+    note = nbformat.v4.new_markdown_cell(_text(edition.code)["note"].format(name=edition.repo_path(entry), link=link))
     note.id = NOTE_ID
     after = next((i + 1 for i, cell in enumerate(practice.cells) if cell.get("id") == HEADER_ID), 0)
     practice.cells.insert(after, note)
@@ -214,11 +190,13 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def _record(out_dir: Path) -> dict[str, str]:
+    return json.loads((out_dir / RECORD).read_text(encoding="utf-8")) if (out_dir / RECORD).is_file() else {}
+
+
 def edited_copies(out_dir: Path) -> list[Path]:
     """The copies in ``out_dir`` that differ from what was written there: the learner's work."""
-    record = out_dir / RECORD
-    written = json.loads(record.read_text(encoding="utf-8")) if record.is_file() else {}
-    return [out_dir / name for name, digest in written.items()
+    return [out_dir / name for name, digest in _record(out_dir).items()
             if (out_dir / name).is_file() and _digest((out_dir / name).read_text(encoding="utf-8")) != digest]
 
 
@@ -228,46 +206,25 @@ def write_practice(out_dir: Path = PRACTICE_DIR, published: bool = False) -> lis
     A copy the learner has worked in since it was written stays as it is (see :func:`edited_copies`),
     and so does any other notebook of theirs in the folder. ``published``: copies for the web site
     and the practice branch (see :func:`practice_notebook`), which nobody edits: nothing is recorded."""
-    keep = set(edited_copies(out_dir))
-    record_path = out_dir / RECORD
-    old_record = json.loads(record_path.read_text(encoding="utf-8")) if record_path.is_file() else {}
-    record, written = {}, []
+    keep, old_record, record, written = set(edited_copies(out_dir)), _record(out_dir), {}, []
     for entry in manifest.NOTEBOOKS:
         for edition in available(entry):
-            folder = out_dir / edition.subdir if edition.subdir else out_dir
-            folder.mkdir(parents=True, exist_ok=True)
-            target = folder / entry.filename
+            target = out_dir / edition.subdir / entry.filename
             name = target.relative_to(out_dir).as_posix()
             if target in keep:
                 record[name] = old_record[name]
                 continue
-            text = dumps_notebook(practice_notebook(read_notebook(edition.path(entry)), entry, edition, folder,
-                                                    published))
-            target.write_text(text, encoding="utf-8")
+            copy_ = practice_notebook(read_notebook(edition.path(entry)), entry, edition, target.parent, published)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text := dumps_notebook(copy_), encoding="utf-8")
             record[name] = _digest(text)
             written.append(target)
-    for name in set(old_record) - set(record):  # copies of notebooks that are gone, unless worked in
-        if (out_dir / name).is_file() and out_dir / name not in keep:
-            (out_dir / name).unlink()
-    if published:  # a folder only these tools write: whatever else is there is from an older build
-        for stale in set(out_dir.rglob("*.ipynb")) - set(written):
-            stale.unlink()
-    else:
-        record_path.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    gone = set(out_dir.rglob("*.ipynb")) if published else {out_dir / name for name in set(old_record) - set(record)}
+    for stale in gone - set(written) - keep:  # copies of notebooks that are gone, unless worked in
+        stale.unlink(missing_ok=True)
+    if not published:
+        (out_dir / RECORD).write_text(json.dumps(record, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return written
-
-
-BRANCH_README = """\
-# Practice copies of the course
-
-This branch is generated from `{ref}` by the site's workflow on every push; do not edit it.
-Each notebook here is a practice copy: outputs cleared, and each exercise's answer replaced by a
-stub for you to write. Open one in Colab:
-
-{table}
-
-The course itself, with the worked answers: {repo}. Its web site: {site}.
-"""
 
 
 def write_branch(folder: Path) -> list[Path]:
@@ -275,11 +232,20 @@ def write_branch(folder: Path) -> list[Path]:
     notebook's path, so that Colab opens it at ``Notebook.practice_colab_url``, and a README. The site's
     workflow (.github/workflows/pages.yml) pushes it as the branch's one commit. Returns the files written."""
     written = write_practice(folder / manifest.ENGLISH.repo_dir, published=True)
-    rows = [f"- [{entry.number}. {entry.title}]({entry.practice_colab_url}) · "
-            f"[{entry.zh.display_title}]({entry.zh.practice_colab_url})" for entry in manifest.NOTEBOOKS]
+    rows = "\n".join(f"- [{entry.number}. {entry.title}]({entry.practice_colab_url}) · "
+                     f"[{entry.zh.display_title}]({entry.zh.practice_colab_url})" for entry in manifest.NOTEBOOKS)
     readme = folder / "README.md"
-    readme.write_text(BRANCH_README.format(ref=manifest.REPO_REF, table="\n".join(rows), repo=manifest.repo_url(),
-                                           site=manifest.site_url()), encoding="utf-8")
+    readme.write_text(f"""\
+# Practice copies of the course
+
+This branch is generated from `{manifest.REPO_REF}` by the site's workflow on every push; do not edit it.
+Each notebook here is a practice copy: outputs cleared, and each exercise's answer replaced by a
+stub for you to write. Open one in Colab:
+
+{rows}
+
+The course itself, with the worked answers: {manifest.repo_url()}. Its web site: {manifest.site_url()}.
+""", encoding="utf-8")
     return [*written, readme]
 
 
@@ -293,18 +259,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"wrote {len(write_branch(args.branch))} files of the practice branch into {args.branch}")
         return 0
     out = args.out.resolve()
-    kept = edited_copies(out)
-    written = write_practice(out)
-
-    def shown(path: Path) -> Path:
-        return path.relative_to(manifest.ROOT) if path.is_relative_to(manifest.ROOT) else path
-
+    kept, written = edited_copies(out), write_practice(out)
     for path in written:
-        print(f"wrote {shown(path)}")
+        print(f"wrote {path}")
     for path in kept:
-        print(f"kept {shown(path)}: you have worked in it (move it away, or delete it, for a fresh copy)")
+        print(f"kept {path}: you have worked in it (move it away, or delete it, for a fresh copy)")
     print(f"{len(written)} practice copies: outputs cleared, exercise answers replaced by stubs")
-    if args.out.resolve() == PRACTICE_DIR:
+    if out == PRACTICE_DIR:
         print("Open them in JupyterLab: python course.py lab --practice")
     return 0
 

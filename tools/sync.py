@@ -58,27 +58,23 @@ def _differs(path: Path, text: str) -> bool:
 
 
 def stale_files() -> list[str]:
-    """Repository paths that ``sync`` would change (text files; images by name)."""
-    stale = [str(p.relative_to(manifest.ROOT)) for p, text in planned_text_files().items()
-             if _differs(p, text)]
-    # Images are compared by name only: their bytes depend on the matplotlib version.
+    """Repository paths that ``sync`` would change (text files; images by name only: their bytes depend on
+    the matplotlib version)."""
     present = {p.name for p in manifest.IMAGE_DIR.glob("*.png")}
-    stale += [f"images/{name}" for name in sorted(present ^ set(COURSE_IMAGES))]
-    return stale
+    return [str(p.relative_to(manifest.ROOT)) for p, text in planned_text_files().items() if _differs(p, text)] + [
+        f"images/{name}" for name in sorted(present ^ set(COURSE_IMAGES))]
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = OneLineParser(prog="python -m tools.sync", description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if a run would change files")
-    args = parser.parse_args(argv)
-    if args.check:
+    if parser.parse_args(argv).check:
         stale = stale_files()
         for path in stale:
             print(f"out of date: {path}")
         if stale:
             print("run `make sync` and commit the result")
         return 1 if stale else 0
-
     for path, text in planned_text_files().items():
         if _differs(path, text):
             path.parent.mkdir(parents=True, exist_ok=True)

@@ -546,21 +546,16 @@ _GENERATED_BLOCKS = {generated.TABLE_BLOCK: "<!-- notebooks table (generated) --
 def readme_sections(text: str) -> list[tuple[str, str]]:
     """``text`` cut at its ``## `` headings outside fenced code: ``(heading, text)`` in order, the first
     the introduction (:data:`_INTRO`); the generated blocks and trailing blank lines left out."""
-    sections: list[tuple[str, list[str]]] = [(_INTRO, [])]
-    fence = None
+    for pattern, placeholder in _GENERATED_BLOCKS.items():
+        text = pattern.sub(placeholder, text)
+    sections, fence = [(_INTRO, [])], None
     for line in text.split("\n"):
         if marker := re.match(r"(```|~~~)", line):
             fence = None if fence == marker.group(1) else (fence or marker.group(1))
         if fence is None and line.startswith("## "):
             sections.append((line.strip(), []))
         sections[-1][1].append(line)
-    found = []
-    for heading, lines in sections:
-        text = "\n".join(lines)
-        for pattern, placeholder in _GENERATED_BLOCKS.items():
-            text = pattern.sub(placeholder, text)
-        found.append((heading, text.rstrip()))
-    return found
+    return [(heading, "\n".join(lines).rstrip()) for heading, lines in sections]
 
 
 def check_readme() -> list[Problem]:

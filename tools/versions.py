@@ -1,23 +1,10 @@
-"""Run every notebook in a named environment: ``python -m tools.versions NAME``.
+"""Run every notebook in a named environment: ``python -m tools.versions NAME`` (``course.py versions NAME``).
 
-The course is tested in four environments (``make versions ENV=NAME`` runs one):
-
-- ``pinned``: the lock, ``constraints.txt`` (what ``make test`` installs);
-- ``oldest``: the floors of ``requirements.txt`` (``torch>=2.2`` installs ``torch==2.2.0``), Python 3.10;
-- ``colab``: Google Colab's current runtime, :data:`COLAB` (its versions, recorded here and nowhere else);
-- ``newest``: no constraints at all: the newest release of everything, Python 3.13.
-
-Each gets its own virtual environment in ``build/versions/NAME/venv`` (made on first
-use, re-installed when requirements.txt or its constraints change). Every English notebook then runs there
-with papermill (:mod:`tools.run`): the asserts must hold, and no cell may write to
-stderr (a warning a learner would see), progress bars aside. nbval's comparison with
-the stored outputs belongs to the pinned environment alone (``make test``): elsewhere
-the asserts and a clean stderr are the check.
-
-The PyTorch wheel comes from pip's index: on Linux that is PyPI's CUDA build, which is
-what most learners get; set ``PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cpu``
-for the small CPU build. A machine-wide pip constraint (``PIP_CONSTRAINT``) is replaced
-by the environment's own.
+``pinned`` (constraints.txt), ``oldest`` (requirements.txt's floors, Python 3.10), ``colab`` (:data:`COLAB`,
+recorded here and nowhere else) or ``newest`` (no constraints, Python 3.13): each in its own venv,
+``build/versions/NAME/venv``, made on first use and re-installed when its requirements change; there every
+English notebook runs with :mod:`tools.run` (asserts hold, nothing on stderr). CONTRIBUTING.md, "Other
+versions", says more.
 """
 
 from __future__ import annotations
@@ -50,28 +37,23 @@ class Environment:
     name: str
     python: str  # "3.10", or "" for the Python running this command
     description: str
-
-    @property
-    def folder(self) -> Path:
-        return ROOT / "build" / "versions" / self.name
+    folder = property(lambda self: ROOT / "build" / "versions" / self.name)
 
 
-ENVIRONMENTS = {
-    "pinned": Environment("pinned", "", "the lock, constraints.txt"),
-    "oldest": Environment("oldest", "3.10", "the floors of requirements.txt"),
-    "colab": Environment("colab", COLAB["python"], "Google Colab's runtime (tools.versions.COLAB)"),
-    "newest": Environment("newest", "3.13", "the newest releases, no constraints"),
-}
+ENVIRONMENTS = {env.name: env for env in (
+    Environment("pinned", "", "the lock, constraints.txt"),
+    Environment("oldest", "3.10", "the floors of requirements.txt"),
+    Environment("colab", COLAB["python"], "Google Colab's runtime (tools.versions.COLAB)"),
+    Environment("newest", "3.13", "the newest releases, no constraints"),
+)}
 
 
 def constraints(name: str) -> str:
     """The pip constraints file's text for environment ``name``."""
     if name not in ENVIRONMENTS:
         raise ValueError(f"unknown environment {name!r}; expected one of {tuple(ENVIRONMENTS)}")
-    if name == "pinned":
-        return (ROOT / "constraints.txt").read_text(encoding="utf-8")
-    if name == "newest":
-        return ""
+    if name in ("pinned", "newest"):
+        return (ROOT / "constraints.txt").read_text(encoding="utf-8") if name == "pinned" else ""
     if name == "colab":
         return "".join(f"{package}=={version}\n" for package, version in COLAB.items() if package != "python")
     floors = []
@@ -109,21 +91,18 @@ def _pyenv_version(version: str) -> str:
 
 def install(env: Environment, python: str) -> Path:
     """Create (or update) the environment's venv with requirements.txt under its constraints; returns its python."""
-    env.folder.mkdir(parents=True, exist_ok=True)
-    python_in_venv = venv_python(env.folder / "venv")
-    wanted = constraints(env.name)
+    venv, wanted = env.folder / "venv", constraints(env.name)
+    python_in_venv, stamp = venv_python(venv), venv / ".installed"  # the stamp: what the venv was installed from
     requirements = (ROOT / "requirements.txt").read_text(encoding="utf-8")
-    stamp = env.folder / "venv" / ".installed"  # what the venv was installed from
     if python_in_venv.exists() and stamp.is_file() and stamp.read_text(encoding="utf-8") == requirements + wanted:
         return python_in_venv
     if not python_in_venv.exists():
-        subprocess.run([python, "-m", "venv", str(env.folder / "venv")], check=True)
-    constraints_file = env.folder / "constraints.txt"
-    constraints_file.write_text(wanted, encoding="utf-8")
+        subprocess.run([python, "-m", "venv", str(venv)], check=True)
+    (env.folder / "constraints.txt").write_text(wanted, encoding="utf-8")
     # the environment's constraints replace any machine-wide ones (PIP_CONSTRAINT, pip.conf)
-    pip_env = {**os.environ, "PIP_CONSTRAINT": os.devnull}
     subprocess.run([str(python_in_venv), "-m", "pip", "install", "--quiet", "--upgrade", "--disable-pip-version-check",
-                    "-r", str(ROOT / "requirements.txt"), "-c", str(constraints_file)], check=True, env=pip_env)
+                    "-r", str(ROOT / "requirements.txt"), "-c", str(env.folder / "constraints.txt")], check=True,
+                   env={**os.environ, "PIP_CONSTRAINT": os.devnull})
     stamp.write_text(requirements + wanted, encoding="utf-8")
     return python_in_venv
 

@@ -49,7 +49,7 @@ def test_the_site_offers_every_practice_copy_to_download_and_in_colab(site):
         zipped = set(bundle.namelist())
     for entry in NOTEBOOKS:
         for edition in manifest.available(entry):
-            path = website._practice_path(entry, edition)
+            path = f"{website.PRACTICE}/{edition.subdir + '/' if edition.subdir else ''}{entry.filename}"
             assert (site / path).is_file() and f'href="{path}" download' in index
             assert manifest.colab_url(edition.repo_path(entry), manifest.PRACTICE_REF) in index
             assert f"{manifest.REPO_NAME}-practice/{path.removeprefix('practice/')}" in zipped
@@ -141,7 +141,7 @@ def test_every_internal_link_resolves(site):
 
 
 def test_site_link_rules():
-    page = website.Page(NOTEBOOKS[0], manifest.CHINESE)
+    page = manifest.CHINESE.repo_path(NOTEBOOKS[0])
     paths = {"notebooks/01_a.ipynb": "notebooks/01_a.html", "notebooks/zh/02_b.ipynb": "notebooks/zh/02_b.html"}
     assert website.site_link("02_b.ipynb#Summary", page, paths) == "02_b.html#Summary"
     assert website.site_link("../01_a.ipynb", page, paths) == "../01_a.html"
