@@ -21,7 +21,6 @@ import os
 import re
 import secrets
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -45,7 +44,7 @@ OPENED = [entry.in_edition(edition.code) for entry in NOTEBOOKS for edition in c
           if entry.in_edition(edition.code) != RUN_IN_LAB]
 STARTUP_TIMEOUT_S = 120
 RUN_TIMEOUT_S = 300  # one notebook, all cells (the papermill test allows the same order)
-IMAGES_TIMEOUT_S = 60  # for the figures of every other notebook, all opened at once
+IMAGES_TIMEOUT_S = 180  # for the figures of every other notebook, all opened at once (a busy machine: 20 s)
 # Requests that may leave the page (blocked, never sent): the Colab badge in each header.
 EXPECTED_EXTERNAL = {COLAB_BADGE}
 SETTINGS = {
@@ -57,12 +56,6 @@ SETTINGS = {
     # every cell in the page, so the screenshot holds the whole notebook
     "@jupyterlab/notebook-extension:tracker": {"windowingMode": "none"},
 }
-
-
-def _free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def _write_settings(folder):
@@ -101,10 +94,12 @@ def lab(chromium, tmp_path_factory):
         "JUPYTER_CONFIG_DIR": str(tmp / "config"), "JUPYTER_RUNTIME_DIR": str(tmp / "runtime"),
         "JUPYTERLAB_SETTINGS_DIR": str(tmp / "settings"), "JUPYTERLAB_WORKSPACES_DIR": str(tmp / "workspaces"),
     }
-    port, token = _free_port(), secrets.token_hex(24)
+    token = secrets.token_hex(24)
     command = [
         sys.executable, "-m", "jupyterlab", "--no-browser",
-        "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
+        # port 0: the server takes a free port as it binds and says which in its info file (a port
+        # chosen here and passed on could be taken by another process while the server starts)
+        "--ServerApp.ip=127.0.0.1", "--ServerApp.port=0", "--ServerApp.port_retries=0",
         f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={served}", "--ServerApp.allow_root=True",
         "--ServerApp.terminals_enabled=False",
         "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
@@ -113,16 +108,18 @@ def lab(chromium, tmp_path_factory):
     log_path = tmp / "server.log"
     log = log_path.open("w")
     process = subprocess.Popen(command, env=env, cwd=served, stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
+    info = tmp / "runtime" / f"jpserver-{process.pid}.json"  # written once the server listens
+    base = None
     try:
         deadline = time.monotonic() + STARTUP_TIMEOUT_S
         while True:
             if process.poll() is not None:
                 pytest.fail(f"jupyter lab exited with {process.returncode}:\n{log_path.read_text()[-3000:]}")
             try:
+                base = base or f"http://127.0.0.1:{json.loads(info.read_text())['port']}"
                 with urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=5):
                     break
-            except OSError:
+            except (OSError, ValueError, KeyError):  # no info file yet, or written halfway; not answering yet
                 if time.monotonic() > deadline:
                     pytest.fail(f"jupyter lab did not answer in {STARTUP_TIMEOUT_S} s:\n{log_path.read_text()[-3000:]}")
                 time.sleep(0.25)
