@@ -199,10 +199,15 @@ def _open(context, url):
     return page
 
 
+#: for loading a page (megabytes of embedded figures) and each step on it; Playwright's default is 30 s
+PAGE_TIMEOUT_S = 120
+
+
 @pytest.fixture(scope="module")
 def site_context(chromium, site):
     """A browser context where any request that is not a local file is blocked and recorded."""
     context = chromium.new_context(viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(PAGE_TIMEOUT_S * 1000)
     requests = []
 
     def route(route):
