@@ -7,7 +7,8 @@ driven by Playwright):
 
 - runs one representative notebook, RUN_IN_LAB: opens it, clears its outputs, runs it from
   the Run menu (`runmenu:run-all`), waits for the kernel to finish, checks that no cell shows
-  an error and that every code cell ran, and saves a screenshot to build/screenshots/;
+  an error, that every code cell ran and that its outputs are the stored ones, and saves a
+  screenshot to build/screenshots/;
 - opens every other notebook of both editions with its stored outputs, all at once, attached
   to that notebook's kernel (so no other kernel starts), and checks that each renders: every
   code cell's stored count and outputs, every figure loaded, no error shown.
@@ -16,6 +17,7 @@ Every notebook's code runs elsewhere in the suite (nbval's run, tools/pytest_not
 what only a browser can show is how JupyterLab renders and runs it.
 """
 
+import configparser
 import json
 import os
 import re
@@ -36,9 +38,9 @@ from tools.pytest_course import count_execution
 
 #: The notebook run in the browser: the cheapest one (about 3 s of compute) that still shows
 #: what only JupyterLab can, a figure drawn by this run beside text outputs, folded cells and
-#: the Run menu. It is the suite's one duplicate execution: nbval runs it too, with checks a
-#: browser run cannot make (strict outputs, alone as on Colab, papermill, the practice stubs),
-#: and JupyterLab's output model is not nbval's, so the two runs check different things.
+#: the Run menu; its outputs must be the stored ones. It is the suite's one duplicate execution:
+#: nbval runs it too, as it runs every notebook, set up for what a browser run cannot check
+#: (alone in an empty folder as on Colab, papermill's parameters, the practice stubs).
 RUN_IN_LAB = course.notebook(2)
 OPENED = [entry.in_edition(edition.code) for entry in NOTEBOOKS for edition in course.available(entry)
           if entry.in_edition(edition.code) != RUN_IN_LAB]
@@ -196,6 +198,10 @@ STATE_OF = """(panel) => {
 }"""
 STATE = f"() => ({STATE_OF})(window.jupyterapp.shell.currentWidget)"
 
+# The outputs of the current notebook's code cells, as nbformat JSON.
+OUTPUTS = """() => window.jupyterapp.shell.currentWidget.content.widgets
+    .filter(cell => cell.model.type === 'code').map(cell => cell.model.outputs.toJSON())"""
+
 SCROLL_TO_TOP = """() => {
     const panel = window.jupyterapp.shell.currentWidget;
     panel.content.activeCellIndex = 0;
@@ -243,6 +249,37 @@ OPEN_ALL = f"""async ([paths, figures, kernel, deadlineMs]) => {{
 }}"""
 
 
+def _sanitizers():
+    """nbval's sanitisers (tests/nbval_sanitize.cfg): (pattern, replacement) pairs."""
+    config = configparser.ConfigParser()
+    config.read(ROOT / "tests" / "nbval_sanitize.cfg")
+    return [(re.compile(config[section]["regex"]), config[section]["replace"]) for section in config.sections()]
+
+
+def _shown(outputs):
+    """What a code cell's outputs say, as nbval compares them: each output's kind, its text (sanitised)
+    and which data it holds; consecutive stream outputs of one name merged, as nbval merges them."""
+    shown = []
+    for output in outputs:
+        kind = output["output_type"]
+        if kind == "stream":
+            text = "".join(output["text"])
+            if shown and shown[-1][:2] == ("stream", output["name"]):
+                text = shown.pop()[2] + text
+            shown.append(("stream", output["name"], text))
+        elif kind in ("display_data", "execute_result"):
+            data = output.get("data", {})
+            shown.append(("data", tuple(sorted(data)), "".join(data.get("text/plain", ""))))
+        else:
+            shown.append((kind, output.get("ename"), output.get("evalue")))
+    sanitizers = _sanitizers()
+    for i, (kind, name, text) in enumerate(shown):
+        for pattern, replacement in sanitizers:
+            text = pattern.sub(replacement, text)
+        shown[i] = (kind, name, text)
+    return shown
+
+
 def _menu(page, menu, command):
     page.locator(".lm-MenuBar-item", has_text=re.compile(f"^{menu}$")).click()
     page.locator(f'.lm-Menu-item[data-command="{command}"]').click()
@@ -262,6 +299,7 @@ def lab_run(lab_page, screenshots):
     page.wait_for_function(FINISHED, arg=panel, timeout=RUN_TIMEOUT_S * 1000, polling=250)
     seconds = time.perf_counter() - start
     state = page.evaluate(STATE)
+    state["shown"] = [_shown(outputs) for outputs in page.evaluate(OUTPUTS)]
     # the whole notebook in one picture: a viewport as tall as the notebook (Chromium's limit: 16384 px)
     page.set_viewport_size({"width": 1280, "height": min(state["height"] + 150, 16000)})
     page.evaluate(SCROLL_TO_TOP)
@@ -286,6 +324,10 @@ def test_the_representative_notebook_runs_in_jupyterlab(lab_run, lab_page, recor
         f"{name}: expected {code_cells} code cells run in order, got execution counts {state['counts']}"
     assert sum(state["outputs"]) > 0 and all(state["images"]), "outputs and figures rendered"
     assert len(state["images"]) >= _figures(RUN_IN_LAB) > 0, f"{name}: the figures this run drew, shown"
+    # the outputs of this run are the stored ones (which nbval's own run of the notebook also matches)
+    stored = [cell for cell in nbformat.read(RUN_IN_LAB.path, as_version=4).cells if cell.cell_type == "code"]
+    for cell, shown in zip(stored, state["shown"], strict=True):
+        assert shown == _shown(cell.outputs), f"{name}, cell {cell.id}: JupyterLab shows other outputs than stored"
     assert state["folded"][0] and sum(state["folded"]) > 1, "the set-up cell and the answers are folded"
     assert set(blocked) <= EXPECTED_EXTERNAL, f"requests that would have left the machine: {set(blocked)}"
 
