@@ -22,9 +22,10 @@ def require_browser():
     pytest.skip(reason)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def chromium():
-    """Headless Chromium driven by Playwright; one per test module, always closed."""
+    """Headless Chromium driven by Playwright; one per test process (each test file opens its own
+    context), always closed."""
     require_browser()
     from playwright.sync_api import sync_playwright
 

@@ -6,7 +6,7 @@
   (tests/notebooks and nbval's runs of notebooks/) and ``clients`` (tests/clients: the
   notebooks in JupyterLab). ``pytest -m unit`` runs one tier, collecting only its folder.
 - **Workers.** ``-n auto`` starts one per core, and none for the unit tier alone (starting
-  workers would cost more than they save).
+  workers would cost more than they save). The longest files start first (``LONGEST_FIRST``).
 - **One run of each notebook checks four things.** nbval's collector for a course notebook
   is replaced by :class:`tools.pytest_notebooks.ClientNotebook`: nbval's strict comparison, in
   a run set up as on Colab, with papermill's parameters and the practice copy's stubs.
@@ -106,7 +106,23 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         sys.modules["tools.pytest_notebooks"].remove_scratch()
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+#: Where the longest files are (seconds each on 2 cores: the browser tests 25, a notebook under
+#: nbval 5 to 50, the process tests 10 to 20, the site 15), started first: xdist (``--dist
+#: loadfile``) hands out whole files in the order collected, and a long one handed out last would
+#: leave the other worker idle while it runs. Everything else keeps its order.
+LONGEST_FIRST = ("tests/clients/", "notebooks/", "tests/processes/", "tests/tooling/test_website.py")
+
+
+def _start_rank(item: pytest.Item, root: Path) -> int:
+    try:
+        path = Path(str(item.path)).relative_to(root).as_posix()
+    except ValueError:
+        return len(LONGEST_FIRST)
+    return next((rank for rank, start in enumerate(LONGEST_FIRST) if path.startswith(start)), len(LONGEST_FIRST))
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    items.sort(key=lambda item: _start_rank(item, config.rootpath))  # stable: a file's tests stay in order
     for item in items:
         path = Path(str(item.path))
         if path.suffix == ".ipynb":

@@ -47,6 +47,9 @@ from tools.run import stderr_outputs
 DEVICE_ENV = "COURSE_DEVICE"
 PRACTICE_SUFFIX = "-practice"
 CHECK_ID = "test-where-is-utils"
+#: nbval waits 5 s for each output message once a cell has replied, and fails the cell if one is later,
+#: which a busy machine can make it (the cell itself is bounded by --nbval-cell-timeout)
+OUTPUT_TIMEOUT_S = 60
 #: the heading of the part after the exercises that the lesson never needs
 GOING_DEEPER = "## Going deeper"
 FOLDER = manifest.REPO_NAME
@@ -244,6 +247,7 @@ class ClientNotebook(IPyNbFile):
             options.setdefault("check", self.compare_outputs)
             item = IPyNbCell.from_parent(self, name=f"Cell {number} ({cell.id})", cell_num=number, cell=cell,
                                          options=options)
+            item.output_timeout = OUTPUT_TIMEOUT_S
             self.cell_items.append(item)
             yield item
         yield ClientChecks.from_parent(self, name="clients")

@@ -1,13 +1,14 @@
 """The notebooks the way a learner meets them: in JupyterLab, in a real browser.
 
-A module fixture starts `jupyter lab` on 127.0.0.1 with a random port and token, fully
+A session fixture starts `jupyter lab` on 127.0.0.1 with a random port and token, fully
 offline (no news, no update check, no extension manager), serving a copy of the
 notebooks so nothing is saved over the committed files. Headless Chromium (the system's,
 driven by Playwright):
 
 - runs one representative notebook, RUN_IN_LAB: opens it, clears its outputs, runs it from
   the Run menu (`runmenu:run-all`), waits for the kernel to finish, checks that no cell shows
-  an error and that every code cell ran, and saves a screenshot to build/screenshots/;
+  an error, that every code cell ran and that its outputs are the stored ones, and saves a
+  screenshot to build/screenshots/;
 - opens every other notebook of both editions with its stored outputs, all at once, attached
   to that notebook's kernel (so no other kernel starts), and checks that each renders: every
   code cell's stored count and outputs, every figure loaded, no error shown.
@@ -16,12 +17,12 @@ Every notebook's code runs elsewhere in the suite (nbval's run, tools/pytest_not
 what only a browser can show is how JupyterLab renders and runs it.
 """
 
+import configparser
 import json
 import os
 import re
 import secrets
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -29,20 +30,24 @@ import urllib.request
 
 import nbformat
 import pytest
+from nbval.plugin import find_comment_markers, find_metadata_tags
 
 from tools import manifest
 from tools.generated import COLAB_BADGE
 from tools.manifest import IMAGE_DIR, NOTEBOOK_DIR, NOTEBOOKS, ROOT
 from tools.pytest_course import count_execution
 
-#: The notebook run in the browser: it has the most that JupyterLab renders differently from
-#: a headless run (tqdm's progress bars while the benchmark runs, a figure in nearly every section).
-RUN_IN_LAB = manifest.notebook(6)
+#: The notebook run in the browser: the cheapest one (about 3 s of compute) that still shows
+#: what only JupyterLab can, a figure drawn by this run beside text outputs, folded cells and
+#: the Run menu; its outputs must be the stored ones. It is the suite's one duplicate execution:
+#: nbval runs it too, as it runs every notebook, set up for what a browser run cannot check
+#: (alone in an empty folder as on Colab, papermill's parameters, the practice stubs).
+RUN_IN_LAB = manifest.notebook(2)
 OPENED = [entry.in_edition(edition.code) for entry in NOTEBOOKS for edition in manifest.available(entry)
           if entry.in_edition(edition.code) != RUN_IN_LAB]
 STARTUP_TIMEOUT_S = 120
 RUN_TIMEOUT_S = 300  # one notebook, all cells (the papermill test allows the same order)
-IMAGES_TIMEOUT_S = 60  # for the figures of every other notebook, all opened at once
+IMAGES_TIMEOUT_S = 180  # for the figures of every other notebook, all opened at once (a busy machine: 20 s)
 # Requests that may leave the page (blocked, never sent): the Colab badge in each header.
 EXPECTED_EXTERNAL = {COLAB_BADGE}
 SETTINGS = {
@@ -54,12 +59,6 @@ SETTINGS = {
     # every cell in the page, so the screenshot holds the whole notebook
     "@jupyterlab/notebook-extension:tracker": {"windowingMode": "none"},
 }
-
-
-def _free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def _write_settings(folder):
@@ -82,9 +81,9 @@ def _stop(process, log):
     log.close()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def lab(chromium, tmp_path_factory):
-    """A JupyterLab server on loopback: yields (base URL, token)."""
+    """A JupyterLab server on loopback, one for the session's browser tests: yields (base URL, token)."""
     tmp = tmp_path_factory.mktemp("jupyterlab")
     served = tmp / "course"
     served.mkdir()
@@ -98,10 +97,12 @@ def lab(chromium, tmp_path_factory):
         "JUPYTER_CONFIG_DIR": str(tmp / "config"), "JUPYTER_RUNTIME_DIR": str(tmp / "runtime"),
         "JUPYTERLAB_SETTINGS_DIR": str(tmp / "settings"), "JUPYTERLAB_WORKSPACES_DIR": str(tmp / "workspaces"),
     }
-    port, token = _free_port(), secrets.token_hex(24)
+    token = secrets.token_hex(24)
     command = [
         sys.executable, "-m", "jupyterlab", "--no-browser",
-        "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
+        # port 0: the server takes a free port as it binds and says which in its info file (a port
+        # chosen here and passed on could be taken by another process while the server starts)
+        "--ServerApp.ip=127.0.0.1", "--ServerApp.port=0", "--ServerApp.port_retries=0",
         f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={served}", "--ServerApp.allow_root=True",
         "--ServerApp.terminals_enabled=False",
         "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
@@ -110,16 +111,18 @@ def lab(chromium, tmp_path_factory):
     log_path = tmp / "server.log"
     log = log_path.open("w")
     process = subprocess.Popen(command, env=env, cwd=served, stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
+    info = tmp / "runtime" / f"jpserver-{process.pid}.json"  # written once the server listens
+    base = None
     try:
         deadline = time.monotonic() + STARTUP_TIMEOUT_S
         while True:
             if process.poll() is not None:
                 pytest.fail(f"jupyter lab exited with {process.returncode}:\n{log_path.read_text()[-3000:]}")
             try:
+                base = base or f"http://127.0.0.1:{json.loads(info.read_text())['port']}"
                 with urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=5):
                     break
-            except OSError:
+            except (OSError, ValueError, KeyError):  # no info file yet, or written halfway; not answering yet
                 if time.monotonic() > deadline:
                     pytest.fail(f"jupyter lab did not answer in {STARTUP_TIMEOUT_S} s:\n{log_path.read_text()[-3000:]}")
                 time.sleep(0.25)
@@ -128,7 +131,7 @@ def lab(chromium, tmp_path_factory):
         _stop(process, log)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def lab_page(chromium, lab):
     """JupyterLab loaded in a page; every request that would leave the machine is blocked and recorded."""
     base, token = lab
@@ -196,6 +199,10 @@ STATE_OF = """(panel) => {
 }"""
 STATE = f"() => ({STATE_OF})(window.jupyterapp.shell.currentWidget)"
 
+# The outputs of the current notebook's code cells, as nbformat JSON.
+OUTPUTS = """() => window.jupyterapp.shell.currentWidget.content.widgets
+    .filter(cell => cell.model.type === 'code').map(cell => cell.model.outputs.toJSON())"""
+
 SCROLL_TO_TOP = """() => {
     const panel = window.jupyterapp.shell.currentWidget;
     panel.content.activeCellIndex = 0;
@@ -243,6 +250,37 @@ OPEN_ALL = f"""async ([paths, figures, kernel, deadlineMs]) => {{
 }}"""
 
 
+def _sanitizers():
+    """nbval's sanitisers (tests/nbval_sanitize.cfg): (pattern, replacement) pairs."""
+    config = configparser.ConfigParser()
+    config.read(ROOT / "tests" / "nbval_sanitize.cfg")
+    return [(re.compile(config[section]["regex"]), config[section]["replace"]) for section in config.sections()]
+
+
+def _shown(outputs):
+    """What a code cell's outputs say, as nbval compares them: each output's kind, its text (sanitised)
+    and which data it holds; consecutive stream outputs of one name merged, as nbval merges them."""
+    shown = []
+    for output in outputs:
+        kind = output["output_type"]
+        if kind == "stream":
+            text = "".join(output["text"])
+            if shown and shown[-1][:2] == ("stream", output["name"]):
+                text = shown.pop()[2] + text
+            shown.append(("stream", output["name"], text))
+        elif kind in ("display_data", "execute_result"):
+            data = output.get("data", {})
+            shown.append(("data", tuple(sorted(data)), "".join(data.get("text/plain", ""))))
+        else:
+            shown.append((kind, output.get("ename"), output.get("evalue")))
+    sanitizers = _sanitizers()
+    for i, (kind, name, text) in enumerate(shown):
+        for pattern, replacement in sanitizers:
+            text = pattern.sub(replacement, text)
+        shown[i] = (kind, name, text)
+    return shown
+
+
 def _menu(page, menu, command):
     page.locator(".lm-MenuBar-item", has_text=re.compile(f"^{menu}$")).click()
     page.locator(f'.lm-Menu-item[data-command="{command}"]').click()
@@ -262,6 +300,7 @@ def lab_run(lab_page, screenshots):
     page.wait_for_function(FINISHED, arg=panel, timeout=RUN_TIMEOUT_S * 1000, polling=250)
     seconds = time.perf_counter() - start
     state = page.evaluate(STATE)
+    state["shown"] = [_shown(outputs) for outputs in page.evaluate(OUTPUTS)]
     # the whole notebook in one picture: a viewport as tall as the notebook (Chromium's limit: 16384 px)
     page.set_viewport_size({"width": 1280, "height": min(state["height"] + 150, 16000)})
     page.evaluate(SCROLL_TO_TOP)
@@ -285,6 +324,14 @@ def test_the_representative_notebook_runs_in_jupyterlab(lab_run, lab_page, recor
     assert state["counts"] == list(range(1, code_cells + 1)), \
         f"{name}: expected {code_cells} code cells run in order, got execution counts {state['counts']}"
     assert sum(state["outputs"]) > 0 and all(state["images"]), "outputs and figures rendered"
+    assert len(state["images"]) >= _figures(RUN_IN_LAB) > 0, f"{name}: the figures this run drew, shown"
+    # the outputs of this run are the stored ones (which nbval's own run of the notebook also matches)
+    stored = [cell for cell in nbformat.read(RUN_IN_LAB.path, as_version=4).cells if cell.cell_type == "code"]
+    for cell, shown in zip(stored, state["shown"], strict=True):
+        options = {**dict(find_metadata_tags(cell.metadata)), **dict(find_comment_markers(cell.source))}
+        if options.get("check") is False or options.get("skip"):  # nbval-ignore-output, nbval-skip: as nbval
+            continue
+        assert shown == _shown(cell.outputs), f"{name}, cell {cell.id}: JupyterLab shows other outputs than stored"
     assert state["folded"][0] and sum(state["folded"]) > 1, "the set-up cell and the answers are folded"
     assert set(blocked) <= EXPECTED_EXTERNAL, f"requests that would have left the machine: {set(blocked)}"
 

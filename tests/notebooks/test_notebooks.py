@@ -10,7 +10,6 @@ which the translation check proves, and translated prose).
 import ast
 import getpass
 import re
-import time
 
 import nbformat
 import papermill
@@ -120,16 +119,19 @@ def test_notebook_has_the_course_structure(entry):
 def test_asking_for_cuda_without_a_gpu_stops_at_once(tmp_path, record_property):
     entry = NOTEBOOKS[0]
     count_execution(record_property, f"refusal: {entry.stem}")
-    start = time.perf_counter()
+    output = tmp_path / entry.filename
     with pytest.raises(papermill.PapermillExecutionError) as info:
         papermill.execute_notebook(
-            str(entry.path), str(tmp_path / entry.filename), parameters={"device": "cuda"},
+            str(entry.path), str(output), parameters={"device": "cuda"},
             kernel_name="python3", cwd=str(NOTEBOOK_DIR), progress_bar=False,
             kernel_manager_class=AsyncIPCKernelManager,
         )
     assert info.value.ename == "RuntimeError"
     assert "device='cuda' was requested, but CUDA is not available here" in info.value.evalue
-    assert time.perf_counter() - start < 60
+    # at once: in the first cell that uses the device, and no cell after it ran
+    ran = [cell for cell in _code(nbformat.read(output, as_version=4)) if cell.execution_count is not None]
+    assert "resolve_device(device" in ran[-1].source and ran[-1].outputs[-1].output_type == "error"
+    assert not any("DEVICE" in cell.source for cell in ran[:-1]), "the device was used before it was checked"
 
 
 # --- what every lesson keeps: a main path a learner can finish, depth after it, no answer before it is asked

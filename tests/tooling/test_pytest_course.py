@@ -33,3 +33,13 @@ def test_without_a_single_tier_everything_is_collected():
     for markexpr in ("", "unit or tooling", "not clients"):
         for path in (ROOT / "tests" / "unit", ROOT / "tests" / "clients", ROOT / "notebooks"):
             assert pytest_course.pytest_ignore_collect(path, _config(markexpr)) is None
+
+
+def test_the_longest_files_start_first_and_the_rest_keep_their_order():
+    paths = ["tests/unit/test_a.py", "tests/tooling/test_website.py", "tests/tooling/test_b.py",
+             "notebooks/01_x.ipynb", "tests/clients/test_lab.py", "notebooks/00_y.ipynb", "tests/processes/test_c.py"]
+    items = [SimpleNamespace(path=ROOT / path, add_marker=lambda marker: None) for path in paths]
+    pytest_course.pytest_collection_modifyitems(SimpleNamespace(rootpath=ROOT), items)
+    assert [item.path.relative_to(ROOT).as_posix() for item in items] == [
+        "tests/clients/test_lab.py", "notebooks/01_x.ipynb", "notebooks/00_y.ipynb", "tests/processes/test_c.py",
+        "tests/tooling/test_website.py", "tests/unit/test_a.py", "tests/tooling/test_b.py"]

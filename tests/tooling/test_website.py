@@ -1,5 +1,6 @@
 """The static site (`make site`): pages for every edition, no external requests, links that resolve."""
 
+import functools
 import html
 import re
 import zipfile
@@ -14,11 +15,11 @@ from tools import generated, manifest, website
 from tools.manifest import NOTEBOOKS
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Parsed:
-    ids: set
-    loads: list  # what the page fetches to show itself: src of any element, href of <link>
-    links: list  # href of <a>
+    ids: frozenset
+    loads: tuple  # what the page fetches to show itself: src of any element, href of <link>
+    links: tuple  # href of <a>
 
 
 # nbconvert writes well-formed HTML with double-quoted attributes; regular expressions are
@@ -30,10 +31,18 @@ _A = re.compile(r'<a\s[^>]*?href="([^"]*)"')
 
 
 def _parse(path):
+    """A page's ids, loads and links; parsed once for each version of the file (the pages are megabytes
+    of embedded figures, and every link's anchor is looked up in its target page)."""
+    stat = Path(path).stat()
+    return _parse_version(Path(path), stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=128)
+def _parse_version(path, mtime_ns, size):
     text = path.read_text(encoding="utf-8")
-    ids = {html.unescape(value) for value in _ID.findall(text)}
-    loads = [html.unescape(v) for v in _SRC.findall(text) + _LINK.findall(text)]
-    return _Parsed(ids, loads, [html.unescape(value) for value in _A.findall(text)])
+    ids = frozenset(html.unescape(value) for value in _ID.findall(text))
+    loads = tuple(html.unescape(v) for v in _SRC.findall(text) + _LINK.findall(text))
+    return _Parsed(ids, loads, tuple(html.unescape(value) for value in _A.findall(text)))
 
 
 @pytest.fixture(scope="module")
@@ -122,7 +131,6 @@ def _has_anchor(ids, fragment):
 
 def _check_links(path, site):
     """Every link inside the site names a file that exists, and an anchor that exists in it."""
-    ids = {}
     for link in _parse(path).links:
         parts = urlsplit(link)
         if parts.scheme:
@@ -131,8 +139,7 @@ def _check_links(path, site):
         assert target.is_file(), f"{path.name}: broken link {link}"
         assert target.is_relative_to(site.resolve()), f"{path.name}: {link} leaves the site"
         if parts.fragment:
-            ids.setdefault(target, _parse(target).ids)
-            assert _has_anchor(ids[target], parts.fragment), f"{path.name}: no anchor for {link}"
+            assert _has_anchor(_parse(target).ids, parts.fragment), f"{path.name}: no anchor for {link}"
 
 
 def test_every_internal_link_resolves(site):
@@ -193,10 +200,15 @@ def _open(context, url):
     return page
 
 
+#: for loading a page (megabytes of embedded figures) and each step on it; Playwright's default is 30 s
+PAGE_TIMEOUT_S = 120
+
+
 @pytest.fixture(scope="module")
 def site_context(chromium, site):
     """A browser context where any request that is not a local file is blocked and recorded."""
     context = chromium.new_context(viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(PAGE_TIMEOUT_S * 1000)
     requests = []
 
     def route(route):
