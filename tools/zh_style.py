@@ -9,8 +9,9 @@ in cell order, :func:`readme_slips` reads README.zh.md; both return :class:`Slip
   ``窄约 14.5 倍``, ``多花 16 倍``, which reads as 17×), a growth (``增长多少倍``), a difference
   (``相差 10 倍``) or a bound on both sides (``不超过 20 倍``): write ``是……的 N 倍``, ``1/N``,
   ``变为原来的几倍``, ``大的至少是小的 10 倍``, ``在 1/N 到 N 倍之间``;
-- ``term``: another word for a term that has one (:data:`ONE_WORD`: 独热行, never 独热行向量), or
-  深入一步 not quoted as *深入一步* in markdown;
+- ``term``: another word for a term that has one (:data:`ONE_WORD`: 独热行, never 独热行向量),
+  深入一步 not quoted as *深入一步* in markdown (“深入一步” in a code comment), or 对比 between two
+  numbers (``11.7 µs 对 3.91 ms``);
 - ``quotes``: ASCII double quotes around Chinese words: write “……”;
 - ``cross-ref``: a reference to another notebook other than ``第 N 课`` (``笔记本 8``);
 - ``glossary`` (README.zh.md): a key term or a :data:`ONE_WORD` word missing from its 术语表.
@@ -55,6 +56,7 @@ _OTHER_WORD = re.compile("|".join(f"(?P<w{i}>{other})" for i, (_, other) in enum
 _GLOSS = re.compile(r"[（(][A-Za-z][^（()）\n]*[)）]")  # left out when looking for _OTHER_WORD: 独热（one-hot）行向量
 #: in markdown, the part after the exercises is *深入一步* (its heading aside); a code comment quotes it “深入一步”
 _GOING_DEEPER = re.compile(r"(?<![*])(?<!# )“?深入一步”?(?![*])")
+_GOING_DEEPER_BARE = re.compile(r"(?<!“)深入一步|深入一步(?!”)")  # in a code comment
 
 #: What the checks skip: code blocks, formulas, link targets and HTML comments; a code span becomes ``§``.
 _SKIP = re.compile(r"```.*?```|\$\$.*?\$\$|\$[^$\n]+\$|\]\([^)]*\)|<!--.*?-->", re.S)
@@ -65,6 +67,8 @@ _N = r"(?:\d[\d,.]*|§|[一二两三四五六七八九十百千万]+)"
 _TIMES = re.compile(rf"(?:(?:[小窄宽少低高短长快慢轻重]|大(?!约)|多花|多用|多出)了?\s*(?:约|近|超过)?"
                     rf"|(?:增长|增加|提高|减少|降低|缩小|扩大)了?\s*(?:约|近)?|相差\s*(?:约|近|至少|超过)?"
                     rf"|不超过|不超出|不到)\s*(?:{_N}|多少|几)\s*多?\s*倍|{_N}\s*倍(?:以内|之内)")
+#: 对比 between two numbers, "11.7 µs 对比 3.91 ms": there it is 对 (对比 heads a row or a label)
+_NUMBERS_VERSUS = re.compile(rf"\d[\d,.]*\s*(?:[A-Za-zµ/%]+\s*)?对比\s*{_N}")
 #: ASCII double quotes, paired left to right on a line
 _ASCII_QUOTED = re.compile(r'"[^"\n]*"')
 _CROSS_REF = re.compile(r"笔记本\s*\d+|第\s*\d+\s*(?:个)?笔记本|notebook\s*\d+", re.I)
@@ -107,6 +111,10 @@ def phrase_slips(file: str, text: str, cell: str | None = None, markdown: bool =
               for m in _OTHER_WORD.finditer(_GLOSS.sub("", text))]
     found += [Slip(file, cell, "term", f"{m.group(0)}: write *深入一步*")
               for m in _GOING_DEEPER.finditer(text) if markdown]
+    found += [Slip(file, cell, "term", f"{m.group(0)}: write “深入一步” in a comment")
+              for m in _GOING_DEEPER_BARE.finditer(text) if not markdown]
+    found += [Slip(file, cell, "term", f"{m.group(0)}: write 对 between two numbers")
+              for m in _NUMBERS_VERSUS.finditer(text)]
     found += [Slip(file, cell, "quotes", m.group(0)) for m in _ASCII_QUOTED.finditer(text)
               if re.search(f"[{_CJK}]", m.group(0))]
     found += [Slip(file, cell, "cross-ref", m.group(0)) for m in _CROSS_REF.finditer(text)]

@@ -76,6 +76,14 @@ def test_going_deeper_is_quoted_in_italics_in_markdown():
     assert [(slip.rule, slip.text) for slip in slips] == [("term", "“深入一步”: write *深入一步*")]
     assert zh_style.phrase_slips("nb", "## 深入一步\n\n推导见*深入一步*。") == []
     assert zh_style.phrase_slips("nb", "# 见第 1 课的“深入一步”", markdown=False) == []  # a comment cannot italicise
+    for bare in ("# 见深入一步", "# 基准测试程序（深入一步）", "# 深入一步：统计"):
+        assert [slip.rule for slip in zh_style.phrase_slips("nb", bare, markdown=False)] == ["term"]
+
+
+def test_between_two_numbers_versus_is_dui():
+    slips = zh_style.phrase_slips("nb", "| 前向传播：查表对比稠密 | 11.7 µs 对比 3.91 ms，334× |")
+    assert [(slip.rule, slip.text) for slip in slips] == [("term", "11.7 µs 对比 3.91: write 对 between two numbers")]
+    assert zh_style.phrase_slips("nb", "| 前向传播：查表对比稠密 | 11.7 µs 对 3.91 ms，334× |") == []
 
 
 def test_a_cross_reference_is_written_one_way():
