@@ -77,7 +77,7 @@ WRONG = [
     ("check_linear_init_draw", lambda: draw(bound=11008**-0.5), E,
      r"that is 1/sqrt\(out_features\); nn.Linear's fan_in is in_features"),
     ("check_linear_init_draw", lambda: draw(bound=0.02), E, r"the bound is 1/sqrt\(fan_in\)"),
-    ("check_linear_init_draw", lambda: draw(std=BOUND), E, "that is the bound itself"),
+    ("check_linear_init_draw", lambda: draw(std=BOUND * 1.001), E, "that is the bound itself"),
     ("check_linear_init_draw", lambda: draw(std=0.02), E, r"the std of U\(-b, b\) is b/sqrt\(3\)"),
     ("check_linear_init_draw", lambda: draw(torch.nn.Embedding(4096, 8), observed_std=0.009, observed_max=0.0156),
      TypeError, "layer must be the torch.nn.Linear you drew, got Embedding"),
