@@ -50,9 +50,9 @@ def require_tensor(name: str, value: object, shape: tuple[int, ...] | None = Non
 
 def require_keys(name: str, value: object, keys: Iterable[object]) -> dict:
     """``value``, once it is a dict with exactly ``keys``."""
-    keys = list(keys)
-    require(isinstance(value, dict) and set(value) == set(keys),
-            f"{name} must be a dict with the keys {', '.join(map(repr, keys))}, got {value!r}")
+    keys = [repr(key) for key in keys]
+    require(isinstance(value, dict) and {repr(key) for key in value} == set(keys),
+            f"{name} must be a dict with the keys {', '.join(keys[:-1])} and {keys[-1]}, got {value!r}")
     return value
 
 
