@@ -1,11 +1,11 @@
 """Notebook 0's checkers: the worked answer passes, and each listed wrong answer (a typed-in one among them)
 fails with its hint."""
 
-import pytest
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from tests.unit.exercises.checker_table import checker_tests
 from utils.exercises import nb00 as exercises
 from utils.exercises.checking import ExerciseError as E
 
@@ -99,13 +99,4 @@ WRONG = [
 ]
 
 
-@pytest.mark.parametrize(("checker", "args"), WORKED, ids=[w[0] for w in WORKED])
-def test_the_worked_answer_passes(checker, args, capsys):
-    assert getattr(exercises, checker)(*args())
-    assert capsys.readouterr().out.startswith("correct: ")
-
-
-@pytest.mark.parametrize(("checker", "args", "error", "message"), WRONG, ids=[f"{w[0]}-{w[3][:30]}" for w in WRONG])
-def test_a_wrong_answer_fails_with_its_hint(checker, args, error, message):
-    with pytest.raises(error, match=message):
-        getattr(exercises, checker)(*args())
+test_the_worked_answer_passes, test_a_wrong_answer_fails_with_its_hint = checker_tests(exercises, WORKED, WRONG)

@@ -1,12 +1,12 @@
 """Notebook 2's checkers: the worked answer passes, and each listed wrong answer (a typed-in one among them)
 fails with its hint, never the answer itself."""
 
-import pytest
 import torch
 import torch.nn as nn
 
+from tests.unit.exercises.checker_table import checker_tests
 from utils.exercises import nb02 as exercises
-from utils.exercises.checking import ExerciseError as E
+from utils.exercises.checking import ExerciseError
 
 
 def mean_of_real_tokens(padded, embedding, pad_id):
@@ -83,15 +83,5 @@ WRONG = [
 ]
 
 
-@pytest.mark.parametrize(("checker", "args"), WORKED, ids=[w[0] for w in WORKED])
-def test_the_worked_answer_passes(checker, args, capsys):
-    assert getattr(exercises, checker)(*args) is True
-    assert capsys.readouterr().out.startswith("correct: ")
-
-
-@pytest.mark.parametrize(("checker", "args", "message"), WRONG, ids=[f"{w[0]}-{w[2][:30]}" for w in WRONG])
-def test_a_wrong_answer_fails_with_its_hint(checker, args, message):
-    with pytest.raises(E, match=message) as raised:
-        getattr(exercises, checker)(*args)
-    if checker == "check_shared_step_prediction":
-        assert "-2.0" not in str(raised.value).replace(f"= {args[1]}", "")  # never the answer
+test_the_worked_answer_passes, test_a_wrong_answer_fails_with_its_hint = checker_tests(
+    exercises, WORKED, [(checker, args, ExerciseError, message) for checker, args, message in WRONG], ["-2.0"])

@@ -1,12 +1,13 @@
 """Notebook 3's checkers: the worked answer passes, and each listed wrong answer (a typed-in one among them)
 fails with its hint."""
 
-import pytest
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from tests.unit.exercises.checker_table import checker_tests
 from utils.exercises import nb03 as exercises
+from utils.exercises.checking import ExerciseError as E
 
 
 def embedding():
@@ -111,7 +112,6 @@ WORKED = [
     ("check_parameter_embedding", lambda: (Right,)),
     ("check_parameter_embedding", lambda: (Masked,)),
 ]
-E = exercises.ExerciseError
 WRONG = [
     ("check_vectors_from_linear", lambda: (lambda linear, ids: linear(F.one_hot(ids, linear.in_features).float()),),
      E, r"spent \d+ FLOPs.*index it"),
@@ -157,16 +157,7 @@ WRONG = [
 ]
 
 
-@pytest.mark.parametrize(("checker", "args"), WORKED, ids=[w[0] for w in WORKED])
-def test_the_worked_answer_passes(checker, args, capsys):
-    assert getattr(exercises, checker)(*args())
-    assert capsys.readouterr().out.startswith("correct: ")
-
-
-@pytest.mark.parametrize(("checker", "args", "error", "message"), WRONG, ids=[f"{w[0]}-{w[3][:30]}" for w in WRONG])
-def test_a_wrong_answer_fails_with_its_hint(checker, args, error, message):
-    with pytest.raises(error, match=message):
-        getattr(exercises, checker)(*args())
+test_the_worked_answer_passes, test_a_wrong_answer_fails_with_its_hint = checker_tests(exercises, WORKED, WRONG)
 
 
 def test_the_checkers_leave_the_learners_layers_and_random_state_alone():

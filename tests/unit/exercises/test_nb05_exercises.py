@@ -1,9 +1,9 @@
 """Notebook 5's checkers: the worked answer passes, and each listed wrong answer (a typed-in one among them)
 fails with its hint, never the answer itself."""
 
-import pytest
 import torch
 
+from tests.unit.exercises.checker_table import checker_tests
 from utils.exercises import nb05 as exercises
 from utils.exercises.checking import ExerciseError as E
 
@@ -122,18 +122,8 @@ ANSWERS = [f"{drawn().weight.std().item():.6f}", f"{drawn().weight.abs().max().i
            f"{measure_logit_std(256, 0.1, 1):.4g}", "0.03608", "1.73"]
 
 
-@pytest.mark.parametrize(("checker", "args"), WORKED, ids=[w[0] for w in WORKED])
-def test_the_worked_answer_passes(checker, args, capsys):
-    assert getattr(exercises, checker)(*args())
-    printed = capsys.readouterr().out
-    assert printed.startswith("correct: ") and not any(answer in printed for answer in ANSWERS + ["0.00902"])
-
-
-@pytest.mark.parametrize(("checker", "args", "error", "message"), WRONG, ids=[f"{w[0]}-{w[3][:30]}" for w in WRONG])
-def test_a_wrong_answer_fails_with_its_hint(checker, args, error, message):
-    with pytest.raises(error, match=message) as raised:
-        getattr(exercises, checker)(*args())
-    assert not any(answer in str(raised.value) for answer in ANSWERS)
+test_the_worked_answer_passes, test_a_wrong_answer_fails_with_its_hint = checker_tests(exercises, WORKED, WRONG,
+                                                                                       ANSWERS)
 
 
 def test_checkers_leave_the_global_rng_alone():

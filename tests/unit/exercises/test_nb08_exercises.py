@@ -1,8 +1,8 @@
 """Notebook 8's checkers: the worked answer passes, and each listed wrong answer fails with its hint."""
 
-import pytest
 import torch
 
+from tests.unit.exercises.checker_table import checker_tests
 from utils.exercises import nb08 as exercises
 from utils.exercises.checking import ExerciseError
 from utils.vocab_parallel import local_lookup, shard_bounds
@@ -59,16 +59,9 @@ WRONG = [
 ]
 
 
-@pytest.mark.parametrize(("checker", "answer"), WORKED, ids=[w[0] for w in WORKED])
-def test_the_worked_answer_passes(checker, answer, capsys):
-    assert getattr(exercises, checker)(answer)
-    assert capsys.readouterr().out.startswith("correct: ")
-
-
-@pytest.mark.parametrize(("checker", "answer", "message"), WRONG, ids=[f"{w[0]}-{w[2][:30]}" for w in WRONG])
-def test_a_wrong_answer_fails_with_its_hint(checker, answer, message):
-    with pytest.raises(ExerciseError, match=message):
-        getattr(exercises, checker)(answer)
+test_the_worked_answer_passes, test_a_wrong_answer_fails_with_its_hint = checker_tests(
+    exercises, [(checker, (answer,)) for checker, answer in WORKED],
+    [(checker, (answer,), ExerciseError, message) for checker, answer, message in WRONG])
 
 
 def test_the_message_names_the_checkers_sizes():
