@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import product
 
 import torch
 
@@ -183,11 +184,11 @@ def check_row_0_distance(predicted_ratio: float,
     predicted_ratio = as_number("predicted_ratio", predicted_ratio, "your prediction, a ratio")
     require_function("row_0_distance", row_0_distance)
     exercise = DECAY_EXERCISE_SETTINGS[0]
-    for n, (settings, (name, optimizer_class)) in enumerate(
-            (s, o) for s in DECAY_EXERCISE_SETTINGS for o in _DECAY_OPTIMIZERS.items()):
+    runs = product(DECAY_EXERCISE_SETTINGS, _DECAY_OPTIMIZERS.items())
+    for n, (settings, (name, optimizer_class)) in enumerate(runs):
         call = "row_0_distance({}, lr={}, weight_decay={}, steps={})".format(name, *settings)
         got = _distance(call, row_0_distance(optimizer_class, *settings))
-        require(n or _distance(call, row_0_distance(optimizer_class, *settings)) == got,
+        require(n or _distance(call, row_0_distance(optimizer_class, *settings)) == got,  # the first run, twice
                 f"{call} gave two different distances when called twice: your function changes decay_start. "
                 "Hint: train a copy, decay_start.clone()")
         expected = _never_seen_row_distance(optimizer_class, *settings)
