@@ -1,6 +1,10 @@
-"""What every notebook's checkers share: the error a wrong answer raises, and the line a right one prints."""
+"""The checking patterns every notebook's checkers share: the error a wrong answer raises, the line a right one
+prints, and the checks that recur (a function passed, a tensor of a shape, a dict of keys, a prediction
+recorded, a number within a tolerance, the hint for the likeliest mistake)."""
 
 from __future__ import annotations
+
+from collections.abc import Iterable
 
 import torch
 
@@ -15,10 +19,41 @@ def correct(what_was_checked: str) -> bool:
     return True
 
 
+def require(ok: object, message: str) -> None:
+    """Raise :class:`ExerciseError` with ``message`` unless ``ok``."""
+    if not ok:
+        raise ExerciseError(message)
+
+
+def hint(cases: Iterable[tuple[object, str]], otherwise: str) -> str:
+    """The hint of the first ``(holds, hint)`` case that holds, else ``otherwise``: the likeliest mistake, named."""
+    return next((text for holds, text in cases if holds), otherwise)
+
+
+def within(got: float, expected: float, rel: float) -> bool:
+    """``got`` is within ``rel`` (relative) of ``expected``."""
+    return abs(got - expected) <= rel * abs(expected)
+
+
 def require_function(name: str, value: object) -> None:
     """The learner passed their function itself, not what calling it returned."""
-    if not callable(value):
-        raise ExerciseError(f"pass your function itself ({name}, not {name}(...)); got {type(value).__name__}")
+    require(callable(value), f"pass your function itself ({name}, not {name}(...)); got {type(value).__name__}")
+
+
+def require_tensor(name: str, value: object, shape: tuple[int, ...] | None = None, why: str = "") -> torch.Tensor:
+    """``value`` detached, on the CPU, once it is a tensor (of ``shape``, if given; ``why`` says why that shape)."""
+    require(isinstance(value, torch.Tensor), f"{name} must be a torch.Tensor, got {type(value).__name__}")
+    require(shape is None or tuple(value.shape) == tuple(shape),
+            f"{name} has shape {tuple(value.shape)}, expected {shape}{why}")
+    return value.detach().cpu()
+
+
+def require_keys(name: str, value: object, keys: Iterable[object]) -> dict:
+    """``value``, once it is a dict with exactly ``keys``."""
+    keys = [repr(key) for key in keys]
+    require(isinstance(value, dict) and {repr(key) for key in value} == set(keys),
+            f"{name} must be a dict with the keys {', '.join(keys[:-1])} and {keys[-1]}, got {value!r}")
+    return value
 
 
 def as_number(name: str, value: object, what: str) -> float:
@@ -35,8 +70,8 @@ def prediction(name: str, value: object, kind: type | tuple[type, ...], example:
 
     A missing prediction (``None``, ``...``) or one of another kind fails with ``example`` as the form expected.
     """
-    if value is None or value is Ellipsis:
-        raise ExerciseError(f"record your prediction in {name} first, e.g. {name} = {example}")
-    if isinstance(value, bool) or not isinstance(value, kind):
-        raise ExerciseError(f"{name} must look like {example}, got {type(value).__name__}")
+    require(value is not None and value is not Ellipsis,
+            f"record your prediction in {name} first, e.g. {name} = {example}")
+    require(not isinstance(value, bool) and isinstance(value, kind),
+            f"{name} must look like {example}, got {type(value).__name__}")
     return value

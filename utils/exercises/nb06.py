@@ -8,7 +8,7 @@ import torch
 import torch.nn.functional as F
 from torch.utils.flop_counter import FlopCounterMode
 
-from .checking import ExerciseError, as_number, correct
+from .checking import as_number, correct, require, require_keys
 
 #: Exercise 6.1: V grows tenfold. A guess within these bounds has the right idea: the dense product's work grows
 #: with V, the lookup's does not.
@@ -25,12 +25,11 @@ FLOP_SIZES = (32, 2_000, 8)
 
 def _growth(name: str, factors: object) -> dict[str, float]:
     """``{"lookup": factor, "dense": factor}``, each a positive, finite number."""
-    if not isinstance(factors, dict) or set(factors) != {"lookup", "dense"}:
-        raise ExerciseError(f"{name} must be a dict with the keys 'lookup' and 'dense', got {factors!r}")
-    values = {key: as_number(f"{name}[{key!r}]", value, "a factor") for key, value in factors.items()}
+    values = {key: as_number(f"{name}[{key!r}]", value, "a factor")
+              for key, value in require_keys(name, factors, ("lookup", "dense")).items()}
     for key, value in values.items():
-        if not (math.isfinite(value) and value > 0):
-            raise ExerciseError(f"{name}[{key!r}] = {value}: a growth factor is a positive number (1: no growth)")
+        require(math.isfinite(value) and value > 0,
+                f"{name}[{key!r}] = {value}: a growth factor is a positive number (1: no growth)")
     return values
 
 
@@ -38,9 +37,8 @@ def check_predicted_growth(predicted_growth: dict[str, float]) -> bool:
     """Exercise 6.1, first part: the predicted growth of each method's time when V grows from 2,000 to 20,000."""
     guesses = _growth("predicted_growth", predicted_growth)
     for key, (low, high) in GROWTH_BOUNDS.items():
-        if not low <= guesses[key] <= high:
-            raise ExerciseError(f"predicted_growth[{key!r}] = {guesses[key]:g} is far from what the work of the "
-                                f"{key} suggests. Hint: {GROWTH_HINTS[key]}")
+        require(low <= guesses[key] <= high, f"predicted_growth[{key!r}] = {guesses[key]:g} is far from what the work "
+                f"of the {key} suggests. Hint: {GROWTH_HINTS[key]}")
     return correct("your predicted growth of each method, against how its work grows with V")
 
 
@@ -50,10 +48,9 @@ def check_measured_growth(measured_growth: dict[str, float]) -> bool:
     Checks the kind of number and the order of the two (the dense product's work grows tenfold, the lookup's not
     at all), never a speed: timings differ from machine to machine and from run to run."""
     measured = _growth("measured_growth", measured_growth)
-    if measured["dense"] <= measured["lookup"]:
-        raise ExerciseError(f"measured_growth = {measured_growth}: the dense product's time did not grow more than "
-                            "the lookup's. Hint: each factor is the time at V = 20,000 over the time at V = 2,000; "
-                            "are the two sizes or the two methods swapped?")
+    require(measured["dense"] > measured["lookup"], f"measured_growth = {measured_growth}: the dense product's time "
+            "did not grow more than the lookup's. Hint: each factor is the time at V = 20,000 over the time at "
+            "V = 2,000; are the two sizes or the two methods swapped?")
     return correct("your measured growth of each method, against the order of their work")
 
 
@@ -62,14 +59,12 @@ def check_largest_batch(largest_n: int) -> bool:
     ``V·d·4`` at ``d = 768``."""
     if isinstance(largest_n, bool) or not isinstance(largest_n, int):
         raise TypeError(f"largest_n must be a whole number of tokens, got {type(largest_n).__name__}")
-    if largest_n == WIDTH // 2:
-        raise ExerciseError("largest_n counts the one-hot at 8 bytes an entry: it is compared here as float32, "
-                            "4 bytes, like the table")
-    if largest_n == WIDTH - 1:
-        raise ExerciseError("largest_n is one short: a one-hot exactly as large as the table takes no more memory")
-    if largest_n != WIDTH:
-        raise ExerciseError(f"largest_n = {largest_n:,} is not the largest batch whose one-hot is no larger than "
-                            "the table. Hint: write both sizes in bytes, n·V·4 and V·d·4, and see what cancels")
+    require(largest_n != WIDTH // 2, "largest_n counts the one-hot at 8 bytes an entry: it is compared here as "
+            "float32, 4 bytes, like the table")
+    require(largest_n != WIDTH - 1,
+            "largest_n is one short: a one-hot exactly as large as the table takes no more memory")
+    require(largest_n == WIDTH, f"largest_n = {largest_n:,} is not the largest batch whose one-hot is no larger than "
+            "the table. Hint: write both sizes in bytes, n·V·4 and V·d·4, and see what cancels")
     return correct("the largest batch whose float32 one-hot is no larger than the table, at GPT-2's width")
 
 
@@ -91,11 +86,8 @@ def _count(sizes: tuple[int, int, int]) -> dict[str, int]:
 def check_predicted_flops(predicted_flops: dict[str, int]) -> bool:
     """Exercise 6.3: ``{"dense": flops, "lookup": flops}``, what FlopCounterMode counts for each, forward and
     backward, at ``FLOP_SIZES``; the checker runs the counter (on the meta device) and compares."""
-    if not isinstance(predicted_flops, dict) or set(predicted_flops) != {"dense", "lookup"}:
-        raise ExerciseError("predicted_flops must be a dict with the keys 'dense' and 'lookup', "
-                            f"got {predicted_flops!r}")
     guesses = {key: as_number(f"predicted_flops[{key!r}]", value, "a count of FLOPs")
-               for key, value in predicted_flops.items()}
+               for key, value in require_keys("predicted_flops", predicted_flops, ("dense", "lookup")).items()}
     counted = _count(FLOP_SIZES)
     forward = counted["dense"] // 2
     dense_hints = {
@@ -104,11 +96,9 @@ def check_predicted_flops(predicted_flops: dict[str, int]) -> bool:
         forward // 2: "a multiply-add counts as 2 FLOPs, and the backward computes W's gradient, one more product",
         3 * forward: "the one-hot is an input, not a parameter: no gradient is computed for it",
     }
-    if guesses["dense"] != counted["dense"]:
-        hint = dense_hints.get(int(guesses["dense"]), "count each matrix product as 2·rows·inner·columns FLOPs")
-        raise ExerciseError(f"predicted_flops['dense'] is not the counter's count. Hint: {hint}")
-    if guesses["lookup"] != counted["lookup"]:
-        raise ExerciseError("predicted_flops['lookup'] is not the counter's count. Hint: the counter counts the "
-                            "FLOPs of matrix products; which does the lookup run, forward or backward?")
+    why = dense_hints.get(int(guesses["dense"]), "count each matrix product as 2·rows·inner·columns FLOPs")
+    require(guesses["dense"] == counted["dense"], f"predicted_flops['dense'] is not the counter's count. Hint: {why}")
+    require(guesses["lookup"] == counted["lookup"], "predicted_flops['lookup'] is not the counter's count. Hint: the "
+            "counter counts the FLOPs of matrix products; which does the lookup run, forward or backward?")
     return correct("your predicted FLOPs of the dense product and of the lookup, forward and backward, against "
                    "FlopCounterMode's count")

@@ -8,7 +8,7 @@ from collections.abc import Callable
 import torch
 import torch.nn.functional as F
 
-from .checking import ExerciseError, as_number, correct
+from .checking import ExerciseError, as_number, correct, hint, require, require_tensor
 
 
 def check_bag_mean_matrix(matrix: torch.Tensor, ids: torch.Tensor, offsets: torch.Tensor,
@@ -19,42 +19,35 @@ def check_bag_mean_matrix(matrix: torch.Tensor, ids: torch.Tensor, offsets: torc
     ``weight`` is the table ``[V, d]``: the checker also multiplies ``A`` by it and compares
     with ``F.embedding_bag(ids, weight, offsets, mode="mean")``.
     """
-    if not isinstance(matrix, torch.Tensor):
-        raise ExerciseError(f"the matrix must be a torch.Tensor, got {type(matrix).__name__}")
+    require(isinstance(matrix, torch.Tensor), f"the matrix must be a torch.Tensor, got {type(matrix).__name__}")
     if not isinstance(weight, torch.Tensor) or weight.dim() != 2:
         raise TypeError(f"weight must be the table W, a 2-D tensor [V, d]; got {type(weight).__name__}")
     vocab_size = weight.shape[0]
     ids, offsets = ids.detach().cpu().long(), offsets.detach().cpu().long()
     expected_shape = (len(offsets), vocab_size)
-    if tuple(matrix.shape) != expected_shape:
-        raise ExerciseError(f"the matrix has shape {tuple(matrix.shape)}, expected {expected_shape}: one row per "
-                            "bag, one column per vocabulary entry")
-    if not matrix.is_floating_point():
-        raise ExerciseError(f"the matrix has dtype {matrix.dtype}; it holds fractions, so it must be a float tensor")
+    require_tensor("the matrix", matrix, expected_shape, ": one row per bag, one column per vocabulary entry")
+    require(matrix.is_floating_point(),
+            f"the matrix has dtype {matrix.dtype}; it holds fractions, so it must be a float tensor")
     ends = torch.cat([offsets[1:], torch.tensor([len(ids)])])
     expected = torch.zeros(expected_shape, dtype=torch.float64)
     for bag, (start, end) in enumerate(zip(offsets.tolist(), ends.tolist(), strict=True)):
         if end > start:
             expected[bag] = torch.bincount(ids[start:end], minlength=vocab_size).double() / (end - start)
     got = matrix.detach().cpu().double()
-    if got.isnan().any():
-        raise ExerciseError("the matrix holds NaN: an empty bag has length 0, and EmbeddingBag returns zeros for it "
-                            "(do not divide by zero)")
-    if not torch.allclose(got, expected, rtol=0, atol=1e-6):
-        bag = int((~torch.isclose(got, expected, rtol=0, atol=1e-6)).any(dim=1).nonzero()[0])
-        start, end = offsets[bag].item(), ends[bag].item()
-        counts = torch.bincount(ids[start:end], minlength=vocab_size).double()
-        if torch.allclose(got[bag], counts):
-            hint = "these are the counts (mode='sum'); the mean divides them by the bag's length"
-        else:
-            hint = ("bag b holds ids[offsets[b]:offsets[b + 1]] (the last bag runs to the end), and a repeated id "
-                    "counts once per occurrence")
-        raise ExerciseError(f"row {bag} (ids {ids[start:end].tolist()}) is off. Hint: {hint}")
+    require(not got.isnan().any(), "the matrix holds NaN: an empty bag has length 0, and EmbeddingBag returns zeros "
+            "for it (do not divide by zero)")
+    off = (~torch.isclose(got, expected, rtol=0, atol=1e-6)).any(dim=1).nonzero().flatten().tolist()
+    if off:
+        start, end = offsets[off[0]].item(), ends[off[0]].item()
+        why = hint([(torch.allclose(got[off[0]], torch.bincount(ids[start:end], minlength=vocab_size).double()),
+                     "these are the counts (mode='sum'); the mean divides them by the bag's length")],
+                   "bag b holds ids[offsets[b]:offsets[b + 1]] (the last bag runs to the end), and a repeated id "
+                   "counts once per occurrence")
+        raise ExerciseError(f"row {off[0]} (ids {ids[start:end].tolist()}) is off. Hint: {why}")
     table = weight.detach().cpu().double()
     bag_means = F.embedding_bag(ids, table, offsets, mode="mean")  # (num_bags, d): EmbeddingBag's own answer
-    if not torch.allclose(got @ table, bag_means, rtol=0, atol=1e-6):
-        raise ExerciseError("A @ W differs from F.embedding_bag(ids, W, offsets, mode='mean'): "
-                            "pass the notebook's table W as the last argument")
+    require(torch.allclose(got @ table, bag_means, rtol=0, atol=1e-6), "A @ W differs from F.embedding_bag(ids, W, "
+            "offsets, mode='mean'): pass the notebook's table W as the last argument")
     return correct("A @ W equals EmbeddingBag(mode='mean') on every bag, the empty one included")
 
 
@@ -104,22 +97,19 @@ def check_tying_initial_loss(initial_loss: dict[tuple[int, bool], float], model_
     uniform = math.log(TYING_EXERCISE_VOCAB)
     for dim, tie in sorted(keys):
         value, right = got[(dim, tie)], expected[(dim, tie)]
-        if math.isclose(value, right, rel_tol=1e-3):
-            continue
-        if math.isclose(value, uniform, rel_tol=1e-6):
-            hint = "that is ln V, the uniform guess; measure the model's own loss"
-        elif math.isclose(value, expected[(dim, not tie)], rel_tol=1e-3):
-            hint = (f"that is the loss of the {'untied' if tie else 'tied'} model: the key (d, tie) = ({dim}, {tie}) "
-                    f"holds the model built with tie={tie}")
-        else:
-            hint = ("build each model right after torch.manual_seed(0), then measure "
-                    "F.cross_entropy(logits.flatten(0, 1), ids[:, 1:].flatten()) with logits = model(ids[:, :-1])")
-        raise ExerciseError(f"initial_loss[({dim}, {tie})] = {value:.3f} is not the loss of that model. Hint: {hint}")
+        why = hint([(math.isclose(value, uniform, rel_tol=1e-6),
+                     "that is ln V, the uniform guess; measure the model's own loss"),
+                    (math.isclose(value, expected[(dim, not tie)], rel_tol=1e-3),
+                     f"that is the loss of the {'untied' if tie else 'tied'} model: the key (d, tie) = ({dim}, {tie}) "
+                     f"holds the model built with tie={tie}")],
+                   "build each model right after torch.manual_seed(0), then measure "
+                   "F.cross_entropy(logits.flatten(0, 1), ids[:, 1:].flatten()) with logits = model(ids[:, :-1])")
+        require(math.isclose(value, right, rel_tol=1e-3),
+                f"initial_loss[({dim}, {tie})] = {value:.3f} is not the loss of that model. Hint: {why}")
     tied = [expected[(dim, True)] for dim in TYING_EXERCISE_DIMS]
     untied = [expected[(dim, False)] for dim in TYING_EXERCISE_DIMS]
-    near_uniform = all(abs(loss - uniform) < 0.5 for loss in untied)
-    growing = all(a + 1 < b for a, b in zip(tied, tied[1:], strict=False)) and tied[0] > untied[0] + 1
-    if not (near_uniform and growing):
-        raise ExerciseError("these losses do not show what the exercise is about (untied near ln V, tied far above "
-                            "and growing with d): pass the notebook's TinyLM, unchanged")
+    require(all(abs(loss - uniform) < 0.5 for loss in untied)
+            and all(a + 1 < b for a, b in zip(tied, tied[1:], strict=False)) and tied[0] > untied[0] + 1,
+            "these losses do not show what the exercise is about (untied near ln V, tied far above and growing "
+            "with d): pass the notebook's TinyLM, unchanged")
     return correct("all six losses match the checker's own models, built from the same seed")

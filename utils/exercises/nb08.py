@@ -8,7 +8,7 @@ import torch
 import torch.nn.functional as F
 
 from ..vocab_parallel import local_lookup, shard_bounds
-from .checking import ExerciseError, correct, require_function
+from .checking import correct, hint, require, require_function, require_tensor
 
 
 def check_shard_bounds_function(fn: Callable[[int, int], list[tuple[int, int]]]) -> bool:
@@ -17,16 +17,14 @@ def check_shard_bounds_function(fn: Callable[[int, int], list[tuple[int, int]]])
     for vocab_size, world_size in ((10, 1), (10, 2), (11, 2), (11, 3), (50_257, 8), (7, 7)):
         bounds = [tuple(b) for b in fn(vocab_size, world_size)]
         where = f"fn({vocab_size}, {world_size}) = {bounds if len(bounds) <= 4 else str(bounds[:4]) + '...'}"
-        if len(bounds) != world_size:
-            raise ExerciseError(f"{where}: expected {world_size} blocks, one per process")
-        if bounds[0][0] != 0 or bounds[-1][1] != vocab_size:
-            raise ExerciseError(f"{where}: the blocks must start at 0 and end at {vocab_size} (end is exclusive)")
-        if any(a[1] != b[0] for a, b in zip(bounds, bounds[1:], strict=False)):
-            raise ExerciseError(f"{where}: each block must start where the previous one ends")
+        require(len(bounds) == world_size, f"{where}: expected {world_size} blocks, one per process")
+        require(bounds[0][0] == 0 and bounds[-1][1] == vocab_size,
+                f"{where}: the blocks must start at 0 and end at {vocab_size} (end is exclusive)")
+        require(all(a[1] == b[0] for a, b in zip(bounds, bounds[1:], strict=False)),
+                f"{where}: each block must start where the previous one ends")
         sizes = [end - start for start, end in bounds]
-        if max(sizes) - min(sizes) > 1:
-            raise ExerciseError(f"{where}: block sizes {sizes} differ by more than one row. Hint: divmod(V, P) "
-                                "gives the base size and how many blocks get one extra row")
+        require(max(sizes) - min(sizes) <= 1, f"{where}: block sizes {sizes} differ by more than one row. Hint: "
+                "divmod(V, P) gives the base size and how many blocks get one extra row")
     return correct("my_bounds met the three conditions for 6 (V, P) pairs, V = 50,257 with 8 processes among them")
 
 
@@ -76,20 +74,14 @@ def check_parallel_bag_mean(fn: Callable[[torch.Tensor, torch.Tensor, int], torc
         candidates = _shard_bag_results(bags, weight, world_size)
         where = f"fn(bags of shape {tuple(bags.shape)}, weight [11, 4], world_size={world_size})"
         got = fn(bags.clone(), weight.clone(), world_size)
-        if not isinstance(got, torch.Tensor):
-            raise ExerciseError(f"{where} returned {type(got).__name__}; return a torch.Tensor")
-        if tuple(got.shape) != tuple(expected.shape):
-            raise ExerciseError(f"{where} has shape {tuple(got.shape)}, expected {tuple(expected.shape)}: "
-                                "one d-vector per bag")
-        got = got.detach().cpu().to(expected.dtype)
-        if got.isnan().any():
-            raise ExerciseError(f"{where} holds NaN: a shard that holds none of a bag's ids divides 0 by 0. Hint: "
-                                "add up the shards' partial sums first, then divide by the bag length")
-        if torch.allclose(got, expected, rtol=1e-5, atol=1e-6):
-            continue
-        wrong = next((name for name in hints if torch.allclose(got, candidates[name], rtol=1e-5, atol=1e-6)), None)
-        hint = hints[wrong] if wrong else ("each shard sums the rows it holds (local_lookup gives zeros for the "
-                                           "others), the partial sums are added, and the total is divided by L")
-        raise ExerciseError(f"{where} is not the bag mean of F.embedding_bag(bags, weight, mode='mean'). "
-                            f"Hint: {hint}")
+        require(isinstance(got, torch.Tensor), f"{where} returned {type(got).__name__}; return a torch.Tensor")
+        got = require_tensor(where, got, tuple(expected.shape), ": one d-vector per bag").to(expected.dtype)
+        require(not got.isnan().any(), f"{where} holds NaN: a shard that holds none of a bag's ids divides 0 by 0. "
+                "Hint: add up the shards' partial sums first, then divide by the bag length")
+        why = hint([(torch.allclose(got, candidates[name], rtol=1e-5, atol=1e-6), text)
+                    for name, text in hints.items()],
+                   "each shard sums the rows it holds (local_lookup gives zeros for the others), the partial sums are "
+                   "added, and the total is divided by L")
+        require(torch.allclose(got, expected, rtol=1e-5, atol=1e-6),
+                f"{where} is not the bag mean of F.embedding_bag(bags, weight, mode='mean'). Hint: {why}")
     return correct("your bag means equal F.embedding_bag(mode='mean') on the whole table, for P = 2 and P = 3")

@@ -1,12 +1,15 @@
 """A checker's success line says what was checked, never the answer: every ``correct(...)`` call in
-utils/exercises/ passes a string constant, which can hold neither the learner's values nor the expected ones."""
+utils/exercises/ passes a string constant, which can hold neither the learner's values nor the expected ones;
+and each one is the line its notebook's stored run shows."""
 
 import ast
+import json
 from pathlib import Path
 
 import pytest
 
-MODULES = sorted((Path(__file__).resolve().parents[3] / "utils" / "exercises").glob("*.py"))
+ROOT = Path(__file__).resolve().parents[3]
+MODULES = sorted((ROOT / "utils" / "exercises").glob("*.py"))
 
 
 def _calls_of_correct(tree):
@@ -28,3 +31,14 @@ def test_the_check_finds_computed_messages():
     tree = ast.parse('correct("x == y, bit for bit")\ncorrect(f"rows {rows}")\nchecking.correct("a" + b)')
     calls = _calls_of_correct(tree)
     assert [isinstance(call.args[0], ast.Constant) for call in calls] == [True, False, False]
+
+
+@pytest.mark.parametrize("path", [path for path in MODULES if path.stem.startswith("nb")], ids=lambda path: path.stem)
+def test_each_success_line_is_the_one_its_notebook_shows(path):
+    """A reworded message would fail nbval on the stored outputs: caught here, without running the notebook."""
+    notebook, = (ROOT / "notebooks").glob(f"{path.stem[2:]}_*.ipynb")
+    shown = {line for cell in json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+             for output in cell.get("outputs", []) for line in "".join(output.get("text", "")).splitlines()
+             if line.startswith("correct: ")}
+    messages = {f"correct: {call.args[0].value}" for call in _calls_of_correct(ast.parse(path.read_text("utf-8")))}
+    assert messages == shown
