@@ -1,6 +1,8 @@
 """Notebook 8's checkers accept a right answer and reject a wrong one with a hint."""
 
 
+import itertools
+
 import pytest
 import torch
 
@@ -15,7 +17,9 @@ def test_shard_bounds_function(capsys):
                                        "V = 50,257 with 8 processes among them\n")
 
     def larger_last(vocab_size, world_size):  # also valid: the extra rows at the end
-        return [(vocab_size - e, vocab_size - s) for s, e in reversed(shard_bounds(vocab_size, world_size))]
+        base, extra = divmod(vocab_size, world_size)
+        ends = list(itertools.accumulate(base + (r >= world_size - extra) for r in range(world_size)))
+        return [(end - base - (r >= world_size - extra), end) for r, end in enumerate(ends)]
 
     assert exercises.check_shard_bounds_function(larger_last)
 
@@ -26,15 +30,29 @@ def test_shard_bounds_function(capsys):
     with pytest.raises(exercises.ExerciseError, match="differ by more than one row"):
         exercises.check_shard_bounds_function(floor_split)
     with pytest.raises(exercises.ExerciseError, match="must start at 0 and end at 10"):
-        exercises.check_shard_bounds_function(lambda v, p: [(0, v - 1)] if p == 1 else shard_bounds(v, p))
+        exercises.check_shard_bounds_function(lambda v, p: [(0, v - 1)] if p == 1 else larger_last(v, p))
+    with pytest.raises(exercises.ExerciseError, match="my_bounds calls shard_bounds, the course's own answer"):
+        exercises.check_shard_bounds_function(lambda v, p: shard_bounds(v, p))
     with pytest.raises(exercises.ExerciseError, match="expected 2 blocks"):
         exercises.check_shard_bounds_function(lambda v, p: [(0, v)])
     with pytest.raises(exercises.ExerciseError, match="start where the previous one ends"):
         exercises.check_shard_bounds_function(
-            lambda v, p: [(0, v // 2), (v // 2 + 1, v)] if p == 2 else shard_bounds(v, p))
+            lambda v, p: [(0, v // 2), (v // 2 + 1, v)] if p == 2 else larger_last(v, p))
     with pytest.raises(exercises.ExerciseError,
                        match=r"pass your function itself \(my_bounds, not my_bounds\(...\)\); got list"):
         exercises.check_shard_bounds_function([(0, 10)])
+
+def test_shortcut_prediction(capsys):
+    assert exercises.check_shortcut_prediction(False)
+    printed = capsys.readouterr().out
+    assert printed.startswith("correct: ") and "not" not in printed and "False" not in printed  # no answer shown
+    with pytest.raises(exercises.ExerciseError, match="shortcut_is_exact = True: try a bag of 4 ids"):
+        exercises.check_shortcut_prediction(True)
+    with pytest.raises(exercises.ExerciseError, match="record your prediction first"):
+        exercises.check_shortcut_prediction(...)
+    with pytest.raises(TypeError, match="must be True or False, got int"):
+        exercises.check_shortcut_prediction(0)
+
 
 def _parallel_bag_mean(bags, weight, world_size):
 
