@@ -227,7 +227,7 @@ def select(numbers: list[int | str] | None) -> list[Notebook]:
 def main(argv: list[str] | None = None) -> int:
     parser = OneLineParser(prog=PROG, description=__doc__.splitlines()[0])
     parser.add_argument("--device", help="value for each notebook's `device` parameter: auto, cpu, cuda or mps "
-                        "(default: each notebook's own, the CPU for the lessons and auto for notebooks 6 and 8)")
+                        "(default: each notebook's own, the CPU)")
     parser.add_argument("--out", type=Path, default=BUILD_DIR, help="folder for the executed copies")
     parser.add_argument("--in-place", action="store_true", help="re-execute the committed notebooks and store outputs")
     parser.add_argument("--markdown", action="store_true", help="also print the table as the README's markdown")

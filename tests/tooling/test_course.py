@@ -44,7 +44,7 @@ def test_a_notebook_without_parameters_cell_is_named(tmp_path):
 
 
 def test_each_notebooks_default_device_is_its_parameters_cells():
-    """The lessons' stored outputs come from the CPU; notebooks 6 and 8 are about a GPU ("auto")."""
+    """Every notebook's stored outputs come from the CPU, its default device (COURSE.md), notebooks 6 and 8 too."""
     assert {entry.number: entry.default_device for entry in manifest.NOTEBOOKS} == {
-        **{entry.number: "cpu" for entry in manifest.NOTEBOOKS}, 6: "auto", 8: "auto"}
-    assert manifest.NOTEBOOKS[6].zh.default_device == "auto"
+        entry.number: "cpu" for entry in manifest.NOTEBOOKS}
+    assert manifest.NOTEBOOKS[6].zh.default_device == "cpu"

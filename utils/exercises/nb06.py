@@ -8,50 +8,49 @@ import torch
 import torch.nn.functional as F
 from torch.utils.flop_counter import FlopCounterMode
 
-from .checking import as_number, correct, require, require_keys
+from .checking import ExerciseError, as_number, correct
 
-#: Exercise 6.1: V grows tenfold. A guess within these bounds has the right idea: the dense product's work grows
-#: with V, the lookup's does not.
-GROWTH_BOUNDS = {"lookup": (0.5, 2.0), "dense": (5.0, 20.0)}
-GROWTH_HINTS = {
-    "lookup": "how many rows does the lookup read for n ids, and does V change that?",
-    "dense": "the dense product does 2·n·V·d FLOPs: what happens to them when V is ten times larger?",
-}
+#: Exercise 6.1: the two vocabulary sizes and the width at which the lookup's backward is timed.
+BACKWARD_SIZES = (1_000, 50_257)
+BACKWARD_DIM = 16
 #: Exercise 6.2: GPT-2's width.
 WIDTH = 768
 #: Exercise 6.3: the sizes the counter runs at.
 FLOP_SIZES = (32, 2_000, 8)
 
 
-def _growth(name: str, factors: object) -> dict[str, float]:
-    """``{"lookup": factor, "dense": factor}``, each a positive, finite number."""
-    values = {key: as_number(f"{name}[{key!r}]", value, "a factor")
-              for key, value in require_keys(name, factors, ("lookup", "dense")).items()}
-    for key, value in values.items():
-        require(math.isfinite(value) and value > 0,
-                f"{name}[{key!r}] = {value}: a growth factor is a positive number (1: no growth)")
-    return values
+def check_backward_prediction(backward_grows_with_V: bool) -> bool:
+    """Exercise 6.1, first part: the prediction, recorded before any timing, of whether the lookup's backward
+    takes longer at a larger ``V`` (it does: it returns a dense ``[V, d]`` gradient for ``W``)."""
+    if backward_grows_with_V is None or backward_grows_with_V is Ellipsis:
+        raise ExerciseError("record your prediction first: backward_grows_with_V = True or False")
+    if not isinstance(backward_grows_with_V, bool):
+        raise TypeError(f"backward_grows_with_V must be True or False, got {type(backward_grows_with_V).__name__}")
+    if not backward_grows_with_V:
+        raise ExerciseError("backward_grows_with_V = False: the forward reads n rows whatever V is, but what does "
+                            "the backward hand back for W, and of what shape? (section 4 printed it)")
+    return correct("your prediction for the lookup's backward")
 
 
-def check_predicted_growth(predicted_growth: dict[str, float]) -> bool:
-    """Exercise 6.1, first part: the predicted growth of each method's time when V grows from 2,000 to 20,000."""
-    guesses = _growth("predicted_growth", predicted_growth)
-    for key, (low, high) in GROWTH_BOUNDS.items():
-        require(low <= guesses[key] <= high, f"predicted_growth[{key!r}] = {guesses[key]:g} is far from what the work "
-                f"of the {key} suggests. Hint: {GROWTH_HINTS[key]}")
-    return correct("your predicted growth of each method, against how its work grows with V")
+def check_backward_measurement(grad_bytes: dict[int, int], backward_growth: float) -> bool:
+    """Exercise 6.1, second part: ``grad_bytes``, ``{V: bytes}`` of the gradient the lookup's backward returns for
+    ``W`` at each of :data:`BACKWARD_SIZES` (``d = 16``, float32), and ``backward_growth``, the backward's time at
+    the larger ``V`` over its time at the smaller.
 
-
-def check_measured_growth(measured_growth: dict[str, float]) -> bool:
-    """Exercise 6.1, second part: the measured growth of each method's time from V = 2,000 to 20,000.
-
-    Checks the kind of number and the order of the two (the dense product's work grows tenfold, the lookup's not
-    at all), never a speed: timings differ from machine to machine and from run to run."""
-    measured = _growth("measured_growth", measured_growth)
-    require(measured["dense"] > measured["lookup"], f"measured_growth = {measured_growth}: the dense product's time "
-            "did not grow more than the lookup's. Hint: each factor is the time at V = 20,000 over the time at "
-            "V = 2,000; are the two sizes or the two methods swapped?")
-    return correct("your measured growth of each method, against the order of their work")
+    The bytes are checked exactly; the growth only as a number, never as a speed: timings differ from machine to
+    machine and from run to run."""
+    if not isinstance(grad_bytes, dict) or set(grad_bytes) != set(BACKWARD_SIZES):
+        raise ExerciseError(f"grad_bytes must be a dict with the keys {BACKWARD_SIZES}, got {grad_bytes!r}")
+    for V, nbytes in grad_bytes.items():
+        if as_number(f"grad_bytes[{V}]", nbytes, "a number of bytes") != V * BACKWARD_DIM * 4:
+            raise ExerciseError(f"grad_bytes[{V}] = {nbytes:,} is not the bytes of W's gradient at V = {V:,}, d = "
+                                f"{BACKWARD_DIM}. Hint: read .nbytes of the gradient the backward returns for W; it "
+                                "holds every row")
+    growth = as_number("backward_growth", backward_growth, "a ratio of two times")
+    if not (math.isfinite(growth) and growth > 0):
+        raise ExerciseError(f"backward_growth = {growth}: a ratio of two times is a positive number")
+    return correct("the bytes of W's gradient at both V, and your measured growth of the backward's time, as a "
+                   "number")
 
 
 def check_largest_batch(largest_n: int) -> bool:
@@ -59,21 +58,24 @@ def check_largest_batch(largest_n: int) -> bool:
     ``V·d·4`` at ``d = 768``."""
     if isinstance(largest_n, bool) or not isinstance(largest_n, int):
         raise TypeError(f"largest_n must be a whole number of tokens, got {type(largest_n).__name__}")
-    require(largest_n != WIDTH // 2, "largest_n counts the one-hot at 8 bytes an entry: it is compared here as "
-            "float32, 4 bytes, like the table")
-    require(largest_n != WIDTH - 1,
-            "largest_n is one short: a one-hot exactly as large as the table takes no more memory")
-    require(largest_n == WIDTH, f"largest_n = {largest_n:,} is not the largest batch whose one-hot is no larger than "
-            "the table. Hint: write both sizes in bytes, n·V·4 and V·d·4, and see what cancels")
+    if largest_n == WIDTH // 2:
+        raise ExerciseError("largest_n counts the one-hot at 8 bytes an entry: it is compared here as float32, "
+                            "4 bytes, like the table")
+    if largest_n == WIDTH - 1:
+        raise ExerciseError("largest_n is one short: a one-hot exactly as large as the table takes no more memory")
+    if largest_n != WIDTH:
+        raise ExerciseError(f"largest_n = {largest_n:,} is not the largest batch whose one-hot is no larger than "
+                            "the table. Hint: write both sizes in bytes, n·V·4 and V·d·4, and see what cancels")
     return correct("the largest batch whose float32 one-hot is no larger than the table, at GPT-2's width")
 
 
 def _count(sizes: tuple[int, int, int]) -> dict[str, int]:
-    """FlopCounterMode's count of the dense product and of the lookup, forward and backward, at ``(n, V, d)``,
-    on the meta device: shapes only, so any sizes cost no memory and no time."""
+    """FlopCounterMode's count of the dense product, its one-hot requiring a gradient too, and of the lookup,
+    forward and backward, at ``(n, V, d)``, on the meta device: shapes only, so any sizes cost no memory and no
+    time."""
     n, V, d = sizes
     weight = torch.zeros(V, d, device="meta", requires_grad=True)
-    forwards = {"dense": lambda: torch.zeros(n, V, device="meta") @ weight,
+    forwards = {"dense": lambda: torch.zeros(n, V, device="meta", requires_grad=True) @ weight,
                 "lookup": lambda: F.embedding(torch.zeros(n, dtype=torch.long, device="meta"), weight)}
     counts = {}
     for name, forward in forwards.items():
@@ -85,20 +87,27 @@ def _count(sizes: tuple[int, int, int]) -> dict[str, int]:
 
 def check_predicted_flops(predicted_flops: dict[str, int]) -> bool:
     """Exercise 6.3: ``{"dense": flops, "lookup": flops}``, what FlopCounterMode counts for each, forward and
-    backward, at ``FLOP_SIZES``; the checker runs the counter (on the meta device) and compares."""
+    backward, at ``FLOP_SIZES``, with the one-hot requiring a gradient as well as ``W``; the checker runs the
+    counter (on the meta device) and compares."""
+    if not isinstance(predicted_flops, dict) or set(predicted_flops) != {"dense", "lookup"}:
+        raise ExerciseError("predicted_flops must be a dict with the keys 'dense' and 'lookup', "
+                            f"got {predicted_flops!r}")
     guesses = {key: as_number(f"predicted_flops[{key!r}]", value, "a count of FLOPs")
-               for key, value in require_keys("predicted_flops", predicted_flops, ("dense", "lookup")).items()}
+               for key, value in predicted_flops.items()}
     counted = _count(FLOP_SIZES)
-    forward = counted["dense"] // 2
+    forward = counted["dense"] // 3
     dense_hints = {
-        forward: "that is one matrix product's count. The backward computes W's gradient, one more product of the "
-                 "same size (and a multiply-add counts as 2 FLOPs)",
-        forward // 2: "a multiply-add counts as 2 FLOPs, and the backward computes W's gradient, one more product",
-        3 * forward: "the one-hot is an input, not a parameter: no gradient is computed for it",
+        forward: "that is one matrix product's count. The backward computes two gradients, W's and the one-hot's, "
+                 "each one more product of the same size (and a multiply-add counts as 2 FLOPs)",
+        forward // 2: "a multiply-add counts as 2 FLOPs, and the backward computes two gradients, each a product",
+        2 * forward: "that counts W's gradient; the one-hot requires a gradient here too: grad @ W.T, one more "
+                     "product of the same size",
     }
-    why = dense_hints.get(int(guesses["dense"]), "count each matrix product as 2·rows·inner·columns FLOPs")
-    require(guesses["dense"] == counted["dense"], f"predicted_flops['dense'] is not the counter's count. Hint: {why}")
-    require(guesses["lookup"] == counted["lookup"], "predicted_flops['lookup'] is not the counter's count. Hint: the "
-            "counter counts the FLOPs of matrix products; which does the lookup run, forward or backward?")
+    if guesses["dense"] != counted["dense"]:
+        hint = dense_hints.get(int(guesses["dense"]), "count each matrix product as 2·rows·inner·columns FLOPs")
+        raise ExerciseError(f"predicted_flops['dense'] is not the counter's count. Hint: {hint}")
+    if guesses["lookup"] != counted["lookup"]:
+        raise ExerciseError("predicted_flops['lookup'] is not the counter's count. Hint: the counter counts the "
+                            "FLOPs of matrix products; which does the lookup run, forward or backward?")
     return correct("your predicted FLOPs of the dense product and of the lookup, forward and backward, against "
                    "FlopCounterMode's count")

@@ -8,12 +8,17 @@ import torch
 import torch.nn.functional as F
 
 from ..vocab_parallel import local_lookup, shard_bounds
-from .checking import correct, hint, require, require_function, require_tensor
+from .checking import ExerciseError, correct, hint, require, require_function, require_tensor
 
 
 def check_shard_bounds_function(fn: Callable[[int, int], list[tuple[int, int]]]) -> bool:
     """Exercise 8.1: ``fn(vocab_size, world_size)`` -> contiguous ``(start, end)`` blocks, sizes differing by <= 1."""
     require_function("my_bounds", fn)
+    borrowed = {"shard_bounds", "shard_of"} & set(getattr(getattr(fn, "__code__", None), "co_names", ()))
+    if borrowed:
+        raise ExerciseError(f"my_bounds calls {', '.join(sorted(borrowed))}, the course's own answer: write the "
+                            "split yourself. Hint: divmod(V, P) gives the base size and how many blocks get one "
+                            "extra row")
     for vocab_size, world_size in ((10, 1), (10, 2), (11, 2), (11, 3), (50_257, 8), (7, 7)):
         bounds = [tuple(b) for b in fn(vocab_size, world_size)]
         where = f"fn({vocab_size}, {world_size}) = {bounds if len(bounds) <= 4 else str(bounds[:4]) + '...'}"
@@ -34,6 +39,20 @@ _BAG_CASES = (
     (2, ((0, 1, 2, 7), (6, 8, 9, 3), (5, 10, 5, 10))),  # shards [0, 6), [6, 11): 3 + 1, 1 + 3, 2 + 2 ids
     (3, ((0, 1, 2, 3, 5, 9), (4, 8, 9, 10, 0, 6))),  # shards [0, 4), [4, 8), [8, 11): 4 + 1 + 1, 1 + 2 + 3
 )
+
+
+def check_shortcut_prediction(shortcut_is_exact: bool) -> bool:
+    """Exercise 8.2, first part: the prediction, recorded before the code, of whether averaging the shards' own
+    means gives the bag mean (it does not, where the shards hold unequal numbers of a bag's ids)."""
+    if shortcut_is_exact is None or shortcut_is_exact is Ellipsis:
+        raise ExerciseError("record your prediction first: shortcut_is_exact = True or False")
+    if not isinstance(shortcut_is_exact, bool):
+        raise TypeError(f"shortcut_is_exact must be True or False, got {type(shortcut_is_exact).__name__}")
+    if shortcut_is_exact:
+        raise ExerciseError("shortcut_is_exact = True: try a bag of 4 ids, 3 held by one shard and 1 by the other. "
+                            "Is the mean of the two shards' means the mean of the 4 rows? How much does each row "
+                            "weigh in each?")
+    return correct("your prediction for the shortcut, the mean of the shards' means")
 
 
 def _shard_bag_results(bags: torch.Tensor, weight: torch.Tensor, world_size: int) -> dict[str, torch.Tensor]:
