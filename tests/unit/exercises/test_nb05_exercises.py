@@ -18,7 +18,7 @@ def test_linear_init_draw_right(capsys):
     std, largest = layer.weight.std().item(), layer.weight.abs().max().item()
     assert exercises.check_linear_init_draw(*PREDICTED, layer, std, largest)
     out = capsys.readouterr().out
-    assert out.startswith("correct: layer keeps fan_in = 4096") and "0.00902" not in out  # what, not the answer
+    assert out.startswith("correct: your layer keeps the right fan_in") and "4096" not in out and "0.00902" not in out  # what, not the answer
     assert exercises.check_linear_init_draw(*PREDICTED, layer, layer.weight.std(), layer.weight.abs().max())  # 0-d
     narrow = _drawn_linear(4096, 64, seed=1)  # any out_features: only in_features sets the scale
     assert exercises.check_linear_init_draw(*PREDICTED, narrow, narrow.weight.std().item(),
@@ -55,6 +55,9 @@ def test_linear_init_draw_bad_input():
     with pytest.raises(ValueError, match="positive, finite number, got -0.009"):
         exercises.check_linear_init_draw(*PREDICTED, layer, -0.009, 0.0156)
 
+HALF = 0.5 * 768**-0.5  # exercise 5.2's answer: hidden states of std 2
+
+
 def _measure_logit_std(d, weight_std, seed):
     """Exercise 5.2's worked answer."""
     g = torch.Generator().manual_seed(seed)
@@ -63,22 +66,22 @@ def _measure_logit_std(d, weight_std, seed):
     return (hidden @ table.T).std().item()
 
 def test_logit_std_function_right(capsys):
-    weight_std = 1 / _measure_logit_std(768, 1.0, seed=0)
-    assert exercises.check_logit_std_function(_measure_logit_std, weight_std, 768**-0.5)
+    weight_std = 0.5 / _measure_logit_std(768, 1.0, seed=0)
+    assert exercises.check_logit_std_function(_measure_logit_std, weight_std, HALF)
     out = capsys.readouterr().out
-    assert out.startswith("correct: measure_logit_std agrees with the checker's own measurements")
-    assert "0.036" not in out  # says what was checked, not the answer
-    assert exercises.check_logit_std_function(_measure_logit_std, 768**-0.5, 768**-0.5)  # the formula's std passes too
+    assert out.startswith("correct: your prediction was right within 10%, measure_logit_std agrees")
+    assert "0.018" not in out  # says what was checked, not the answer
+    assert exercises.check_logit_std_function(_measure_logit_std, HALF, HALF)  # the formula's std passes too
 
     def hidden_first(d, weight_std, seed):  # another order of the draws is another, equally good, measurement
         g = torch.Generator().manual_seed(seed)
         hidden = torch.randn(512, d, generator=g)
         return torch.tensor((hidden @ (torch.randn(1_000, d, generator=g) * weight_std).T).std().item())
 
-    assert exercises.check_logit_std_function(hidden_first, torch.tensor(768**-0.5), 768**-0.5)  # 0-d: numbers
+    assert exercises.check_logit_std_function(hidden_first, torch.tensor(HALF), HALF)  # 0-d: numbers
 
 def test_logit_std_function_wrong():
-    right = 768**-0.5
+    right = HALF
 
     def variance(d, weight_std, seed):
         return _measure_logit_std(d, weight_std, seed) ** 2
@@ -91,37 +94,37 @@ def test_logit_std_function_wrong():
         return (torch.randn(512, d) @ (torch.randn(1_000, d) * weight_std).T).std().item()
 
     with pytest.raises(exercises.ExerciseError, match="the variance of the logits"):
-        exercises.check_logit_std_function(variance, right, 768**-0.5)
+        exercises.check_logit_std_function(variance, right, HALF)
     with pytest.raises(exercises.ExerciseError, match="the std of the table"):
-        exercises.check_logit_std_function(table_std, right, 768**-0.5)
+        exercises.check_logit_std_function(table_std, right, HALF)
     with pytest.raises(exercises.ExerciseError, match="the same seed gave two different numbers"):
-        exercises.check_logit_std_function(unseeded, right, 768**-0.5)
+        exercises.check_logit_std_function(unseeded, right, HALF)
     with pytest.raises(exercises.ExerciseError, match=r"measured logits whose std is below 1") as error:
-        exercises.check_logit_std_function(_measure_logit_std, 0.02, 768**-0.5)
-    assert "0.55" not in str(error.value) and "0.036" not in str(error.value)  # a direction, never a value
+        exercises.check_logit_std_function(_measure_logit_std, 0.01, HALF)
+    assert "0.55" not in str(error.value) and "0.018" not in str(error.value)  # a direction, never a value
     with pytest.raises(exercises.ExerciseError, match=r"measured logits whose std is above 1"):
-        exercises.check_logit_std_function(_measure_logit_std, 1.0, 768**-0.5)
+        exercises.check_logit_std_function(_measure_logit_std, 1.0, HALF)
     with pytest.raises(exercises.ExerciseError, match=r"the variance is d \* std²"):
-        exercises.check_logit_std_function(_measure_logit_std, 1 / 768, 768**-0.5)
+        exercises.check_logit_std_function(_measure_logit_std, 1 / 768, HALF)
 
 def test_logit_std_function_typed():
     """A typed-in number cannot pass: the function is called at the checker's own sizes and seeds."""
     with pytest.raises(exercises.ExerciseError, match=r"measure_logit_std\(256, 0.1, seed=1\) returned 8") as error:
-        exercises.check_logit_std_function(lambda d, weight_std, seed: 8.0, 0.0361, 768**-0.5)  # right at d = 64 only
+        exercises.check_logit_std_function(lambda d, weight_std, seed: 8.0, 0.0361, HALF)  # right at d = 64 only
     expected = _measure_logit_std(256, 0.1, 1)
     assert f"{expected:.4g}" not in str(error.value) and "1.6" not in str(error.value)  # never the expected std
     with pytest.raises(exercises.ExerciseError, match="computes a formula instead of measuring"):
-        exercises.check_logit_std_function(lambda d, weight_std, seed: d**0.5 * weight_std, 0.0361, 768**-0.5)
+        exercises.check_logit_std_function(lambda d, weight_std, seed: d**0.5 * weight_std, 0.0361, HALF)
     with pytest.raises(exercises.ExerciseError, match="pass your function itself"):
-        exercises.check_logit_std_function(1.0, 0.0361, 768**-0.5)
+        exercises.check_logit_std_function(1.0, 0.0361, HALF)
 
 def test_logit_std_function_bad_input():
     with pytest.raises(TypeError, match="measure_logit_std.* must be a number"):
-        exercises.check_logit_std_function(lambda d, weight_std, seed: "27.7", 0.0361, 768**-0.5)
+        exercises.check_logit_std_function(lambda d, weight_std, seed: "27.7", 0.0361, HALF)
     with pytest.raises(TypeError, match="weight_std_for_unit_logits must be a number"):
-        exercises.check_logit_std_function(_measure_logit_std, None, 768**-0.5)
+        exercises.check_logit_std_function(_measure_logit_std, None, HALF)
     with pytest.raises(ValueError, match="weight_std_for_unit_logits must be a positive, finite number, got -0.036"):
-        exercises.check_logit_std_function(_measure_logit_std, -0.036, 768**-0.5)
+        exercises.check_logit_std_function(_measure_logit_std, -0.036, HALF)
 
 @pytest.mark.parametrize(("predicted_bound", "predicted_std", "hint"), [
     (11008**-0.5, (3 * 4096) ** -0.5, "that is 1/sqrt\\(out_features\\); nn.Linear's fan_in is in_features"),
@@ -137,9 +140,9 @@ def test_linear_init_draw_wrong_predictions(predicted_bound, predicted_std, hint
 
 
 def test_logit_std_wrong_prediction():
-    weight_std = 1 / _measure_logit_std(768, 1.0, seed=0)
-    for wrong in (0.02, 1 / 768):
-        with pytest.raises(exercises.ExerciseError, match="your measurement is right, but your prediction") as error:
+    weight_std = 0.5 / _measure_logit_std(768, 1.0, seed=0)
+    for wrong in (768**-0.5, 0.03, 1 / 768):  # the unit-variance answer, and two others
+        with pytest.raises(exercises.ExerciseError, match="your prediction, .* does not give logits of std 1") as error:
             exercises.check_logit_std_function(_measure_logit_std, weight_std, wrong)
         assert f"{weight_std:.3g}" not in str(error.value)  # never the measured std
 
@@ -180,5 +183,5 @@ def test_checkers_leave_the_global_rng_alone(capsys):
     torch.manual_seed(123)
     expected = torch.rand(3)
     torch.manual_seed(123)
-    exercises.check_logit_std_function(_measure_logit_std, 768**-0.5, 768**-0.5)
+    exercises.check_logit_std_function(_measure_logit_std, HALF, HALF)
     assert torch.equal(torch.rand(3), expected)
