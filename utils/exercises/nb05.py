@@ -76,8 +76,8 @@ def check_linear_init_draw(predicted_bound: float, predicted_std: float, layer: 
         raise ExerciseError(f"observed_max = {observed_max:.6f}, but that is not the largest |w| of your layer. "
                             "Hint: layer.weight.abs().max().item()")
     _check_predictions(predicted_bound, predicted_std)
-    return correct("your layer keeps the right fan_in and PyTorch's default draw, your two measurements are its weight's "
-                   "std and largest |w|, and your two predictions match the formulas within 1%")
+    return correct("your layer keeps the right fan_in and PyTorch's default draw, your two measurements are its "
+                   "weight's std and largest |w|, and your two predictions match the formulas within 1%")
 
 
 #: Exercise 5.2: the sizes, weight stds and seeds at which the checker calls the learner's function

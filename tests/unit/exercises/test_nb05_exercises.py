@@ -18,7 +18,8 @@ def test_linear_init_draw_right(capsys):
     std, largest = layer.weight.std().item(), layer.weight.abs().max().item()
     assert exercises.check_linear_init_draw(*PREDICTED, layer, std, largest)
     out = capsys.readouterr().out
-    assert out.startswith("correct: your layer keeps the right fan_in") and "4096" not in out and "0.00902" not in out  # what, not the answer
+    assert out.startswith("correct: your layer keeps the right fan_in")
+    assert "4096" not in out and "0.00902" not in out  # what was checked, not the answer
     assert exercises.check_linear_init_draw(*PREDICTED, layer, layer.weight.std(), layer.weight.abs().max())  # 0-d
     narrow = _drawn_linear(4096, 64, seed=1)  # any out_features: only in_features sets the scale
     assert exercises.check_linear_init_draw(*PREDICTED, narrow, narrow.weight.std().item(),
