@@ -127,3 +127,16 @@ def test_tying_initial_loss_rejects_bad_input(initial_losses):
         exercises.check_tying_initial_loss(initial_losses, "TinyLM", TYING_IDS, 8)
     with pytest.raises(ValueError, match="ids must be a 2-D tensor of token ids"):
         exercises.check_tying_initial_loss(initial_losses, _TinyLM, TYING_IDS.float(), 8)
+
+
+def test_tying_predictions(capsys):
+    assert exercises.check_tying_predictions("untied", "rises")
+    assert capsys.readouterr().out.startswith("correct: both predictions are recorded")
+    with pytest.raises(exercises.ExerciseError, match="predicted_uniform_head would not start near ln V"):
+        exercises.check_tying_predictions("tied", "rises")
+    with pytest.raises(exercises.ExerciseError, match="predicted_trend is not what"):
+        exercises.check_tying_predictions("untied", "stays")
+    with pytest.raises(ValueError, match=r"predicted_trend must be one of \('rises', 'falls', 'stays'\), got 'up'"):
+        exercises.check_tying_predictions("untied", "up")
+    with pytest.raises(ValueError, match="predicted_uniform_head must be one of"):
+        exercises.check_tying_predictions(True, "rises")
