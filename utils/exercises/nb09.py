@@ -25,6 +25,24 @@ def _nearest(table: torch.Tensor, vocab: Vocab, word: str, k: int) -> list[str]:
     return [others[i] for i in cosines.topk(k).indices.tolist()]
 
 
+def check_zebra_predictions(predicted_category: str, predicted_cat_nearest: bool) -> bool:
+    """Exercise 9.1's predictions, read before any training: the category of zebra's nearest words (a name of
+    :data:`~utils.corpus.CATEGORIES`) and whether ``cat`` will be the nearest of all (``True`` or ``False``).
+
+    The category is checked now; whether ``cat`` is the nearest, only the training can tell (the checker after
+    it, :func:`check_zebra_learned`, reads the prediction again). ``TypeError`` for values of the wrong kind.
+    """
+    if predicted_category not in CATEGORIES:
+        raise TypeError(f"predicted_category must be one of the names {list(CATEGORIES)}, got {predicted_category!r}")
+    if not isinstance(predicted_cat_nearest, bool):
+        raise TypeError(f"predicted_cat_nearest must be True or False, got {predicted_cat_nearest!r}")
+    if predicted_category != category_of(ZEBRA_EXERCISE_WORD):
+        raise ExerciseError(f"your predicted_category, {predicted_category!r}, is not where zebra's row will go. "
+                            "Hint: training pulls a row towards the rows of the words that share its contexts")
+    return correct("both predictions are recorded and the category is right; the training below will tell whether "
+                   "your predicted_cat_nearest holds")
+
+
 def check_zebra_learned(predicted_category: str, predicted_cat_nearest: bool, zebra_model: torch.nn.Module,
                         initial: torch.Tensor, vocab: Vocab) -> bool:
     """Exercise 9.1: a CBOW trained on the corpus plus sentences that mention zebra, and two predictions
@@ -83,6 +101,32 @@ def check_zebra_learned(predicted_category: str, predicted_cat_nearest: bool, ze
                    "measurement of zebra's nearest words, and the other words kept their categories")
 
 
+#: Exercise 9.2's predictions: the widths, from the highest final loss to the lowest, and the cosines at d = 1
+NARROW_LOSS_ORDER, NARROW_D1_COSINES = (1, 2, 8), {-1.0, 1.0}
+
+
+def check_narrow_predictions(predicted_loss_order: list[int], d1_possible_cosines: set[float]) -> bool:
+    """Exercise 9.2's predictions, read before any training: the widths 1, 2 and 8 ordered from the highest final
+    loss to the lowest, and every value the cosine similarity of two (non-zero) rows of a ``d = 1`` table can take.
+
+    ``TypeError`` for values of the wrong kind.
+    """
+    if not isinstance(predicted_loss_order, (list, tuple)) or sorted(predicted_loss_order) != sorted(NARROW_LOSS_ORDER):
+        raise TypeError(f"predicted_loss_order must list the widths {sorted(NARROW_LOSS_ORDER)} in some order, got "
+                        f"{predicted_loss_order!r}")
+    if not isinstance(d1_possible_cosines, (set, list, tuple)) or not all(
+            isinstance(c, (int, float)) and not isinstance(c, bool) for c in d1_possible_cosines):
+        raise TypeError(f"d1_possible_cosines must be a set of numbers, got {d1_possible_cosines!r}")
+    if tuple(predicted_loss_order) != NARROW_LOSS_ORDER:
+        raise ExerciseError(f"your predicted_loss_order, {list(predicted_loss_order)}, is not the order the training "
+                            "will show. Hint: a narrower table gives each word fewer numbers to fit its contexts with")
+    if {float(c) for c in d1_possible_cosines} != NARROW_D1_COSINES:
+        raise ExerciseError(f"your d1_possible_cosines, {sorted(d1_possible_cosines)}, are not every value the cosine "
+                            "of two rows of one number can take. Hint: cos(a, b) = a·b / (|a| |b|), with a and b "
+                            "numbers")
+    return correct("both predictions are recorded before the training, and both match what it will show")
+
+
 def check_narrow_tables(models: dict[int, torch.nn.Module], contexts: torch.Tensor, targets: torch.Tensor) -> bool:
     """Exercise 9.2: trained models with tables of width ``d = 1`` and ``d = 2`` (and a wider one), keyed by ``d``.
 
@@ -114,5 +158,6 @@ def check_narrow_tables(models: dict[int, torch.nn.Module], contexts: torch.Tens
     if not all(losses[a] > losses[b] for a, b in zip(dims, dims[1:], strict=False)):
         raise ExerciseError(f"the losses {', '.join(f'{losses[d]:.3f} (d={d})' for d in dims)} do not fall as d "
                             "grows. Hint: train every model for the same number of steps, from the same seed")
+    print("the checker's losses on the corpus: " + ", ".join(f"d = {d}: {losses[d]:.2f}" for d in dims))
     return correct("narrow holds trained CBOW models of widths 1 and 2; the checker measured each one's loss "
                    "on the corpus")

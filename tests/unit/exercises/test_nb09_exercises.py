@@ -116,8 +116,10 @@ def _cbow(dim, steps, data):
 def test_narrow_tables(cbow_data, capsys):
     trained = {dim: _cbow(dim, 300, cbow_data) for dim in (1, 2, 8)}
     assert exercises.check_narrow_tables(trained, *cbow_data)
-    assert capsys.readouterr().out == ("correct: narrow holds trained CBOW models of widths 1 and 2; the checker "
-                                       "measured each one's loss on the corpus\n")
+    out = capsys.readouterr().out  # the losses, measured, then what was checked
+    assert out.startswith("the checker's losses on the corpus: d = 1: ") and ", d = 8: " in out
+    assert out.endswith("correct: narrow holds trained CBOW models of widths 1 and 2; the checker measured each "
+                        "one's loss on the corpus\n")
 
     with pytest.raises(exercises.ExerciseError, match=r"models\[2\] has a loss of .* has it been trained"):
         exercises.check_narrow_tables({**trained, 2: _cbow(2, 0, cbow_data)}, *cbow_data)
@@ -140,3 +142,29 @@ def test_checkers_leave_the_global_rng_alone(capsys):
     torch.manual_seed(123)
     exercises.check_zebra_learned(*RIGHT, model, model.embed.weight.detach() + 1, CORPUS_VOCAB)
     assert torch.equal(torch.rand(3), expected)
+
+
+def test_zebra_predictions(capsys):
+    for cat_nearest in (True, False):  # only the training can tell: both are recorded
+        assert exercises.check_zebra_predictions("animal", cat_nearest)
+    assert capsys.readouterr().out.startswith("correct: both predictions are recorded")
+    with pytest.raises(exercises.ExerciseError, match="is not where zebra's row will go"):
+        exercises.check_zebra_predictions("food", True)
+    with pytest.raises(TypeError, match="predicted_category must be one of the names"):
+        exercises.check_zebra_predictions("animals", True)
+    with pytest.raises(TypeError, match="predicted_cat_nearest must be True or False"):
+        exercises.check_zebra_predictions("animal", "yes")
+
+
+def test_narrow_predictions(capsys):
+    assert exercises.check_narrow_predictions([1, 2, 8], {-1, 1})
+    assert exercises.check_narrow_predictions((1, 2, 8), [1.0, -1.0])
+    assert capsys.readouterr().out.startswith("correct: both predictions are recorded")
+    with pytest.raises(exercises.ExerciseError, match="predicted_loss_order, \\[8, 2, 1\\], is not the order"):
+        exercises.check_narrow_predictions([8, 2, 1], {-1, 1})
+    with pytest.raises(exercises.ExerciseError, match="d1_possible_cosines, .* are not every value"):
+        exercises.check_narrow_predictions([1, 2, 8], {-1, 0, 1})
+    with pytest.raises(TypeError, match="must list the widths"):
+        exercises.check_narrow_predictions([1, 2], {-1, 1})
+    with pytest.raises(TypeError, match="must be a set of numbers"):
+        exercises.check_narrow_predictions([1, 2, 8], "1")
