@@ -51,6 +51,28 @@ def check_bag_mean_matrix(matrix: torch.Tensor, ids: torch.Tensor, offsets: torc
     return correct("A @ W equals EmbeddingBag(mode='mean') on every bag, the empty one included")
 
 
+#: Exercise 7.2's predictions: the heads, and the ways the other head's initial loss can move as d grows
+TYING_HEADS, TYING_TRENDS = ("tied", "untied"), ("rises", "falls", "stays")
+
+
+def check_tying_predictions(predicted_uniform_head: str, predicted_trend: str) -> bool:
+    """Exercise 7.2's predictions, read before any loss is measured: the head that starts like a model that
+    knows nothing (``"tied"`` or ``"untied"``), and how the other head's initial loss moves as ``d`` grows
+    (``"rises"``, ``"falls"`` or ``"stays"``). ``ValueError`` for any other value."""
+    for name, value, choices in (("predicted_uniform_head", predicted_uniform_head, TYING_HEADS),
+                                 ("predicted_trend", predicted_trend, TYING_TRENDS)):
+        if value not in choices:
+            raise ValueError(f"{name} must be one of {choices}, got {value!r}")
+    if predicted_uniform_head != "untied":
+        raise ExerciseError("your predicted_uniform_head would not start near ln V. Hint: compare the std of the "
+                            "two heads' weights at initialisation, N(0, 1) for the embedding and nn.Linear's "
+                            "default 1/sqrt(3 * fan_in), and what each does to the logits")
+    if predicted_trend != "rises":
+        raise ExerciseError("your predicted_trend is not what the other head's loss does. Hint: a logit sums d "
+                            "products; how does its std change with d when the rows are N(0, 1)?")
+    return correct("both predictions are recorded before the measurement, and both match what it will show")
+
+
 #: Exercise 7.2: the vocabulary size, the widths and the seed of the tied and untied models
 TYING_EXERCISE_VOCAB = 1_000
 TYING_EXERCISE_DIMS = (16, 64, 256)

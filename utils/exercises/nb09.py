@@ -8,7 +8,7 @@ import torch
 
 from ..corpus import CATEGORIES, category_of, labelled_words
 from ..vocab import Vocab
-from .checking import correct, require
+from .checking import ExerciseError, correct
 
 #: Exercise 9.1: the word that no sentence of the corpus mentions, and how many of its nearest words must be animals
 ZEBRA_EXERCISE_WORD = "zebra"
@@ -25,13 +25,22 @@ def _nearest(table: torch.Tensor, vocab: Vocab, word: str, k: int) -> list[str]:
     return [others[i] for i in cosines.topk(k).indices.tolist()]
 
 
-def _table(name: str, model: object, what: str) -> torch.Tensor:
-    """The weight of ``model``'s one ``nn.Embedding``, detached, as float32 on the CPU."""
-    tables = [m for m in model.modules() if isinstance(m, torch.nn.Embedding)] \
-        if isinstance(model, torch.nn.Module) else []
-    require(len(tables) == 1, f"{name} must be a model with one nn.Embedding ({what}); "
-            + (f"it has {len(tables)}" if isinstance(model, torch.nn.Module) else f"got {type(model).__name__}"))
-    return tables[0].weight.detach().cpu().float()
+def check_zebra_predictions(predicted_category: str, predicted_cat_nearest: bool) -> bool:
+    """Exercise 9.1's predictions, read before any training: the category of zebra's nearest words (a name of
+    :data:`~utils.corpus.CATEGORIES`) and whether ``cat`` will be the nearest of all (``True`` or ``False``).
+
+    The category is checked now; whether ``cat`` is the nearest, only the training can tell (the checker after
+    it, :func:`check_zebra_learned`, reads the prediction again). ``TypeError`` for values of the wrong kind.
+    """
+    if predicted_category not in CATEGORIES:
+        raise TypeError(f"predicted_category must be one of the names {list(CATEGORIES)}, got {predicted_category!r}")
+    if not isinstance(predicted_cat_nearest, bool):
+        raise TypeError(f"predicted_cat_nearest must be True or False, got {predicted_cat_nearest!r}")
+    if predicted_category != category_of(ZEBRA_EXERCISE_WORD):
+        raise ExerciseError(f"your predicted_category, {predicted_category!r}, is not where zebra's row will go. "
+                            "Hint: training pulls a row towards the rows of the words that share its contexts")
+    return correct("both predictions are recorded and the category is right; the training below will tell whether "
+                   "your predicted_cat_nearest holds")
 
 
 def check_zebra_learned(predicted_category: str, predicted_cat_nearest: bool, zebra_model: torch.nn.Module,
@@ -51,36 +60,71 @@ def check_zebra_learned(predicted_category: str, predicted_cat_nearest: bool, ze
         raise TypeError(f"predicted_category must be one of the names {list(CATEGORIES)}, got {predicted_category!r}")
     if not isinstance(predicted_cat_nearest, bool):
         raise TypeError(f"predicted_cat_nearest must be True or False, got {predicted_cat_nearest!r}")
-    require(isinstance(zebra_model, torch.nn.Module), "zebra_model must be the trained model (CBOW(V, DIM) after "
-            f"training), got {type(zebra_model).__name__}")
-    table = _table("zebra_model", zebra_model, "the CBOW of the notebook")
-    start = initial.detach().cpu().float()
-    require(table.shape == start.shape, f"zebra_model's table is {list(table.shape)}, expected {list(start.shape)}: "
-            "build it as CBOW(V, DIM)")
+    if not isinstance(zebra_model, torch.nn.Module):
+        raise ExerciseError(f"zebra_model must be the trained model (CBOW(V, DIM) after training), "
+                            f"got {type(zebra_model).__name__}")
+    tables = [m for m in zebra_model.modules() if isinstance(m, torch.nn.Embedding)]
+    if len(tables) != 1:
+        raise ExerciseError(f"zebra_model must have one nn.Embedding (the CBOW of the notebook), it has {len(tables)}")
+    table, start = tables[0].weight.detach().cpu().float(), initial.detach().cpu().float()
+    if table.shape != start.shape:
+        raise ExerciseError(f"zebra_model's table is {list(table.shape)}, expected {list(start.shape)}: "
+                            "build it as CBOW(V, DIM)")
     zebra = vocab.stoi[word]
-    require(not torch.equal(table, start),
-            "zebra_model's table is exactly the one it started from: train it, for steps Adam steps")
-    require(not torch.equal(table[zebra], start[zebra]), f"{word}'s row is exactly as at the start: none of the "
-            f"windows the model trained on contained {word}. Hint: add your sentences to the corpus's before building "
-            "the windows, and train on those windows")
+    if torch.equal(table, start):
+        raise ExerciseError("zebra_model's table is exactly the one it started from: train it, for steps Adam steps")
+    if torch.equal(table[zebra], start[zebra]):
+        raise ExerciseError(f"{word}'s row is exactly as at the start: none of the windows the model trained on "
+                            f"contained {word}. Hint: add your sentences to the corpus's before building the windows, "
+                            "and train on those windows")
     words = [w for w in labelled_words() if w != word]
     hits = sum(category_of(_nearest(table, vocab, w, 1)[0]) == category_of(w) for w in words)
-    require(hits >= ZEBRA_EXERCISE_TRAINED_SHARE * len(words), f"only {hits} of {len(words)} words have a nearest "
-            "neighbour of their own category: train the model for steps Adam steps on the corpus's sentences plus "
-            "yours, starting from torch.manual_seed(seed)")
+    if hits < ZEBRA_EXERCISE_TRAINED_SHARE * len(words):
+        raise ExerciseError(f"only {hits} of {len(words)} words have a nearest neighbour of their own category: "
+                            "train the model for steps Adam steps on the corpus's sentences plus yours, starting from "
+                            "torch.manual_seed(seed)")
     neighbours = _nearest(table, vocab, word, ZEBRA_EXERCISE_NEIGHBOURS)
-    require(all(category_of(w) == category_of(word) for w in neighbours), f"{word}'s nearest words are "
-            f"{', '.join(neighbours)}, not all of them animals. Hint: {word} must stand where an animal stands: copy "
-            f"whole sentences and replace the animal (cat) by {word}")
-    require(predicted_category == category_of(word), f"your model is right, but your predicted_category, "
-            f"{predicted_category!r}, is not the category of {word}'s nearest words. Hint: training moves {word}'s "
-            "row towards the rows of words that appear in the same contexts")
-    why = ("every context your sentences give zebra is a context of cat" if not predicted_cat_nearest
-           else "look at which words share zebra's contexts in the sentences you made")
-    require(predicted_cat_nearest == (neighbours[0] == "cat"), "your model is right, but your predicted_cat_nearest, "
-            f"{predicted_cat_nearest}, does not match the checker's measurement. Hint: {why}")
+    if any(category_of(w) != category_of(word) for w in neighbours):
+        raise ExerciseError(f"{word}'s nearest words are {', '.join(neighbours)}, not all of them animals. Hint: "
+                            f"{word} must stand where an animal stands: copy whole sentences and replace the "
+                            f"animal (cat) by {word}")
+    if predicted_category != category_of(word):
+        raise ExerciseError(f"your model is right, but your predicted_category, {predicted_category!r}, is not the "
+                            f"category of {word}'s nearest words. Hint: training moves {word}'s row towards the rows "
+                            "of words that appear in the same contexts")
+    if predicted_cat_nearest != (neighbours[0] == "cat"):
+        hint = ("every context your sentences give zebra is a context of cat" if not predicted_cat_nearest
+                else "look at which words share zebra's contexts in the sentences you made")
+        raise ExerciseError(f"your model is right, but your predicted_cat_nearest, {predicted_cat_nearest}, does not "
+                            f"match the checker's measurement. Hint: {hint}")
     return correct("zebra's row moved, the category and the nearest word you predicted match the checker's "
                    "measurement of zebra's nearest words, and the other words kept their categories")
+
+
+#: Exercise 9.2's predictions: the widths, from the highest final loss to the lowest, and the cosines at d = 1
+NARROW_LOSS_ORDER, NARROW_D1_COSINES = (1, 2, 8), {-1.0, 1.0}
+
+
+def check_narrow_predictions(predicted_loss_order: list[int], d1_possible_cosines: set[float]) -> bool:
+    """Exercise 9.2's predictions, read before any training: the widths 1, 2 and 8 ordered from the highest final
+    loss to the lowest, and every value the cosine similarity of two (non-zero) rows of a ``d = 1`` table can take.
+
+    ``TypeError`` for values of the wrong kind.
+    """
+    if not isinstance(predicted_loss_order, (list, tuple)) or sorted(predicted_loss_order) != sorted(NARROW_LOSS_ORDER):
+        raise TypeError(f"predicted_loss_order must list the widths {sorted(NARROW_LOSS_ORDER)} in some order, got "
+                        f"{predicted_loss_order!r}")
+    if not isinstance(d1_possible_cosines, (set, list, tuple)) or not all(
+            isinstance(c, (int, float)) and not isinstance(c, bool) for c in d1_possible_cosines):
+        raise TypeError(f"d1_possible_cosines must be a set of numbers, got {d1_possible_cosines!r}")
+    if tuple(predicted_loss_order) != NARROW_LOSS_ORDER:
+        raise ExerciseError(f"your predicted_loss_order, {list(predicted_loss_order)}, is not the order the training "
+                            "will show. Hint: a narrower table gives each word fewer numbers to fit its contexts with")
+    if {float(c) for c in d1_possible_cosines} != NARROW_D1_COSINES:
+        raise ExerciseError(f"your d1_possible_cosines, {sorted(d1_possible_cosines)}, are not every value the cosine "
+                            "of two rows of one number can take. Hint: cos(a, b) = a·b / (|a| |b|), with a and b "
+                            "numbers")
+    return correct("both predictions are recorded before the training, and both match what it will show")
 
 
 def check_narrow_tables(models: dict[int, torch.nn.Module], contexts: torch.Tensor, targets: torch.Tensor) -> bool:
@@ -89,23 +133,31 @@ def check_narrow_tables(models: dict[int, torch.nn.Module], contexts: torch.Tens
     The checker measures each model's loss on ``contexts`` ``(N, 2w)`` -> ``targets`` ``(N,)``
     itself: it must fall as ``d`` grows, and stay below the uniform guess's ``ln V``.
     """
-    require(isinstance(models, dict) and all(isinstance(d, int) for d in models),
-            f"models must be a dict from the width d (an int) to a trained model, got {models!r}")
-    require({1, 2} <= set(models) and max(models) > 2,
-            f"models has the widths {sorted(models)}; expected 1, 2 and the notebook's wider model")
+    if not isinstance(models, dict) or not all(isinstance(d, int) for d in models):
+        raise ExerciseError(f"models must be a dict from the width d (an int) to a trained model, got {models!r}")
+    if not {1, 2} <= set(models) or max(models) <= 2:
+        raise ExerciseError(f"models has the widths {sorted(models)}; expected 1, 2 and the notebook's wider model")
     losses = {}
     for dim in sorted(models):
-        table = _table(f"models[{dim}]", models[dim], "the CBOW of the notebook")
-        require(table.shape[1] == dim,
-                f"models[{dim}] has a table of width {table.shape[1]}, not {dim}: build it as CBOW(V, {dim})")
+        model = models[dim]
+        tables = [m for m in model.modules() if isinstance(m, torch.nn.Embedding)] \
+            if isinstance(model, torch.nn.Module) else []
+        if len(tables) != 1:
+            raise ExerciseError(f"models[{dim}] must be a model with one nn.Embedding (the CBOW of the notebook), "
+                                f"got {type(model).__name__}")
+        if tables[0].embedding_dim != dim:
+            raise ExerciseError(f"models[{dim}] has a table of width {tables[0].embedding_dim}, not {dim}: "
+                                f"build it as CBOW(V, {dim})")
         with torch.no_grad():
-            losses[dim] = torch.nn.functional.cross_entropy(models[dim](contexts), targets).item()
-        uniform = math.log(table.shape[0])
-        require(losses[dim] < 0.75 * uniform, f"models[{dim}] has a loss of {losses[dim]:.3f}, close to the uniform "
-                f"guess ln V = {uniform:.3f}: has it been trained (train(model, optimizer, steps))?")
+            losses[dim] = torch.nn.functional.cross_entropy(model(contexts), targets).item()
+        uniform = math.log(tables[0].num_embeddings)
+        if not losses[dim] < 0.75 * uniform:
+            raise ExerciseError(f"models[{dim}] has a loss of {losses[dim]:.3f}, close to the uniform guess "
+                                f"ln V = {uniform:.3f}: has it been trained (train(model, optimizer, steps))?")
     dims = sorted(losses)
-    require(all(losses[a] > losses[b] for a, b in zip(dims, dims[1:], strict=False)),
-            f"the losses {', '.join(f'{losses[d]:.3f} (d={d})' for d in dims)} do not fall as d grows. Hint: train "
-            "every model for the same number of steps, from the same seed")
+    if not all(losses[a] > losses[b] for a, b in zip(dims, dims[1:], strict=False)):
+        raise ExerciseError(f"the losses {', '.join(f'{losses[d]:.3f} (d={d})' for d in dims)} do not fall as d "
+                            "grows. Hint: train every model for the same number of steps, from the same seed")
+    print("the checker's losses on the corpus: " + ", ".join(f"d = {d}: {losses[d]:.2f}" for d in dims))
     return correct("narrow holds trained CBOW models of widths 1 and 2; the checker measured each one's loss "
                    "on the corpus")
