@@ -14,7 +14,8 @@ GRAD_EXERCISE_VOCAB = 7
 
 
 def check_embedding_grad(grad: torch.Tensor, grad_out: torch.Tensor) -> bool:
-    """Exercise 4.1: the embedding weight's gradient for ``GRAD_EXERCISE_IDS``, computed without autograd.
+    """Exercise 4.1: the weight's gradient of an embedding with ``scale_grad_by_freq=True`` for
+    ``GRAD_EXERCISE_IDS``, computed without autograd.
 
     ``grad_out``: ``(5, d)``, the gradient of the lookup's output; ``grad``: ``(7, d)``.
     """
@@ -29,26 +30,31 @@ def check_embedding_grad(grad: torch.Tensor, grad_out: torch.Tensor) -> bool:
             "the weight's shape [V, d], one row per token id (not one per position)"
         )
     grad = grad.detach().cpu().to(grad_out.dtype)
-    table = torch.nn.Embedding.from_pretrained(grad_out.new_zeros(expected_shape), freeze=False)
+    table = torch.nn.Embedding.from_pretrained(grad_out.new_zeros(expected_shape), freeze=False,
+                                               scale_grad_by_freq=True)
     table(ids).backward(grad_out)
     expected = table.weight.grad  # the gradient autograd computes
     if torch.allclose(grad, expected, rtol=1e-6, atol=1e-6):
-        return correct("your gradient equals the one autograd computes for these ids and grad_out, "
-                       "within float32 rounding")
+        return correct("your gradient equals the one autograd computes with scale_grad_by_freq=True for these "
+                       "ids and grad_out, within float32 rounding")
+    unscaled = torch.zeros_like(expected).index_add_(0, ids, grad_out)
+    if torch.allclose(grad, unscaled, rtol=1e-6, atol=1e-6):
+        raise ExerciseError("that is the gradient without scale_grad_by_freq. Hint: 'the inverse of frequency' "
+                            "is counted in this batch of ids: a row looked up 3 times is divided by 3")
     assigned = torch.zeros_like(expected)
     assigned[ids] = grad_out
-    if torch.equal(grad, assigned) or torch.allclose(grad[2], grad_out[3]):
+    if torch.equal(grad, assigned) or torch.allclose(grad[2], grad_out[3]) or torch.allclose(grad[2], grad_out[3] / 3):
         raise ExerciseError(
             "row 2 holds only one of the three gradient rows of the positions that looked it up. Hint: "
             "`grad[ids] = grad_out` keeps one of the repeated rows; add them up with "
-            "`grad.index_add_(0, ids, grad_out)` or `one_hot(ids, V).T @ grad_out`"
+            "`grad.index_add_(0, ids, grad_out)` or `one_hot(ids, V).T @ grad_out`, then divide by the counts"
         )
     untouched = [v for v in range(GRAD_EXERCISE_VOCAB) if v not in GRAD_EXERCISE_IDS]
     if bool(grad[untouched].ne(0).any()):
         raise ExerciseError(f"rows {untouched} are never looked up, so their gradient must be exactly 0")
     raise ExerciseError(
-        "the gradient differs from one_hot(ids, V).T @ grad_out. Hint: row v is the sum of the rows of "
-        "grad_out at the positions t where ids[t] == v"
+        "the gradient differs from autograd's. Hint: row v is the sum of the rows of grad_out at the "
+        "positions t where ids[t] == v, divided by how many such positions there are"
     )
 
 

@@ -57,6 +57,7 @@ MESSAGE = ("correct: both gradients match the checker's own backward passes for 
 def test_weight_grads(capsys):
     assert exercises.check_weight_grads(weight_grads, related)
     assert capsys.readouterr().out == MESSAGE
+    assert exercises.check_weight_grads(weight_grads, lambda g_e, g_l: torch.allclose(g_e, g_l.T))  # the worked answer
 
     def by_formula(embedding, linear, ids, grad_out):  # one_hot.T @ grad_out, and its transpose: right too
         one_hot = F.one_hot(ids, embedding.num_embeddings).float()

@@ -15,10 +15,11 @@ def _grad_exercise_inputs():
 
 def test_embedding_grad_right(capsys):
     ids, grad_out = _grad_exercise_inputs()
-    right = torch.zeros(exercises.GRAD_EXERCISE_VOCAB, 3).index_add_(0, ids, grad_out)
+    counts = torch.bincount(ids, minlength=exercises.GRAD_EXERCISE_VOCAB).clamp(min=1)
+    right = torch.zeros(exercises.GRAD_EXERCISE_VOCAB, 3).index_add_(0, ids, grad_out) / counts[:, None]
     assert exercises.check_embedding_grad(right, grad_out)
     assert capsys.readouterr().out.startswith("correct: your gradient equals the one autograd computes")
-    embedding = torch.nn.Embedding(exercises.GRAD_EXERCISE_VOCAB, 3)
+    embedding = torch.nn.Embedding(exercises.GRAD_EXERCISE_VOCAB, 3, scale_grad_by_freq=True)
     embedding(ids).backward(grad_out)
     assert exercises.check_embedding_grad(embedding.weight.grad, grad_out)  # autograd agrees
 
@@ -30,14 +31,17 @@ def test_embedding_grad_wrong():
         exercises.check_embedding_grad(assigned, grad_out)
     with pytest.raises(exercises.ExerciseError, match=r"shape \(5, 3\), expected \(7, 3\)"):
         exercises.check_embedding_grad(grad_out, grad_out)
-    noisy = torch.zeros(exercises.GRAD_EXERCISE_VOCAB, 3).index_add_(0, ids, grad_out)
+    unscaled = torch.zeros(exercises.GRAD_EXERCISE_VOCAB, 3).index_add_(0, ids, grad_out)
+    with pytest.raises(exercises.ExerciseError, match="without scale_grad_by_freq.*divided by 3"):
+        exercises.check_embedding_grad(unscaled, grad_out)  # section 1's rule: the counts are left out
+    noisy = unscaled.clone()
     noisy[6] = 1.0
     with pytest.raises(exercises.ExerciseError, match=r"rows \[1, 3, 4, 6\] are never looked up"):
         exercises.check_embedding_grad(noisy, grad_out)
     with pytest.raises(exercises.ExerciseError, match="must be a torch.Tensor"):
         exercises.check_embedding_grad(noisy.tolist(), grad_out)
     scaled = 2 * torch.zeros(exercises.GRAD_EXERCISE_VOCAB, 3).index_add_(0, ids, grad_out)
-    with pytest.raises(exercises.ExerciseError, match="differs from one_hot"):
+    with pytest.raises(exercises.ExerciseError, match="differs from autograd's"):
         exercises.check_embedding_grad(scaled, grad_out)
 
 MOVED_RIGHT = {"SGD": {1}, "SGD with momentum": {1, 4}, "Adam": {1, 4}, "AdamW": set(range(6))}  # padding_idx=0
@@ -233,7 +237,9 @@ def test_checkers_leave_the_global_rng_alone(capsys):
     expected = torch.rand(3)
     ids, grad_out = _grad_exercise_inputs()
     torch.manual_seed(123)
-    exercises.check_embedding_grad(torch.zeros(exercises.GRAD_EXERCISE_VOCAB, 3).index_add_(0, ids, grad_out), grad_out)
+    counts = torch.bincount(ids, minlength=exercises.GRAD_EXERCISE_VOCAB).clamp(min=1)[:, None]
+    exercises.check_embedding_grad(torch.zeros(exercises.GRAD_EXERCISE_VOCAB, 3).index_add_(0, ids, grad_out) / counts,
+                                   grad_out)
     exercises.check_moved_rows(MOVED_RIGHT)
     exercises.check_lookup_counts(_lookup_counts)
     exercises.check_row_0_distance(PREDICTED_RATIO, _row_0_distance)
