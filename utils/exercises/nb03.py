@@ -22,7 +22,7 @@ def check_vectors_from_linear(vectors_from_linear: Callable) -> bool:
     """
     require_function("vectors_from_linear", vectors_from_linear)
     generator = torch.Generator().manual_seed(3)
-    cases = [((7, 3), torch.tensor([2, 0, 6, 2])), ((7, 3), torch.tensor([[1, 5], [5, 3]])),
+    cases = [((7, 3), torch.tensor([2, 0, 6, 2])), ((7, 3), torch.tensor([[1, 5, 0], [5, 3, 3]])),
              ((4, 4), torch.tensor([0, 3, 1, 3]))]
     for (vocab_size, dim), ids in cases:
         linear = nn.Linear(vocab_size, dim, bias=False)
@@ -46,6 +46,12 @@ def check_vectors_from_linear(vectors_from_linear: Callable) -> bool:
         if not isinstance(got, torch.Tensor):
             raise ExerciseError(f"vectors_from_linear returned {type(got).__name__}; return a tensor")
         got = got.detach()
+        if got.shape != expected.shape and got.shape == (dim,) + ids.shape:
+            raise ExerciseError(
+                f"for ids of shape {tuple(ids.shape)} the result has shape {tuple(got.shape)}: the right numbers, "
+                "with d first. Hint: linear.weight[:, ids] puts the weight's first axis (d) before the ids' axes; "
+                "move it last, or index the rows of linear.weight.T"
+            )
         if got.shape != expected.shape:
             rows = got.shape == ids.shape + (vocab_size,)
             raise ExerciseError(

@@ -38,6 +38,7 @@ def _typed(linear, ids):  # the first case's answer, whatever the layer
     (lambda linear, ids: linear.weight[ids], r"raised IndexError.*has 3 rows.*column i"),
     (lambda linear, ids: linear.weight[ids % linear.out_features], r"shape \(4, 7\): those are rows of linear.weight"),
     (lambda linear, ids: linear.weight.T[ids].reshape(-1, linear.out_features), r"ids' shape plus d"),
+    (lambda linear, ids: linear.weight[:, ids], r"shape \(3, 4\): the right numbers, with d first.*move it last"),
     (lambda linear, ids: linear.weight[ids] if linear.in_features == linear.out_features else linear.weight.T[ids],
      r"differ from linear\(one_hot\(ids\)\).*column i of linear.weight, not row i"),  # rows, on the square layer
     (_typed, "differ from"),
