@@ -38,38 +38,48 @@ FLOP_BATCH, FLOP_SIZES = (8, 1024), (50_257, 768)
 
 
 def _counted_flops() -> tuple[int, int]:
-    """FlopCounterMode's counts for the one-hot product and the lookup of :data:`FLOP_BATCH` ids at
-    :data:`FLOP_SIZES`, on the ``meta`` device: shapes only, so no memory is spent on the one-hot rows."""
+    """FlopCounterMode's counts for the backward passes (the table's gradient) of the one-hot product and of the
+    lookup of :data:`FLOP_BATCH` ids at :data:`FLOP_SIZES`, on the ``meta`` device: shapes only, so no memory is
+    spent on the one-hot rows."""
     (batch, length), (vocab_size, dim) = FLOP_BATCH, FLOP_SIZES
     one_hot_rows = torch.empty(batch, length, vocab_size, device="meta")
-    table = torch.empty(vocab_size, dim, device="meta")
+    table = torch.empty(vocab_size, dim, device="meta", requires_grad=True)
     ids = torch.empty(batch, length, dtype=torch.long, device="meta")
-    with FlopCounterMode(display=False) as product:
-        one_hot_rows @ table
-    with FlopCounterMode(display=False) as copy:
-        table[ids]
-    return product.get_total_flops(), copy.get_total_flops()
+    counts = []
+    for out in (one_hot_rows @ table, table[ids]):
+        with FlopCounterMode(display=False) as counter:
+            out.backward(torch.empty_like(out))
+        counts.append(counter.get_total_flops())
+    return counts[0], counts[1]
 
 
 def check_flops_prediction(predicted_product_flops: object, predicted_lookup_flops: object) -> bool:
-    """Exercise 1.2: the predicted FLOP counts of the product and the lookup, against FlopCounterMode's."""
+    """Exercise 1.2: the predicted FLOP counts of the backward passes of the product and the lookup (the
+    table's gradient), against FlopCounterMode's."""
     product = prediction("predicted_product_flops", predicted_product_flops, int, "2 * 3 * 4")
     copy = prediction("predicted_lookup_flops", predicted_lookup_flops, int, "2 * 3 * 4")
     counted_product, counted_copy = _counted_flops()
+    (batch, length), (vocab_size, dim) = FLOP_BATCH, FLOP_SIZES
     if copy != counted_copy:
-        raise ExerciseError("predicted_lookup_flops is not what FlopCounterMode counts for the lookup. "
-                            "Hint: what arithmetic does copying rows do?")
+        hint = ("it adds B·T rows of d numbers into the gradient, but FlopCounterMode counts matrix products and "
+                "convolutions, not additions" if copy == batch * length * dim else
+                "the lookup's backward adds each position's gradient row into the table's gradient: is that a "
+                "matrix product?")
+        raise ExerciseError(f"predicted_lookup_flops is not what FlopCounterMode counts for the lookup's backward. "
+                            f"Hint: {hint}")
     if product != counted_product:
-        (batch, length), (vocab_size, dim) = FLOP_BATCH, FLOP_SIZES
         if 2 * product == counted_product:
             hint = "that is the count of multiply-adds; FlopCounterMode counts a multiply and an add"
+        elif product == 2 * counted_product:
+            hint = "the one-hot rows need no gradient: only the table's, one matrix product"
         elif product * batch * length == counted_product or 2 * product * batch * length == counted_product:
             hint = "that is one token's count: every one of the B·T tokens has its one-hot row"
         else:
-            hint = (f"each of the B·T tokens' d outputs sums V products "
+            hint = (f"the table's gradient is one_hot.T @ grad_out: which shapes does it multiply? "
                     f"(B, T = {batch}, {length}; V, d = {vocab_size:,}, {dim})")
         raise ExerciseError(f"predicted_product_flops is not what FlopCounterMode counts. Hint: {hint}")
-    return correct("both predictions match what FlopCounterMode counts, for the product and for the lookup")
+    return correct("both predictions match what FlopCounterMode counts for the backward pass, of the product and "
+                   "of the lookup")
 
 
 #: Exercise 1.3: the rows of ``W`` that ``X @ W`` must return, in this order (the exercise names them).

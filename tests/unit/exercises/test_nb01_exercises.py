@@ -41,8 +41,8 @@ def test_one_hot_widths_wrong(shape_cat, shape_log, message):
 
 def test_flops_prediction_right(capsys):
     assert exercises.check_flops_prediction(PRODUCT_FLOPS, LOOKUP_FLOPS) is True
-    assert capsys.readouterr().out == ("correct: both predictions match what FlopCounterMode counts, "
-                                       "for the product and for the lookup\n")
+    assert capsys.readouterr().out == ("correct: both predictions match what FlopCounterMode counts for the "
+                                       "backward pass, of the product and of the lookup\n")
 
 
 @pytest.mark.parametrize(
@@ -51,8 +51,10 @@ def test_flops_prediction_right(capsys):
         (PRODUCT_FLOPS // 2, 0, "count of multiply-adds"),
         (2 * 50_257 * 768, 0, "one token's count"),
         (50_257 * 768, 0, "one token's count"),
-        (PRODUCT_FLOPS + 1, 0, "each of the B·T tokens"),
-        (PRODUCT_FLOPS, 2 * 8 * 1024 * 768, "what arithmetic does copying rows do"),
+        (PRODUCT_FLOPS + 1, 0, "which shapes does it multiply"),
+        (2 * PRODUCT_FLOPS, 0, "the one-hot rows need no gradient"),
+        (PRODUCT_FLOPS, 8 * 1024 * 768, "not additions"),
+        (PRODUCT_FLOPS, 2 * 8 * 1024 * 768, "is that a matrix product"),
         (float(PRODUCT_FLOPS), 0, "predicted_product_flops must look like"),
         (None, 0, "record your prediction in predicted_product_flops first"),
         (PRODUCT_FLOPS, True, "predicted_lookup_flops must look like"),
