@@ -105,8 +105,9 @@ class _Watched(nn.Embedding):
 
 
 def check_checked_lookup(checked_lookup: Callable) -> bool:
-    """Exercise 2.3: ``checked_lookup(embedding, ids)``: the rows for valid ids; a ``ValueError`` naming the first bad
-    id (negative, or not below ``num_embeddings``) before the layer sees it."""
+    """Exercise 2.3: ``checked_lookup(embedding, ids)`` for a ``(B, T)`` batch: the rows for valid ids; a
+    ``ValueError`` naming the first bad id in reading order (negative, or not below ``num_embeddings``) and its
+    position ``(b, t)``, before the layer sees it."""
     require_function("checked_lookup", checked_lookup)
     torch.manual_seed(0)
     embedding = _Watched(5, 3)
@@ -115,14 +116,18 @@ def check_checked_lookup(checked_lookup: Callable) -> bool:
         got = checked_lookup(embedding, ids)
         if not (isinstance(got, torch.Tensor) and torch.equal(got, embedding.weight[ids.long()])):
             raise ExerciseError(f"for the valid {dtype} ids {ids.tolist()}, return embedding(ids), the rows")
-    for bad, first in (([0, 7], 7), ([-1], -1)):
+    for bad, first, position in (([[0, 4, 1], [2, 7, 9]], 7, (1, 1)), ([[3, 1], [-1, 8]], -1, (1, 0))):
         embedding.seen = None
         try:
             checked_lookup(embedding, torch.tensor(bad))
         except ValueError as error:
             if str(first) not in str(error):
                 raise ExerciseError(f"checked_lookup(embedding, tensor({bad})) raised ValueError({str(error)!r}): "
-                                    f"name the bad id, {first}") from None
+                                    f"name the first bad id, {first}") from None
+            if "{}, {}".format(*position) not in str(error):
+                raise ExerciseError(f"checked_lookup(embedding, tensor({bad})) raised ValueError({str(error)!r}): "
+                                    "name the bad id's position (b, t) too, so the sentence can be found. Hint: "
+                                    "nonzero() lists the positions of the True entries in reading order") from None
             if embedding.seen is not None:
                 raise ExerciseError(f"for ids {bad} the layer was called before the ValueError: check the ids "
                                     "first, so that a bad id never reaches the layer") from None
@@ -132,5 +137,5 @@ def check_checked_lookup(checked_lookup: Callable) -> bool:
                                 "before the layer sees the ids, and raise a ValueError that names the bad id") from None
         raise ExerciseError(f"checked_lookup(embedding, tensor({bad})) raised nothing: {first} is not a row of a "
                             "5-row table; raise a ValueError")
-    return correct("checked_lookup returned the rows for valid int64 and int32 ids, and raised ValueError for 7 and "
-                   "-1 before the layer saw them")
+    return correct("checked_lookup returned the rows for valid int64 and int32 ids, and raised ValueError naming 7 at "
+                   "(1, 1) and -1 at (1, 0) before the layer saw them")

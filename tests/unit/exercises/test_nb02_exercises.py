@@ -79,14 +79,15 @@ def test_shared_step_prediction_wrong(changed_rows, row_2_change, message):
 def checked_lookup(embedding, ids):
     bad = (ids < 0) | (ids >= embedding.num_embeddings)
     if bad.any():
-        raise ValueError(f"token id {ids[bad][0].item()} is out of range")
+        position = tuple(bad.nonzero()[0].tolist())
+        raise ValueError(f"token id {ids[position].item()} at position {position} is out of range")
     return embedding(ids)
 
 
 def test_checked_lookup(capsys):
     assert exercises.check_checked_lookup(checked_lookup)
     assert capsys.readouterr().out == ("correct: checked_lookup returned the rows for valid int64 and int32 ids, and "
-                                       "raised ValueError for 7 and -1 before the layer saw them\n")
+                                       "raised ValueError naming 7 at (1, 1) and -1 at (1, 0) before the layer saw them\n")
 
     def too_late(embedding, ids):
         out = embedding(ids.clamp(0, embedding.num_embeddings - 1))
@@ -100,9 +101,9 @@ def test_checked_lookup(capsys):
 
     wrong = [
         (lambda embedding, ids: embedding(ids), "raised the layer's IndexError: check before the layer sees the ids"),
-        (lambda embedding, ids: embedding(ids.clamp(0, 4)), r"tensor\(\[0, 7\]\)\) raised nothing"),
-        (only_too_large, r"tensor\(\[-1\]\)\) raised the layer's IndexError"),
-        (too_late, r"for ids \[0, 7\] the layer was called before the ValueError"),
+        (lambda embedding, ids: embedding(ids.clamp(0, 4)), r"tensor\(\[\[0, 4, 1\], \[2, 7, 9\]\]\)\) raised nothing"),
+        (only_too_large, r"raised ValueError\('token id 9 is too large'\): name the first bad id, 7"),
+        (too_late, r"for ids \[\[0, 4, 1\], \[2, 7, 9\]\] the layer was called before the ValueError"),
         (lambda embedding, ids: embedding.weight[ids.long()].flip(0), r"for the valid torch.int64 ids"),
         (checked_lookup(nn.Embedding(5, 3), torch.tensor([1])), "pass your function itself"),
     ]
@@ -115,8 +116,16 @@ def test_checked_lookup(capsys):
             raise ValueError("bad id")
         return embedding(ids)
 
-    with pytest.raises(exercises.ExerciseError, match=r"raised ValueError\('bad id'\): name the bad id, 7"):
+    with pytest.raises(exercises.ExerciseError, match=r"raised ValueError\('bad id'\): name the first bad id, 7"):
         exercises.check_checked_lookup(raises_vaguely)
+    def no_position(embedding, ids):
+        bad = (ids < 0) | (ids >= embedding.num_embeddings)
+        if bad.any():
+            raise ValueError(f"token id {ids[bad][0].item()} is out of range")
+        return embedding(ids)
+
+    with pytest.raises(exercises.ExerciseError, match=r"name the bad id's position \(b, t\) too"):
+        exercises.check_checked_lookup(no_position)
     typed = checked_lookup(nn.Embedding(5, 3), torch.tensor([[0, 4], [4, 1]]))
     with pytest.raises(exercises.ExerciseError, match=r"for the valid torch.int64 ids"):
         exercises.check_checked_lookup(lambda embedding, ids: typed)  # rows of another table
