@@ -87,7 +87,8 @@ def checked_lookup(embedding, ids):
 def test_checked_lookup(capsys):
     assert exercises.check_checked_lookup(checked_lookup)
     assert capsys.readouterr().out == ("correct: checked_lookup returned the rows for valid int64 and int32 ids, and "
-                                       "raised ValueError naming 7 at (1, 1) and -1 at (1, 0) before the layer saw them\n")
+                                       "raised ValueError naming 7 at (1, 1) and -1 at (1, 0) before the layer saw "
+                                       "them\n")
 
     def too_late(embedding, ids):
         out = embedding(ids.clamp(0, embedding.num_embeddings - 1))
