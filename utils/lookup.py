@@ -2,8 +2,8 @@
 
 The two forms of the same computation, for ids of any shape ``S``:
 
-- ``one_hot_matmul(ids, W)``: ``F.one_hot(ids, V).to(W.dtype) @ W``, ``S -> S + (d,)``
-- ``lookup(ids, W)``:         ``W[ids]``,                          ``S -> S + (d,)``
+- the product: ``one_hot(ids, V, W.dtype) @ W``, ``S -> S + (d,)`` (notebook 1 writes it out)
+- ``lookup(ids, W)``: ``W[ids]``, ``S -> S + (d,)``
 
 Both check their arguments first and say what was wrong in plain words; PyTorch's
 own messages for the same mistakes are terse ("index out of range in self").
@@ -83,15 +83,6 @@ def one_hot(ids: torch.Tensor, num_classes: int, dtype: torch.dtype = torch.floa
     return F.one_hot(ids.long(), num_classes).to(dtype)
 
 
-def one_hot_matmul(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
-    """The one-hot form: ``one_hot(ids, V) @ weight``; ids ``S`` -> ``S + (d,)``.
-
-    Taught in notebook 1.
-    """
-    check_weight(weight)
-    return one_hot(ids, weight.shape[0], weight.dtype).to(weight.device) @ weight
-
-
 def lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     """The lookup form: rows of ``weight`` selected by ``ids``; ``S`` -> ``S + (d,)``.
 
@@ -127,7 +118,7 @@ def one_hot_multiply_adds(num_tokens: int, vocab_size: int, embedding_dim: int) 
     ``V * d`` multiply-adds per token, of which ``d`` multiply by the single 1.
     (A FLOP counter reports twice the multiply-adds: a multiply and an add each.)
 
-    Taught in notebooks 1 and 6.
+    Taught in notebook 6.
     """
     check_int("num_tokens", num_tokens, minimum=0)
     check_int("vocab_size", vocab_size)

@@ -1,35 +1,100 @@
-"""Notebook 3's checkers: the worked answer passes, and each listed wrong answer (a typed-in one among them)
-fails with its hint."""
+"""Notebook 3's checkers accept a right answer and reject wrong ones, and a typed-in one, with a hint."""
 
+
+import pytest
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from tests.unit.exercises.checker_table import checker_tests
 from utils.exercises import nb03 as exercises
-from utils.exercises.checking import ExerciseError as E
 
 
-def embedding():
-    torch.manual_seed(0)
-    return nn.Embedding(7, 3)
+def _embedding(seed=0, vocab=7, dim=3):
+    torch.manual_seed(seed)
+    return nn.Embedding(vocab, dim)
 
 
-def head(weight=None, bias=False, sizes=(3, 7)):
-    """An output layer ``nn.Linear(*sizes)``, given ``weight`` (a Parameter, or numbers to copy in) if any."""
-    layer = nn.Linear(*sizes, bias=bias)
-    if isinstance(weight, nn.Parameter):
-        layer.weight = weight
-    elif weight is not None:
-        layer.weight = nn.Parameter(weight.detach().clone())
-    return layer
+# --- Exercise 3.1 -----------------------------------------------------------------------------------------------
+
+def vectors_from_linear(linear, ids):
+    return linear.weight.T[ids]
 
 
-def tied_the_other_way():  # GPT-2's way round: the embedding takes the output layer's Parameter
-    table, output = embedding(), head()
-    table.weight = output.weight
-    return output, table
+def test_vectors_from_linear(capsys):
+    assert exercises.check_vectors_from_linear(vectors_from_linear)
+    assert capsys.readouterr().out == ("correct: vectors_from_linear returned linear(one_hot(ids)) for the checker's "
+                                       "layers and ids of 2 shapes, bit for bit, and spent no FLOPs\n")
+    assert exercises.check_vectors_from_linear(lambda linear, ids: F.embedding(ids, linear.weight.T))
+    assert exercises.check_vectors_from_linear(lambda linear, ids: linear.weight[:, ids].movedim(0, -1))
 
+
+def _typed(linear, ids):  # the first case's answer, whatever the layer
+    return torch.zeros(4, 3)
+
+
+@pytest.mark.parametrize(("function", "message"), [
+    (lambda linear, ids: linear(F.one_hot(ids, linear.in_features).float()), r"spent \d+ FLOPs.*index it"),
+    (lambda linear, ids: F.one_hot(ids, linear.in_features).float() @ linear.weight.T, "spent"),
+    (lambda linear, ids: linear.weight[ids], r"raised IndexError.*has 3 rows.*column i"),
+    (lambda linear, ids: linear.weight[ids % linear.out_features], r"shape \(4, 7\): those are rows of linear.weight"),
+    (lambda linear, ids: linear.weight.T[ids].reshape(-1, linear.out_features), r"ids' shape plus d"),
+    (lambda linear, ids: linear.weight[:, ids], r"shape \(3, 4\): the right numbers, with d first.*move it last"),
+    (lambda linear, ids: linear.weight[ids] if linear.in_features == linear.out_features else linear.weight.T[ids],
+     r"differ from linear\(one_hot\(ids\)\).*column i of linear.weight, not row i"),  # rows, on the square layer
+    (_typed, "differ from"),
+    (lambda linear, ids: linear.weight.T[ids].tolist(), "returned list; return a tensor"),
+    ("vectors_from_linear", "pass your function itself"),
+])
+def test_vectors_from_linear_wrong(function, message):
+    with pytest.raises(exercises.ExerciseError, match=message):
+        exercises.check_vectors_from_linear(function)
+
+
+# --- Exercise 3.2 -----------------------------------------------------------------------------------------------
+
+def test_tied_output_layer(capsys):
+    embedding = _embedding()
+    before = embedding.weight.detach().clone()
+    tied = nn.Linear(3, 7, bias=False)
+    tied.weight = embedding.weight
+    assert exercises.check_tied_output_layer(tied, embedding)
+    assert capsys.readouterr().out == ("correct: head_ex gives emb_ex's logits, and the gradients of both layers' "
+                                       "uses add up in one table\n")
+    assert embedding.weight.grad is None and torch.equal(embedding.weight.detach(), before)  # the checker's copies
+
+    other_way = nn.Linear(3, 7, bias=False)  # GPT-2's way round: the embedding takes the output layer's Parameter
+    embedding.weight = other_way.weight
+    assert exercises.check_tied_output_layer(other_way, embedding)
+
+
+def test_tied_output_layer_wrong():
+    embedding = _embedding()
+    copied = nn.Linear(3, 7, bias=False)
+    with torch.no_grad():
+        copied.weight.copy_(embedding.weight)
+    with pytest.raises(exercises.ExerciseError, match="holds a copy of emb_ex's numbers"):
+        exercises.check_tied_output_layer(copied, embedding)
+    second = nn.Linear(3, 7, bias=False)
+    second.weight = nn.Parameter(embedding.weight)  # shares the memory, as a second Parameter
+    with pytest.raises(exercises.ExerciseError, match="as two Parameters.*Parameter itself"):
+        exercises.check_tied_output_layer(second, embedding)
+    with pytest.raises(exercises.ExerciseError, match=r"nn.Linear\(7, 3\): an output layer"):
+        exercises.check_tied_output_layer(nn.Linear(7, 3, bias=False), embedding)  # the input layer's layout
+    with pytest.raises(exercises.ExerciseError, match="differs from h @ emb_ex.weight.T"):
+        exercises.check_tied_output_layer(nn.Linear(3, 7, bias=False), embedding)  # its own numbers
+    transposed = nn.Linear(3, 7, bias=False)
+    transposed.weight = nn.Parameter(embedding.weight.detach().T.clone())
+    with pytest.raises(exercises.ExerciseError, match=r"shape \(3, 7\).*\[V, d\].*no transpose"):
+        exercises.check_tied_output_layer(transposed, embedding)
+    with pytest.raises(exercises.ExerciseError, match="bias=False"):
+        exercises.check_tied_output_layer(nn.Linear(3, 7), embedding)
+    with pytest.raises(exercises.ExerciseError, match="expected an nn.Linear, got Embedding"):
+        exercises.check_tied_output_layer(embedding, embedding)
+    with pytest.raises(TypeError, match="embedding must be an nn.Embedding, got Parameter"):
+        exercises.check_tied_output_layer(copied, embedding.weight)
+
+
+# --- Exercise 3.3 -----------------------------------------------------------------------------------------------
 
 class Right(nn.Module):
     def __init__(self, num_embeddings, embedding_dim, padding_idx=None):
@@ -103,68 +168,32 @@ class Wrapped(nn.Module):
         return self.inner(ids)
 
 
-WORKED = [
-    ("check_vectors_from_linear", lambda: (lambda linear, ids: linear.weight.T[ids],)),
-    ("check_vectors_from_linear", lambda: (lambda linear, ids: F.embedding(ids, linear.weight.T),)),
-    ("check_vectors_from_linear", lambda: (lambda linear, ids: linear.weight[:, ids].movedim(0, -1),)),
-    ("check_tied_output_layer", lambda: (lambda table: (head(table.weight), table))(embedding())),
-    ("check_tied_output_layer", tied_the_other_way),
-    ("check_parameter_embedding", lambda: (Right,)),
-    ("check_parameter_embedding", lambda: (Masked,)),
-]
-WRONG = [
-    ("check_vectors_from_linear", lambda: (lambda linear, ids: linear(F.one_hot(ids, linear.in_features).float()),),
-     E, r"spent \d+ FLOPs.*index it"),
-    ("check_vectors_from_linear", lambda: (lambda linear, ids: F.one_hot(ids, linear.in_features).float()
-                                           @ linear.weight.T,), E, "spent"),
-    ("check_vectors_from_linear", lambda: (lambda linear, ids: linear.weight[ids],), E,
-     r"raised IndexError.*has 3 rows.*column i"),
-    ("check_vectors_from_linear", lambda: (lambda linear, ids: linear.weight[ids % linear.out_features],), E,
-     r"shape \(4, 7\): those are rows of linear.weight"),
-    ("check_vectors_from_linear", lambda: (lambda linear, ids: linear.weight.T[ids].reshape(-1, linear.out_features),),
-     E, "ids' shape plus d"),
-    ("check_vectors_from_linear", lambda: (lambda linear, ids: linear.weight[ids] if linear.in_features
-                                           == linear.out_features else linear.weight.T[ids],), E,
-     r"differ from linear\(one_hot\(ids\)\).*column i of linear.weight, not row i"),  # rows, on the square layer
-    ("check_vectors_from_linear", lambda: (lambda linear, ids: torch.zeros(4, 3),), E, "differ from"),  # typed in
-    ("check_vectors_from_linear", lambda: (lambda linear, ids: linear.weight.T[ids].tolist(),), E,
-     "returned list; return a tensor"),
-    ("check_vectors_from_linear", lambda: ("vectors_from_linear",), E, "pass your function itself"),
-    ("check_tied_output_layer", lambda: (lambda table: (head(table.weight.detach()), table))(embedding()), E,
-     "holds a copy of emb_ex's numbers"),
-    ("check_tied_output_layer", lambda: (lambda table: (head(nn.Parameter(table.weight)), table))(embedding()), E,
-     "as two Parameters.*Parameter itself"),  # shares the memory, as a second Parameter
-    ("check_tied_output_layer", lambda: (head(sizes=(7, 3)), embedding()), E,
-     r"nn.Linear\(7, 3\): an output layer"),  # the input layer's layout
-    ("check_tied_output_layer", lambda: (head(), embedding()), E, "differs from h @ emb_ex.weight.T"),  # own numbers
-    ("check_tied_output_layer", lambda: (lambda table: (head(table.weight.T), table))(embedding()), E,
-     r"shape \(3, 7\).*\[V, d\].*no transpose"),
-    ("check_tied_output_layer", lambda: (head(bias=True), embedding()), E, "bias=False"),
-    ("check_tied_output_layer", lambda: (embedding(), embedding()), E, "expected an nn.Linear, got Embedding"),
-    ("check_tied_output_layer", lambda: (head(), embedding().weight), TypeError,
-     "embedding must be an nn.Embedding, got Parameter"),
-    ("check_parameter_embedding", lambda: (Indexed,), E, "a gradient reached the padding row.*F.embedding takes a "
-     "padding_idx"),
-    ("check_parameter_embedding", lambda: (Unzeroed,), E, r"weight\[2\] is not zero"),
-    ("check_parameter_embedding", lambda: (NoPadding,), E, "raised TypeError.*padding_idx=None"),
-    ("check_parameter_embedding", lambda: (PlainTensor,), E, "no parameter named 'weight'.*nn.Parameter"),
-    ("check_parameter_embedding", lambda: (Uniform,), E, r"std 0\.\d+: draw it from N\(0, 1\)"),
-    ("check_parameter_embedding", lambda: (Flipped,), E, r"differs from weight\[ids\]"),
-    ("check_parameter_embedding", lambda: (Wrapped,), E, "holds an nn.Embedding or nn.Linear"),
-    ("check_parameter_embedding", lambda: (Right(6, 4),), E,
-     r"pass the class itself \(MyEmbedding, not MyEmbedding\(...\)\)"),
-    ("check_parameter_embedding", lambda: (lambda v, d: None,), E, "expected your nn.Module subclass, got function"),
-]
-
-
-test_the_worked_answer_passes, test_a_wrong_answer_fails_with_its_hint = checker_tests(exercises, WORKED, WRONG)
-
-
-def test_the_checkers_leave_the_learners_layers_and_random_state_alone():
-    table = embedding()
-    output = head(table.weight)
-    before, state = table.weight.detach().clone(), torch.random.get_rng_state()
-    exercises.check_tied_output_layer(output, table)
-    assert table.weight.grad is None and torch.equal(table.weight.detach(), before)  # the checker's copies
-    exercises.check_parameter_embedding(Right)
+def test_parameter_embedding(capsys):
+    state = torch.random.get_rng_state()
+    assert exercises.check_parameter_embedding(Right)
+    assert capsys.readouterr().out == (
+        "correct: MyEmbedding registers a trainable weight drawn from N(0, 1), returns weight[ids] for ids of shape "
+        "(2, 3), and its gradient reaches every row looked up except the padding row, which starts at zero\n")
     assert torch.equal(torch.random.get_rng_state(), state)  # the checker's draws leave no trace
+    assert exercises.check_parameter_embedding(Masked)
+
+
+@pytest.mark.parametrize(("cls", "message"), [
+    (Indexed, "a gradient reached the padding row.*F.embedding takes a padding_idx"),
+    (Unzeroed, r"weight\[2\] is not zero"),
+    (NoPadding, "raised TypeError.*padding_idx=None"),
+    (PlainTensor, "no parameter named 'weight'.*nn.Parameter"),
+    (Uniform, r"std 0\.\d+: draw it from N\(0, 1\)"),
+    (Flipped, r"differs from weight\[ids\]"),
+    (Wrapped, "holds an nn.Embedding or nn.Linear"),
+])
+def test_parameter_embedding_wrong(cls, message):
+    with pytest.raises(exercises.ExerciseError, match=message):
+        exercises.check_parameter_embedding(cls)
+
+
+def test_parameter_embedding_bad_input():
+    with pytest.raises(exercises.ExerciseError, match=r"pass the class itself \(MyEmbedding, not MyEmbedding\(...\)\)"):
+        exercises.check_parameter_embedding(Right(6, 4))
+    with pytest.raises(exercises.ExerciseError, match="expected your nn.Module subclass, got function"):
+        exercises.check_parameter_embedding(lambda v, d: None)
