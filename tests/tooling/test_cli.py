@@ -61,6 +61,14 @@ def test_from_the_command_line():
                              "`python3 course.py run 0 9`\n"), result.stderr
 
 
+def test_run_imports_jupyter_only_once_its_command_line_is_read():
+    """So that a bad command line is answered at once (nbformat's schema, papermill and PyTorch take seconds)."""
+    heavy = "{'nbformat', 'papermill', 'nbclient', 'torch', 'tqdm'}"
+    result = subprocess.run([sys.executable, "-c", f"import sys, tools.run; print(sorted({heavy} & set(sys.modules)))"],
+                            cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert result.stdout == "[]\n", result.stdout + result.stderr
+
+
 def test_run_speaks_the_learners_words_when_course_py_starts_it(monkeypatch, capsys):
     """`python3 course.py run 3x`, `run --device tpu`: one line each, naming the command the learner typed."""
     monkeypatch.setattr(run, "PROG", "python3 course.py run")
