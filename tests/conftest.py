@@ -1,4 +1,5 @@
-"""Fixtures shared by several test files: a scratch copy of the course, and the browser tests' Chromium."""
+"""Fixtures shared by several test files: a scratch copy of the course, the browser tests' Chromium, and
+check-jsonschema."""
 
 import shutil
 
@@ -38,6 +39,21 @@ def chromium():
             browser.close()
     finally:
         playwright.stop()
+
+
+@pytest.fixture
+def check_jsonschema(capsys):
+    """``check_jsonschema(schema, *paths)`` asserts that each file validates against check-jsonschema's builtin
+    schema ``schema`` (e.g. ``vendor.github-workflows``); its report is the failure's message. The command
+    runs in this interpreter: its own takes seconds to start."""
+    from check_jsonschema import main
+
+    def check(schema, *paths):
+        status = main(["--builtin-schema", schema, *map(str, paths)], standalone_mode=False)
+        report = capsys.readouterr()
+        assert status == 0, report.out + report.err
+
+    return check
 
 
 @pytest.fixture(scope="session")

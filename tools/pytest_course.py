@@ -29,8 +29,8 @@ import pytest
 # jsonschema imports rfc3987_syntax whenever it is installed (jupyter-events, which JupyterLab
 # needs, asks for it), and rfc3987_syntax compiles 38 Lark grammars as it is imported: 2 s in
 # every pytest process, since nbval imports nbformat and nbformat imports jsonschema. It only
-# checks the "iri" string format, which no schema validated inside these processes uses (the
-# workflow files are checked by check-jsonschema, a process of its own). pytest loads this
+# checks the "iri" string format, which no schema validated inside these processes uses (nor the
+# schemas that check-jsonschema checks the workflows, forms and CITATION.cff against). pytest loads this
 # plugin (`-p`) before nbval, so jsonschema finds none here.
 if "jsonschema" not in sys.modules:
     sys.modules.setdefault("rfc3987_syntax", None)

@@ -24,22 +24,14 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
-import nbformat
-import papermill
-import psutil
-from nbclient import NotebookClient
-from papermill import engines
-from papermill.clientwrap import PapermillNotebookClient
-from papermill.engines import NBClientEngine, papermill_engines
-from tqdm.auto import tqdm
-
 from utils.cli import OneLineParser
 
 from . import manifest
 from .cli import guard
-from .generated import dumps_notebook, read_notebook
-from .kernels import AsyncIPCKernelManager
 from .manifest import NOTEBOOK_DIR, ROOT, Notebook
+
+# Jupyter's modules (nbformat's schema, papermill, nbclient) take seconds to import: they are
+# imported where a notebook runs, after the command line has been read (a bad one fails at once).
 
 BUILD_DIR = ROOT / "build" / "notebooks"
 #: the command the learner typed, for the messages (course.py sets it: `python3 course.py run`)
@@ -58,7 +50,7 @@ class NotExecutedError(RuntimeError):
     """A run that finished without executing every code cell (the execution guard)."""
 
 
-def check_all_cells_executed(nb_node: nbformat.NotebookNode, name: str) -> int:
+def check_all_cells_executed(nb_node, name: str) -> int:
     """Raise unless every code cell ran, in order 1..n, and there is at least one. Returns n."""
     counts = [cell.get("execution_count") for cell in nb_node.cells if cell.cell_type == "code"]
     if not counts:
@@ -88,11 +80,12 @@ PEAK_MEMORY = ("psutil.Process().memory_info().peak_wset if sys.platform == 'win
 PEAK_IMPORTS = "import sys\nif sys.platform == 'win32': import psutil\nelse: import resource"
 
 
-class PeakMemoryEngine(NBClientEngine):
-    """papermill's nbclient engine, asking the kernel for its peak memory after the last cell: the number
-    goes into the executed copy's metadata, ``course.peak_memory``."""
+def register_engine() -> None:
+    """Register papermill's engine ``course``: its nbclient engine, asking the kernel for its peak memory
+    after the last cell; the number goes into the executed copy's metadata, ``course.peak_memory``."""
+    from papermill import engines
 
-    class Client(PapermillNotebookClient):
+    class Client(engines.PapermillNotebookClient):
         def papermill_execute_cells(self):
             super().papermill_execute_cells()
             try:
@@ -103,21 +96,23 @@ class PeakMemoryEngine(NBClientEngine):
             except Exception:  # noqa: BLE001 - a kernel that died or timed out: no number, and the run goes on
                 pass
 
-    @classmethod
-    def execute_managed_notebook(cls, nb_man, kernel_name, **kwargs):
-        # papermill's own steps, with this client in the place of its own (runs are one at a time)
-        original, engines.PapermillNotebookClient = engines.PapermillNotebookClient, cls.Client
-        try:
-            return super().execute_managed_notebook(nb_man, kernel_name, **kwargs)
-        finally:
-            engines.PapermillNotebookClient = original
+    class PeakMemoryEngine(engines.NBClientEngine):
+        @classmethod
+        def execute_managed_notebook(cls, nb_man, kernel_name, **kwargs):
+            # papermill's own steps, with this client in the place of its own (runs are one at a time)
+            original, engines.PapermillNotebookClient = engines.PapermillNotebookClient, Client
+            try:
+                return super().execute_managed_notebook(nb_man, kernel_name, **kwargs)
+            finally:
+                engines.PapermillNotebookClient = original
 
-
-papermill_engines.register("course", PeakMemoryEngine)
+    engines.papermill_engines.register("course", PeakMemoryEngine)
 
 
 def machine() -> str:
     """The machine a run's numbers come from: CPU, cores, memory, system, PyTorch."""
+    import psutil
+
     cpu = platform.processor() or platform.machine()
     if Path("/proc/cpuinfo").is_file():  # Linux: the model's name
         lines = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace").splitlines()
@@ -130,7 +125,7 @@ def machine() -> str:
 PROGRESS_BAR = re.compile(r"^[^\n]*\d+%\|[^\n]*\|[^\n]*$")
 
 
-def stderr_outputs(nb_node: nbformat.NotebookNode) -> list[tuple[int, str]]:
+def stderr_outputs(nb_node) -> list[tuple[int, str]]:
     """``(execution count, text)`` of every stderr output a learner would see (a warning, a log line);
     progress bars (tqdm writes them to stderr) do not count."""
     return [(cell.execution_count, output.text) for cell in nb_node.cells if cell.cell_type == "code"
@@ -145,6 +140,12 @@ def run_with_papermill(entry: Notebook, out_dir: Path, device: str | None = None
     executed copy replaces ``out_dir/<name>`` only when the run succeeded; a failed one goes to
     ``out_dir/failed/<name>``.
     """
+    import papermill
+
+    from .generated import read_notebook
+    from .kernels import AsyncIPCKernelManager
+
+    register_engine()
     out_dir.mkdir(parents=True, exist_ok=True)
     partial, start = out_dir / f".{entry.stem}.running.ipynb", time.perf_counter()
     result = RunResult(entry, "FAILED", 0.0)
@@ -181,6 +182,11 @@ def run_with_papermill(entry: Notebook, out_dir: Path, device: str | None = None
 
 def execute_in_place(entry: Notebook) -> RunResult:
     """Re-execute a committed notebook with nbclient and store its outputs in it."""
+    from nbclient import NotebookClient
+
+    from .generated import dumps_notebook, read_notebook
+    from .kernels import AsyncIPCKernelManager
+
     nb_node, start = read_notebook(entry.path), time.perf_counter()
     # coalesce_streams: one stream output per cell, as nbval compares them, so re-runs do not churn
     NotebookClient(nb_node, timeout=600, kernel_name=KERNEL, record_timing=False, coalesce_streams=True,
@@ -242,6 +248,8 @@ def main(argv: list[str] | None = None) -> int:
         except (RuntimeError, ValueError, TypeError) as error:
             print(f"{PROG}: {error}", file=sys.stderr)
             return 2
+    from tqdm.auto import tqdm
+
     results = []
     with tqdm(entries, unit="notebook", desc="executing", file=sys.stdout) as bar:
         for entry in bar:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import copy
 import difflib
+import functools
 import hashlib
 import io
 import json
@@ -88,8 +89,13 @@ def comment_tokens(source: str) -> list[tuple[int, int, int, str]]:
     """Every comment in a code cell as ``(line index, start column, end column, text)``, found with
     :mod:`tokenize` (a ``#`` in a string is not one) once IPython's magics and ``!shell`` lines are blanked.
     None in a ``%%`` cell magic; ``ValueError`` for a cell that tokenize cannot read."""
+    return list(_comment_tokens(source))
+
+
+@functools.lru_cache(maxsize=4096)  # a check reads each cell's comments several times (English, Chinese, stored)
+def _comment_tokens(source: str) -> tuple[tuple[int, int, int, str], ...]:
     if source.lstrip().startswith("%%"):
-        return []
+        return ()
     lines, python = source.split("\n"), TransformerManager().transform_cell(source).split("\n")
     if python[-1] == "" and lines[-1] != "":
         python.pop()
@@ -99,7 +105,8 @@ def comment_tokens(source: str) -> list[tuple[int, int, int, str]]:
         tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
     except (tokenize.TokenError, SyntaxError) as error:
         raise ValueError(f"tokenize cannot read this code cell ({error}); first lines: {source[:80]!r}") from error
-    return [(tok.start[0] - 1, tok.start[1], tok.end[1], tok.string) for tok in tokens if tok.type == tokenize.COMMENT]
+    return tuple((tok.start[0] - 1, tok.start[1], tok.end[1], tok.string) for tok in tokens
+                 if tok.type == tokenize.COMMENT)
 
 
 def pragma_directive(text: str) -> str | None:

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from tools import cli
+from tools import cli, run
 from tools.manifest import ROOT
 
 PROGRAMS = sorted(path.stem for path in (ROOT / "tools").glob("*.py")
@@ -49,26 +49,35 @@ def test_the_guard_turns_bad_input_into_one_line(capsys):
         cli.guard(bug, "python -m tools.x")
 
 
-def test_from_the_command_line(tmp_path):
-    """The whole program, as a person runs it: exit status 2, one line, no traceback."""
-    result = subprocess.run([sys.executable, "-m", "tools.run", "--device", "tpu"], cwd=ROOT, capture_output=True,
-                            text=True)
-    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
-    assert len(result.stderr.splitlines()) == 1, result.stderr
-    assert result.stderr.startswith("python -m tools.run: unknown device 'tpu'; expected one of")
-
-
-def test_run_speaks_the_learners_words_when_course_py_starts_it():
-    """`python3 course.py run 42`, `run 3x`, `run --device cuda` without a GPU: one line each, naming the command
-    the learner typed, the notebooks' numbers and the option as the learner writes it."""
+def test_from_the_command_line():
+    """The whole program, as a person runs it from `python3 course.py run 42`: exit status, one line naming the
+    command the learner typed and the notebooks' numbers, no traceback. (It reads its arguments before it
+    imports Jupyter's modules, so this takes a fraction of a second.)"""
     env = {**os.environ, "COURSE_COMMAND": "python3 course.py run"}
-    for args, line in ((["42"], "python3 course.py run: no notebook 42; the notebooks are 0 to 9, e.g. "
-                                "`python3 course.py run 0 9`"),
-                       (["3x"], "python3 course.py run: no notebook 3x; the notebooks are 0 to 9")):
-        result = subprocess.run([sys.executable, "-m", "tools.run", *args], cwd=ROOT, capture_output=True, text=True,
-                                env=env)
-        assert result.returncode != 0 and len(result.stderr.splitlines()) == 1, result.stderr
-        assert result.stderr.startswith(line) and "tools.run" not in result.stderr, result.stderr
+    result = subprocess.run([sys.executable, "-m", "tools.run", "42"], cwd=ROOT, capture_output=True, text=True,
+                            env=env, timeout=60)
+    assert result.returncode != 0 and "Traceback" not in result.stderr, result.stderr
+    assert result.stderr == ("python3 course.py run: no notebook 42; the notebooks are 0 to 9, e.g. "
+                             "`python3 course.py run 0 9`\n"), result.stderr
+
+
+def test_run_imports_jupyter_only_once_its_command_line_is_read():
+    """So that a bad command line is answered at once (nbformat's schema, papermill and PyTorch take seconds)."""
+    heavy = "{'nbformat', 'papermill', 'nbclient', 'torch', 'tqdm'}"
+    result = subprocess.run([sys.executable, "-c", f"import sys, tools.run; print(sorted({heavy} & set(sys.modules)))"],
+                            cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert result.stdout == "[]\n", result.stdout + result.stderr
+
+
+def test_run_speaks_the_learners_words_when_course_py_starts_it(monkeypatch, capsys):
+    """`python3 course.py run 3x`, `run --device tpu`: one line each, naming the command the learner typed."""
+    monkeypatch.setattr(run, "PROG", "python3 course.py run")
+    with pytest.raises(SystemExit, match=r"^python3 course.py run: no notebook 3x; the notebooks are 0 to 9"):
+        run.main(["3x"])
+    assert run.main(["--device", "tpu"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and "tools.run" not in err, err
+    assert err.startswith("python3 course.py run: unknown device 'tpu'; expected one of"), err
 
 
 def test_a_device_asked_on_the_command_line_is_answered_as_an_option(monkeypatch):

@@ -205,7 +205,7 @@ def test_colab_url_rejects_bad_paths():
 @pytest.fixture
 def image_writes(monkeypatch):
     """sync's image step, recorded instead of drawn (2 s a call): the folders it was asked to draw into.
-    What it draws, and that it draws the same bytes twice, is test_images.py's."""
+    What it draws, and that it draws the same picture every time, is test_images.py's."""
     folders = []
 
     def write_course_images(folder):

@@ -4,10 +4,7 @@ pages and further reading, a version and a changelog that agree, a code of condu
 beside the bug form, and a way into the command-line programs that PowerShell's default policy allows."""
 
 import json
-import os
 import re
-import subprocess
-import sys
 
 import yaml
 
@@ -112,12 +109,9 @@ def test_the_code_of_conduct_is_the_contributor_covenant():
     assert "version 2.1" in text and "## Enforcement\n" in text and "[INSERT" not in text
 
 
-def test_a_question_form_stands_beside_the_bug_form():
+def test_a_question_form_stands_beside_the_bug_form(check_jsonschema):
     forms = ROOT / ".github" / "ISSUE_TEMPLATE"
-    result = subprocess.run([os.path.join(os.path.dirname(sys.executable), "check-jsonschema"),
-                             "--builtin-schema", "vendor.github-issue-forms", str(forms / "question.yml")],
-                            capture_output=True, text=True)
-    assert result.returncode == 0, result.stdout + result.stderr
+    check_jsonschema("vendor.github-issue-forms", forms / "question.yml")
     question = yaml.safe_load((forms / "question.yml").read_text(encoding="utf-8"))
     assert question["labels"] == ["question"] and (forms / "bug_report.yml").is_file()
     assert yaml.safe_load((forms / "config.yml").read_text(encoding="utf-8"))["blank_issues_enabled"] is True

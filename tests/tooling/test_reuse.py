@@ -1,10 +1,7 @@
 """Reuse allowed: the licences say what they cover, CITATION.cff is valid and points at the course,
 CONTRIBUTING.md holds what the README no longer does, and the README stays for learners."""
 
-import os
 import re
-import subprocess
-import sys
 
 import yaml
 
@@ -42,12 +39,9 @@ def test_the_readmes_say_which_licence_covers_what():
             assert f"]({name})" in text, name
 
 
-def test_the_citation_file_is_valid_and_points_at_the_course():
+def test_the_citation_file_is_valid_and_points_at_the_course(check_jsonschema):
     path = ROOT / generated.CITATION
-    result = subprocess.run([os.path.join(os.path.dirname(sys.executable), "check-jsonschema"),
-                             "--builtin-schema", "vendor.citation-file-format", str(path)],
-                            capture_output=True, text=True)
-    assert result.returncode == 0, result.stdout + result.stderr
+    check_jsonschema("vendor.citation-file-format", path)
     cff = yaml.safe_load(path.read_text(encoding="utf-8"))
     assert cff["repository-code"] == manifest.repo_url() and cff["url"] == manifest.site_url()
     assert cff["license"] == ["MIT", "CC-BY-4.0"]

@@ -4,6 +4,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from tools import manifest
 from tools.manifest import ROOT
 
@@ -32,23 +34,18 @@ def test_there_are_workflows():
     assert {"ci.yml", "gpu.yml", "platforms.yml", "pages.yml"} <= names
 
 
-def test_the_workflows_validate_against_the_github_actions_schema():
-    result = subprocess.run(  # one call for every file: check-jsonschema names the one that fails
-        [os.path.join(os.path.dirname(sys.executable), "check-jsonschema"),
-         "--builtin-schema", "vendor.github-workflows", *map(str, WORKFLOWS)],
-        capture_output=True, text=True,
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
+def test_the_workflows_validate_against_the_github_actions_schema(check_jsonschema):
+    check_jsonschema("vendor.github-workflows", *WORKFLOWS)  # one call for every file: the report names the one
 
 
-def test_the_bug_report_form_validates_and_asks_where_the_course_ran():
+def test_a_file_that_breaks_its_schema_fails_the_check(check_jsonschema):
+    with pytest.raises(AssertionError, match=r"CITATION\.cff::\$: 'body' is a required property"):
+        check_jsonschema("vendor.github-issue-forms", ROOT / "CITATION.cff")
+
+
+def test_the_bug_report_form_validates_and_asks_where_the_course_ran(check_jsonschema):
     form = ROOT / ".github" / "ISSUE_TEMPLATE" / "bug_report.yml"
-    result = subprocess.run(
-        [os.path.join(os.path.dirname(sys.executable), "check-jsonschema"),
-         "--builtin-schema", "vendor.github-issue-forms", str(form)],
-        capture_output=True, text=True,
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
+    check_jsonschema("vendor.github-issue-forms", form)
     text = form.read_text()
     assert "Google Colab" in text and "Operating system" in text and "utils.env_check" in text
 

@@ -124,6 +124,16 @@ def test_math_is_mathml_and_links_point_to_pages(site):
     assert "../index.html" in links  # the header's "Course home"
 
 
+def test_figures_have_alt_text_and_cells_take_the_keyboards_focus(site):
+    """What nbconvert's HTMLExporter adds in a last pass, which tools/website.py does with two expressions."""
+    page = (site / "notebooks" / f"{manifest.notebook(1).stem}.html").read_text(encoding="utf-8")
+    images = re.findall(r"<img\b[^>]*>", page)
+    assert images and all(re.search(r"\salt=", image) for image in images)
+    cells = re.findall(r'<div class="jp-Cell-inputWrapper"[^>]*>', page)
+    outputs = re.findall(r'<div\b[^>]*\bclass="[^"]*\bjp-OutputArea-output\b[^>]*>', page)
+    assert cells and outputs and all(' tabindex="0"' in div for div in cells + outputs)
+
+
 def _has_anchor(ids, fragment):
     """As a browser finds it: the fragment as written, then percent-decoded."""
     return fragment in ids or unquote(fragment) in ids
