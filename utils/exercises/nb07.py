@@ -56,21 +56,19 @@ TYING_HEADS, TYING_TRENDS = ("tied", "untied"), ("rises", "falls", "stays")
 
 
 def check_tying_predictions(predicted_uniform_head: str, predicted_trend: str) -> bool:
-    """Exercise 7.2's predictions, read before any loss is measured: the head that starts like a model that
+    """Exercise 7.2's predictions, recorded before any loss is measured: the head that starts like a model that
     knows nothing (``"tied"`` or ``"untied"``), and how the other head's initial loss moves as ``d`` grows
-    (``"rises"``, ``"falls"`` or ``"stays"``). ``ValueError`` for any other value."""
+    (``"rises"``, ``"falls"`` or ``"stays"``). ``ValueError`` for any other value. Only the kinds are checked
+    here: :func:`check_tying_initial_loss`, after the measurement, compares them with it."""
+    _check_tying_prediction_kinds(predicted_uniform_head, predicted_trend)
+    return correct("both predictions are recorded; the measurement below will tell whether they hold")
+
+
+def _check_tying_prediction_kinds(predicted_uniform_head: str, predicted_trend: str) -> None:
     for name, value, choices in (("predicted_uniform_head", predicted_uniform_head, TYING_HEADS),
                                  ("predicted_trend", predicted_trend, TYING_TRENDS)):
         if value not in choices:
             raise ValueError(f"{name} must be one of {choices}, got {value!r}")
-    if predicted_uniform_head != "untied":
-        raise ExerciseError("your predicted_uniform_head would not start near ln V. Hint: compare the std of the "
-                            "two heads' weights at initialisation, N(0, 1) for the embedding and nn.Linear's "
-                            "default 1/sqrt(3 * fan_in), and what each does to the logits")
-    if predicted_trend != "rises":
-        raise ExerciseError("your predicted_trend is not what the other head's loss does. Hint: a logit sums d "
-                            "products; how does its std change with d when the rows are N(0, 1)?")
-    return correct("both predictions are recorded before the measurement, and both match what it will show")
 
 
 #: Exercise 7.2: the vocabulary size, the widths and the seed of the tied and untied models
@@ -91,14 +89,16 @@ def _initial_lm_loss(model_class: Callable[..., torch.nn.Module], dim: int, tie:
 
 
 def check_tying_initial_loss(initial_loss: dict[tuple[int, bool], float], model_class: Callable[..., torch.nn.Module],
-                             ids: torch.Tensor, context_length: int) -> bool:
+                             ids: torch.Tensor, context_length: int, predicted_uniform_head: str,
+                             predicted_trend: str) -> bool:
     """Exercise 7.2: the loss at initialisation of a tied and an untied ``model_class``, for each width.
 
     ``initial_loss[(d, tie)]``: the next-token cross-entropy of
     ``model_class(TYING_EXERCISE_VOCAB, d, context_length, tie=tie)``, built right after
     ``torch.manual_seed(TYING_EXERCISE_SEED)``, on ``ids`` ``(B, T + 1)`` (inputs
     ``ids[:, :-1]``, targets ``ids[:, 1:]``), for every ``d`` in :data:`TYING_EXERCISE_DIMS`.
-    The checker builds the same models on the CPU and measures the losses itself.
+    The checker builds the same models on the CPU and measures the losses itself; then it compares the
+    predictions that :func:`check_tying_predictions` recorded with what the losses show.
     """
     if not isinstance(initial_loss, dict):
         raise TypeError(f"initial_loss must be a dict from (d, tie) to a loss, got {type(initial_loss).__name__}")
@@ -134,4 +134,15 @@ def check_tying_initial_loss(initial_loss: dict[tuple[int, bool], float], model_
             and all(a + 1 < b for a, b in zip(tied, tied[1:], strict=False)) and tied[0] > untied[0] + 1,
             "these losses do not show what the exercise is about (untied near ln V, tied far above and growing "
             "with d): pass the notebook's TinyLM, unchanged")
-    return correct("all six losses match the checker's own models, built from the same seed")
+    _check_tying_prediction_kinds(predicted_uniform_head, predicted_trend)
+    require(predicted_uniform_head == "untied",
+            f"your losses are right, but your predicted_uniform_head, {predicted_uniform_head!r}, is not the head "
+            "whose losses sit near ln V: look at your initial_loss. Why: compare the std of the two heads' weights "
+            "at initialisation, N(0, 1) for the embedding and nn.Linear's default 1/sqrt(3 * fan_in), and what "
+            "each does to the logits")
+    require(predicted_trend == "rises",
+            f"your losses are right, but your predicted_trend, {predicted_trend!r}, is not what the tied head's "
+            "loss does as d grows: look at your initial_loss. Why: a logit sums d products; how does its std "
+            "change with d when the rows are N(0, 1)?")
+    return correct("all six losses match the checker's own models, built from the same seed, and both your "
+                   "predictions match what they show")

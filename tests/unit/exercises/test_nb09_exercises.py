@@ -51,6 +51,7 @@ def _with(word, replaced="cat", n=20):
     return list(ZEBRA_CORPUS.sentences) + copies
 
 
+NARROW_RIGHT = ([1, 2, 8], {-1, 1})  # Exercise 9.2's predictions: the loss falls as d grows; cosines of +-1
 RIGHT = ("animal", True)  # Exercise 9.1's predictions: zebra's nearest words are animals, cat the nearest
 
 
@@ -115,24 +116,25 @@ def _cbow(dim, steps, data):
 
 def test_narrow_tables(cbow_data, capsys):
     trained = {dim: _cbow(dim, 300, cbow_data) for dim in (1, 2, 8)}
-    assert exercises.check_narrow_tables(trained, *cbow_data)
+    assert exercises.check_narrow_tables(trained, *cbow_data, *NARROW_RIGHT)
     out = capsys.readouterr().out  # the losses, measured, then what was checked
     assert out.startswith("the checker's losses on the corpus: d = 1: ") and ", d = 8: " in out
     assert out.endswith("correct: narrow holds trained CBOW models of widths 1 and 2; the checker measured each "
-                        "one's loss on the corpus\n")
+                        "one's loss on the corpus, and both your predictions match what it measured\n")
+    assert "the cosine similarities between two rows of the d = 1 table: -1.0, +1.0\n" in out
 
     with pytest.raises(exercises.ExerciseError, match=r"models\[2\] has a loss of .* has it been trained"):
-        exercises.check_narrow_tables({**trained, 2: _cbow(2, 0, cbow_data)}, *cbow_data)
+        exercises.check_narrow_tables({**trained, 2: _cbow(2, 0, cbow_data)}, *cbow_data, *NARROW_RIGHT)
     with pytest.raises(exercises.ExerciseError, match="do not fall as d grows"):
-        exercises.check_narrow_tables({**trained, 8: _cbow(8, 20, cbow_data)}, *cbow_data)
+        exercises.check_narrow_tables({**trained, 8: _cbow(8, 20, cbow_data)}, *cbow_data, *NARROW_RIGHT)
     with pytest.raises(exercises.ExerciseError, match=r"models\[1\] has a table of width 2, not 1"):
-        exercises.check_narrow_tables({**trained, 1: trained[2]}, *cbow_data)
+        exercises.check_narrow_tables({**trained, 1: trained[2]}, *cbow_data, *NARROW_RIGHT)
     with pytest.raises(exercises.ExerciseError, match=r"has the widths \[1, 8\]; expected 1, 2 and"):
-        exercises.check_narrow_tables({1: trained[1], 8: trained[8]}, *cbow_data)
+        exercises.check_narrow_tables({1: trained[1], 8: trained[8]}, *cbow_data, *NARROW_RIGHT)
     with pytest.raises(exercises.ExerciseError, match="must be a model with one nn.Embedding"):
-        exercises.check_narrow_tables({**trained, 2: "model"}, *cbow_data)
+        exercises.check_narrow_tables({**trained, 2: "model"}, *cbow_data, *NARROW_RIGHT)
     with pytest.raises(exercises.ExerciseError, match="must be a dict"):
-        exercises.check_narrow_tables([trained[1]], *cbow_data)
+        exercises.check_narrow_tables([trained[1]], *cbow_data, *NARROW_RIGHT)
 
 
 def test_checkers_leave_the_global_rng_alone(capsys):
@@ -145,11 +147,11 @@ def test_checkers_leave_the_global_rng_alone(capsys):
 
 
 def test_zebra_predictions(capsys):
-    for cat_nearest in (True, False):  # only the training can tell: both are recorded
-        assert exercises.check_zebra_predictions("animal", cat_nearest)
-    assert capsys.readouterr().out.startswith("correct: both predictions are recorded")
-    with pytest.raises(exercises.ExerciseError, match="is not where zebra's row will go"):
-        exercises.check_zebra_predictions("food", True)
+    """Recorded before the training, judged after it (test_zebra_learned_rejects_a_wrong_prediction)."""
+    for category in ("animal", "food"):
+        for cat_nearest in (True, False):
+            assert exercises.check_zebra_predictions(category, cat_nearest)
+    assert capsys.readouterr().out.startswith("correct: both predictions are recorded; the training below")
     with pytest.raises(TypeError, match="predicted_category must be one of the names"):
         exercises.check_zebra_predictions("animals", True)
     with pytest.raises(TypeError, match="predicted_cat_nearest must be True or False"):
@@ -158,13 +160,17 @@ def test_zebra_predictions(capsys):
 
 def test_narrow_predictions(capsys):
     assert exercises.check_narrow_predictions([1, 2, 8], {-1, 1})
-    assert exercises.check_narrow_predictions((1, 2, 8), [1.0, -1.0])
-    assert capsys.readouterr().out.startswith("correct: both predictions are recorded")
-    with pytest.raises(exercises.ExerciseError, match="predicted_loss_order, \\[8, 2, 1\\], is not the order"):
-        exercises.check_narrow_predictions([8, 2, 1], {-1, 1})
-    with pytest.raises(exercises.ExerciseError, match="d1_possible_cosines, .* are not every value"):
-        exercises.check_narrow_predictions([1, 2, 8], {-1, 0, 1})
+    assert exercises.check_narrow_predictions((8, 2, 1), [1.0, -1.0, 0.0])  # wrong, but recorded: the training judges
+    assert capsys.readouterr().out.startswith("correct: both predictions are recorded; the training below")
     with pytest.raises(TypeError, match="must list the widths"):
         exercises.check_narrow_predictions([1, 2], {-1, 1})
     with pytest.raises(TypeError, match="must be a set of numbers"):
         exercises.check_narrow_predictions([1, 2, 8], "1")
+
+
+def test_narrow_predictions_judged_by_the_training(cbow_data):
+    trained = {dim: _cbow(dim, 300, cbow_data) for dim in (1, 2, 8)}
+    with pytest.raises(exercises.ExerciseError, match=r"predicted_loss_order, \[8, 2, 1\], is not the order"):
+        exercises.check_narrow_tables(trained, *cbow_data, [8, 2, 1], {-1, 1})
+    with pytest.raises(exercises.ExerciseError, match=r"d1_possible_cosines, \[-1, 0, 1\], are not the values"):
+        exercises.check_narrow_tables(trained, *cbow_data, [1, 2, 8], {-1, 0, 1})
