@@ -57,12 +57,14 @@ def _own_grads(ids: torch.Tensor, grad_out: torch.Tensor, seed: int) -> dict[str
 
 def check_weight_grads(weight_grads: Callable, related: Callable) -> bool:
     """Exercise 0.2: ``weight_grads(embedding, linear, ids, grad_out)`` returns the two weight gradients, and
-    ``related(g_embedding, g_linear)`` tells whether two gradients are the same numbers, transposed.
+    ``related(g_embedding, g_linear)`` tells whether two gradients are the same numbers, transposed,
+    up to float rounding.
 
     The checker calls ``weight_grads`` on layers of its own, three times on the same two layers (so a
     function that lets ``.grad`` accumulate fails), with ``grad_out`` of multiples of 1/8 (so
     every sum is exact and the gradients compare bit for bit). It then calls ``related`` on its own
-    gradient pairs (:func:`_related_cases`): the true pairs, and pairs that are not transposes.
+    gradient pairs (:func:`_related_cases`): the true pairs, one of them a rounding apart (ids repeat up to
+    three times), and pairs that are not transposes.
     """
     require_function("weight_grads", weight_grads)
     require_function("related", related)
@@ -100,7 +102,7 @@ def check_weight_grads(weight_grads: Callable, related: Callable) -> bool:
                 "(torch.equal gives one; a == b gives a tensor of them)")
         require(answer == truth, f"related(g_embedding, g_linear) returned {answer} for {case}")
     return correct("both gradients match the checker's own backward passes for 3 batches of ids, and related tells "
-                   "the checker's related pairs from its unrelated ones")
+                   "the checker's related pairs, one of them a rounding apart, from its unrelated ones")
 
 
 def _related_cases() -> list[tuple[torch.Tensor, torch.Tensor, bool, str]]:
@@ -118,6 +120,13 @@ def _related_cases() -> list[tuple[torch.Tensor, torch.Tensor, bool, str]]:
                   (grads["embedding"], changed, False,
                    "a pair whose numbers differ in one entry. Hint: compare every number, not only the shapes")]
     square = torch.arange(9.0).reshape(3, 3)  # V = d: an untransposed pair has the right shapes
-    return cases + [(square, square.T, True, "a 3 x 3 pair related as the table says"),
-                    (square, square.clone(), False,
-                     "a 3 x 3 pair that holds the same numbers in the same places, not transposed")]
+    cases += [(square, square.T, True, "a 3 x 3 pair related as the table says"),
+              (square, square.clone(), False,
+               "a 3 x 3 pair that holds the same numbers in the same places, not transposed")]
+    # an id repeated three times: the two layers may add its rows in different orders, one rounding apart
+    rounded = grads["linear"].clone()
+    rounded[0, ids[0]] = torch.nextafter(rounded[0, ids[0]], torch.tensor(float("inf")))
+    return cases + [(grads["embedding"], rounded, True,
+                     "a related pair that differs in one entry by float rounding, as when an id repeats three times "
+                     "and the two layers add its rows in different orders. Hint: the table says bit for bit only "
+                     "while no id repeats more than twice")]
