@@ -1,6 +1,6 @@
 """The checking patterns every notebook's checkers share: the error a wrong answer raises, the line a right one
-prints, and the checks that recur (a function passed, a tensor of a shape, a dict of keys, a prediction
-recorded, a number within a tolerance, the hint for the likeliest mistake)."""
+prints, and the checks that recur (a function passed, a tensor of a shape, a prediction recorded, the hint for the
+likeliest mistake)."""
 
 from __future__ import annotations
 
@@ -30,11 +30,6 @@ def hint(cases: Iterable[tuple[object, str]], otherwise: str) -> str:
     return next((text for holds, text in cases if holds), otherwise)
 
 
-def within(got: float, expected: float, rel: float) -> bool:
-    """``got`` is within ``rel`` (relative) of ``expected``."""
-    return abs(got - expected) <= rel * abs(expected)
-
-
 def require_function(name: str, value: object) -> None:
     """The learner passed their function itself, not what calling it returned."""
     require(callable(value), f"pass your function itself ({name}, not {name}(...)); got {type(value).__name__}")
@@ -46,14 +41,6 @@ def require_tensor(name: str, value: object, shape: tuple[int, ...] | None = Non
     require(shape is None or tuple(value.shape) == tuple(shape),
             f"{name} has shape {tuple(value.shape)}, expected {shape}{why}")
     return value.detach().cpu()
-
-
-def require_keys(name: str, value: object, keys: Iterable[object]) -> dict:
-    """``value``, once it is a dict with exactly ``keys``."""
-    keys = [repr(key) for key in keys]
-    require(isinstance(value, dict) and {repr(key) for key in value} == set(keys),
-            f"{name} must be a dict with the keys {', '.join(keys[:-1])} and {keys[-1]}, got {value!r}")
-    return value
 
 
 def as_number(name: str, value: object, what: str) -> float:
