@@ -213,8 +213,7 @@ def test_the_sparse_one_hot_warns_nothing():
         assert torch.equal(torch.sparse.mm(x, torch.eye(3)), torch.eye(3)[[2, 0]])
 
 
-def test_available_methods_and_tolerance():
-    assert measure.available_methods("cpu") == measure.METHODS
+def test_tolerance():
     assert measure.tolerance("dense", "forward", "float32") == (0.0, 0.0)
     assert measure.tolerance("dense", "backward", "float32") == (0.0, 0.0)
     assert measure.tolerance("sparse", "forward", "float32") == (torch.finfo(torch.float32).eps, 0.0)
@@ -428,21 +427,6 @@ def test_presets_and_sweeps():
         measure.preset(True, [])
     with pytest.raises(ValueError, match="a vocabulary size must be >= 1, got 0"):
         measure.preset(True, [0])
-
-
-def test_run_sweeps_measures_the_shared_anchor_once(monkeypatch):
-    tiny = measure.Sweeps(vocab_sizes=(300, 600), embedding_dims=(4, 8), token_counts=(16, 32),
-                          anchor=Case(300, 4, 16), min_run_time=0.001)
-    seen = []
-    real = measure.time_methods
-    monkeypatch.setattr(measure, "time_methods", lambda cases, *args: seen.extend(cases) or real(cases, *args))
-    sweeps = measure.run_sweeps(tiny, ["embedding_dim", "num_tokens"], FAST, ["lookup"], ["forward"])
-    assert seen == [Case(300, 4, 16), Case(300, 8, 16), Case(300, 4, 32)]  # the anchor once
-    assert [r.embedding_dim for r in sweeps["embedding_dim"]] == [4, 8]
-    assert [r.num_tokens for r in sweeps["num_tokens"]] == [16, 32]
-    assert sweeps["embedding_dim"][0] is sweeps["num_tokens"][0]
-    with pytest.raises(ValueError, match=r"unknown axes \['V'\]"):
-        measure.run_sweeps(tiny, ["V"], FAST)
 
 
 def test_quick_preset_needs_little_memory():

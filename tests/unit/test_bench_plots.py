@@ -48,19 +48,6 @@ def test_benchmark_memory_figure():
     assert list(dense_input.get_ydata()) == [64 * V * 4 for V in (1_000, 4_000, 16_000)]
 
 
-def test_benchmark_scaling_figure_has_a_panel_per_sweep():
-    by_d = [_timing(m, "forward", 2_000, d=d, seconds=t * d) for d in (16, 64) for m, t in
-            (("lookup", 1e-6), ("dense", 1e-4))]
-    by_n = [_timing(m, "forward", 2_000, n=n, seconds=t * n) for n in (64, 256) for m, t in
-            (("lookup", 1e-6), ("dense", 1e-4))]
-    fig = figures.benchmark_scaling_figure({"embedding_dim": by_d, "num_tokens": by_n})
-    assert len(fig.axes) == 2 and fig.axes[1].get_xlabel() == "tokens per batch n"
-    with pytest.raises(ValueError, match="unknown pass 'sideways'"):
-        figures.benchmark_scaling_figure({"embedding_dim": by_d}, "sideways")
-    with pytest.raises(ValueError, match="sweeps must be a non-empty dict"):
-        figures.benchmark_scaling_figure({})
-
-
 def test_bandwidth_regimes_figure_draws_each_variant_over_the_regimes():
     def row(n, gbs, regime):
         return bandwidth.BandwidthRow(

@@ -387,17 +387,6 @@ def weight_gradient(method: str, ids: torch.Tensor, weight: torch.Tensor, grad_o
     return grad
 
 
-def available_methods(device: torch.device | str = "cpu") -> tuple[str, ...]:
-    """The methods that run on ``device``: all of :data:`METHODS`, less ``sparse`` where the backend
-    has no sparse matrices (PyTorch raises ``NotImplementedError``, e.g. on some Apple MPS builds)."""
-    device = as_device(device)
-    try:
-        torch.sparse.mm(sparse_one_hot(torch.tensor([1], device=device), 2), torch.ones(2, 1, device=device))
-    except NotImplementedError:
-        return tuple(m for m in METHODS if m != "sparse")
-    return METHODS
-
-
 # --- timing --------------------------------------------------------------------------------
 
 
@@ -614,18 +603,6 @@ class Sweeps:
         base = {"vocab_size": self.anchor.vocab_size, "embedding_dim": self.anchor.embedding_dim,
                 "num_tokens": self.anchor.num_tokens}
         return [Case(**{**base, axis: value}) for value in values]
-
-
-def run_sweeps(sweeps: Sweeps, axes: Sequence[str], settings: Settings, methods: Sequence[str] = METHODS,
-               passes: Sequence[str] = PASSES) -> dict[str, list[Timing]]:
-    """Time the sweeps along ``axes``, each distinct case once (the anchor belongs to every sweep)."""
-    axes = check_choices("axes", axes, SWEEP_AXES)
-    per_axis = {axis: sweeps.cases(axis) for axis in axes}
-    cases = list(dict.fromkeys(case for cases in per_axis.values() for case in cases))
-    by_case: dict[Case, list[Timing]] = {}
-    for row in time_methods(cases, settings, methods, passes):
-        by_case.setdefault(row.case, []).append(row)
-    return {axis: [row for case in cases for row in by_case[case]] for axis, cases in per_axis.items()}
 
 
 #: ``quick``: seconds on a laptop CPU (notebook 6 runs it; 0.02 s a timing is still hundreds of calls at these sizes,

@@ -130,34 +130,6 @@ def _bytes_formatter():
     return FuncFormatter(lambda value, _pos: format_bytes(value) if value > 0 else "")
 
 
-def benchmark_scaling_figure(sweeps: dict[str, list[Timing]], pass_: str = "forward") -> Figure:
-    """Median time per call, log-log, one panel per sweep: ``{axis: rows of the sweep along axis}``.
-
-    A dotted grey line of slope 1 through each method's first point shows proportional growth.
-    """
-    if pass_ not in _PASS_TITLES:
-        raise ValueError(f"unknown pass {pass_!r}; expected one of {tuple(_PASS_TITLES)}")
-    if not isinstance(sweeps, dict) or not sweeps:
-        raise ValueError("sweeps must be a non-empty dict {axis: rows}, e.g. {'embedding_dim': rows}")
-    fig = Figure(figsize=(5.5 * len(sweeps), 4.2))
-    axes = fig.subplots(1, len(sweeps), squeeze=False, gridspec_kw={**_GRID, "wspace": 0.25})[0]
-    for ax, (axis, rows) in zip(axes, sweeps.items(), strict=True):
-        ok, note = _sweep_rows(rows, axis)
-        for method, style in METHOD_STYLE.items():
-            xs, ys = _series(ok, axis, method, pass_, "seconds")
-            if xs:
-                ax.plot(xs, ys, **style)
-                if len(xs) > 1:
-                    ax.plot([xs[0], xs[-1]], [ys[0], ys[0] * xs[-1] / xs[0]], ":", color="0.5",
-                            label=f"∝ {axis_symbol(axis)}" if method == "lookup" else None)
-        _log_axes(ax, axis, ok)
-        ax.set_title(note.split(", float")[0].split(", bfloat")[0], fontsize=10)
-        ax.legend(fontsize=8)
-    axes[0].set_ylabel("median time per call (s)")
-    fig.suptitle(f"Time against d and n, {_PASS_TITLES[pass_]}", fontsize=11)
-    return fig
-
-
 _VARIANT_STYLE = {
     "lookup": {"color": TAB10[0], "marker": "o", "linestyle": ":", "label": "lookup, allocating its output"},
     "lookup_into": {"color": TAB10[0], "marker": "o", "label": "lookup into a preallocated output", "zorder": 4},
