@@ -197,9 +197,9 @@ def sync_notebook(nb_node: nbformat.NotebookNode, entry: Notebook) -> nbformat.N
     setup = setup or nbformat.v4.new_code_cell(id=SETUP_ID)
     setup.source = setup_source()  # collapse_generated() puts the title line back
 
-    # The set-up cell goes right before the first code cell or the "What you will learn" cell ("learn"),
-    # whichever comes first: markdown above them (notebook 0's answer) needs no set-up.
-    at = next((i for i, c in enumerate(cells) if c.cell_type == "code" or c.get("id") == "learn"), len(cells))
+    # The set-up cell goes right before the first code cell: the markdown above it (notebook 0's answer, every
+    # notebook's "What you will learn") needs no set-up, and the reader meets the lesson first.
+    at = next((i for i, c in enumerate(cells) if c.cell_type == "code"), len(cells))
     nb_node.cells = [
         markdown_cell(HEADER_ID, header_source(entry)),
         *cells[:at],
