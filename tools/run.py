@@ -219,15 +219,13 @@ def markdown_table(results: list[RunResult]) -> str:
 
 
 def select(numbers: list[int | str] | None) -> list[Notebook]:
-    if not numbers:
-        return list(manifest.NOTEBOOKS)
-    by_number = {str(nb.number): nb for nb in manifest.NOTEBOOKS}
-    unknown = [str(n) for n in numbers if str(n) not in by_number]
-    if unknown:
-        first, last = manifest.NOTEBOOKS[0].number, manifest.NOTEBOOKS[-1].number
+    """The notebooks numbered ``numbers`` (all when none), or one line in the learner's words."""
+    known = {str(nb.number) for nb in manifest.NOTEBOOKS}
+    if unknown := [str(n) for n in numbers or () if str(n) not in known]:
+        first, last = manifest.NOTEBOOKS[0].number, manifest.last_number()
         raise SystemExit(f"{PROG}: no notebook {', '.join(unknown)}; the notebooks are {first} to {last}, "
                          f"e.g. `{PROG} {first} {last}`")
-    return [by_number[str(n)] for n in numbers]
+    return [manifest.notebook(int(n)) for n in numbers] if numbers else list(manifest.NOTEBOOKS)
 
 
 def main(argv: list[str] | None = None) -> int:
