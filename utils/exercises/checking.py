@@ -59,6 +59,7 @@ def prediction(name: str, value: object, kind: type | tuple[type, ...], example:
     """
     require(value is not None and value is not Ellipsis,
             f"record your prediction in {name} first, e.g. {name} = {example}")
-    require(not isinstance(value, bool) and isinstance(value, kind),
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    require(isinstance(value, kinds) and (bool in kinds or not isinstance(value, bool)),  # True is an int too
             f"{name} must look like {example}, got {type(value).__name__}")
     return value

@@ -8,7 +8,7 @@ import torch
 import torch.nn.functional as F
 from torch.utils.flop_counter import FlopCounterMode
 
-from .checking import ExerciseError, as_number, correct
+from .checking import ExerciseError, as_number, correct, prediction
 
 #: Exercise 6.1: the two vocabulary sizes and the width at which the lookup's backward is timed.
 BACKWARD_SIZES = (1_000, 50_257)
@@ -22,11 +22,7 @@ FLOP_SIZES = (32, 2_000, 8)
 def check_backward_prediction(backward_grows_with_V: bool) -> bool:
     """Exercise 6.1, first part: the prediction, recorded before any timing, of whether the lookup's backward
     takes longer at a larger ``V`` (it does: it returns a dense ``[V, d]`` gradient for ``W``)."""
-    if backward_grows_with_V is None or backward_grows_with_V is Ellipsis:
-        raise ExerciseError("record your prediction first: backward_grows_with_V = True or False")
-    if not isinstance(backward_grows_with_V, bool):
-        raise TypeError(f"backward_grows_with_V must be True or False, got {type(backward_grows_with_V).__name__}")
-    if not backward_grows_with_V:
+    if not prediction("backward_grows_with_V", backward_grows_with_V, bool, "True"):
         raise ExerciseError("backward_grows_with_V = False: the forward reads n rows whatever V is, but what does "
                             "the backward hand back for W, and of what shape? (section 4 printed it)")
     return correct("your prediction for the lookup's backward")

@@ -8,7 +8,7 @@ import torch
 import torch.nn.functional as F
 
 from ..vocab_parallel import local_lookup, shard_bounds
-from .checking import ExerciseError, correct, hint, require, require_function, require_tensor
+from .checking import ExerciseError, correct, hint, prediction, require, require_function, require_tensor
 
 
 def check_shard_bounds_function(fn: Callable[[int, int], list[tuple[int, int]]]) -> bool:
@@ -44,11 +44,7 @@ _BAG_CASES = (
 def check_shortcut_prediction(shortcut_is_exact: bool) -> bool:
     """Exercise 8.2, first part: the prediction, recorded before the code, of whether averaging the shards' own
     means gives the bag mean (it does not, where the shards hold unequal numbers of a bag's ids)."""
-    if shortcut_is_exact is None or shortcut_is_exact is Ellipsis:
-        raise ExerciseError("record your prediction first: shortcut_is_exact = True or False")
-    if not isinstance(shortcut_is_exact, bool):
-        raise TypeError(f"shortcut_is_exact must be True or False, got {type(shortcut_is_exact).__name__}")
-    if shortcut_is_exact:
+    if prediction("shortcut_is_exact", shortcut_is_exact, bool, "False"):
         raise ExerciseError("shortcut_is_exact = True: try a bag of 4 ids, 3 held by one shard and 1 by the other. "
                             "Is the mean of the two shards' means the mean of the 4 rows? How much does each row "
                             "weigh in each?")

@@ -29,8 +29,10 @@ def test_the_worked_answer_passes_and_says_what_was_checked_not_the_answer(check
     [
         ("check_backward_prediction", (False,), exercises.ExerciseError,
          "backward_grows_with_V = False: .* what does the backward hand back for W"),
-        ("check_backward_prediction", (None,), exercises.ExerciseError, "record your prediction first"),
-        ("check_backward_prediction", ("yes",), TypeError, "must be True or False, got str"),
+        ("check_backward_prediction", (None,), exercises.ExerciseError,
+         "record your prediction in backward_grows_with_V first"),
+        ("check_backward_prediction", ("yes",), exercises.ExerciseError,
+         "backward_grows_with_V must look like True, got str"),
         ("check_backward_measurement", ({1_000: 64_000, 50_257: 64_000}, 3.1), exercises.ExerciseError,
          r"grad_bytes\[50257\] = 64,000 is not the bytes of W's gradient .* it holds every row"),
         ("check_backward_measurement", ({1_000: 64_000}, 3.1), exercises.ExerciseError, "with the keys"),

@@ -48,9 +48,9 @@ def test_shortcut_prediction(capsys):
     assert printed.startswith("correct: ") and "not" not in printed and "False" not in printed  # no answer shown
     with pytest.raises(exercises.ExerciseError, match="shortcut_is_exact = True: try a bag of 4 ids"):
         exercises.check_shortcut_prediction(True)
-    with pytest.raises(exercises.ExerciseError, match="record your prediction first"):
+    with pytest.raises(exercises.ExerciseError, match="record your prediction in shortcut_is_exact first"):
         exercises.check_shortcut_prediction(...)
-    with pytest.raises(TypeError, match="must be True or False, got int"):
+    with pytest.raises(exercises.ExerciseError, match="shortcut_is_exact must look like False, got int"):
         exercises.check_shortcut_prediction(0)
 
 
