@@ -32,11 +32,15 @@ def check_zebra_predictions(predicted_category: str, predicted_cat_nearest: bool
     Only the kinds are checked now: the training tells whether the predictions hold, and the checker after it,
     :func:`check_zebra_learned`, compares them with its measurement. ``TypeError`` for values of the wrong kind.
     """
+    _check_zebra_prediction_kinds(predicted_category, predicted_cat_nearest)
+    return correct("both predictions are recorded; the training below will tell whether they hold")
+
+
+def _check_zebra_prediction_kinds(predicted_category: str, predicted_cat_nearest: bool) -> None:
     if predicted_category not in CATEGORIES:
         raise TypeError(f"predicted_category must be one of the names {list(CATEGORIES)}, got {predicted_category!r}")
     if not isinstance(predicted_cat_nearest, bool):
         raise TypeError(f"predicted_cat_nearest must be True or False, got {predicted_cat_nearest!r}")
-    return correct("both predictions are recorded; the training below will tell whether they hold")
 
 
 def check_zebra_learned(predicted_category: str, predicted_cat_nearest: bool, zebra_model: torch.nn.Module,
@@ -52,10 +56,7 @@ def check_zebra_learned(predicted_category: str, predicted_cat_nearest: bool, ze
     their own category (the model was trained).
     """
     word = ZEBRA_EXERCISE_WORD
-    if predicted_category not in CATEGORIES:
-        raise TypeError(f"predicted_category must be one of the names {list(CATEGORIES)}, got {predicted_category!r}")
-    if not isinstance(predicted_cat_nearest, bool):
-        raise TypeError(f"predicted_cat_nearest must be True or False, got {predicted_cat_nearest!r}")
+    _check_zebra_prediction_kinds(predicted_category, predicted_cat_nearest)
     if not isinstance(zebra_model, torch.nn.Module):
         raise ExerciseError(f"zebra_model must be the trained model (CBOW(V, DIM) after training), "
                             f"got {type(zebra_model).__name__}")
