@@ -372,7 +372,8 @@ def forward(method: str, ids: torch.Tensor, weight: torch.Tensor) -> torch.Tenso
     if method == "dense":
         return F.one_hot(ids, weight.shape[0]).to(weight.dtype) @ weight
     if method == "sparse":
-        return torch.sparse.mm(sparse_one_hot(ids, weight.shape[0], weight.dtype), weight)
+        with torch.sparse.check_sparse_tensor_invariants(enable=False):  # as in sparse_one_hot
+            return torch.sparse.mm(sparse_one_hot(ids, weight.shape[0], weight.dtype), weight)
     raise ValueError(f"unknown method {method!r}; expected one of {METHODS}")
 
 
@@ -383,7 +384,10 @@ def weight_gradient(method: str, ids: torch.Tensor, weight: torch.Tensor, grad_o
     exactly, as in a training step; ``torch.autograd.grad`` returns a fresh gradient each call.
     """
     leaf = weight.detach().requires_grad_(True)
-    (grad,) = torch.autograd.grad((forward(method, ids, leaf) * grad_out).sum(), leaf)
+    # the sparse product's backward makes sparse tensors too: their checks are opted out of explicitly, as in
+    # sparse_one_hot (on a GPU, PyTorch 2.11 warns on stderr when they are off only by default)
+    with torch.sparse.check_sparse_tensor_invariants(enable=False):
+        (grad,) = torch.autograd.grad((forward(method, ids, leaf) * grad_out).sum(), leaf)
     return grad
 
 
