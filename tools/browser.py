@@ -43,19 +43,14 @@ def unavailable_reason(environ: dict[str, str] | None = None) -> str | None:
     return None
 
 
-def running_under_ci(environ: dict[str, str] | None = None) -> bool:
-    """True when ``$CI`` is set to a true value (CI services set CI=true)."""
-    return (os.environ if environ is None else environ).get("CI", "").strip().lower() in {"1", "true", "yes"}
-
-
 def verdict(environ: dict[str, str] | None = None) -> tuple[str, str] | None:
     """None when the browser tests can run; else ``("skip", reason)`` on a learner's machine or, under CI
-    (which must prove the course in a real browser), ``("fail", reason)``."""
+    (``$CI`` set to a true value; CI must prove the course in a real browser), ``("fail", reason)``."""
     reason = unavailable_reason(environ)
     if reason is None:
         return None
-    return ("fail", f"the browser tests must run under CI, but {reason}") if running_under_ci(environ) else \
-        ("skip", reason)
+    under_ci = (os.environ if environ is None else environ).get("CI", "").strip().lower() in {"1", "true", "yes"}
+    return ("fail", f"the browser tests must run under CI, but {reason}") if under_ci else ("skip", reason)
 
 
 def launch(playwright, executable: str | None = None):

@@ -75,14 +75,11 @@ COURSE_IMAGES: dict[str, Callable[[], Figure]] = {
 }
 
 
-def save_figure(fig: Figure, path: Path) -> Path:
-    """Save ``fig`` as a PNG with no time stamp or version in its metadata."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110, metadata={"Software": None})
-    return path
-
-
 def write_course_images(directory: Path) -> list[Path]:
-    """Draw every figure in :data:`COURSE_IMAGES` into ``directory``; return the paths."""
-    return [save_figure(draw(), Path(directory) / name) for name, draw in COURSE_IMAGES.items()]
+    """Draw every figure in :data:`COURSE_IMAGES` into ``directory``, as PNGs with no time stamp or version in
+    their metadata (so a second run writes the same bytes); return the paths."""
+    paths = [Path(directory) / name for name in COURSE_IMAGES]
+    paths[0].parent.mkdir(parents=True, exist_ok=True)
+    for path, draw in zip(paths, COURSE_IMAGES.values(), strict=True):
+        draw().savefig(path, dpi=110, metadata={"Software": None})
+    return paths

@@ -41,13 +41,8 @@ class Edition:
     subdir: str  # folder under notebooks/, "" for English
     readme: str  # the course home of this edition, at the repository root
 
-    @property
-    def folder(self) -> Path:
-        return NOTEBOOK_DIR / self.subdir
-
-    @property
-    def repo_dir(self) -> str:
-        return f"notebooks/{self.subdir}".rstrip("/")
+    folder = property(lambda self: NOTEBOOK_DIR / self.subdir)  # absolute
+    repo_dir = property(lambda self: f"notebooks/{self.subdir}".rstrip("/"))  # inside the repository, with /
 
     def path(self, entry: Notebook) -> Path:
         return self.folder / entry.filename

@@ -1,27 +1,14 @@
-"""The test suite's own pytest plugin (loaded by ``-p tools.pytest_course`` in pyproject.toml).
-
-- **Tiers.** Every test gets the marker of its folder: ``unit`` (tests/unit: course.py and the helpers the
-  notebooks import, within one process), ``processes`` (tests/processes: those helpers where
-  they start processes), ``tooling`` (tests/tooling: the programs in tools/), ``notebooks``
-  (tests/notebooks and nbval's runs of notebooks/) and ``clients`` (tests/clients: the
-  notebooks in JupyterLab). ``pytest -m unit`` runs one tier, collecting only its folder.
-- **Workers.** ``-n auto`` starts one per core, and none for the unit tier alone (starting
-  workers would cost more than they save). The longest files start first (``LONGEST_FIRST``).
-- **One run of each notebook checks four things.** nbval's collector for a course notebook
-  is replaced by :class:`tools.pytest_notebooks.ClientNotebook`: nbval's strict comparison, in
-  a run set up as on Colab, with papermill's parameters and the practice copy's stubs.
-- **One compute thread** per process (``OMP_NUM_THREADS=1`` unless set): the processes share the cores.
-- **Kernels over IPC.** nbval starts its kernels with jupyter_client's ``KernelManager``, over
-  TCP ports that another starting kernel can take first; here it gets
-  :class:`tools.kernels.IPCKernelManager` instead (the reason is in tools/kernels.py).
-- **A count of notebook executions**, printed at the end: nbval's runs (one per notebook
-  file) plus those the tests report with :func:`count_execution`.
+"""The test suite's own pytest plugin (loaded by ``-p tools.pytest_course`` in pyproject.toml): a marker
+per tier, one tier's folder collected alone, no workers for the unit tier, the longest files first, one
+compute thread per process, nbval's kernels over IPC (tools/kernels.py) and its collector replaced by
+:class:`tools.pytest_notebooks.ClientNotebook`, and a count of notebook executions at the end.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -114,23 +101,19 @@ LONGEST_FIRST = ("tests/clients/", "notebooks/", "tests/processes/", "tests/tool
 
 
 def _start_rank(item: pytest.Item, root: Path) -> int:
-    try:
-        path = Path(str(item.path)).relative_to(root).as_posix()
-    except ValueError:
-        return len(LONGEST_FIRST)
+    path = Path(str(item.path))
+    path = path.relative_to(root).as_posix() if path.is_relative_to(root) else ""
     return next((rank for rank, start in enumerate(LONGEST_FIRST) if path.startswith(start)), len(LONGEST_FIRST))
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    items.sort(key=lambda item: _start_rank(item, config.rootpath))  # stable: a file's tests stay in order
+    """Longest files first (a stable sort: a file's tests stay in order); each test marked with its tier."""
+    items.sort(key=lambda item: _start_rank(item, config.rootpath))
     for item in items:
-        path = Path(str(item.path))
-        if path.suffix == ".ipynb":
-            item.add_marker("notebooks")
-            continue
-        for tier in TIERS:
-            if f"tests/{tier}/" in path.as_posix():
-                item.add_marker(tier)
+        path = Path(str(item.path)).as_posix()
+        tier = "notebooks" if path.endswith(".ipynb") else next((t for t in TIERS if f"tests/{t}/" in path), None)
+        if tier:
+            item.add_marker(tier)
 
 
 def count_execution(record_property, label: str) -> None:
@@ -140,20 +123,16 @@ def count_execution(record_property, label: str) -> None:
 
 def pytest_terminal_summary(terminalreporter) -> None:
     """One line: how many times the suite executed a notebook, and by which check."""
-    nbval, others = set(), []
+    nbval, kinds = set(), Counter()
     for reports in terminalreporter.stats.values():
         for report in reports:
             if getattr(report, "when", None) != "call":
                 continue
-            nodeid = getattr(report, "nodeid", "")
-            if ".ipynb::" in nodeid:
-                nbval.add(nodeid.split("::")[0])
-            others += [value for name, value in getattr(report, "user_properties", []) if name == EXECUTIONS]
-    if not nbval and not others:
-        return
-    kinds = {"nbval": len(nbval)} if nbval else {}
-    for label in others:
-        kind = label.split(":")[0]
-        kinds[kind] = kinds.get(kind, 0) + 1
-    detail = ", ".join(f"{kind} {count}" for kind, count in kinds.items())
-    terminalreporter.write_line(f"{EXECUTIONS}: {len(nbval) + len(others)} ({detail})")
+            if ".ipynb::" in getattr(report, "nodeid", ""):
+                nbval.add(report.nodeid.split("::")[0])
+            kinds.update(value.split(":")[0] for name, value in getattr(report, "user_properties", [])
+                         if name == EXECUTIONS)
+    if nbval or kinds:
+        kinds = Counter({"nbval": len(nbval)} if nbval else {}) + kinds
+        detail = ", ".join(f"{kind} {count}" for kind, count in kinds.items())
+        terminalreporter.write_line(f"{EXECUTIONS}: {kinds.total()} ({detail})")

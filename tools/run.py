@@ -73,11 +73,11 @@ class RunResult:
     peak_bytes: int | None = None  # the kernel process's peak resident memory (not the processes it starts)
 
 
-#: Run silently in the kernel once the notebook is done: its peak resident memory in bytes (not its
+#: Asked of the kernel, silently, once the notebook is done: its peak resident memory in bytes (not its
 #: children's: on Linux a child's peak counts the memory of the kernel it was forked from).
+PEAK_IMPORTS = "import sys\nif sys.platform == 'win32': import psutil\nelse: import resource"
 PEAK_MEMORY = ("psutil.Process().memory_info().peak_wset if sys.platform == 'win32' else "
                "resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * (1 if sys.platform == 'darwin' else 1024)")
-PEAK_IMPORTS = "import sys\nif sys.platform == 'win32': import psutil\nelse: import resource"
 
 
 def register_engine() -> None:
@@ -169,12 +169,12 @@ def run_with_papermill(entry: Notebook, out_dir: Path, device: str | None = None
         where = "a cell" if result.failed_cell is None else f"cell In [{result.failed_cell}]"
         result.error = f"{where}: {getattr(error, 'ename', type(error).__name__)}: {getattr(error, 'evalue', error)}"
     result.seconds = time.perf_counter() - start
-    if partial.is_file():
-        result.peak_bytes = read_notebook(partial).metadata.get("course", {}).get("peak_memory")
-    target = out_dir / entry.filename if result.status == "ok" else out_dir / FAILED_DIR / entry.filename
+    failed_copy = out_dir / FAILED_DIR / entry.filename
     if result.status == "ok":
-        (out_dir / FAILED_DIR / entry.filename).unlink(missing_ok=True)  # an older failure, now fixed
+        failed_copy.unlink(missing_ok=True)  # an older failure, now fixed
     if partial.is_file():  # a failed run never replaces a good copy
+        result.peak_bytes = read_notebook(partial).metadata.get("course", {}).get("peak_memory")
+        target = out_dir / entry.filename if result.status == "ok" else failed_copy
         target.parent.mkdir(parents=True, exist_ok=True)
         os.replace(partial, target)
     return result
@@ -207,8 +207,8 @@ def format_table(results: list[RunResult]) -> str:
         r.notebook.stem, f"ok, {r.cells} cells" if r.status == "ok" else
         "FAILED" + (f" at In [{r.failed_cell}]" if r.failed_cell is not None else ""),
         f"{r.seconds:.1f}", _megabytes(r.peak_bytes)) for r in results]
-    w = [max(len(row[i]) for row in rows) for i in range(4)]
-    return "\n".join(f"{a:<{w[0]}}  {b:<{w[1]}}  {c:>{w[2]}}  {d:>{w[3]}}" for a, b, c, d in rows)
+    widths = [max(map(len, column)) for column in zip(*rows, strict=True)]
+    return "\n".join(f"{a:<{widths[0]}}  {b:<{widths[1]}}  {c:>{widths[2]}}  {d:>{widths[3]}}" for a, b, c, d in rows)
 
 
 def markdown_table(results: list[RunResult]) -> str:

@@ -1,14 +1,9 @@
 """Regenerate everything derived from the manifest: ``python -m tools.sync``.
 
-- each notebook's header (title, Colab badge, previous/next links), its set-up cell
-  and its closing navigation, as cells with fixed ids, amended in place or inserted once;
-- the table of notebooks in README.md, between its ``notebooks:start/end`` markers, and the
-  answer (notebook 0's ``answer`` cell) between its ``answer:start/end`` markers;
-- the diagrams in ``images/`` (:data:`tools.images.COURSE_IMAGES`);
-- the Chinese edition, ``notebooks/zh/`` and README.zh.md (:mod:`tools.translations`).
-
-Idempotent: a second run changes nothing. ``--check`` writes nothing and exits 1,
-listing the files a run would change; the test suite runs it.
+Each notebook's generated cells, README.md's table and answer, CITATION.cff's addresses
+(:mod:`tools.generated`), the diagrams in ``images/`` (:mod:`tools.images`) and the Chinese edition
+(:mod:`tools.translations`). Idempotent: a second run changes nothing. ``--check`` writes nothing and
+exits 1, listing the files a run would change; the test suite runs it.
 """
 
 from __future__ import annotations

@@ -71,22 +71,15 @@ def find_python(version: str) -> str:
     if not version:
         return sys.executable
     candidates = [shutil.which(f"python{version}")]
-    if shutil.which("pyenv"):
+    if shutil.which("pyenv"):  # pyenv resolves "3.10" to the newest 3.10.x it has installed
         found = subprocess.run(["pyenv", "which", f"python{version}"], capture_output=True, text=True,
-                               env={**os.environ, "PYENV_VERSION": _pyenv_version(version)})
+                               env={**os.environ, "PYENV_VERSION": version})
         candidates.append(found.stdout.strip() if found.returncode == 0 else None)
     for candidate in candidates:
         if candidate and subprocess.run([candidate, "--version"], capture_output=True).returncode == 0:
             return candidate
     raise FileNotFoundError(f"no Python {version} found (looked for python{version} on the PATH and in pyenv); "
                             "install it, or pass --python PATH")
-
-
-def _pyenv_version(version: str) -> str:
-    """The newest pyenv-installed release of ``version`` ("3.10" -> "3.10.13"), or ``version``."""
-    listed = subprocess.run(["pyenv", "versions", "--bare"], capture_output=True, text=True).stdout.split()
-    matching = [v for v in listed if v == version or v.startswith(version + ".")]
-    return max(matching, key=lambda v: [int(p) for p in v.split(".") if p.isdigit()]) if matching else version
 
 
 def install(env: Environment, python: str) -> Path:

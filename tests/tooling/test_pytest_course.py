@@ -43,3 +43,14 @@ def test_the_longest_files_start_first_and_the_rest_keep_their_order():
     assert [item.path.relative_to(ROOT).as_posix() for item in items] == [
         "tests/clients/test_lab.py", "notebooks/01_x.ipynb", "notebooks/00_y.ipynb", "tests/processes/test_c.py",
         "tests/tooling/test_website.py", "tests/unit/test_a.py", "tests/tooling/test_b.py"]
+
+
+def test_the_last_line_counts_the_notebook_executions_by_check():
+    reports = [SimpleNamespace(when="call", nodeid=f"notebooks/01_x.ipynb::Cell {i}", user_properties=[])
+               for i in (0, 1)]
+    reports += [SimpleNamespace(when="call", nodeid="tests/clients/t.py::a", user_properties=[
+        (pytest_course.EXECUTIONS, "jupyterlab: 03_x"), ("other", "property")]), SimpleNamespace(when="setup")]
+    lines = []
+    pytest_course.pytest_terminal_summary(SimpleNamespace(write_line=lines.append, stats={"passed": reports}))
+    pytest_course.pytest_terminal_summary(SimpleNamespace(write_line=lines.append, stats={"passed": reports[3:]}))
+    assert lines == ["notebook executions: 2 (nbval 1, jupyterlab 1)"]  # and nothing for a run without notebooks
