@@ -6,6 +6,7 @@ import pytest
 
 from utils.exercises.checking import ExerciseError
 
+
 @pytest.fixture
 def judge(capsys):
     """``judge(checker, answer, expected, never=())``: the checker's verdict on ``answer`` (its arguments) is
