@@ -63,3 +63,31 @@ def prediction(name: str, value: object, kind: type | tuple[type, ...], example:
     require(isinstance(value, kinds) and (bool in kinds or not isinstance(value, bool)),  # True is an int too
             f"{name} must look like {example}, got {type(value).__name__}")
     return value
+
+
+def returned_tensor(call: str, value: object, shape: tuple[int, ...] | None = None, why: str = "") -> torch.Tensor:
+    """What the learner's function returned for the checker's ``call``: a tensor (of ``shape``), detached, on the
+    CPU."""
+    require(isinstance(value, torch.Tensor), f"{call} returned {type(value).__name__}; return a torch.Tensor")
+    return require_tensor(call, value, shape, why)
+
+
+def require_keys(name: str, value: object, keys: Iterable, what: str) -> dict:
+    """``value``, once it is a dict with exactly ``keys``; ``what`` says what a key maps to."""
+    require(isinstance(value, dict), f"{name} must be a dict from {what}, got {type(value).__name__}")
+    missing, unexpected = [k for k in keys if k not in value], [k for k in value if k not in keys]
+    require(not missing and not unexpected,
+            f"{name} must have the keys {list(keys)}: missing {missing}, unexpected {unexpected}")
+    return value
+
+
+def one_of(name: str, value: object, choices: tuple) -> object:
+    """A prediction that must be one of ``choices``: ``ValueError`` naming them otherwise."""
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {choices}, got {value!r}")
+    return value
+
+
+def within(got: float, expected: float, tolerance: float) -> bool:
+    """``got`` is ``expected`` within ``tolerance``, relative (0.01: within 1%)."""
+    return abs(got / expected - 1) <= tolerance

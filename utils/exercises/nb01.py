@@ -7,7 +7,7 @@ import torch.nn.functional as F
 from torch.utils.flop_counter import FlopCounterMode
 
 from ..vocab import Vocab
-from .checking import ExerciseError, correct, prediction
+from .checking import correct, hint, prediction, require, require_tensor
 
 #: Exercise 1.1: the sentences whose one-hot rows the learner predicts, each with the name of its prediction.
 WIDTH_SENTENCES = {"shape_cat": "the cat sat", "shape_log": "the log"}
@@ -19,17 +19,12 @@ def check_one_hot_widths(shape_cat: object, shape_log: object, vocab: Vocab) -> 
         shape = tuple(prediction(name, predicted, (tuple, torch.Size), "(2, 5)"))
         ids = vocab.encode(WIDTH_SENTENCES[name])
         actual = tuple(F.one_hot(ids).shape)
-        if shape == actual:
-            continue
-        if len(shape) != 2:
-            hint = "one row per id, so two numbers: (rows, width)"
-        elif shape[0] != actual[0]:
-            hint = f"count the tokens of {WIDTH_SENTENCES[name]!r}: one row each"
-        elif shape[1] == len(vocab):
-            hint = "F.one_hot is given only the ids, not the vocabulary: where else can it take the width from?"
-        else:
-            hint = "the width comes from the ids in this call alone: look at their values in section 1's table"
-        raise ExerciseError(f"{name} = {shape} is not the shape F.one_hot gives without num_classes. Hint: {hint}")
+        why = hint([(len(shape) != 2, "one row per id, so two numbers: (rows, width)"),
+                    (shape[:1] != actual[:1], f"count the tokens of {WIDTH_SENTENCES[name]!r}: one row each"),
+                    (shape[1:] == (len(vocab),),
+                     "F.one_hot is given only the ids, not the vocabulary: where else can it take the width from?")],
+                   "the width comes from the ids in this call alone: look at their values in section 1's table")
+        require(shape == actual, f"{name} = {shape} is not the shape F.one_hot gives without num_classes. Hint: {why}")
     return correct("both predicted shapes match what F.one_hot returns without num_classes")
 
 
@@ -60,24 +55,21 @@ def check_flops_prediction(predicted_product_flops: object, predicted_lookup_flo
     copy = prediction("predicted_lookup_flops", predicted_lookup_flops, int, "2 * 3 * 4")
     counted_product, counted_copy = _counted_flops()
     (batch, length), (vocab_size, dim) = FLOP_BATCH, FLOP_SIZES
-    if copy != counted_copy:
-        hint = ("it adds B·T rows of d numbers into the gradient, but FlopCounterMode counts matrix products and "
-                "convolutions, not additions" if copy == batch * length * dim else
-                "the lookup's backward adds each position's gradient row into the table's gradient: is that a "
-                "matrix product?")
-        raise ExerciseError(f"predicted_lookup_flops is not what FlopCounterMode counts for the lookup's backward. "
-                            f"Hint: {hint}")
-    if product != counted_product:
-        if 2 * product == counted_product:
-            hint = "that is the count of multiply-adds; FlopCounterMode counts a multiply and an add"
-        elif product == 2 * counted_product:
-            hint = "the one-hot rows need no gradient: only the table's, one matrix product"
-        elif product * batch * length == counted_product or 2 * product * batch * length == counted_product:
-            hint = "that is one token's count: every one of the B·T tokens has its one-hot row"
-        else:
-            hint = (f"the table's gradient is one_hot.T @ grad_out: which shapes does it multiply? "
-                    f"(B, T = {batch}, {length}; V, d = {vocab_size:,}, {dim})")
-        raise ExerciseError(f"predicted_product_flops is not what FlopCounterMode counts. Hint: {hint}")
+    why = ("it adds B·T rows of d numbers into the gradient, but FlopCounterMode counts matrix products and "
+           "convolutions, not additions" if copy == batch * length * dim else
+           "the lookup's backward adds each position's gradient row into the table's gradient: is that a matrix "
+           "product?")
+    require(copy == counted_copy,
+            f"predicted_lookup_flops is not what FlopCounterMode counts for the lookup's backward. Hint: {why}")
+    why = hint([(2 * product == counted_product,
+                 "that is the count of multiply-adds; FlopCounterMode counts a multiply and an add"),
+                (product == 2 * counted_product,
+                 "the one-hot rows need no gradient: only the table's, one matrix product"),
+                (counted_product in (product * batch * length, 2 * product * batch * length),
+                 "that is one token's count: every one of the B·T tokens has its one-hot row")],
+               f"the table's gradient is one_hot.T @ grad_out: which shapes does it multiply? (B, T = {batch}, "
+               f"{length}; V, d = {vocab_size:,}, {dim})")
+    require(product == counted_product, f"predicted_product_flops is not what FlopCounterMode counts. Hint: {why}")
     return correct("both predictions match what FlopCounterMode counts for the backward pass, of the product and "
                    "of the lookup")
 
@@ -89,20 +81,10 @@ SELECTION_ROWS = (3, 0, 3)
 def check_selection_matrix(x: torch.Tensor, weight: torch.Tensor) -> bool:
     """Exercise 1.3: a hand-built ``x`` with ``x @ weight == weight[SELECTION_ROWS]``, exactly."""
     rows = list(SELECTION_ROWS)
-    if not isinstance(x, torch.Tensor):
-        raise ExerciseError(f"x must be a torch.Tensor, got {type(x).__name__}")
-    expected_shape = (len(rows), weight.shape[0])
-    if tuple(x.shape) != expected_shape:
-        raise ExerciseError(
-            f"x has shape {tuple(x.shape)}, expected {expected_shape}: one row per selected row, V columns"
-        )
-    if x.dtype != weight.dtype:
-        raise ExerciseError(f"x has dtype {x.dtype}; a matrix product with the weight needs {weight.dtype}")
-    if not bool(((x == 0) | (x == 1)).all()) or not bool((x.sum(dim=1) == 1).all()):
-        raise ExerciseError("each row of x must hold a single 1 and zeros elsewhere (a one-hot row)")
-    if not torch.equal(x @ weight, weight[rows]):
-        picked = x.argmax(dim=1).tolist()
-        raise ExerciseError(
-            f"x selects rows {picked}, expected {list(rows)}. Hint: put the 1 of row i in column rows[i]"
-        )
+    x = require_tensor("x", x, (len(rows), weight.shape[0]), ": one row per selected row, V columns")
+    require(x.dtype == weight.dtype, f"x has dtype {x.dtype}; a matrix product with the weight needs {weight.dtype}")
+    require(bool(((x == 0) | (x == 1)).all()) and bool((x.sum(dim=1) == 1).all()),
+            "each row of x must hold a single 1 and zeros elsewhere (a one-hot row)")
+    require(torch.equal(x @ weight, weight[rows]), f"x selects rows {x.argmax(dim=1).tolist()}, expected {rows}. Hint: "
+            "put the 1 of row i in column rows[i]")
     return correct("X @ W equals W[[3, 0, 3]], bit for bit")

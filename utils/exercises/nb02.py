@@ -9,7 +9,7 @@ import torch.nn as nn
 from torch.nn.utils.rnn import pad_sequence
 
 from ..vocab import build_vocab
-from .checking import ExerciseError, as_number, correct, prediction, require_function
+from .checking import ExerciseError, as_number, correct, hint, prediction, require, require_function, returned_tensor
 
 #: Exercise 2.1: the checker's own corpus, and its batches: sentences of 2, 5 and 4 tokens ("zebra" is unknown),
 #: then a single sentence ("a" is unknown)
@@ -37,24 +37,19 @@ def check_mean_of_real_tokens(mean_of_real_tokens: Callable) -> bool:
                 real = (padded != pad_id).unsqueeze(-1)  # (B, T, 1)
                 expected = (vectors * real).sum(dim=1) / real.sum(dim=1)
                 got = mean_of_real_tokens(padded, embedding, pad_id)
-            if not isinstance(got, torch.Tensor):
-                raise ExerciseError(f"mean_of_real_tokens returned {type(got).__name__}; return a (B, d) tensor")
-            got = got.detach().cpu()
-            if got.shape != expected.shape:
-                raise ExerciseError(f"the result has shape {tuple(got.shape)} for a (B, T) = {tuple(padded.shape)} "
-                                    "batch; return one vector per sentence, (B, d)")
-            if torch.allclose(got, expected):
-                continue
-            if torch.allclose(got, vectors.mean(dim=1)):
-                hint = "that is the mean over all T positions: the pad positions were counted. Divide by the real ones"
-            elif torch.allclose(got, vectors.sum(dim=1) / real.sum(dim=1)):
-                hint = ("the pad rows were added: they are zero only with padding_idx. The checker's second embedding "
-                        "has none, so leave the pad positions out of the sum")
-            elif torch.allclose(got, (vectors * real).sum(dim=1)):
-                hint = "that is the sum over the real tokens: divide it by their number"
-            else:
-                hint = "mask the pad positions (padded != pad_id), sum the rest, and divide by how many there are"
-            raise ExerciseError(f"mean_of_real_tokens differs from the mean over the real tokens. Hint: {hint}")
+            got = returned_tensor("mean_of_real_tokens(padded, embedding, pad_id)", got, tuple(expected.shape),
+                                  f" for a (B, T) = {tuple(padded.shape)} batch: one vector per sentence, (B, d)")
+            why = hint([
+                (torch.allclose(got, vectors.mean(dim=1)),
+                 "that is the mean over all T positions: the pad positions were counted. Divide by the real ones"),
+                (torch.allclose(got, vectors.sum(dim=1) / real.sum(dim=1)),
+                 "the pad rows were added: they are zero only with padding_idx. The checker's second embedding has "
+                 "none, so leave the pad positions out of the sum"),
+                (torch.allclose(got, (vectors * real).sum(dim=1)),
+                 "that is the sum over the real tokens: divide it by their number"),
+            ], "mask the pad positions (padded != pad_id), sum the rest, and divide by how many there are")
+            require(torch.allclose(got, expected),
+                    f"mean_of_real_tokens differs from the mean over the real tokens. Hint: {why}")
     return correct("mean_of_real_tokens matched the checker's masked mean on 2 batches, with and without padding_idx")
 
 
@@ -77,22 +72,16 @@ def check_shared_step_prediction(changed_rows: object, row_2_change: object) -> 
     change = as_number("row_2_change", prediction("row_2_change", row_2_change, (int, float), "-1.5"),
                        "the number added to each entry of row 2")
     actual_rows, actual_change = _shared_step()
-    if set(rows) != actual_rows:
-        if not rows:
-            hint = "a and b were loaded from one tensor: does from_pretrained copy it?"
-        elif 0 in rows:
-            hint = "row 0 is b's padding row: what gradient does it get?"
-        else:
-            hint = "a row changes only where b's step writes: which rows did b look up, and which get a gradient?"
-        raise ExerciseError(f"changed_rows = {sorted(rows)} is not what the step changed in a.weight. Hint: {hint}")
-    if abs(change - actual_change) > 1e-6:
-        if change == -actual_change:
-            hint = "SGD subtracts lr × gradient"
-        elif abs(change) == abs(actual_change) / 2:
-            hint = "id 2 is looked up twice: each lookup adds its gradient to the row"
-        else:
-            hint = "the gradient of a sum is 1 for every entry of every looked-up row"
-        raise ExerciseError(f"row_2_change = {change} is not the change of row 2. Hint: {hint}")
+    why = hint([(not rows, "a and b were loaded from one tensor: does from_pretrained copy it?"),
+                (0 in rows, "row 0 is b's padding row: what gradient does it get?")],
+               "a row changes only where b's step writes: which rows did b look up, and which get a gradient?")
+    require(set(rows) == actual_rows,
+            f"changed_rows = {sorted(rows)} is not what the step changed in a.weight. Hint: {why}")
+    why = hint([(change == -actual_change, "SGD subtracts lr × gradient"),
+                (abs(change) == abs(actual_change) / 2,
+                 "id 2 is looked up twice: each lookup adds its gradient to the row")],
+               "the gradient of a sum is 1 for every entry of every looked-up row")
+    require(abs(change - actual_change) <= 1e-6, f"row_2_change = {change} is not the change of row 2. Hint: {why}")
     return correct("both predictions match what one SGD step on b did to a.weight")
 
 
@@ -114,28 +103,24 @@ def check_checked_lookup(checked_lookup: Callable) -> bool:
     for dtype in (torch.int64, torch.int32):
         ids = torch.tensor([[0, 4], [4, 1]], dtype=dtype)
         got = checked_lookup(embedding, ids)
-        if not (isinstance(got, torch.Tensor) and torch.equal(got, embedding.weight[ids.long()])):
-            raise ExerciseError(f"for the valid {dtype} ids {ids.tolist()}, return embedding(ids), the rows")
+        require(isinstance(got, torch.Tensor) and torch.equal(got, embedding.weight[ids.long()]),
+                f"for the valid {dtype} ids {ids.tolist()}, return embedding(ids), the rows")
     for bad, first, position in (([[0, 4, 1], [2, 7, 9]], 7, (1, 1)), ([[3, 1], [-1, 8]], -1, (1, 0))):
-        embedding.seen = None
+        call, embedding.seen = f"checked_lookup(embedding, tensor({bad}))", None
         try:
             checked_lookup(embedding, torch.tensor(bad))
-        except ValueError as error:
-            if str(first) not in str(error):
-                raise ExerciseError(f"checked_lookup(embedding, tensor({bad})) raised ValueError({str(error)!r}): "
-                                    f"name the first bad id, {first}") from None
-            if "{}, {}".format(*position) not in str(error):
-                raise ExerciseError(f"checked_lookup(embedding, tensor({bad})) raised ValueError({str(error)!r}): "
-                                    "name the bad id's position (b, t) too, so the sentence can be found. Hint: "
-                                    "nonzero() lists the positions of the True entries in reading order") from None
-            if embedding.seen is not None:
-                raise ExerciseError(f"for ids {bad} the layer was called before the ValueError: check the ids "
-                                    "first, so that a bad id never reaches the layer") from None
-            continue
         except IndexError:
-            raise ExerciseError(f"checked_lookup(embedding, tensor({bad})) raised the layer's IndexError: check "
-                                "before the layer sees the ids, and raise a ValueError that names the bad id") from None
-        raise ExerciseError(f"checked_lookup(embedding, tensor({bad})) raised nothing: {first} is not a row of a "
-                            "5-row table; raise a ValueError")
+            raise ExerciseError(f"{call} raised the layer's IndexError: check before the layer sees the ids, and "
+                                "raise a ValueError that names the bad id") from None
+        except ValueError as error:
+            message = str(error)
+        else:
+            raise ExerciseError(f"{call} raised nothing: {first} is not a row of a 5-row table; raise a ValueError")
+        raised = f"{call} raised ValueError({message!r})"
+        require(str(first) in message, f"{raised}: name the first bad id, {first}")
+        require("{}, {}".format(*position) in message, f"{raised}: name the bad id's position (b, t) too, so the "
+                "sentence can be found. Hint: nonzero() lists the positions of the True entries in reading order")
+        require(embedding.seen is None, f"for ids {bad} the layer was called before the ValueError: check the ids "
+                "first, so that a bad id never reaches the layer")
     return correct("checked_lookup returned the rows for valid int64 and int32 ids, and raised ValueError naming 7 at "
                    "(1, 1) and -1 at (1, 0) before the layer saw them")

@@ -9,33 +9,17 @@ import torch
 
 from ..checks import check_positive
 from ..init_stats import compare, linear_bound, linear_init, linear_std, tied_logit_std
-from .checking import ExerciseError, as_number, correct, require_function
+from .checking import as_number, correct, hint, require, require_function, within
 
 #: Exercise 5.1: the in_features (fan_in) of Llama's feed-forward up-projection, nn.Linear(4096, 11008)
 LLAMA_UP_PROJECTION_IN = 4096
-
-
 MEASURED = "measured from layer.weight, e.g. with `.item()`"
+PREDICTED = "your prediction, a number"
 
 
 def _positive(name: str, value: object, what: str) -> float:
     """``value`` as a positive, finite float (a tensor of one element is taken too)."""
     return check_positive(name, as_number(name, value, what))
-
-
-def _check_predictions(predicted_bound: float, predicted_std: float) -> None:
-    """Exercise 5.1's predictions, recorded before the draw: the bound and the std of ``nn.Linear(4096, 11008)``."""
-    bound, std = linear_bound(LLAMA_UP_PROJECTION_IN), linear_std(LLAMA_UP_PROJECTION_IN)
-    if abs(predicted_bound / bound - 1) > 0.01:
-        out_features = 11008 if abs(predicted_bound / linear_bound(11008) - 1) <= 0.01 else None
-        hint = ("that is 1/sqrt(out_features); nn.Linear's fan_in is in_features, the number of inputs each "
-                "output sums" if out_features else "the bound is 1/sqrt(fan_in), with fan_in = in_features")
-        raise ExerciseError(f"your predicted_bound, {predicted_bound:.6g}, is not the bound of nn.Linear(4096, "
-                            f"11008)'s draw. Hint: {hint}")
-    if abs(predicted_std / std - 1) > 0.01:
-        hint = ("that is the bound itself; the std of U(-b, b) is smaller" if abs(predicted_std / bound - 1) <= 0.01
-                else "the std of U(-b, b) is b/sqrt(3)")
-        raise ExerciseError(f"your predicted_std, {predicted_std:.6g}, is not the std of that draw. Hint: {hint}")
 
 
 def check_linear_init_draw(predicted_bound: float, predicted_std: float, layer: torch.nn.Module,
@@ -44,38 +28,39 @@ def check_linear_init_draw(predicted_bound: float, predicted_std: float, layer: 
     its scale and its measured statistics.
 
     ``observed_std``: the std of ``layer.weight``; ``observed_max``: its largest ``|w|``. The layer must keep
-    the up-projection's ``in_features`` (its fan_in) and PyTorch's default initialisation.
-    ``TypeError``/``ValueError`` for arguments of the wrong kind.
+    the up-projection's ``in_features`` (its fan_in) and PyTorch's default initialisation; the predictions must
+    match the formulas within 1%. ``TypeError``/``ValueError`` for arguments of the wrong kind.
     """
-    predicted_bound = _positive("predicted_bound", predicted_bound, "your prediction, a number")
-    predicted_std = _positive("predicted_std", predicted_std, "your prediction, a number")
+    predicted_bound = _positive("predicted_bound", predicted_bound, PREDICTED)
+    predicted_std = _positive("predicted_std", predicted_std, PREDICTED)
     if not isinstance(layer, torch.nn.Linear):
         raise TypeError(f"layer must be the torch.nn.Linear you drew, got {type(layer).__name__}")
     observed_std = _positive("observed_std", observed_std, MEASURED)
     observed_max = _positive("observed_max", observed_max, MEASURED)
     fan_in = LLAMA_UP_PROJECTION_IN
-    std = linear_std(fan_in)
-    if layer.in_features != fan_in:
-        raise ExerciseError(
-            f"your layer has in_features = {layer.in_features}: its weights are drawn with bound "
-            f"1/sqrt({layer.in_features}), not Llama's. Hint: nn.Linear's fan_in is in_features; keep "
-            f"in_features = {fan_in} and make out_features small, e.g. nn.Linear({fan_in}, 256)"
-        )
+    require(layer.in_features == fan_in, f"your layer has in_features = {layer.in_features}: its weights are drawn "
+            f"with bound 1/sqrt({layer.in_features}), not Llama's. Hint: nn.Linear's fan_in is in_features; keep "
+            f"in_features = {fan_in} and make out_features small, e.g. nn.Linear({fan_in}, 256)")
     weight = layer.weight.detach()
     result = compare(weight, linear_init(fan_in))
-    if not result.ok:
-        largest = max(-result.min, result.max)
-        raise ExerciseError(f"layer.weight has std {result.std:.6f} and largest |w| {largest:.6f}, not PyTorch's "
-                            "default initialisation. Hint: draw a fresh nn.Linear and do not re-initialise it")
-    actual_std, actual_max = float(weight.double().std()), float(weight.abs().max())
-    if abs(observed_std - actual_std) > 1e-5 * actual_std:
-        formula = " (that is the formula's value)" if abs(observed_std - std) < 1e-9 else ""
-        raise ExerciseError(f"observed_std = {observed_std:.6f}{formula}, but that is not the std of your layer's "
-                            "weights. Hint: measure it, layer.weight.std().item()")
-    if abs(observed_max - actual_max) > 1e-5 * actual_max:
-        raise ExerciseError(f"observed_max = {observed_max:.6f}, but that is not the largest |w| of your layer. "
-                            "Hint: layer.weight.abs().max().item()")
-    _check_predictions(predicted_bound, predicted_std)
+    require(result.ok, f"layer.weight has std {result.std:.6f} and largest |w| {max(-result.min, result.max):.6f}, "
+            "not PyTorch's default initialisation. Hint: draw a fresh nn.Linear and do not re-initialise it")
+    formula = " (that is the formula's value)" if abs(observed_std - linear_std(fan_in)) < 1e-9 else ""
+    require(within(observed_std, float(weight.double().std()), 1e-5),
+            f"observed_std = {observed_std:.6f}{formula}, but that is not the std of your layer's weights. Hint: "
+            "measure it, layer.weight.std().item()")
+    require(within(observed_max, float(weight.abs().max()), 1e-5), f"observed_max = {observed_max:.6f}, but that is "
+            "not the largest |w| of your layer. Hint: layer.weight.abs().max().item()")
+    bound = linear_bound(fan_in)
+    why = ("that is 1/sqrt(out_features); nn.Linear's fan_in is in_features, the number of inputs each output sums"
+           if within(predicted_bound, linear_bound(11008), 0.01) else
+           "the bound is 1/sqrt(fan_in), with fan_in = in_features")
+    require(within(predicted_bound, bound, 0.01), f"your predicted_bound, {predicted_bound:.6g}, is not the bound of "
+            f"nn.Linear(4096, 11008)'s draw. Hint: {why}")
+    why = ("that is the bound itself; the std of U(-b, b) is smaller" if within(predicted_std, bound, 0.01)
+           else "the std of U(-b, b) is b/sqrt(3)")
+    require(within(predicted_std, linear_std(fan_in), 0.01),
+            f"your predicted_std, {predicted_std:.6g}, is not the std of that draw. Hint: {why}")
     return correct("your layer keeps the right fan_in and PyTorch's default draw, your two measurements are its "
                    "weight's std and largest |w|, and your two predictions match the formulas within 1%")
 
@@ -97,10 +82,6 @@ def _measured_logit_std(d: int, weight_std: float, seed: int) -> float:
     return float((hidden @ table.T).std())
 
 
-def _close(got: float, expected: float) -> bool:
-    return abs(got / expected - 1) <= LOGIT_STD_TOLERANCE
-
-
 def check_logit_std_function(measure_logit_std: Callable[[int, float, int], float],
                              weight_std_for_unit_logits: float, predicted_weight_std: float) -> bool:
     """Exercise 5.2: ``predicted_weight_std``, then ``measure_logit_std(d, weight_std, seed)`` measures the std of
@@ -116,46 +97,39 @@ def check_logit_std_function(measure_logit_std: Callable[[int, float, int], floa
     """
     require_function("measure_logit_std", measure_logit_std)
     predicted = _positive("predicted_weight_std", predicted_weight_std, "your prediction, a std")
-    answer = 1 / tied_logit_std(768, 1.0, HIDDEN_STD)
-    if abs(predicted / answer - 1) > 0.1:  # the prediction first, before any measurement
-        hint = ("that is the std for hidden states of std 1; these have std 2, and each logit is linear in h too"
-                if abs(predicted * math.sqrt(768) - 1) <= 0.1 else
-                "each logit sums d products of an h of std 2 and a weight of std std(W)")
-        raise ExerciseError(f"your prediction, {predicted:.4g}, does not give logits of std 1. Hint: {hint}")
+    why = ("that is the std for hidden states of std 1; these have std 2, and each logit is linear in h too"
+           if within(predicted * math.sqrt(768), 1, 0.1) else
+           "each logit sums d products of an h of std 2 and a weight of std std(W)")
+    require(within(predicted, 1 / tied_logit_std(768, 1.0, HIDDEN_STD), 0.1),  # the prediction first
+            f"your prediction, {predicted:.4g}, does not give logits of std 1. Hint: {why}")
     for d, weight_std, seed in LOGIT_STD_CASES:
         got = as_number("measure_logit_std(...)", measure_logit_std(d, weight_std, seed), "a std, e.g. `.item()`")
         own, formula = _measured_logit_std(d, weight_std, seed), tied_logit_std(d, weight_std)
-        if _close(got, own) and _close(got, formula):
-            continue
-        call = f"measure_logit_std({d}, {weight_std}, seed={seed})"
-        if got > 0 and _close(got, own**2):
-            raise ExerciseError(f"{call} returned {got:.4g}, the variance of the logits. Hint: return their std")
-        if got > 0 and _close(got, weight_std):
-            raise ExerciseError(f"{call} returned {got:.4g}, the std of the table. Hint: return the std of the "
-                                "logits, hidden @ table.T")
-        raise ExerciseError(f"{call} returned {got:.4g}, far from the std of the logits that the checker measured "
-                            "with the same draws. Hint: draw the table [1000, d] times weight_std and 512 hidden "
-                            "states (512, d) from one generator, then take (hidden @ table.T).std()")
+        call = f"measure_logit_std({d}, {weight_std}, seed={seed}) returned {got:.4g}"
+        require(within(got, own, LOGIT_STD_TOLERANCE) and within(got, formula, LOGIT_STD_TOLERANCE), hint([
+            (got > 0 and within(got, own**2, LOGIT_STD_TOLERANCE),
+             f"{call}, the variance of the logits. Hint: return their std"),
+            (got > 0 and within(got, weight_std, LOGIT_STD_TOLERANCE),
+             f"{call}, the std of the table. Hint: return the std of the logits, hidden @ table.T"),
+        ], f"{call}, far from the std of the logits that the checker measured with the same draws. Hint: draw the "
+           "table [1000, d] times weight_std and 512 hidden states (512, d) from one generator, then take "
+           "(hidden @ table.T).std()"))
     first, again, other = (measure_logit_std(64, 1.0, seed) for seed in (5, 5, 6))
-    if first != again:
-        raise ExerciseError("the same seed gave two different numbers. Hint: draw everything from "
-                            "g = torch.Generator().manual_seed(seed), passing generator=g to each draw")
-    if first == other:
-        raise ExerciseError("seeds 5 and 6 gave the same number: the function computes a formula instead of "
-                            "measuring. Hint: draw the table and the hidden states, and measure the logits' std")
+    require(first == again, "the same seed gave two different numbers. Hint: draw everything from "
+            "g = torch.Generator().manual_seed(seed), passing generator=g to each draw")
+    require(first != other, "seeds 5 and 6 gave the same number: the function computes a formula instead of "
+            "measuring. Hint: draw the table and the hidden states, and measure the logits' std")
     weight_std = _positive("weight_std_for_unit_logits", weight_std_for_unit_logits, "a std")
     measured = HIDDEN_STD * _measured_logit_std(768, weight_std, 3)  # hidden states of std 2: twice the logits
-    if abs(measured - 1) <= LOGIT_STD_TOLERANCE:
-        return correct("your prediction was right within 10%, measure_logit_std agrees with the checker's own "
-                       "measurements at 3 sizes and changes with the seed, and your weight std gives logits of "
-                       "std 1 at d = 768 for hidden states of std 2 in the checker's measurement")
-    if abs(weight_std - 1 / 768) < 1e-6:
-        raise ExerciseError("1/768 divides by d where a square root belongs. Hint: the variance is d * std², "
-                            "times the hidden states' variance, so the std of the logits is sqrt(d) * std * std(h)")
-    direction = "above" if measured > 1 else "below"
-    raise ExerciseError(f"with weight std {weight_std:.4g} the checker measured logits whose std is {direction} 1. "
-                        "Hint: the logits' std is proportional to the weight std and to the hidden states' std; "
-                        "measure it at one weight std and scale")
+    require(abs(measured - 1) <= LOGIT_STD_TOLERANCE, hint([
+        (abs(weight_std - 1 / 768) < 1e-6, "1/768 divides by d where a square root belongs. Hint: the variance is "
+         "d * std², times the hidden states' variance, so the std of the logits is sqrt(d) * std * std(h)")],
+        f"with weight std {weight_std:.4g} the checker measured logits whose std is "
+        f"{'above' if measured > 1 else 'below'} 1. Hint: the logits' std is proportional to the weight std and to "
+        "the hidden states' std; measure it at one weight std and scale"))
+    return correct("your prediction was right within 10%, measure_logit_std agrees with the checker's own "
+                   "measurements at 3 sizes and changes with the seed, and your weight std gives logits of "
+                   "std 1 at d = 768 for hidden states of std 2 in the checker's measurement")
 
 
 #: Exercise 5.3: the default nn.Linear(V, d) whose weight the learner scales to std 1
@@ -169,26 +143,22 @@ def check_scaled_linear(predicted_max: float, scaled: torch.Tensor) -> bool:
     ``scaled`` must have std 1 (within 1%) and still be nn.Linear's uniform draw, scaled: every ``|w|`` within
     the scaled bound and the largest close to it; ``predicted_max`` must be within 5% of that bound.
     """
-    predicted_max = _positive("predicted_max", predicted_max, "your prediction, a number")
+    predicted_max = _positive("predicted_max", predicted_max, PREDICTED)
     if not isinstance(scaled, torch.Tensor) or not scaled.is_floating_point():
         raise TypeError(f"scaled must be a float tensor (the scaled weight), got {type(scaled).__name__}")
-    if tuple(scaled.shape) != SCALED_SHAPE:
-        raise ExerciseError(f"scaled has shape {tuple(scaled.shape)}, expected {SCALED_SHAPE}: the weight of "
-                            "nn.Linear(5000, 70), [out_features, in_features]")
+    require(tuple(scaled.shape) == SCALED_SHAPE, f"scaled has shape {tuple(scaled.shape)}, expected {SCALED_SHAPE}: "
+            "the weight of nn.Linear(5000, 70), [out_features, in_features]")
     scaled = scaled.detach().double().cpu()
     std = float(scaled.std())
-    if abs(std - 1) > 0.01:
-        raise ExerciseError(f"scaled has std {std:.4g}, not 1. Hint: divide the default weight by its std, "
-                            "1/sqrt(3 * fan_in), i.e. multiply it by sqrt(3 * fan_in)")
+    require(abs(std - 1) <= 0.01, f"scaled has std {std:.4g}, not 1. Hint: divide the default weight by its std, "
+            "1/sqrt(3 * fan_in), i.e. multiply it by sqrt(3 * fan_in)")
     bound = math.sqrt(3)  # U(-b, b) scaled to std 1: b / std(U(-b, b)) = sqrt(3)
-    largest = float(scaled.abs().max())
-    if not bound * (1 - 1e-3) < largest <= bound * (1 + 1e-5):
-        raise ExerciseError("scaled has std 1 but is not nn.Linear's uniform draw, scaled. Hint: multiply the "
-                            "default weight by one number; do not draw it again")
-    if abs(predicted_max / bound - 1) > 0.05:
-        hint = ("scaling every weight by one number keeps the shape of the distribution: a uniform stays uniform, "
-                "and nothing lies beyond its bound" if predicted_max > bound else
-                "the std of U(-c, c) is c/sqrt(3), so a uniform of std 1 reaches further than 1")
-        raise ExerciseError(f"your predicted_max, {predicted_max:.4g}, is not the largest |w| of scaled. Hint: {hint}")
+    require(bound * (1 - 1e-3) < float(scaled.abs().max()) <= bound * (1 + 1e-5), "scaled has std 1 but is not "
+            "nn.Linear's uniform draw, scaled. Hint: multiply the default weight by one number; do not draw it again")
+    why = ("scaling every weight by one number keeps the shape of the distribution: a uniform stays uniform, and "
+           "nothing lies beyond its bound" if predicted_max > bound else
+           "the std of U(-c, c) is c/sqrt(3), so a uniform of std 1 reaches further than 1")
+    require(within(predicted_max, bound, 0.05),
+            f"your predicted_max, {predicted_max:.4g}, is not the largest |w| of scaled. Hint: {why}")
     return correct("scaled has std 1 within 1% and is still nn.Linear's uniform draw, and your predicted largest "
                    "|w| matches it within 5%")

@@ -8,7 +8,7 @@ import torch
 import torch.nn.functional as F
 from torch.utils.flop_counter import FlopCounterMode
 
-from .checking import ExerciseError, as_number, correct, prediction
+from .checking import as_number, correct, hint, prediction, require, require_keys
 
 #: Exercise 6.1: the two vocabulary sizes and the width at which the lookup's backward is timed.
 BACKWARD_SIZES = (1_000, 50_257)
@@ -22,9 +22,9 @@ FLOP_SIZES = (32, 2_000, 8)
 def check_backward_prediction(backward_grows_with_V: bool) -> bool:
     """Exercise 6.1, first part: the prediction, recorded before any timing, of whether the lookup's backward
     takes longer at a larger ``V`` (it does: it returns a dense ``[V, d]`` gradient for ``W``)."""
-    if not prediction("backward_grows_with_V", backward_grows_with_V, bool, "True"):
-        raise ExerciseError("backward_grows_with_V = False: the forward reads n rows whatever V is, but what does "
-                            "the backward hand back for W, and of what shape? (section 4 printed it)")
+    require(prediction("backward_grows_with_V", backward_grows_with_V, bool, "True"), "backward_grows_with_V = "
+            "False: the forward reads n rows whatever V is, but what does the backward hand back for W, and of what "
+            "shape? (section 4 printed it)")
     return correct("your prediction for the lookup's backward")
 
 
@@ -35,16 +35,13 @@ def check_backward_measurement(grad_bytes: dict[int, int], backward_growth: floa
 
     The bytes are checked exactly; the growth only as a number, never as a speed: timings differ from machine to
     machine and from run to run."""
-    if not isinstance(grad_bytes, dict) or set(grad_bytes) != set(BACKWARD_SIZES):
-        raise ExerciseError(f"grad_bytes must be a dict with the keys {BACKWARD_SIZES}, got {grad_bytes!r}")
-    for V, nbytes in grad_bytes.items():
-        if as_number(f"grad_bytes[{V}]", nbytes, "a number of bytes") != V * BACKWARD_DIM * 4:
-            raise ExerciseError(f"grad_bytes[{V}] = {nbytes:,} is not the bytes of W's gradient at V = {V:,}, d = "
-                                f"{BACKWARD_DIM}. Hint: read .nbytes of the gradient the backward returns for W; it "
-                                "holds every row")
+    for V, nbytes in require_keys("grad_bytes", grad_bytes, BACKWARD_SIZES, "V to bytes").items():
+        require(as_number(f"grad_bytes[{V}]", nbytes, "a number of bytes") == V * BACKWARD_DIM * 4,
+                f"grad_bytes[{V}] = {nbytes:,} is not the bytes of W's gradient at V = {V:,}, d = {BACKWARD_DIM}. "
+                "Hint: read .nbytes of the gradient the backward returns for W; it holds every row")
     growth = as_number("backward_growth", backward_growth, "a ratio of two times")
-    if not (math.isfinite(growth) and growth > 0):
-        raise ExerciseError(f"backward_growth = {growth}: a ratio of two times is a positive number")
+    require(math.isfinite(growth) and growth > 0, f"backward_growth = {growth}: a ratio of two times is a positive "
+            "number")
     return correct("the bytes of W's gradient at both V, and your measured growth of the backward's time, as a "
                    "number")
 
@@ -54,14 +51,12 @@ def check_largest_batch(largest_n: int) -> bool:
     ``V·d·4`` at ``d = 768``."""
     if isinstance(largest_n, bool) or not isinstance(largest_n, int):
         raise TypeError(f"largest_n must be a whole number of tokens, got {type(largest_n).__name__}")
-    if largest_n == WIDTH // 2:
-        raise ExerciseError("largest_n counts the one-hot at 8 bytes an entry: it is compared here as float32, "
-                            "4 bytes, like the table")
-    if largest_n == WIDTH - 1:
-        raise ExerciseError("largest_n is one short: a one-hot exactly as large as the table takes no more memory")
-    if largest_n != WIDTH:
-        raise ExerciseError(f"largest_n = {largest_n:,} is not the largest batch whose one-hot is no larger than "
-                            "the table. Hint: write both sizes in bytes, n·V·4 and V·d·4, and see what cancels")
+    require(largest_n == WIDTH, hint([
+        (largest_n == WIDTH // 2, "largest_n counts the one-hot at 8 bytes an entry: it is compared here as float32, "
+         "4 bytes, like the table"),
+        (largest_n == WIDTH - 1, "largest_n is one short: a one-hot exactly as large as the table takes no more "
+         "memory")], f"largest_n = {largest_n:,} is not the largest batch whose one-hot is no larger than the table. "
+        "Hint: write both sizes in bytes, n·V·4 and V·d·4, and see what cancels"))
     return correct("the largest batch whose float32 one-hot is no larger than the table, at GPT-2's width")
 
 
@@ -85,11 +80,9 @@ def check_predicted_flops(predicted_flops: dict[str, int]) -> bool:
     """Exercise 6.3: ``{"dense": flops, "lookup": flops}``, what FlopCounterMode counts for each, forward and
     backward, at ``FLOP_SIZES``, with the one-hot requiring a gradient as well as ``W``; the checker runs the
     counter (on the meta device) and compares."""
-    if not isinstance(predicted_flops, dict) or set(predicted_flops) != {"dense", "lookup"}:
-        raise ExerciseError("predicted_flops must be a dict with the keys 'dense' and 'lookup', "
-                            f"got {predicted_flops!r}")
     guesses = {key: as_number(f"predicted_flops[{key!r}]", value, "a count of FLOPs")
-               for key, value in predicted_flops.items()}
+               for key, value in require_keys("predicted_flops", predicted_flops, ["dense", "lookup"],
+                                              "'dense' and 'lookup' to a count").items()}
     counted = _count(FLOP_SIZES)
     forward = counted["dense"] // 3
     dense_hints = {
@@ -99,11 +92,9 @@ def check_predicted_flops(predicted_flops: dict[str, int]) -> bool:
         2 * forward: "that counts W's gradient; the one-hot requires a gradient here too: grad @ W.T, one more "
                      "product of the same size",
     }
-    if guesses["dense"] != counted["dense"]:
-        hint = dense_hints.get(int(guesses["dense"]), "count each matrix product as 2·rows·inner·columns FLOPs")
-        raise ExerciseError(f"predicted_flops['dense'] is not the counter's count. Hint: {hint}")
-    if guesses["lookup"] != counted["lookup"]:
-        raise ExerciseError("predicted_flops['lookup'] is not the counter's count. Hint: the counter counts the "
-                            "FLOPs of matrix products; which does the lookup run, forward or backward?")
+    why = dense_hints.get(int(guesses["dense"]), "count each matrix product as 2·rows·inner·columns FLOPs")
+    require(guesses["dense"] == counted["dense"], f"predicted_flops['dense'] is not the counter's count. Hint: {why}")
+    require(guesses["lookup"] == counted["lookup"], "predicted_flops['lookup'] is not the counter's count. Hint: the "
+            "counter counts the FLOPs of matrix products; which does the lookup run, forward or backward?")
     return correct("your predicted FLOPs of the dense product and of the lookup, forward and backward, against "
                    "FlopCounterMode's count")

@@ -8,7 +8,7 @@ from collections.abc import Callable
 import torch
 import torch.nn.functional as F
 
-from .checking import ExerciseError, as_number, correct, hint, require, require_tensor
+from .checking import ExerciseError, as_number, correct, hint, one_of, require, require_keys, require_tensor
 
 
 def check_bag_mean_matrix(matrix: torch.Tensor, ids: torch.Tensor, offsets: torch.Tensor,
@@ -19,7 +19,6 @@ def check_bag_mean_matrix(matrix: torch.Tensor, ids: torch.Tensor, offsets: torc
     ``weight`` is the table ``[V, d]``: the checker also multiplies ``A`` by it and compares
     with ``F.embedding_bag(ids, weight, offsets, mode="mean")``.
     """
-    require(isinstance(matrix, torch.Tensor), f"the matrix must be a torch.Tensor, got {type(matrix).__name__}")
     if not isinstance(weight, torch.Tensor) or weight.dim() != 2:
         raise TypeError(f"weight must be the table W, a 2-D tensor [V, d]; got {type(weight).__name__}")
     vocab_size = weight.shape[0]
@@ -60,15 +59,9 @@ def check_tying_predictions(predicted_uniform_head: str, predicted_trend: str) -
     knows nothing (``"tied"`` or ``"untied"``), and how the other head's initial loss moves as ``d`` grows
     (``"rises"``, ``"falls"`` or ``"stays"``). ``ValueError`` for any other value. Only the kinds are checked
     here: :func:`check_tying_initial_loss`, after the measurement, compares them with it."""
-    _check_tying_prediction_kinds(predicted_uniform_head, predicted_trend)
+    one_of("predicted_uniform_head", predicted_uniform_head, TYING_HEADS)
+    one_of("predicted_trend", predicted_trend, TYING_TRENDS)
     return correct("both predictions are recorded; the measurement below will tell whether they hold")
-
-
-def _check_tying_prediction_kinds(predicted_uniform_head: str, predicted_trend: str) -> None:
-    for name, value, choices in (("predicted_uniform_head", predicted_uniform_head, TYING_HEADS),
-                                 ("predicted_trend", predicted_trend, TYING_TRENDS)):
-        if value not in choices:
-            raise ValueError(f"{name} must be one of {choices}, got {value!r}")
 
 
 #: Exercise 7.2: the vocabulary size, the widths and the seed of the tied and untied models
@@ -100,15 +93,9 @@ def check_tying_initial_loss(initial_loss: dict[tuple[int, bool], float], model_
     The checker builds the same models on the CPU and measures the losses itself; then it compares the
     predictions that :func:`check_tying_predictions` recorded with what the losses show.
     """
-    if not isinstance(initial_loss, dict):
-        raise TypeError(f"initial_loss must be a dict from (d, tie) to a loss, got {type(initial_loss).__name__}")
-    keys = {(dim, tie) for dim in TYING_EXERCISE_DIMS for tie in (True, False)}
-    if set(initial_loss) != keys:
-        missing, extra = sorted(keys - set(initial_loss)), sorted(set(initial_loss) - keys, key=repr)
-        raise ValueError(f"initial_loss needs one entry per (d, tie), d in {TYING_EXERCISE_DIMS} and tie True or "
-                         f"False: missing {missing}, unexpected {extra}")
+    keys = [(dim, tie) for dim in TYING_EXERCISE_DIMS for tie in (True, False)]
     got = {key: as_number(f"initial_loss[{key}]", value, "a loss, e.g. loss.item()")
-           for key, value in initial_loss.items()}
+           for key, value in require_keys("initial_loss", initial_loss, keys, "(d, tie) to a loss").items()}
     if not callable(model_class):
         raise TypeError(f"model_class must be the model's class (TinyLM), got {type(model_class).__name__}")
     if not isinstance(ids, torch.Tensor) or ids.dim() != 2 or ids.shape[1] < 2 or ids.is_floating_point():
@@ -134,7 +121,8 @@ def check_tying_initial_loss(initial_loss: dict[tuple[int, bool], float], model_
             and all(a + 1 < b for a, b in zip(tied, tied[1:], strict=False)) and tied[0] > untied[0] + 1,
             "these losses do not show what the exercise is about (untied near ln V, tied far above and growing "
             "with d): pass the notebook's TinyLM, unchanged")
-    _check_tying_prediction_kinds(predicted_uniform_head, predicted_trend)
+    one_of("predicted_uniform_head", predicted_uniform_head, TYING_HEADS)
+    one_of("predicted_trend", predicted_trend, TYING_TRENDS)
     require(predicted_uniform_head == "untied",
             f"your losses are right, but your predicted_uniform_head, {predicted_uniform_head!r}, is not the head "
             "whose losses sit near ln V: look at your initial_loss. Why: compare the std of the two heads' weights "

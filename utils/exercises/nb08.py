@@ -8,17 +8,15 @@ import torch
 import torch.nn.functional as F
 
 from ..vocab_parallel import local_lookup, shard_bounds
-from .checking import ExerciseError, correct, hint, prediction, require, require_function, require_tensor
+from .checking import correct, hint, prediction, require, require_function, returned_tensor
 
 
 def check_shard_bounds_function(fn: Callable[[int, int], list[tuple[int, int]]]) -> bool:
     """Exercise 8.1: ``fn(vocab_size, world_size)`` -> contiguous ``(start, end)`` blocks, sizes differing by <= 1."""
     require_function("my_bounds", fn)
     borrowed = {"shard_bounds", "shard_of"} & set(getattr(getattr(fn, "__code__", None), "co_names", ()))
-    if borrowed:
-        raise ExerciseError(f"my_bounds calls {', '.join(sorted(borrowed))}, the course's own answer: write the "
-                            "split yourself. Hint: divmod(V, P) gives the base size and how many blocks get one "
-                            "extra row")
+    require(not borrowed, f"my_bounds calls {', '.join(sorted(borrowed))}, the course's own answer: write the split "
+            "yourself. Hint: divmod(V, P) gives the base size and how many blocks get one extra row")
     for vocab_size, world_size in ((10, 1), (10, 2), (11, 2), (11, 3), (50_257, 8), (7, 7)):
         bounds = [tuple(b) for b in fn(vocab_size, world_size)]
         where = f"fn({vocab_size}, {world_size}) = {bounds if len(bounds) <= 4 else str(bounds[:4]) + '...'}"
@@ -44,10 +42,9 @@ _BAG_CASES = (
 def check_shortcut_prediction(shortcut_is_exact: bool) -> bool:
     """Exercise 8.2, first part: the prediction, recorded before the code, of whether averaging the shards' own
     means gives the bag mean (it does not, where the shards hold unequal numbers of a bag's ids)."""
-    if prediction("shortcut_is_exact", shortcut_is_exact, bool, "False"):
-        raise ExerciseError("shortcut_is_exact = True: try a bag of 4 ids, 3 held by one shard and 1 by the other. "
-                            "Is the mean of the two shards' means the mean of the 4 rows? How much does each row "
-                            "weigh in each?")
+    require(not prediction("shortcut_is_exact", shortcut_is_exact, bool, "False"), "shortcut_is_exact = True: try "
+            "a bag of 4 ids, 3 held by one shard and 1 by the other. Is the mean of the two shards' means the mean of "
+            "the 4 rows? How much does each row weigh in each?")
     return correct("your prediction for the shortcut, the mean of the shards' means")
 
 
@@ -88,9 +85,8 @@ def check_parallel_bag_mean(fn: Callable[[torch.Tensor, torch.Tensor, int], torc
         expected = F.embedding_bag(bags, weight, mode="mean")
         candidates = _shard_bag_results(bags, weight, world_size)
         where = f"fn(bags of shape {tuple(bags.shape)}, weight [11, 4], world_size={world_size})"
-        got = fn(bags.clone(), weight.clone(), world_size)
-        require(isinstance(got, torch.Tensor), f"{where} returned {type(got).__name__}; return a torch.Tensor")
-        got = require_tensor(where, got, tuple(expected.shape), ": one d-vector per bag").to(expected.dtype)
+        got = returned_tensor(where, fn(bags.clone(), weight.clone(), world_size), tuple(expected.shape),
+                              ": one d-vector per bag").to(expected.dtype)
         require(not got.isnan().any(), f"{where} holds NaN: a shard that holds none of a bag's ids divides 0 by 0. "
                 "Hint: add up the shards' partial sums first, then divide by the bag length")
         why = hint([(torch.allclose(got, candidates[name], rtol=1e-5, atol=1e-6), text)

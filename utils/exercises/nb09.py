@@ -8,7 +8,7 @@ import torch
 
 from ..corpus import CATEGORIES, category_of, labelled_words
 from ..vocab import Vocab
-from .checking import ExerciseError, correct
+from .checking import correct, one_of, prediction, require
 
 #: Exercise 9.1: the word that no sentence of the corpus mentions, and how many of its nearest words must be animals
 ZEBRA_EXERCISE_WORD = "zebra"
@@ -30,17 +30,21 @@ def check_zebra_predictions(predicted_category: str, predicted_cat_nearest: bool
     :data:`~utils.corpus.CATEGORIES`) and whether ``cat`` will be the nearest of all (``True`` or ``False``).
 
     Only the kinds are checked now: the training tells whether the predictions hold, and the checker after it,
-    :func:`check_zebra_learned`, compares them with its measurement. ``TypeError`` for values of the wrong kind.
+    :func:`check_zebra_learned`, compares them with its measurement.
     """
     _check_zebra_prediction_kinds(predicted_category, predicted_cat_nearest)
     return correct("both predictions are recorded; the training below will tell whether they hold")
 
 
 def _check_zebra_prediction_kinds(predicted_category: str, predicted_cat_nearest: bool) -> None:
-    if predicted_category not in CATEGORIES:
-        raise TypeError(f"predicted_category must be one of the names {list(CATEGORIES)}, got {predicted_category!r}")
-    if not isinstance(predicted_cat_nearest, bool):
-        raise TypeError(f"predicted_cat_nearest must be True or False, got {predicted_cat_nearest!r}")
+    one_of("predicted_category", predicted_category, tuple(CATEGORIES))
+    prediction("predicted_cat_nearest", predicted_cat_nearest, bool, "True")
+
+
+def _tables(model: object) -> list[torch.nn.Embedding]:
+    """The model's embedding tables (none if it is not a model)."""
+    return [m for m in model.modules() if isinstance(m, torch.nn.Embedding)] if isinstance(model, torch.nn.Module) \
+        else []
 
 
 def check_zebra_learned(predicted_category: str, predicted_cat_nearest: bool, zebra_model: torch.nn.Module,
@@ -57,43 +61,36 @@ def check_zebra_learned(predicted_category: str, predicted_cat_nearest: bool, ze
     """
     word = ZEBRA_EXERCISE_WORD
     _check_zebra_prediction_kinds(predicted_category, predicted_cat_nearest)
-    if not isinstance(zebra_model, torch.nn.Module):
-        raise ExerciseError(f"zebra_model must be the trained model (CBOW(V, DIM) after training), "
-                            f"got {type(zebra_model).__name__}")
-    tables = [m for m in zebra_model.modules() if isinstance(m, torch.nn.Embedding)]
-    if len(tables) != 1:
-        raise ExerciseError(f"zebra_model must have one nn.Embedding (the CBOW of the notebook), it has {len(tables)}")
+    require(isinstance(zebra_model, torch.nn.Module), f"zebra_model must be the trained model (CBOW(V, DIM) after "
+            f"training), got {type(zebra_model).__name__}")
+    tables = _tables(zebra_model)
+    require(len(tables) == 1,
+            f"zebra_model must have one nn.Embedding (the CBOW of the notebook), it has {len(tables)}")
     table, start = tables[0].weight.detach().cpu().float(), initial.detach().cpu().float()
-    if table.shape != start.shape:
-        raise ExerciseError(f"zebra_model's table is {list(table.shape)}, expected {list(start.shape)}: "
-                            "build it as CBOW(V, DIM)")
+    require(table.shape == start.shape, f"zebra_model's table is {list(table.shape)}, expected {list(start.shape)}: "
+            "build it as CBOW(V, DIM)")
+    require(not torch.equal(table, start),
+            "zebra_model's table is exactly the one it started from: train it, for steps Adam steps")
     zebra = vocab.stoi[word]
-    if torch.equal(table, start):
-        raise ExerciseError("zebra_model's table is exactly the one it started from: train it, for steps Adam steps")
-    if torch.equal(table[zebra], start[zebra]):
-        raise ExerciseError(f"{word}'s row is exactly as at the start: none of the windows the model trained on "
-                            f"contained {word}. Hint: add your sentences to the corpus's before building the windows, "
-                            "and train on those windows")
+    require(not torch.equal(table[zebra], start[zebra]), f"{word}'s row is exactly as at the start: none of the "
+            f"windows the model trained on contained {word}. Hint: add your sentences to the corpus's before building "
+            "the windows, and train on those windows")
     words = [w for w in labelled_words() if w != word]
     hits = sum(category_of(_nearest(table, vocab, w, 1)[0]) == category_of(w) for w in words)
-    if hits < ZEBRA_EXERCISE_TRAINED_SHARE * len(words):
-        raise ExerciseError(f"only {hits} of {len(words)} words have a nearest neighbour of their own category: "
-                            "train the model for steps Adam steps on the corpus's sentences plus yours, starting from "
-                            "torch.manual_seed(seed)")
+    require(hits >= ZEBRA_EXERCISE_TRAINED_SHARE * len(words), f"only {hits} of {len(words)} words have a nearest "
+            "neighbour of their own category: train the model for steps Adam steps on the corpus's sentences plus "
+            "yours, starting from torch.manual_seed(seed)")
     neighbours = _nearest(table, vocab, word, ZEBRA_EXERCISE_NEIGHBOURS)
-    if any(category_of(w) != category_of(word) for w in neighbours):
-        raise ExerciseError(f"{word}'s nearest words are {', '.join(neighbours)}, not all of them animals. Hint: "
-                            f"{word} must stand where an animal stands: copy whole sentences and replace the "
-                            f"animal (cat) by {word}")
-    if predicted_category != category_of(word):
-        raise ExerciseError(f"your model is right, but your predicted_category, {predicted_category!r}, is not the "
-                            f"category of {word}'s nearest words. Hint: training moves {word}'s row towards the rows "
-                            "of words that appear in the same contexts")
-    if predicted_cat_nearest != (neighbours[0] == "cat"):
-        hint = ("every context your sentences give zebra is a context of cat" if not predicted_cat_nearest
-                else "look at which words share zebra's contexts in the sentences you made")
-        raise ExerciseError(f"your model is right, but your predicted_cat_nearest, {predicted_cat_nearest}, does not "
-                            f"match the checker's measurement. Hint: {hint}")
+    require(all(category_of(w) == category_of(word) for w in neighbours), f"{word}'s nearest words are "
+            f"{', '.join(neighbours)}, not all of them animals. Hint: {word} must stand where an animal stands: copy "
+            f"whole sentences and replace the animal (cat) by {word}")
+    require(predicted_category == category_of(word), f"your model is right, but your predicted_category, "
+            f"{predicted_category!r}, is not the category of {word}'s nearest words. Hint: training moves {word}'s "
+            "row towards the rows of words that appear in the same contexts")
+    why = ("every context your sentences give zebra is a context of cat" if not predicted_cat_nearest
+           else "look at which words share zebra's contexts in the sentences you made")
+    require(predicted_cat_nearest == (neighbours[0] == "cat"), f"your model is right, but your "
+            f"predicted_cat_nearest, {predicted_cat_nearest}, does not match the checker's measurement. Hint: {why}")
     return correct("zebra's row moved, the category and the nearest word you predicted match the checker's "
                    "measurement of zebra's nearest words, and the other words kept their categories")
 
@@ -133,47 +130,41 @@ def check_narrow_tables(models: dict[int, torch.nn.Module], contexts: torch.Tens
     similarities between the rows of the ``d = 1`` table.
     """
     _check_narrow_prediction_kinds(predicted_loss_order, d1_possible_cosines)
-    if not isinstance(models, dict) or not all(isinstance(d, int) for d in models):
-        raise ExerciseError(f"models must be a dict from the width d (an int) to a trained model, got {models!r}")
-    if not {1, 2} <= set(models) or max(models) <= 2:
-        raise ExerciseError(f"models has the widths {sorted(models)}; expected 1, 2 and the notebook's wider model")
+    require(isinstance(models, dict) and all(isinstance(d, int) for d in models),
+            f"models must be a dict from the width d (an int) to a trained model, got {models!r}")
+    require({1, 2} <= set(models) and max(models) > 2,
+            f"models has the widths {sorted(models)}; expected 1, 2 and the notebook's wider model")
     losses = {}
     for dim in sorted(models):
-        model = models[dim]
-        tables = [m for m in model.modules() if isinstance(m, torch.nn.Embedding)] \
-            if isinstance(model, torch.nn.Module) else []
-        if len(tables) != 1:
-            raise ExerciseError(f"models[{dim}] must be a model with one nn.Embedding (the CBOW of the notebook), "
-                                f"got {type(model).__name__}")
-        if tables[0].embedding_dim != dim:
-            raise ExerciseError(f"models[{dim}] has a table of width {tables[0].embedding_dim}, not {dim}: "
-                                f"build it as CBOW(V, {dim})")
+        model, tables = models[dim], _tables(models[dim])
+        require(len(tables) == 1, f"models[{dim}] must be a model with one nn.Embedding (the CBOW of the notebook), "
+                f"got {type(model).__name__}")
+        require(tables[0].embedding_dim == dim,
+                f"models[{dim}] has a table of width {tables[0].embedding_dim}, not {dim}: build it as CBOW(V, {dim})")
         with torch.no_grad():
             losses[dim] = torch.nn.functional.cross_entropy(model(contexts), targets).item()
         uniform = math.log(tables[0].num_embeddings)
-        if not losses[dim] < 0.75 * uniform:
-            raise ExerciseError(f"models[{dim}] has a loss of {losses[dim]:.3f}, close to the uniform guess "
-                                f"ln V = {uniform:.3f}: has it been trained (train(model, optimizer, steps))?")
+        require(losses[dim] < 0.75 * uniform, f"models[{dim}] has a loss of {losses[dim]:.3f}, close to the uniform "
+                f"guess ln V = {uniform:.3f}: has it been trained (train(model, optimizer, steps))?")
     dims = sorted(losses)
-    if not all(losses[a] > losses[b] for a, b in zip(dims, dims[1:], strict=False)):
-        raise ExerciseError(f"the losses {', '.join(f'{losses[d]:.3f} (d={d})' for d in dims)} do not fall as d "
-                            "grows. Hint: train every model for the same number of steps, from the same seed")
+    require(all(losses[a] > losses[b] for a, b in zip(dims, dims[1:], strict=False)),
+            f"the losses {', '.join(f'{losses[d]:.3f} (d={d})' for d in dims)} do not fall as d grows. Hint: train "
+            "every model for the same number of steps, from the same seed")
     print("the checker's losses on the corpus: " + ", ".join(f"d = {d}: {losses[d]:.2f}" for d in dims))
     wide = max(losses)  # the notebook's model: d = 8 in the prediction
     measured_order = [8 if d == wide else d for d in sorted(losses, key=losses.get, reverse=True) if d in (1, 2, wide)]
-    if list(predicted_loss_order) != measured_order:  # from the highest loss to the lowest
-        raise ExerciseError(f"your models are right, but your predicted_loss_order, {list(predicted_loss_order)}, is "
-                            "not the order of the losses above. Why: a narrower table gives each word fewer numbers "
-                            "to fit its contexts with")
-    rows = next(m for m in models[1].modules() if isinstance(m, torch.nn.Embedding)).weight.detach().cpu().double()
+    require(list(predicted_loss_order) == measured_order,  # from the highest loss to the lowest
+            f"your models are right, but your predicted_loss_order, {list(predicted_loss_order)}, is not the order of "
+            "the losses above. Why: a narrower table gives each word fewer numbers to fit its contexts with")
+    rows = _tables(models[1])[0].weight.detach().cpu().double()
     rows = rows[rows[:, 0] != 0]  # the <pad> row, all zeros, aside
     unit = rows / rows.norm(dim=1, keepdim=True)
     pairs = ~torch.eye(len(unit), dtype=torch.bool)  # two different rows
     measured_cosines = {float(c) for c in (unit @ unit.T)[pairs].round(decimals=6).unique().tolist()}
     print("the cosine similarities between two rows of the d = 1 table: "
           + ", ".join(f"{c:+.1f}" for c in sorted(measured_cosines)))
-    if {float(c) for c in d1_possible_cosines} != measured_cosines:
-        raise ExerciseError(f"your models are right, but your d1_possible_cosines, {sorted(d1_possible_cosines)}, "
-                            "are not the values printed above. Why: cos(a, b) = a·b / (|a| |b|), with a and b numbers")
+    require({float(c) for c in d1_possible_cosines} == measured_cosines, f"your models are right, but your "
+            f"d1_possible_cosines, {sorted(d1_possible_cosines)}, are not the values printed above. Why: "
+            "cos(a, b) = a·b / (|a| |b|), with a and b numbers")
     return correct("narrow holds trained CBOW models of widths 1 and 2; the checker measured each one's loss on "
                    "the corpus, and both your predictions match what it measured")

@@ -1,125 +1,89 @@
-"""Notebook 4's checkers accept a right answer and reject a wrong one with a hint."""
-
-import re
+"""Notebook 4's checkers: the worked answer passes, and each listed wrong answer fails with its hint."""
 
 import pytest
 import torch
 
 from utils.exercises import nb04 as exercises
 
+IDS = torch.tensor(exercises.GRAD_EXERCISE_IDS)
+GRAD_OUT = torch.randn(len(IDS), 3, generator=torch.Generator().manual_seed(0))
+UNSCALED = torch.zeros(exercises.GRAD_EXERCISE_VOCAB, 3).index_add_(0, IDS, GRAD_OUT)
+COUNTS = torch.bincount(IDS, minlength=exercises.GRAD_EXERCISE_VOCAB).clamp(min=1)[:, None]
 
-def _grad_exercise_inputs():
-    ids = torch.tensor(exercises.GRAD_EXERCISE_IDS)
-    grad_out = torch.randn(len(ids), 3, generator=torch.Generator().manual_seed(0))
-    return ids, grad_out
 
-def test_embedding_grad_right(capsys):
-    ids, grad_out = _grad_exercise_inputs()
-    counts = torch.bincount(ids, minlength=exercises.GRAD_EXERCISE_VOCAB).clamp(min=1)
-    right = torch.zeros(exercises.GRAD_EXERCISE_VOCAB, 3).index_add_(0, ids, grad_out) / counts[:, None]
-    assert exercises.check_embedding_grad(right, grad_out)
-    assert capsys.readouterr().out.startswith("correct: your gradient equals the one autograd computes")
+def _autograd():
     embedding = torch.nn.Embedding(exercises.GRAD_EXERCISE_VOCAB, 3, scale_grad_by_freq=True)
-    embedding(ids).backward(grad_out)
-    assert exercises.check_embedding_grad(embedding.weight.grad, grad_out)  # autograd agrees
+    embedding(IDS).backward(GRAD_OUT)
+    return embedding.weight.grad
 
-def test_embedding_grad_wrong():
-    ids, grad_out = _grad_exercise_inputs()
-    assigned = torch.zeros(exercises.GRAD_EXERCISE_VOCAB, 3)
-    assigned[ids] = grad_out  # the classic mistake: repeated rows overwrite instead of adding up
-    with pytest.raises(exercises.ExerciseError, match="index_add_"):
-        exercises.check_embedding_grad(assigned, grad_out)
-    with pytest.raises(exercises.ExerciseError, match=r"shape \(5, 3\), expected \(7, 3\)"):
-        exercises.check_embedding_grad(grad_out, grad_out)
-    unscaled = torch.zeros(exercises.GRAD_EXERCISE_VOCAB, 3).index_add_(0, ids, grad_out)
-    with pytest.raises(exercises.ExerciseError, match="without scale_grad_by_freq.*divided by 3"):
-        exercises.check_embedding_grad(unscaled, grad_out)  # section 1's rule: the counts are left out
-    noisy = unscaled.clone()
-    noisy[6] = 1.0
-    with pytest.raises(exercises.ExerciseError, match=r"rows \[1, 3, 4, 6\] are never looked up"):
-        exercises.check_embedding_grad(noisy, grad_out)
-    with pytest.raises(exercises.ExerciseError, match="must be a torch.Tensor"):
-        exercises.check_embedding_grad(noisy.tolist(), grad_out)
-    scaled = 2 * torch.zeros(exercises.GRAD_EXERCISE_VOCAB, 3).index_add_(0, ids, grad_out)
-    with pytest.raises(exercises.ExerciseError, match="differs from autograd's"):
-        exercises.check_embedding_grad(scaled, grad_out)
+
+@pytest.mark.parametrize(("grad", "expected"), [
+    (UNSCALED / COUNTS, "pass"),
+    (_autograd(), "pass"),
+    (torch.zeros(exercises.GRAD_EXERCISE_VOCAB, 3).index_put_((IDS,), GRAD_OUT), "index_add_"),  # rows overwritten
+    (GRAD_OUT, r"shape \(5, 3\), expected \(7, 3\)"),
+    (UNSCALED, "without scale_grad_by_freq.*divided by 3"),  # section 1's rule: the counts are left out
+    (UNSCALED.index_fill(0, torch.tensor([6]), 1.0), r"rows \[1, 3, 4, 6\] are never looked up"),
+    (UNSCALED.tolist(), "must be a torch.Tensor"),
+    (2 * UNSCALED, "differs from autograd's"),
+])
+def test_embedding_grad(judge, grad, expected):
+    judge(exercises.check_embedding_grad, (grad, GRAD_OUT), expected)
+
 
 MOVED_RIGHT = {"SGD": {1}, "SGD with momentum": {1, 4}, "Adam": {1, 4}, "AdamW": set(range(6))}  # padding_idx=0
 
-def test_moved_rows_right():
-    assert exercises.check_moved_rows(MOVED_RIGHT)
-    assert exercises.check_moved_rows({**MOVED_RIGHT, "SGD with momentum": [4, 1]})  # any collection of row ids
 
-@pytest.mark.parametrize(
-    ("change", "message"),
-    [
-        ({"Adam": set(range(6))}, r"Adam: rows \[0, 1, 2, 3, 4, 5\] are not the rows that step 2 moves"),
-        ({"SGD": {0, 1}}, "padding_idx zeroes one row's gradient"),  # row 0 looked up, but no gradient
-        ({"SGD with momentum": {0, 1, 4}}, "momentum buffer remembers"),
-        ({"Adam": {1}}, "Adam's first moment remembers"),
-        ({"AdamW": {1, 2, 3, 4, 5}}, "shrinks every non-zero row"),  # the padding row decays too
-        ({"Adam": 3}, "must be a set of row ids"),
-    ],
-)
-def test_moved_rows_wrong(change, message):
-    with pytest.raises(exercises.ExerciseError, match=message) as error:
-        exercises.check_moved_rows({**MOVED_RIGHT, **change})
-    name = next(iter(change))
-    assert str(sorted(MOVED_RIGHT[name])) not in str(error.value)  # a hint, never the rows that move
+@pytest.mark.parametrize(("answer", "expected"), [
+    (MOVED_RIGHT, "pass"),
+    ({**MOVED_RIGHT, "SGD with momentum": [4, 1]}, "pass"),  # any collection of row ids
+    ({**MOVED_RIGHT, "Adam": set(range(6))}, r"Adam: rows \[0, 1, 2, 3, 4, 5\] are not the rows that step 2 moves"),
+    ({**MOVED_RIGHT, "SGD": {0, 1}}, "padding_idx zeroes one row's gradient"),  # row 0 looked up, but no gradient
+    ({**MOVED_RIGHT, "SGD with momentum": {0, 1, 4}}, "momentum buffer remembers"),
+    ({**MOVED_RIGHT, "Adam": {1}}, "Adam's first moment remembers"),
+    ({**MOVED_RIGHT, "AdamW": {1, 2, 3, 4, 5}}, "shrinks every non-zero row"),  # the padding row decays too
+    ({**MOVED_RIGHT, "Adam": 3}, "must be a set of row ids"),
+    ({k: v for k, v in MOVED_RIGHT.items() if k != "AdamW"}, r"missing \['AdamW'\]"),
+    ([1, 4], "must be a dict"),
+])
+def test_moved_rows(judge, answer, expected):
+    wrong = [name for name, rows in MOVED_RIGHT.items() if isinstance(answer, dict) and answer.get(name, rows) != rows]
+    judge(exercises.check_moved_rows, (answer,), expected,
+          never=[str(sorted(MOVED_RIGHT[name])) for name in wrong])  # a hint, never the rows that move
 
-def test_moved_rows_wrong_shape_of_answer():
-    with pytest.raises(exercises.ExerciseError, match=r"missing \['AdamW'\]"):
-        exercises.check_moved_rows({k: v for k, v in MOVED_RIGHT.items() if k != "AdamW"})
-    with pytest.raises(exercises.ExerciseError, match="must be a dict"):
-        exercises.check_moved_rows([1, 4])
 
-def _lookup_counts(sparse_grad, num_rows):
+def lookup_counts(sparse_grad, num_rows):
     """Exercise 4.3's worked answer."""
     return torch.bincount(sparse_grad._indices()[0], minlength=num_rows)
 
-def test_lookup_counts_right(capsys):
-    assert exercises.check_lookup_counts(_lookup_counts)
-    assert capsys.readouterr().out.startswith("correct: lookup_counts counted the lookups of every row")
 
-    def by_index_add(sparse_grad, num_rows):  # another way: add a 1 into the row of every entry
-        ones = torch.ones(sparse_grad._nnz(), dtype=torch.long)
-        return torch.zeros(num_rows, dtype=torch.long).index_add_(0, sparse_grad._indices()[0], ones)
+def by_index_add(sparse_grad, num_rows):  # another way: add a 1 into the row of every entry
+    ones = torch.ones(sparse_grad._nnz(), dtype=torch.long)
+    return torch.zeros(num_rows, dtype=torch.long).index_add_(0, sparse_grad._indices()[0], ones)
 
-    assert exercises.check_lookup_counts(by_index_add)
 
-def _assert_no_counts_in(message):
-    for ids, num_rows in exercises.LOOKUP_COUNT_CASES:
-        counts = torch.bincount(torch.tensor(ids), minlength=num_rows).tolist()
-        assert str(counts) not in message, "a hint, never the expected counts"
+SECTION_4 = torch.tensor([0, 1, 0, 2, 0, 0, 1, 0])  # typed in: the counts of section 4's ids [1, 3, 3, 6]
+FIRST_CASE = torch.tensor([0, 2, 0, 3, 0, 0, 0, 1, 0])  # typed in: right for the checker's first case only
+COUNTS_OF_CASES = [str(torch.bincount(torch.tensor(ids), minlength=num_rows).tolist())
+                   for ids, num_rows in exercises.LOOKUP_COUNT_CASES]
 
-def test_lookup_counts_wrong():
-    wrong = [
-        (lambda grad, n: torch.bincount(grad.coalesce().indices()[0], minlength=n), "coalesce\\(\\) merged"),
-        (lambda grad, n: torch.bincount(grad.indices()[0], minlength=n), "raised RuntimeError.*coalesced tensor"),
-        (lambda grad, n: torch.bincount(grad._indices()[0]), r"returned shape \(8,\); return one count per row"),
-        (lambda grad, n: grad.to_dense()[:, 0].long(), "one entry per position"),
-        (lambda grad, n: torch.bincount(grad._indices()[0], minlength=n).float(), "of dtype torch.float32"),
-        (lambda grad, n: torch.bincount(grad._indices()[0], minlength=n).tolist(), "returned list"),
-    ]
-    for function, message in wrong:
-        with pytest.raises(exercises.ExerciseError, match=message) as error:
-            exercises.check_lookup_counts(function)
-        _assert_no_counts_in(str(error.value))
 
-def test_lookup_counts_typed():
-    """Typed-in counts cannot pass: the checker calls the function on gradients of its own."""
-    section_4 = torch.tensor([0, 1, 0, 2, 0, 0, 1, 0])  # the counts of section 4's ids [1, 3, 3, 6]
-    with pytest.raises(exercises.ExerciseError, match=r"returned shape \(8,\)") as error:
-        exercises.check_lookup_counts(lambda grad, n: section_4)
-    _assert_no_counts_in(str(error.value))
-    first = torch.tensor([0, 2, 0, 3, 0, 0, 0, 1, 0])  # right for the checker's first case only
-    with pytest.raises(exercises.ExerciseError, match="returned shape") as error:
-        exercises.check_lookup_counts(lambda grad, n: first)
-    _assert_no_counts_in(str(error.value))
+@pytest.mark.parametrize(("function", "expected"), [
+    (lookup_counts, "pass"),
+    (by_index_add, "pass"),
+    (lambda grad, n: torch.bincount(grad.coalesce().indices()[0], minlength=n), r"coalesce\(\) merged"),
+    (lambda grad, n: torch.bincount(grad.indices()[0], minlength=n), "raised RuntimeError.*coalesced tensor"),
+    (lambda grad, n: torch.bincount(grad._indices()[0]), r"has shape \(8,\), expected \(9,\): one count per row"),
+    (lambda grad, n: grad.to_dense()[:, 0].long(), "one entry per position"),
+    (lambda grad, n: torch.bincount(grad._indices()[0], minlength=n).float(), "of dtype torch.float32"),
+    (lambda grad, n: torch.bincount(grad._indices()[0], minlength=n).tolist(), "returned list"),
+    (lambda grad, n: SECTION_4, r"has shape \(8,\)"),
+    (lambda grad, n: FIRST_CASE, r"ids \[5\], num_rows=6\) has shape \(9,\)"),
+    (torch.tensor([0, 2, 0, 3]), "pass your function itself"),
+])
+def test_lookup_counts(judge, function, expected):
+    judge(exercises.check_lookup_counts, (function,), expected, never=COUNTS_OF_CASES)
 
-def test_lookup_counts_bad_input():
-    with pytest.raises(exercises.ExerciseError, match="pass your function itself"):
-        exercises.check_lookup_counts(torch.tensor([0, 2, 0, 3]))
 
 def _train(weight, optimizer_class, lr, weight_decay, steps):
     """Exercise 4.4's training: a table made from ``weight`` (shared, not copied), ``steps`` steps on ids 1 and 4."""
@@ -132,115 +96,72 @@ def _train(weight, optimizer_class, lr, weight_decay, steps):
     return table
 
 
-def _row_0_distance(optimizer_class, lr, weight_decay, steps):
-    """Exercise 4.4's worked answer."""
-    start = torch.randn(6, 4, generator=torch.Generator().manual_seed(4))  # decay_start
+def _start():
+    return torch.randn(6, 4, generator=torch.Generator().manual_seed(4))  # decay_start
+
+
+def row_0_distance(optimizer_class, lr, weight_decay, steps, row=0):
+    """Exercise 4.4's worked answer (``row`` makes a wrong one)."""
+    start = _start()
     table = _train(start.clone(), optimizer_class, lr, weight_decay, steps)
-    return (table.weight[0] - start[0]).norm().item()
-
-PREDICTED_RATIO = 2 / (0.1 * torch.randn(6, 4, generator=torch.Generator().manual_seed(4))[0].norm().item())
+    return (table.weight[row] - start[row]).norm().item()
 
 
-def _assert_no_distance_in(message):
-    assert not re.search(r"\d\.\d{3}", message.replace("0.01", "").replace("0.05", "")), \
-        "a hint, never the expected distance"
-
-def test_row_0_distance_right(capsys):
-    assert exercises.check_row_0_distance(PREDICTED_RATIO, _row_0_distance)
-    out = capsys.readouterr().out
-    assert out.startswith("correct: row_0_distance matches the checker's own runs")
-    assert not re.search(r"\d\.\d", out)  # says what was checked, not the distances
-
-    def as_tensor(*args):  # a 0-d tensor is a number too
-        return torch.tensor(_row_0_distance(*args))
-
-    assert exercises.check_row_0_distance(PREDICTED_RATIO, as_tensor)
-    ratio = _row_0_distance(torch.optim.Adam, 0.01, 0.1, 10) / _row_0_distance(torch.optim.AdamW, 0.01, 0.1, 10)
-    assert abs(PREDICTED_RATIO / ratio - 1) < 0.05  # the lesson: lr a step, against lr·wd·w
+SHARED, DRIFTING = _start(), _start()
 
 
-@pytest.mark.parametrize(("predicted_ratio", "hint"), [
-    (1.0, "Adam divides the decay term weight_decay \\* w by its own size"),  # "both decay alike"
-    (0.1, "Adam divides"),  # "Adam moves it less"
-    (100.0, "in proportion to the weight, not zero"),  # as in section 6, where weight_decay was 0.01
+def shares_start(optimizer_class, lr, weight_decay, steps):  # from_pretrained(decay_start) without .clone()
+    table = _train(SHARED, optimizer_class, lr, weight_decay, steps)
+    return (table.weight[0] - SHARED[0]).norm().item()  # row 0 and decay_start[0] moved together
+
+
+def drifts(optimizer_class, lr, weight_decay, steps):  # each call starts where the last one ended
+    before = DRIFTING[0].clone()
+    return (_train(DRIFTING, optimizer_class, lr, weight_decay, steps).weight[0].detach() - before).norm().item()
+
+
+RATIO = row_0_distance(torch.optim.Adam, 0.01, 0.1, 10) / row_0_distance(torch.optim.AdamW, 0.01, 0.1, 10)
+PREDICTED_RATIO = 2 / (0.1 * _start()[0].norm().item())  # the lesson: lr a step, against lr·wd·w
+TYPED = {torch.optim.Adam: row_0_distance(torch.optim.Adam, 0.01, 0.1, 10),
+         torch.optim.AdamW: row_0_distance(torch.optim.AdamW, 0.01, 0.1, 10)}
+
+
+def test_the_predicted_ratio_is_the_lesson():
+    assert abs(PREDICTED_RATIO / RATIO - 1) < 0.05
+
+
+@pytest.mark.parametrize(("predicted_ratio", "function", "expected"), [
+    (PREDICTED_RATIO, row_0_distance, "pass"),
+    (PREDICTED_RATIO, lambda *args: torch.tensor(row_0_distance(*args)), "pass"),  # a 0-d tensor is a number too
+    (1.0, row_0_distance, r"Adam divides the decay term weight_decay \* w by its own size"),  # "both decay alike"
+    (0.1, row_0_distance, "Adam divides"),  # "Adam moves it less"
+    (100.0, row_0_distance, "in proportion to the weight, not zero"),  # as in section 6, where weight_decay was 0.01
+    (PREDICTED_RATIO, lambda cls, lr, wd, steps: row_0_distance(cls, lr, wd, 1), "in one step; take `steps` steps"),
+    (PREDICTED_RATIO, lambda cls, lr, wd, steps: row_0_distance(cls, lr, 0.0, steps),
+     "pass weight_decay to the optimizer"),
+    (PREDICTED_RATIO, shares_start, r"decay_start.clone\(\)"),
+    (PREDICTED_RATIO, drifts, "called twice: your function changes"),
+    (PREDICTED_RATIO, lambda *args: row_0_distance(*args, row=1), r"\(weight\[0\] - decay_start\[0\]\).norm\(\)"),
+    (PREDICTED_RATIO, lambda cls, lr, wd, steps: TYPED[cls], "distance at the exercise's settings: use the arguments"),
+    (PREDICTED_RATIO, lambda *args: 0.2, "returned a distance that is off"),
+    (PREDICTED_RATIO, 0.2, "pass your function itself"),
+    ("12", row_0_distance, (TypeError, "predicted_ratio must be a number")),
+    (PREDICTED_RATIO, lambda *args: "0.2", (TypeError, r"row_0_distance\(torch.optim.Adam, .*\) must be a number")),
+    (PREDICTED_RATIO, lambda *args: torch.zeros(4), (TypeError, "must be a number")),
+    (PREDICTED_RATIO, lambda *args: -0.2, (ValueError, "finite distance >= 0, got -0.2")),
+    (PREDICTED_RATIO, lambda *args: float("nan"), (ValueError, "got nan")),
 ])
-def test_row_0_distance_wrong_prediction(predicted_ratio, hint):
-    ratio = _row_0_distance(torch.optim.Adam, 0.01, 0.1, 10) / _row_0_distance(torch.optim.AdamW, 0.01, 0.1, 10)
-    with pytest.raises(exercises.ExerciseError, match=hint) as error:
-        exercises.check_row_0_distance(predicted_ratio, _row_0_distance)
-    assert f"{ratio:.3g}" not in str(error.value) and f"{ratio:.0f}" not in str(error.value)
-
-def test_row_0_distance_wrong():
-    def one_step(optimizer_class, lr, weight_decay, steps):
-        return _row_0_distance(optimizer_class, lr, weight_decay, 1)
-
-    def no_decay(optimizer_class, lr, weight_decay, steps):
-        return _row_0_distance(optimizer_class, lr, 0.0, steps)
-
-    start = torch.randn(6, 4, generator=torch.Generator().manual_seed(4))
-
-    def shares_start(optimizer_class, lr, weight_decay, steps):  # from_pretrained without .clone(): trains start
-        table = _train(start, optimizer_class, lr, weight_decay, steps)
-        return (table.weight[0] - start[0]).norm().item()
-
-    moving = {"start": torch.randn(6, 4, generator=torch.Generator().manual_seed(4))}
-
-    def drifts(optimizer_class, lr, weight_decay, steps):  # each call starts where the last one ended
-        before = moving["start"][0].clone()
-        table = _train(moving["start"], optimizer_class, lr, weight_decay, steps)
-        return (table.weight[0].detach() - before).norm().item()
-
-    def row_1(optimizer_class, lr, weight_decay, steps):
-        table = _train(start.clone(), optimizer_class, lr, weight_decay, steps)
-        return (table.weight[1] - start[1]).norm().item()
-
-    wrong = [
-        (one_step, "in one step; take `steps` steps"),
-        (no_decay, "pass weight_decay to the optimizer"),
-        (shares_start, r"decay_start.clone\(\)"),
-        (drifts, "called twice: your function changes decay_start"),
-        (row_1, r"\(weight\[0\] - decay_start\[0\]\).norm\(\)"),
-    ]
-    for function, message in wrong:
-        with pytest.raises(exercises.ExerciseError, match=message) as error:
-            exercises.check_row_0_distance(PREDICTED_RATIO, function)
-        _assert_no_distance_in(str(error.value))
-
-def test_row_0_distance_typed():
-    """Typed-in distances cannot pass: the checker calls the function at settings of its own."""
-    typed = {torch.optim.Adam: _row_0_distance(torch.optim.Adam, 0.01, 0.1, 10),
-             torch.optim.AdamW: _row_0_distance(torch.optim.AdamW, 0.01, 0.1, 10)}
-    with pytest.raises(exercises.ExerciseError, match="distance at the exercise's settings: use the arguments") as e:
-        exercises.check_row_0_distance(PREDICTED_RATIO,
-                                       lambda optimizer_class, lr, weight_decay, steps: typed[optimizer_class])
-    _assert_no_distance_in(str(e.value))
-    with pytest.raises(exercises.ExerciseError, match="returned a distance that is off"):
-        exercises.check_row_0_distance(PREDICTED_RATIO, lambda optimizer_class, lr, weight_decay, steps: 0.2)
-
-def test_row_0_distance_bad_input():
-    with pytest.raises(exercises.ExerciseError, match="pass your function itself"):
-        exercises.check_row_0_distance(PREDICTED_RATIO, 0.2)
-    with pytest.raises(TypeError, match="predicted_ratio must be a number"):
-        exercises.check_row_0_distance("12", _row_0_distance)
-    with pytest.raises(TypeError, match=r"row_0_distance\(torch.optim.Adam, .*\) must be a number"):
-        exercises.check_row_0_distance(PREDICTED_RATIO, lambda *args: "0.2")
-    with pytest.raises(TypeError, match="must be a number"):
-        exercises.check_row_0_distance(PREDICTED_RATIO, lambda *args: torch.zeros(4))
-    with pytest.raises(ValueError, match="finite distance >= 0, got -0.2"):
-        exercises.check_row_0_distance(PREDICTED_RATIO, lambda *args: -0.2)
-    with pytest.raises(ValueError, match="got nan"):
-        exercises.check_row_0_distance(PREDICTED_RATIO, lambda *args: float("nan"))
+def test_row_0_distance(judge, predicted_ratio, function, expected):
+    never = [f"{RATIO:.3g}", f"{RATIO:.0f}"] + [f"{distance:.3f}" for distance in TYPED.values()]
+    judge(exercises.check_row_0_distance, (predicted_ratio, function), expected, never=never)
 
 
-def test_checkers_leave_the_global_rng_alone(capsys):
+def test_checkers_leave_the_global_rng_alone():
     torch.manual_seed(123)
     expected = torch.rand(3)
-    ids, grad_out = _grad_exercise_inputs()
     torch.manual_seed(123)
-    counts = torch.bincount(ids, minlength=exercises.GRAD_EXERCISE_VOCAB).clamp(min=1)[:, None]
-    exercises.check_embedding_grad(torch.zeros(exercises.GRAD_EXERCISE_VOCAB, 3).index_add_(0, ids, grad_out) / counts,
-                                   grad_out)
+    exercises.check_embedding_grad(UNSCALED / COUNTS, GRAD_OUT)
     exercises.check_moved_rows(MOVED_RIGHT)
-    exercises.check_lookup_counts(_lookup_counts)
-    exercises.check_row_0_distance(PREDICTED_RATIO, _row_0_distance)
+    exercises.check_lookup_counts(lookup_counts)
+    exercises.check_row_0_distance(PREDICTED_RATIO, row_0_distance)
     assert torch.equal(torch.rand(3), expected)
