@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 
+import jsonschema
 import nbformat
 from IPython.core.inputtransformer2 import TransformerManager
 
@@ -249,6 +250,33 @@ def rebase_for_zh(text: str) -> str:
 
 # --- translation files ----------------------------------------------------------------------------
 
+_LINES = {"type": "array", "items": {"type": "string"}}
+_SHA256 = {"type": "string", "pattern": "^[0-9a-f]{64}$"}
+#: ``<stem>.json`` and ``_shared.json``: per cell id, a markdown cell's English and Chinese lines, or a code
+#: cell's comments (each with its Chinese), stamped with the SHA-256 of that English
+NOTEBOOK_SCHEMA = {"type": "object", "required": ["notebook", "cells"], "properties": {
+    "notebook": {"type": "string"},
+    "cells": {"type": "object", "additionalProperties": {
+        "type": "object", "required": ["type", "sha256"],
+        "properties": {"type": {"enum": ["markdown", "code"]}, "sha256": _SHA256},
+        "allOf": [{"if": {"properties": {"type": {"const": "markdown"}}},
+                   "then": {"required": ["en", "zh"], "properties": {"en": _LINES, "zh": _LINES}}},
+                  {"if": {"properties": {"type": {"const": "code"}}},
+                   "then": {"required": ["comments"], "properties": {"comments": {"type": "array", "items": {
+                       "type": "object", "required": ["en", "zh"],
+                       "properties": {"en": {"type": "string"}, "zh": {"type": "string"}}}}}}}]}}}}
+#: ``_titles.json`` and ``_readme.json``: per notebook stem (its title) or README.md heading (its section), the
+#: English lines a translation was made from and their SHA-256 (see :func:`stamped`)
+STAMPS_SCHEMA = {"type": "object", "required": ["stamps"], "properties": {"stamps": {
+    "type": "object", "additionalProperties": {"type": "object", "required": ["en", "sha256"],
+                                               "properties": {"en": _LINES, "sha256": _SHA256}}}}}
+
+
+def stamped(text: str) -> dict:
+    """The stamp of a translation made from the English ``text``: its lines and their SHA-256."""
+    return {"en": text.split("\n"), "sha256": fingerprint(text)}
+
+
 def english_text(cell: nbformat.NotebookNode) -> str:
     """What a translation of ``cell`` is made from: a markdown cell's source, or a code cell's comments."""
     return "\n".join(translatable_comments(cell.source)) if cell.cell_type == "code" else cell.source
@@ -263,41 +291,23 @@ def is_translatable(cell: nbformat.NotebookNode) -> bool:
 def new_entry(cell: nbformat.NotebookNode, old: dict | None = None) -> dict:
     """An entry stamped with the cell's current English, keeping what ``old`` translated of it (markdown:
     the Chinese; code: the translations of comments that did not change)."""
-    old = old if isinstance(old, dict) and old.get("type") == cell.cell_type else {}
-    entry = {"type": cell.cell_type, "sha256": fingerprint(english_text(cell))}
+    old = old if old and old["type"] == cell.cell_type else {}
     if cell.cell_type == "markdown":
-        return {**entry, "en": cell.source.split("\n"), "zh": list(old.get("zh", []))}
-    known = {c.get("en"): c.get("zh", "") for c in old.get("comments", []) if isinstance(c, dict)}
-    comments = translatable_comments(cell.source)
-    return {**entry, "comments": [{"en": text, "zh": known.get(text, "")} for text in comments]}
+        return {"type": "markdown", **stamped(cell.source), "zh": old.get("zh", [])}
+    known = {pair["en"]: pair["zh"] for pair in old.get("comments", [])}
+    return {"type": "code", "sha256": fingerprint(english_text(cell)),
+            "comments": [{"en": text, "zh": known.get(text, "")} for text in translatable_comments(cell.source)]}
 
 
-def _entry_error(entry: object) -> str | None:
-    """Why ``entry`` is not a well-formed entry, or None."""
-    def lines(value: object) -> bool:
-        return isinstance(value, list) and all(isinstance(line, str) for line in value)
-
-    if not isinstance(entry, dict) or entry.get("type") not in ("markdown", "code"):
-        return 'an entry must be an object with "type": "markdown" or "code"'
-    if not isinstance(entry.get("sha256"), str):
-        return 'an entry needs its stamp, "sha256" (a string)'
-    for key in ("en", "zh") if entry["type"] == "markdown" else ():
-        if not lines(entry.get(key)):
-            return f'a markdown entry needs "{key}": a list of lines (strings)'
-    comments = entry.get("comments")
-    if entry["type"] == "code" and not (isinstance(comments, list) and all(
-            isinstance(c, dict) and isinstance(c.get("en"), str) and isinstance(c.get("zh"), str) for c in comments)):
-        return 'a code entry needs "comments": a list of {"en": "# ...", "zh": "# ..."}'
-    return None
+def _entry_stamp(entry: dict) -> dict:
+    """An entry's stamp (:func:`stamped`): a code entry's English is its comments."""
+    return entry if entry["type"] == "markdown" else {"en": [pair["en"] for pair in entry["comments"]],
+                                                      "sha256": entry["sha256"]}
 
 
-def _stored_english(entry: dict) -> str:
-    return "\n".join(entry["en"] if entry["type"] == "markdown" else [c["en"] for c in entry["comments"]])
-
-
-def _read(stem: str, key: str, valid, shape: str) -> object | None:
-    """``translations/<stem>.json``'s value under ``key`` (None: no file); :class:`TranslationFileError`
-    naming the file where it is not valid JSON or ``valid(value)`` is false (``shape`` says what is expected)."""
+def _read(stem: str, schema: dict) -> dict | None:
+    """``translations/<stem>.json`` (None: no file); :class:`TranslationFileError` naming the file, and the
+    place in it, where it is not valid JSON or not in the form ``schema`` describes."""
     path = translation_path(stem)
     if not path.is_file():
         return None
@@ -305,11 +315,9 @@ def _read(stem: str, key: str, valid, shape: str) -> object | None:
         data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as error:
         raise TranslationFileError(f"{_repo(path)} is not valid JSON: {error}") from error
-    if not (isinstance(data, dict) and valid(data.get(key))):
-        raise TranslationFileError(f"{_repo(path)}: expected {shape}")
-    if key == "cells" and data.get("notebook") != stem:
-        raise TranslationFileError(f'{_repo(path)}: "notebook" is {data.get("notebook")!r}, expected {stem!r}')
-    return data[key]
+    if error := jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(data)):
+        raise TranslationFileError(f"{_repo(path)}: {error.json_path}: {error.message}")
+    return data
 
 
 def _write(stem: str, data: dict) -> Path:
@@ -321,21 +329,11 @@ def _write(stem: str, data: dict) -> Path:
 
 def load(stem: str) -> dict[str, dict] | None:
     """The entries of ``translations/<stem>.json`` by cell id; None when there is no file."""
-    return _read(stem, "cells", lambda cells: isinstance(cells, dict), 'an object with "cells": {cell id: entry}')
-
-
-def _titles() -> dict[str, dict]:
-    """``_titles.json``: per stem, the English title its ``title_zh`` was translated from, and its SHA-256."""
-    return _read(TITLES, "titles", lambda titles: isinstance(titles, dict) and all(
-        isinstance(t, dict) and isinstance(t.get("sha256"), str) for t in titles.values()),
-        '{"titles": {stem: {"en", "sha256"}}}') or {}
-
-
-def _readme_stamps() -> list[dict]:
-    """``_readme.json``: per section of README.md, in order, its heading, the text translated and its SHA-256."""
-    return _read(README_KEY, "sections", lambda sections: isinstance(sections, list) and all(
-        isinstance(s, dict) and isinstance(s.get("heading"), str) and isinstance(s.get("sha256"), str)
-        and isinstance(s.get("en"), list) for s in sections), '{"sections": [{"heading", "sha256", "en"}, ...]}') or []
+    data = _read(stem, NOTEBOOK_SCHEMA)
+    if data is not None and data["notebook"] != stem:
+        raise TranslationFileError(f'{_repo(translation_path(stem))}: "notebook" is {data["notebook"]!r}, '
+                                   f"expected {stem!r}")
+    return None if data is None else data["cells"]
 
 
 def save(stem: str, cells: dict[str, dict], order: list[str]) -> Path:
@@ -343,6 +341,20 @@ def save(stem: str, cells: dict[str, dict], order: list[str]) -> Path:
     ranked = {cell_id: i for i, cell_id in enumerate(order)}
     ordered = dict(sorted(cells.items(), key=lambda item: ranked.get(item[0], len(ranked))))
     return _write(stem, {"notebook": stem, "cells": ordered})
+
+
+def _stamps(key: str) -> dict[str, dict]:
+    """The stamps of :data:`TITLES` or :data:`README_KEY` by name (empty: no file)."""
+    return (_read(key, STAMPS_SCHEMA) or {"stamps": {}})["stamps"]
+
+
+def _restamp(key: str, english: dict[str, str], names: list[str], kind: str) -> None:
+    """Stamp the translations of ``names`` against their current English (``english``: name -> text) in
+    ``translations/<key>.json``, which keeps the stamps in ``english``'s order and drops those it lacks."""
+    if unknown := [name for name in names if name not in english]:
+        raise SystemExit(f"unknown {kind} {unknown[0]!r}; expected one of: {', '.join(map(repr, english))}")
+    stamps = {**_stamps(key), **{name: stamped(english[name]) for name in names}}
+    _write(key, {"stamps": {name: stamps[name] for name in english if name in stamps}})
 
 
 # --- checking ---------------------------------------------------------------------------------------
@@ -362,27 +374,49 @@ class Problem:
             f"{self.notebook}: {self.message}"
 
 
+def _command(args: str) -> str:
+    return f"`python -m tools.translations {args}`"
+
+
+def _stamp_problem(stored: dict | None, now: str, label: str, update: str, command: str) -> tuple[str, str] | None:
+    """``(kind, message)`` when a translation's stamp (``stored``, None: never stamped) does not match ``now``,
+    the current English (``label`` names it in the diff); ``update`` says what a person updates, ``command``
+    the :func:`main` command that stamps it again."""
+    run = f"run {_command(command)}"
+    if stored is None:
+        return "missing", f"no stamp: check that {update} translates the English, then {run}"
+    english = "\n".join(stored["en"])
+    if fingerprint(now) != stored["sha256"]:
+        return "stale", (f"stale translation: the English changed since it was translated. Update {update}, then "
+                         f"{run}. The English change:\n" + _diff(english, now, label))
+    if fingerprint(english) != stored["sha256"]:
+        return "invalid", f'the stored English ("en") does not match its stamp (edited by hand?): {run}'
+    return None
+
+
+def _style_problems(where: str, slips: list[zh_style.Slip]) -> list[Problem]:
+    return [Problem(where, slip.cell, "style", f"{slip.rule}: {slip.text} (see tools/zh_style.py)") for slip in slips]
+
+
 def _entry_problems(stem: str, cell: nbformat.NotebookNode, entry: dict) -> list[tuple[str, str]]:
-    """``(kind, message)`` for each problem of a well-formed entry of a cell of the same type."""
-    path, cell_id, now = _repo(translation_path(stem)), cell.get("id"), english_text(cell)
-    if fingerprint(now) != entry["sha256"]:  # the rest would only repeat it
-        return [("stale", f"stale translation: the English changed since it was translated. Update the Chinese in "
-                 f"{path}, then run `python -m tools.translations stamp {stem} {cell_id}`. The English change:\n"
-                 + _diff(_stored_english(entry), now, cell_id))]
-    found = []
-    if fingerprint(_stored_english(entry)) != entry["sha256"]:
-        found.append(("invalid", "the stored English (\"en\") does not match its stamp (edited by hand?): run "
-                      f"`python -m tools.translations stamp {stem} {cell_id}`"))
+    """``(kind, message)`` for each problem of the translation ``entry`` of ``cell``."""
+    path, cell_id = _repo(translation_path(stem)), cell.get("id")
+    if entry["type"] != cell.cell_type:
+        return [("stale", f"the cell is now a {cell.cell_type} cell, but its translation is for a {entry['type']} "
+                 "cell: replace the entry")]
+    stamp = _stamp_problem(_entry_stamp(entry), english_text(cell), cell_id, f"the Chinese in {path}",
+                           f"stamp {stem} {cell_id}")
+    if stamp and stamp[0] == "stale":
+        return [stamp]  # the rest would only repeat it
+    found = [stamp] if stamp else []
     if entry["type"] == "markdown":
         zh = "\n".join(entry["zh"])
         if not zh.strip():
             return [*found, ("missing", f'the translation ("zh") in {path} is empty')]
-        if differences := invariant_differences(cell.source, zh):
-            found.append(("invalid", "the translation must keep the English's code, formulas, link targets and "
-                          "headings: " + "; ".join(differences)))
-        if numbers := number_differences(cell.source, zh):
-            found.append(("invalid", "the translation must keep the English's numbers: " + "; ".join(numbers)))
-        return found
+        kept = {"code, formulas, link targets and headings": invariant_differences(cell.source, zh),
+                "numbers": number_differences(cell.source, zh)}
+        return found + [("invalid", f"the translation must keep the English's {what}: " + "; ".join(differences))
+                        for what, differences in kept.items() if differences]
     comments, stored = translatable_comments(cell.source), {pair["en"] for pair in entry["comments"]}
     for pair in (pair for pair in entry["comments"] if pair["en"] in comments):
         if error := _comment_translation_error(pair["zh"], pair["en"]):
@@ -401,28 +435,19 @@ def check_translation(stem: str, english: nbformat.NotebookNode, cells: dict[str
     those cell ids (the shared file's set-up cell), which a notebook's own file leaves out."""
     path = _repo(translation_path(stem))
     if cells is None:
-        return [Problem(stem, None, "missing", f"there is no translation, {path}: run "
-                        f"`python -m tools.translations init {stem}` and translate every entry")]
+        return [Problem(stem, None, "missing", f"there is no translation, {path}: run {_command(f'init {stem}')} "
+                        "and translate every entry")]
     by_id = {cell.get("id"): cell for cell in english.cells}
     in_scope = (lambda cid: cid in only) if only is not None else (lambda cid: cid not in SHARED_IDS)
     wanted = {cid: cell for cid, cell in by_id.items() if in_scope(cid) and is_translatable(cell)}
     problems = []
     for cell_id, cell in wanted.items():
-        entry = cells.get(cell_id)
-        if entry is None:
-            found = [("missing", f"the {cell.cell_type} cell has no translation in {path} "
-                      f"(`python -m tools.translations init {stem}` adds an empty entry)")]
-        elif error := _entry_error(entry):
-            found = [("invalid", f"{path}: {error}")]
-        elif entry["type"] != cell.cell_type:
-            found = [("stale", f"the cell is now a {cell.cell_type} cell, but its translation is for a "
-                      f"{entry['type']} cell: replace the entry")]
-        else:
-            found = _entry_problems(stem, cell, entry)
+        found = _entry_problems(stem, cell, cells[cell_id]) if cell_id in cells else [
+            ("missing", f"the {cell.cell_type} cell has no translation in {path} ({_command(f'init {stem}')} adds "
+             "an empty entry)")]
         problems += [Problem(stem, cell_id, kind, message) for kind, message in found]
     if only is None:  # a notebook's own translation: how its Chinese reads
-        problems += [Problem(stem, slip.cell, "style", f"{slip.rule}: {slip.text} (see tools/zh_style.py)")
-                     for slip in zh_style.notebook_slips(stem, cells)]
+        problems += _style_problems(stem, zh_style.notebook_slips(stem, cells))
     for cell_id in (cid for cid in cells if cid not in wanted and in_scope(cid)):
         why = ("the English notebook has no cell with this id (delete the entry, or move it to the cell's new id)"
                if cell_id not in by_id else
@@ -509,39 +534,25 @@ def problems_summary() -> str:
             "; `python -m tools.translations check` lists them, and the tests fail until a person fixes them")
 
 
-# --- the titles: each title_zh stamped against its English title -----------------------------------
+# --- the titles and README.zh.md: stamped against the English titles and README.md's sections ----------
 
 def check_title(entry: Notebook) -> list[Problem]:
     """The manifest's ``title_zh`` of ``entry`` against the stamp of its English ``title``."""
     if not entry.title_zh.strip():
         return [Problem(entry.stem, None, "missing", "the manifest entry has no title_zh (tools/manifest.py)")]
     try:
-        stored = _titles().get(entry.stem)
+        stored = _stamps(TITLES).get(entry.stem)
     except TranslationFileError as error:
         return [Problem(entry.stem, None, "invalid", str(error))]
-    how = f"then run `python -m tools.translations stamp-title {entry.stem}`"
-    if stored is None:
-        return [Problem(entry.stem, None, "missing", f"title_zh {entry.title_zh!r} has no stamp in "
-                        f"{_repo(translation_path(TITLES))}: check it translates {entry.title!r}, {how}")]
-    if stored["sha256"] != fingerprint(entry.title):
-        return [Problem(entry.stem, None, "stale", f"stale title: the English title changed from "
-                        f"{stored.get('en')!r} to {entry.title!r} since title_zh {entry.title_zh!r} was translated. "
-                        f"Update title_zh in tools/manifest.py, {how}")]
-    return []
+    found = _stamp_problem(stored, entry.title, "title", f"title_zh {entry.title_zh!r} in tools/manifest.py",
+                           f"stamp-title {entry.stem}")
+    return [Problem(entry.stem, None, found[0], f"the title: {found[1]}")] if found else []
 
 
 def stamp_titles(stems: list[str]) -> None:
     """Mark the ``title_zh`` of ``stems`` as translated from their current English titles."""
-    by_stem = {entry.stem: entry for entry in manifest.NOTEBOOKS}
-    if unknown := [stem for stem in stems if stem not in by_stem]:
-        raise SystemExit(f"unknown notebook {unknown[0]!r}; expected one of: {', '.join(by_stem)}")
-    titles = {**_titles(), **{stem: {"en": by_stem[stem].title, "sha256": fingerprint(by_stem[stem].title)}
-                              for stem in stems}}
-    order = {stem: i for i, stem in enumerate(by_stem)}
-    _write(TITLES, {"titles": dict(sorted(titles.items(), key=lambda item: order.get(item[0], len(order))))})
+    _restamp(TITLES, {entry.stem: entry.title for entry in manifest.NOTEBOOKS}, stems, "notebook")
 
-
-# --- README.zh.md: each `##` section stamped against README.md's ---------------------------------------
 
 _INTRO = "(introduction)"  # the name of the text before the first `##` heading
 #: what `make sync` writes into both READMEs, left out of the sections' stamps (the titles and
@@ -565,6 +576,10 @@ def readme_sections(text: str) -> list[tuple[str, str]]:
     return [(heading, "\n".join(lines).rstrip()) for heading, lines in sections]
 
 
+def _english_readme() -> dict[str, str]:
+    return dict(readme_sections((manifest.ROOT / manifest.ENGLISH.readme).read_text(encoding="utf-8")))
+
+
 def check_readme() -> list[Problem]:
     """README.zh.md against README.md: as many ``##`` sections, each stamped against the current text of
     its English section (by order), and the Chinese style."""
@@ -572,51 +587,34 @@ def check_readme() -> list[Problem]:
     where = _repo(zh_path)
     if not zh_path.is_file():
         return [Problem(where, None, "missing", "there is no Chinese README")]
-    english = readme_sections((manifest.ROOT / manifest.ENGLISH.readme).read_text(encoding="utf-8"))
-    chinese = readme_sections(zh_path.read_text(encoding="utf-8"))
+    english, chinese = _english_readme(), readme_sections(zh_path.read_text(encoding="utf-8"))
     if len(english) != len(chinese):
         return [Problem(where, None, "invalid", f"README.zh.md has {len(chinese) - 1} `##` sections, README.md has "
-                        f"{len(english) - 1} ({', '.join(h for h, _ in english[1:])}): translate each section, in the "
+                        f"{len(english) - 1} ({', '.join(list(english)[1:])}): translate each section, in the "
                         "same order")]
     try:
-        by_heading = {s["heading"]: s for s in _readme_stamps()}
+        stamps = _stamps(README_KEY)
     except TranslationFileError as error:
         return [Problem(where, None, "invalid", str(error))]
     problems = []
-    for (heading, text), (zh_heading, _) in zip(english, chinese, strict=True):
-        stored = by_heading.get(heading)
-        how = f"`python -m tools.translations stamp-readme {heading.removeprefix('## ')!r}`"
-        if stored is None or not stored["sha256"]:
-            problems.append(Problem(where, heading, "missing", f"the section {zh_heading!r} has no stamp for the "
-                                    f"English section {heading!r}: translate it, then run {how}"))
-        elif fingerprint(text) != stored["sha256"]:
-            problems.append(Problem(where, heading, "stale", f"stale translation of section {zh_heading!r}: the "
-                                    f"English section {heading!r} of README.md changed since it was translated. Update "
-                                    f"the Chinese, then run {how}. The English change:\n"
-                                    + _diff(stored["en"], text, heading)))
-    problems += [Problem(where, None, "style", f"{slip.rule}: {slip.text} (see tools/zh_style.py)")
-                 for slip in zh_style.readme_slips(zh_path.read_text(encoding="utf-8"))]
+    for (heading, text), (zh_heading, _) in zip(english.items(), chinese, strict=True):
+        if found := _stamp_problem(stamps.get(heading), text, heading, f"the section {zh_heading!r} of README.zh.md",
+                                   f"stamp-readme {heading.removeprefix('## ')!r}"):
+            problems.append(Problem(where, heading, *found))
+    problems += _style_problems(where, zh_style.readme_slips(zh_path.read_text(encoding="utf-8")))
     return problems + [Problem(where, extra, "unused", f"a stamp in {_repo(translation_path(README_KEY))} for a "
-                               "section README.md no longer has: re-stamp the sections (`python -m tools.translations "
-                               "stamp-readme <section>`) after translating")
-                       for extra in by_heading if extra not in {heading for heading, _ in english}]
+                               f"section README.md no longer has: re-stamp the sections ({_command('stamp-readme')} "
+                               "<section>) after translating") for extra in stamps if extra not in english]
 
 
-def stamp_readme(names: list[str]) -> list[str]:
-    """Stamp the README.zh.md sections whose English headings are ``names`` (without ``## ``; :data:`_INTRO`
-    for the introduction; ``["--all"]``: every section) against the current README.md. Returns their headings."""
-    english = readme_sections((manifest.ROOT / manifest.ENGLISH.readme).read_text(encoding="utf-8"))
-    known = {heading.removeprefix("## "): i for i, (heading, _) in enumerate(english)}
-    names = list(known) if names == ["--all"] else names
-    if unknown := [name for name in names if name not in known]:
-        raise SystemExit(f"README.md has no section {unknown[0]!r}; sections: {', '.join(map(repr, known))}")
-    by_heading = {s["heading"]: s for s in _readme_stamps()}
-    stamps = [by_heading.get(heading, {"heading": heading, "sha256": "", "en": []}) for heading, _ in english]
-    for i in (known[name] for name in names):  # a section never stamped keeps an empty stamp: still reported
-        heading, text = english[i]
-        stamps[i] = {"heading": heading, "sha256": fingerprint(text), "en": text.split("\n")}
-    _write(README_KEY, {"readme": "README.zh.md", "source": "README.md", "sections": stamps})
-    return [english[known[name]][0] for name in names]
+def stamp_readme(names: list[str] | None) -> list[str]:
+    """Stamp the README.zh.md sections whose English headings are ``names`` (``## `` may be left out;
+    :data:`_INTRO` for the introduction; None: every section) against the current README.md. Returns their
+    headings."""
+    english = _english_readme()
+    headings = [heading if heading in english else f"## {heading}" for heading in names or english]
+    _restamp(README_KEY, english, headings, "README.md section")
+    return headings
 
 
 # --- generating the Chinese notebooks and README ------------------------------------------------------
@@ -627,7 +625,7 @@ def zh_cell(cell: nbformat.NotebookNode, entry: dict | None) -> nbformat.Noteboo
     translation, its links rebased to ``notebooks/zh/``, or the English under :data:`UNTRANSLATED`.
     A stale translation is used as it is (the check reports it)."""
     new = copy.deepcopy(cell)
-    usable = entry is not None and _entry_error(entry) is None and entry["type"] == cell.cell_type
+    usable = entry is not None and entry["type"] == cell.cell_type
     if cell.cell_type == "code" and usable:
         new.source = translate_comments(cell.source, {c["en"]: c["zh"] for c in entry["comments"]
                                                       if _comment_translation_error(c["zh"], c["en"]) is None})
@@ -695,13 +693,12 @@ def stamp(stem: str, cell_ids: list[str]) -> None:
     english, order = _english_for(stem)
     cells = load(stem)
     if cells is None:
-        raise SystemExit(f"there is no {_repo(translation_path(stem))}; run `python -m tools.translations init {stem}`")
+        raise SystemExit(f"there is no {_repo(translation_path(stem))}; run {_command(f'init {stem}')}")
     for cell_id in cell_ids:
         if cell_id not in order:
             raise SystemExit(f"{stem} has no cell {cell_id!r} with something to translate; cells: {', '.join(order)}")
         if cell_id not in cells:
-            raise SystemExit(f"{stem}: cell {cell_id!r} has no translation yet; run `python -m tools.translations "
-                             f"init {stem}` first")
+            raise SystemExit(f"{stem}: cell {cell_id!r} has no translation yet; run {_command(f'init {stem}')} first")
     by_id = {cell.id: cell for cell in english.cells}
     save(stem, {**cells, **{cell_id: new_entry(by_id[cell_id], cells[cell_id]) for cell_id in cell_ids}}, order)
 
@@ -745,8 +742,8 @@ def main(argv: list[str] | None = None) -> int:
     elif args.command == "stamp-readme":
         if not args.sections and not args.all:
             parser.error("name the sections you translated (or --all)")
-        stamped = stamp_readme(["--all"] if args.all else args.sections)
-        print(f"stamped {', '.join(stamped)} in {_repo(translation_path(README_KEY))}")
+        headings = stamp_readme(None if args.all else args.sections)
+        print(f"stamped {', '.join(headings)} in {_repo(translation_path(README_KEY))}")
     else:
         stamp(args.stem, args.cell_ids)
         print(f"stamped {', '.join(args.cell_ids)} in {_repo(translation_path(args.stem))}; now run `make sync`")

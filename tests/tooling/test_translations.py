@@ -140,8 +140,6 @@ def test_malformed_or_hand_edited_entries_are_reported():
     assert [(cell, kind) for cell, kind, _ in _problems(nb, cells)] == [("intro", "invalid"), ("code", "invalid")]
     assert "does not match its stamp" in _problems(nb, cells)[0][2]
     assert "must be translated as one line that starts with '#'" in _problems(nb, cells)[1][2]
-    cells["intro"] = {"type": "markdown", "zh": "not a list"}
-    assert 'an entry needs its stamp, "sha256"' in _problems(nb, cells)[0][2]
     cells["intro"] = translations.new_entry(nb.cells[1])  # an entry for a code cell
     assert _problems(nb, cells)[0][1:] == ("stale", "the cell is now a markdown cell, but its translation is for a "
                                                     "code cell: replace the entry")
@@ -160,7 +158,7 @@ def test_stamping_keeps_translations_of_unchanged_comments():
     entry = translations.new_entry(nb.cells[1], cells["code"])
     assert entry["comments"] == [{"en": "# one", "zh": "# 一"}, {"en": "# the second", "zh": ""}]
     assert translations.new_entry(nb.cells[0], cells["intro"])["zh"] == cells["intro"]["zh"]
-    assert translations.new_entry(nb.cells[0], "a malformed entry")["zh"] == []
+    assert translations.new_entry(nb.cells[0], cells["code"])["zh"] == []  # an entry of another type
 
 
 # --- generating the Chinese notebook -------------------------------------------------------
@@ -300,6 +298,42 @@ def test_stamp_and_check_reject_what_does_not_exist(course_copy, capsys):
         sync.stale_files()  # `make sync` stops rather than write a notebook from a broken file
 
 
+def _set(key, value):
+    """An edit of a translation file's data: ``value`` at the path ``key`` (keys joined by dots)."""
+    def edit(data):
+        *parents, last = key.split(".")
+        for parent in parents:
+            data = data[parent]
+        data[last] = value
+    return edit
+
+
+@pytest.mark.parametrize(("stem", "checked", "edit", "error"), [
+    ("00_the_answer", "00_the_answer", _set("cells.learn", {"type": "markdown", "en": [], "zh": []}),
+     "$.cells.learn: 'sha256' is a required property"),
+    ("00_the_answer", "00_the_answer", _set("cells.learn.zh", "一行"),
+     "$.cells.learn.zh: '一行' is not of type 'array'"),
+    ("00_the_answer", "00_the_answer", _set("cells.learn.type", "raw"),
+     "$.cells.learn.type: 'raw' is not one of ['markdown', 'code']"),
+    ("_shared", "_shared", _set("cells.course-setup.comments", [{"en": "# x"}]),
+     "$.cells['course-setup'].comments[0]: 'zh' is a required property"),
+    ("00_the_answer", "00_the_answer", _set("notebook", "01_x"), '"notebook" is \'01_x\', expected \'00_the_answer\''),
+    ("_titles", "00_the_answer", _set("stamps.00_the_answer.sha256", "x"),
+     "$.stamps['00_the_answer'].sha256: 'x' does not match '^[0-9a-f]{64}$'"),
+    ("_readme", "_readme", _set("stamps", [{"heading": "## Start"}]), "$.stamps: [{'heading': '## Start'}] is not of "
+     "type 'object'"),
+])
+def test_a_translation_file_not_in_its_form_is_named_with_the_place_of_the_problem(course_copy, stem, checked, edit,
+                                                                                   error):
+    path = translations.translation_path(stem)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    edit(data)
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    [problem] = translations.check([checked])
+    assert (problem.cell, problem.kind) == (None, "invalid")
+    assert problem.message == f"notebooks/zh/translations/{stem}.json: {error}"
+
+
 
 # --- README.zh.md: sections stamped against README.md -------------------------------------------
 
@@ -351,8 +385,9 @@ def test_an_edit_to_a_readme_section_fails_until_the_chinese_section_is_restampe
         assert "\n+3.11 or newer and git" in problem.message
         assert "stamp-readme 'Start'" in problem.message
         assert translations.main(["check", "_readme"]) == 1
-        assert "README.zh.md: section '## Start': stale translation of section '## 开始'" in (
+        assert "README.zh.md: section '## Start': stale translation: the English changed" in (
             capsys.readouterr().out)
+        assert "Update the section '## 开始' of README.zh.md" in problem.message
         assert sync.main([]) == 0
         assert "translation problem(s)" in capsys.readouterr().out
     # a person updates the Chinese section (here: 3.10 -> 3.11) and re-stamps it
@@ -379,7 +414,7 @@ def test_a_new_or_unstamped_readme_section_is_reported(course_copy):
     readme_zh.write_text(readme_zh.read_text(encoding="utf-8") + "\n## 新的一节\n\n文字。\n", encoding="utf-8")
     [problem] = translations.check_readme()
     assert (problem.cell, problem.kind) == ("## A new section", "missing")
-    with pytest.raises(SystemExit, match="README.md has no section 'Nope'"):
+    with pytest.raises(SystemExit, match="unknown README.md section '## Nope'"):
         translations.main(["stamp-readme", "Nope"])
     translations.main(["stamp-readme", "A new section"])
     assert translations.check_readme() == []
@@ -419,13 +454,14 @@ def test_a_changed_english_title_makes_title_zh_stale_until_stamped(course_copy,
     monkeypatch.setattr(manifest, "NOTEBOOKS", (renamed, *manifest.NOTEBOOKS[1:]))
     [problem] = translations.check_title(renamed)
     assert (problem.notebook, problem.kind) == (entry.stem, "stale")
-    assert f"changed from {entry.title!r} to {renamed.title!r}" in problem.message
+    assert "the title: stale translation" in problem.message
+    assert f"\n-{entry.title}\n+{renamed.title}" in problem.message
     assert f"stamp-title {entry.stem}" in problem.message
     assert problem in translations.check([entry.stem])
     assert translations.main(["stamp-title", entry.stem]) == 0  # after updating title_zh
     assert translations.check_title(renamed) == []
     stored = json.loads(translations.translation_path(translations.TITLES).read_text(encoding="utf-8"))
-    assert stored["titles"][entry.stem]["en"] == renamed.title
+    assert stored["stamps"][entry.stem]["en"] == [renamed.title]
 
 
 @pytest.mark.parametrize(("english", "chinese"), [
