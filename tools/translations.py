@@ -19,6 +19,7 @@ English cells, ids, code and outputs, with the translations swapped in) and READ
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import difflib
 import functools
@@ -86,15 +87,11 @@ _DIRECTIVE = r"#\s*(?:noqa\b|type:|fmt:|pragma\b|pylint:|ruff:|isort:)"  # comme
 _PRAGMA_PROSE = re.compile(rf"(?P<directive>{_DIRECTIVE}.*?)(?:\s{{2,}}|\s+(?=[(（]))(?P<prose>\S.*)$")
 
 
-def comment_tokens(source: str) -> list[tuple[int, int, int, str]]:
+@functools.lru_cache(maxsize=4096)  # a check reads each cell's comments several times
+def comment_tokens(source: str) -> tuple[tuple[int, int, int, str], ...]:
     """Every comment in a code cell as ``(line index, start column, end column, text)``, found with
     :mod:`tokenize` (a ``#`` in a string is not one) once IPython's magics and ``!shell`` lines are blanked.
     None in a ``%%`` cell magic; ``ValueError`` for a cell that tokenize cannot read."""
-    return list(_comment_tokens(source))
-
-
-@functools.lru_cache(maxsize=4096)  # a check reads each cell's comments several times (English, Chinese, stored)
-def _comment_tokens(source: str) -> tuple[tuple[int, int, int, str], ...]:
     if source.lstrip().startswith("%%"):
         return ()
     lines, python = source.split("\n"), TransformerManager().transform_cell(source).split("\n")
@@ -122,16 +119,6 @@ def translatable_comments(source: str) -> list[str]:
     texts = [text for *_, text in comment_tokens(source) if not generated.TITLE_LINE.match(text)
              and (not re.match(_DIRECTIVE, text) or pragma_directive(text))]
     return list(dict.fromkeys(texts))
-
-
-def strip_comments(source: str) -> str:
-    """The code of a cell without its comments: two cells whose code differs only in comments strip equal."""
-    lines, drop = source.split("\n"), set()
-    for row, start, end, _ in comment_tokens(source):
-        lines[row] = (lines[row][:start] + lines[row][end:]).rstrip()
-        if not lines[row].strip():
-            drop.add(row)
-    return "\n".join(line for row, line in enumerate(lines) if row not in drop)
 
 
 def translate_comments(source: str, translations: dict[str, str]) -> str:
@@ -429,26 +416,30 @@ def _entry_problems(stem: str, cell: nbformat.NotebookNode, entry: dict) -> list
                     for text in sorted(stored - set(comments))]
 
 
-def check_translation(stem: str, english: nbformat.NotebookNode, cells: dict[str, dict] | None,
-                      only: tuple[str, ...] | None = None) -> list[Problem]:
-    """Problems of the translation ``cells`` (None: no file) of the notebook ``english``; ``only``: just
-    those cell ids (the shared file's set-up cell), which a notebook's own file leaves out."""
+def _in_file(stem: str, cell_id: str) -> bool:
+    """Whether the translation of cell ``cell_id`` belongs in ``stem``'s file: the set-up cell in :data:`SHARED`'s,
+    the others in their notebook's."""
+    return (cell_id in SHARED_IDS) == (stem == SHARED)
+
+
+def check_translation(stem: str, english: nbformat.NotebookNode, cells: dict[str, dict] | None) -> list[Problem]:
+    """Problems of the translation ``cells`` (None: no file) of the notebook ``english`` (:data:`SHARED`: of
+    its set-up cell)."""
     path = _repo(translation_path(stem))
     if cells is None:
         return [Problem(stem, None, "missing", f"there is no translation, {path}: run {_command(f'init {stem}')} "
                         "and translate every entry")]
     by_id = {cell.get("id"): cell for cell in english.cells}
-    in_scope = (lambda cid: cid in only) if only is not None else (lambda cid: cid not in SHARED_IDS)
-    wanted = {cid: cell for cid, cell in by_id.items() if in_scope(cid) and is_translatable(cell)}
+    wanted = {cid: cell for cid, cell in by_id.items() if _in_file(stem, cid) and is_translatable(cell)}
     problems = []
     for cell_id, cell in wanted.items():
         found = _entry_problems(stem, cell, cells[cell_id]) if cell_id in cells else [
             ("missing", f"the {cell.cell_type} cell has no translation in {path} ({_command(f'init {stem}')} adds "
              "an empty entry)")]
         problems += [Problem(stem, cell_id, kind, message) for kind, message in found]
-    if only is None:  # a notebook's own translation: how its Chinese reads
+    if stem != SHARED:  # a notebook's own translation: how its Chinese reads
         problems += _style_problems(stem, zh_style.notebook_slips(stem, cells))
-    for cell_id in (cid for cid in cells if cid not in wanted and in_scope(cid)):
+    for cell_id in (cid for cid in cells if cid not in wanted and _in_file(stem, cid)):
         why = ("the English notebook has no cell with this id (delete the entry, or move it to the cell's new id)"
                if cell_id not in by_id else
                "the cell has nothing to translate any more (no text, or no comments): delete the entry")
@@ -456,50 +447,33 @@ def check_translation(stem: str, english: nbformat.NotebookNode, cells: dict[str
     return problems
 
 
-def compare_editions(entry: Notebook) -> list[Problem]:
-    """The stored Chinese notebook against the stored English one: the same cells (ids, types, metadata),
-    the same code once comments are removed, the same outputs and execution counts."""
+def compare_editions(entry: Notebook, planned: nbformat.NotebookNode) -> list[Problem]:
+    """The stored Chinese notebook against ``planned``, the one ``make sync`` writes from the English notebook
+    and the translations: a hand edit, or English code or outputs that ``make sync`` has not carried over."""
     if not entry.zh.path.is_file():
         return [Problem(entry.stem, None, "missing", f"there is no Chinese notebook {entry.zh.repo_path}: "
                         "run `make sync`")]
-    english, chinese = generated.read_notebook(entry.path), generated.read_notebook(entry.zh.path)
-    en_ids, zh_ids = [cell.get("id") for cell in english.cells], [cell.get("id") for cell in chinese.cells]
-    if en_ids != zh_ids:
-        return [Problem(entry.stem, None, "drift", f"the Chinese notebook's cells {zh_ids} differ from the English "
-                        f"notebook's {en_ids}: run `make sync`")]
+    stored = {cell.get("id"): cell for cell in generated.read_notebook(entry.zh.path).cells}
+    planned = nbformat.reads(generated.dumps_notebook(planned), as_version=4)  # as it would be stored
+    if list(stored) != [cell.get("id") for cell in planned.cells]:
+        return [Problem(entry.stem, None, "drift", f"the Chinese notebook's cells {list(stored)} differ from the "
+                        f"English notebook's {[cell.get('id') for cell in planned.cells]}: run `make sync`")]
     problems = []
-    for en, zh in zip(english.cells, chinese.cells, strict=True):
-        found = []
-        if en.cell_type != zh.cell_type:
-            found.append(f"a {zh.cell_type} cell in Chinese, {en.cell_type} in English")
-        elif en.metadata != zh.metadata:
-            found.append("the cell's metadata (tags) differ from the English")
-        if en.cell_type == zh.cell_type == "code":
-            try:
-                en_code, zh_code = strip_comments(en.source), strip_comments(zh.source)
-            except ValueError as error:
-                problems += [Problem(entry.stem, en.id, "drift", message) for message in found]
-                problems.append(Problem(entry.stem, en.id, "invalid", str(error)))
-                continue
-            if en_code != zh_code:
-                found.append("the code without comments differs from the English:\n" + "\n".join(
-                    difflib.unified_diff(en_code.split("\n"), zh_code.split("\n"), "English", "Chinese", lineterm="")))
-            if en.outputs != zh.outputs or en.execution_count != zh.execution_count:
-                found.append("the outputs differ from the English: run `make sync`")
-        problems += [Problem(entry.stem, en.id, "drift", message) for message in found]
+    for new in planned.cells:
+        old = stored[new.get("id")]
+        if old.source != new.source:
+            problems.append(Problem(entry.stem, new.id, "drift", "the cell is not what `make sync` writes from the "
+                                    "English and the translation: run `make sync`. The difference:\n" + "\n".join(
+                difflib.unified_diff(old.source.split("\n"), new.source.split("\n"), "stored", "sync", lineterm=""))))
+        if {**old, "source": ""} != {**new, "source": ""}:
+            problems.append(Problem(entry.stem, new.id, "drift", "the cell's type, metadata or outputs differ from "
+                                    "the English: run `make sync`"))
     return problems
 
 
 def _english_notebooks() -> dict[Notebook, nbformat.NotebookNode]:
     """Every English notebook as ``make sync`` writes it (header, set-up and footer in place)."""
     return {entry: generated.sync_notebook(generated.read_notebook(entry.path), entry) for entry in manifest.NOTEBOOKS}
-
-
-def _check_file(stem: str, english: nbformat.NotebookNode, only: tuple[str, ...] | None = None) -> list[Problem]:
-    try:
-        return check_translation(stem, english, load(stem), only)
-    except TranslationFileError as error:
-        return [Problem(stem, None, "invalid", str(error))]
 
 
 def check(stems: list[str] | None = None) -> list[Problem]:
@@ -509,13 +483,27 @@ def check(stems: list[str] | None = None) -> list[Problem]:
     problems: list[Problem] = []
     english = _english_notebooks()
     for entry, nb in english.items():
-        if not stems or entry.stem in stems:
-            problems += check_title(entry) + _check_file(entry.stem, nb) + compare_editions(entry)
+        if stems and entry.stem not in stems:
+            continue
+        problems += check_title(entry)
+        try:
+            cells = load(entry.stem)
+        except TranslationFileError as error:
+            problems.append(Problem(entry.stem, None, "invalid", str(error)))
+            continue
+        problems += check_translation(entry.stem, nb, cells)
+        with contextlib.suppress(TranslationFileError):  # a broken _shared.json is a problem of SHARED's check
+            problems += compare_editions(entry, zh_notebook(entry, nb, cells, load(SHARED)))
     if not stems or SHARED in stems:
-        variants = {next(c.source for c in nb.cells if c.get("id") == generated.SETUP_ID): nb
-                    for nb in english.values()}  # the set-up cell: each variant once
-        for nb in variants.values():
-            problems += [p for p in _check_file(SHARED, nb, only=SHARED_IDS) if p not in problems]
+        try:
+            shared = load(SHARED)
+        except TranslationFileError as error:
+            problems.append(Problem(SHARED, None, "invalid", str(error)))
+        else:
+            variants = {next(c.source for c in nb.cells if c.get("id") == generated.SETUP_ID): nb
+                        for nb in english.values()}  # the set-up cell: each variant once
+            for nb in variants.values():
+                problems += [p for p in check_translation(SHARED, nb, shared) if p not in problems]
         listed = {entry.filename for entry in manifest.NOTEBOOKS}
         problems += [Problem(path.stem, None, "unused", f"{_repo(path)} has no English notebook in the manifest: "
                              "delete it (and its translation)")
@@ -674,7 +662,7 @@ def _english_for(stem: str) -> tuple[nbformat.NotebookNode, list[str]]:
     if stem != SHARED and stem not in english:
         raise SystemExit(f"unknown notebook {stem!r}; expected one of: {', '.join([*english, SHARED])}")
     nb = next(iter(english.values())) if stem == SHARED else english[stem]
-    return nb, [cell.id for cell in nb.cells if is_translatable(cell) and (cell.id in SHARED_IDS) == (stem == SHARED)]
+    return nb, [cell.id for cell in nb.cells if is_translatable(cell) and _in_file(stem, cell.id)]
 
 
 def init(stem: str) -> list[str]:
