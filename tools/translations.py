@@ -29,6 +29,8 @@ import json
 import re
 import sys
 import tokenize
+from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
@@ -74,10 +76,8 @@ def fingerprint(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _diff(old: str | list[str], new: str, name: str) -> str:
-    old = old.split("\n") if isinstance(old, str) else old
-    return "\n".join(difflib.unified_diff(old, new.split("\n"), f"{name} (English, as translated)",
-                                          f"{name} (English, now)", lineterm=""))
+def _diff(old: str, new: str, old_name: str, new_name: str) -> str:
+    return "\n".join(difflib.unified_diff(old.split("\n"), new.split("\n"), old_name, new_name, lineterm=""))
 
 
 # --- comments in code, through tokenize --------------------------------------------------------
@@ -163,17 +163,17 @@ def markdown_invariants(text: str) -> dict[str, list[str]]:
             "heading levels": [line.split(" ", 1)[0] for line in text.splitlines() if re.match(r"#{1,6} ", line)]}
 
 
-def _both_ways(want: list, got: list, key: str) -> list[str]:
-    """``<key> missing: ...`` and ``<key> not in the English: ...`` for what one side has and the other lacks."""
-    missing, extra = [x for x in want if x not in got], [x for x in got if x not in want]
-    return ([f"{key} missing: {', '.join(missing)}"] if missing else []) + (
-        [f"{key} not in the English: {', '.join(extra)}"] if extra else [])
+def _both_ways(key: str, missing: Iterable[str], extra: Iterable[str]) -> list[str]:
+    """``<key> missing: ...`` and ``<key> not in the English: ...``, for those that are not empty."""
+    return [f"{key} {label}: {', '.join(found)}" for label, found in (("missing", list(missing)),
+                                                                     ("not in the English", list(extra))) if found]
 
 
 def invariant_differences(english: str, chinese: str) -> list[str]:
     """How ``chinese`` fails to keep :func:`markdown_invariants` of ``english`` (empty: it keeps them)."""
     want, got = markdown_invariants(english), markdown_invariants(chinese)
-    differences = [d for key in ("code", "formulas", "link targets") for d in _both_ways(want[key], got[key], key)]
+    differences = [difference for key in ("code", "formulas", "link targets") for difference in _both_ways(
+        key, [x for x in want[key] if x not in got[key]], [x for x in got[key] if x not in want[key]])]
     if want["heading levels"] != got["heading levels"]:
         differences.append(f"heading levels {got['heading levels']}, expected {want['heading levels']}")
     return differences
@@ -211,21 +211,12 @@ def prose_numbers(text: str) -> list[str]:
 
 def number_differences(english: str, chinese: str) -> list[str]:
     """How the numbers of ``chinese``'s prose differ from those of ``english`` (empty: the same)."""
-    differences = []
-    for label, a, b in (("missing", english, chinese), ("not in the English", chinese, english)):
-        left, extra = prose_numbers(b), []
-        words = [_NUMBER_WORDS[w] for w in re.findall(r"[A-Za-z]+|[零〇一二两三四五六七八九十双]", _prose(b).lower())
-                 if w in _NUMBER_WORDS]
-        for number in prose_numbers(a):
-            if number in left:
-                left.remove(number)
-            elif number.isdigit() and int(number) in words:
-                words.remove(int(number))
-            else:
-                extra.append(number)
-        if extra:
-            differences.append(f"numbers {label}: {', '.join(extra)}")
-    return differences
+    def as_words(text: str) -> Counter:  # the numbers a text writes as words, for those the other writes in digits
+        words = re.findall(r"[A-Za-z]+|[零〇一二两三四五六七八九十双]", _prose(text).lower())
+        return Counter(str(_NUMBER_WORDS[word]) for word in words if word in _NUMBER_WORDS)
+
+    en, zh = Counter(prose_numbers(english)), Counter(prose_numbers(chinese))
+    return _both_ways("numbers", ((en - zh) - as_words(chinese)).elements(), ((zh - en) - as_words(english)).elements())
 
 
 def rebase_for_zh(text: str) -> str:
@@ -375,7 +366,8 @@ def _stamp_problem(stored: dict | None, now: str, label: str, update: str, comma
     english = "\n".join(stored["en"])
     if fingerprint(now) != stored["sha256"]:
         return "stale", (f"stale translation: the English changed since it was translated. Update {update}, then "
-                         f"{run}. The English change:\n" + _diff(english, now, label))
+                         f"{run}. The English change:\n"
+                         + _diff(english, now, f"{label} (English, as translated)", f"{label} (English, now)"))
     if fingerprint(english) != stored["sha256"]:
         return "invalid", f'the stored English ("en") does not match its stamp (edited by hand?): {run}'
     return None
@@ -404,22 +396,25 @@ def _entry_problems(stem: str, cell: nbformat.NotebookNode, entry: dict) -> list
                 "numbers": number_differences(cell.source, zh)}
         return found + [("invalid", f"the translation must keep the English's {what}: " + "; ".join(differences))
                         for what, differences in kept.items() if differences]
-    comments, stored = translatable_comments(cell.source), {pair["en"] for pair in entry["comments"]}
-    for pair in (pair for pair in entry["comments"] if pair["en"] in comments):
-        if error := _comment_translation_error(pair["zh"], pair["en"]):
-            found.append(("missing" if error == "has no translation" else "invalid", f"comment {pair['en']!r} {error}"))
-        elif numbers := number_differences(pair["en"], pair["zh"]):
-            found.append(("invalid", f"comment {pair['en']!r}: the translation must keep its numbers: "
-                          + "; ".join(numbers)))
-    found += [("missing", f"comment {text!r} has no translation") for text in comments if text not in stored]
+    comments, translated = translatable_comments(cell.source), {pair["en"]: pair["zh"] for pair in entry["comments"]}
+    for text in comments:
+        if error := _comment_translation_error(translated.get(text, ""), text):
+            found.append(("missing" if error == "has no translation" else "invalid", f"comment {text!r} {error}"))
+        elif numbers := number_differences(text, translated[text]):
+            found.append(("invalid", f"comment {text!r}: the translation must keep its numbers: " + "; ".join(numbers)))
     return found + [("unused", f"a translation for comment {text!r}, which the cell does not have: delete it")
-                    for text in sorted(stored - set(comments))]
+                    for text in sorted(set(translated) - set(comments))]
 
 
 def _in_file(stem: str, cell_id: str) -> bool:
     """Whether the translation of cell ``cell_id`` belongs in ``stem``'s file: the set-up cell in :data:`SHARED`'s,
     the others in their notebook's."""
     return (cell_id in SHARED_IDS) == (stem == SHARED)
+
+
+def _translated_cells(stem: str, english: nbformat.NotebookNode) -> dict[str, nbformat.NotebookNode]:
+    """The cells of ``english`` with something to translate in ``stem``'s file, by id."""
+    return {cell.get("id"): cell for cell in english.cells if _in_file(stem, cell.get("id")) and is_translatable(cell)}
 
 
 def check_translation(stem: str, english: nbformat.NotebookNode, cells: dict[str, dict] | None) -> list[Problem]:
@@ -429,8 +424,7 @@ def check_translation(stem: str, english: nbformat.NotebookNode, cells: dict[str
     if cells is None:
         return [Problem(stem, None, "missing", f"there is no translation, {path}: run {_command(f'init {stem}')} "
                         "and translate every entry")]
-    by_id = {cell.get("id"): cell for cell in english.cells}
-    wanted = {cid: cell for cid, cell in by_id.items() if _in_file(stem, cid) and is_translatable(cell)}
+    by_id, wanted = {cell.get("id"): cell for cell in english.cells}, _translated_cells(stem, english)
     problems = []
     for cell_id, cell in wanted.items():
         found = _entry_problems(stem, cell, cells[cell_id]) if cell_id in cells else [
@@ -463,8 +457,8 @@ def compare_editions(entry: Notebook, planned: nbformat.NotebookNode) -> list[Pr
         old = stored[new.get("id")]
         if old.source != new.source:
             problems.append(Problem(entry.stem, new.id, "drift", "the cell is not what `make sync` writes from the "
-                                    "English and the translation: run `make sync`. The difference:\n" + "\n".join(
-                difflib.unified_diff(old.source.split("\n"), new.source.split("\n"), "stored", "sync", lineterm=""))))
+                                    "English and the translation: run `make sync`. The difference:\n"
+                                    + _diff(old.source, new.source, "stored", "sync")))
         if {**old, "source": ""} != {**new, "source": ""}:
             problems.append(Problem(entry.stem, new.id, "drift", "the cell's type, metadata or outputs differ from "
                                     "the English: run `make sync`"))
@@ -655,40 +649,35 @@ def planned_text_files() -> dict[Path, str]:
 
 # --- command line ---------------------------------------------------------------------------------------
 
-def _english_for(stem: str) -> tuple[nbformat.NotebookNode, list[str]]:
-    """The English notebook of ``stem`` (any, for :data:`SHARED`) and the ids of its cells that ``stem``'s
-    translation file covers."""
+def _english_for(stem: str) -> dict[str, nbformat.NotebookNode]:
+    """The English cells that ``stem``'s translation file covers (:data:`SHARED`: of any notebook), by id."""
     english = {entry.stem: nb for entry, nb in _english_notebooks().items()}
     if stem != SHARED and stem not in english:
         raise SystemExit(f"unknown notebook {stem!r}; expected one of: {', '.join([*english, SHARED])}")
-    nb = next(iter(english.values())) if stem == SHARED else english[stem]
-    return nb, [cell.id for cell in nb.cells if is_translatable(cell) and _in_file(stem, cell.id)]
+    return _translated_cells(stem, next(iter(english.values())) if stem == SHARED else english[stem])
 
 
 def init(stem: str) -> list[str]:
     """Add an empty, stamped entry for every cell of ``stem`` that has none. Returns their ids."""
-    english, order = _english_for(stem)
-    cells = load(stem) or {}
-    added = [cell_id for cell_id in order if cell_id not in cells]
-    by_id = {cell.id: cell for cell in english.cells}
-    save(stem, {**cells, **{cell_id: new_entry(by_id[cell_id]) for cell_id in added}}, order)
+    english, cells = _english_for(stem), load(stem) or {}
+    added = [cell_id for cell_id in english if cell_id not in cells]
+    save(stem, {**cells, **{cell_id: new_entry(english[cell_id]) for cell_id in added}}, list(english))
     return added
 
 
 def stamp(stem: str, cell_ids: list[str]) -> None:
     """Mark the translations of ``cell_ids`` as made from the current English (comments that changed lose
     theirs): only for a person who has just brought the Chinese up to date."""
-    english, order = _english_for(stem)
-    cells = load(stem)
+    english, cells = _english_for(stem), load(stem)
     if cells is None:
         raise SystemExit(f"there is no {_repo(translation_path(stem))}; run {_command(f'init {stem}')}")
     for cell_id in cell_ids:
-        if cell_id not in order:
-            raise SystemExit(f"{stem} has no cell {cell_id!r} with something to translate; cells: {', '.join(order)}")
+        if cell_id not in english:
+            raise SystemExit(f"{stem} has no cell {cell_id!r} with something to translate; cells: {', '.join(english)}")
         if cell_id not in cells:
             raise SystemExit(f"{stem}: cell {cell_id!r} has no translation yet; run {_command(f'init {stem}')} first")
-    by_id = {cell.id: cell for cell in english.cells}
-    save(stem, {**cells, **{cell_id: new_entry(by_id[cell_id], cells[cell_id]) for cell_id in cell_ids}}, order)
+    save(stem, {**cells, **{cell_id: new_entry(english[cell_id], cells[cell_id]) for cell_id in cell_ids}},
+         list(english))
 
 
 def main(argv: list[str] | None = None) -> int:
