@@ -477,34 +477,39 @@ def check(stems: list[str] | None = None) -> list[Problem]:
     problems: list[Problem] = []
     english = _english_notebooks()
     for entry, nb in english.items():
-        if stems and entry.stem not in stems:
-            continue
-        problems += check_title(entry)
-        try:
-            cells = load(entry.stem)
-        except TranslationFileError as error:
-            problems.append(Problem(entry.stem, None, "invalid", str(error)))
-            continue
-        problems += check_translation(entry.stem, nb, cells)
-        with contextlib.suppress(TranslationFileError):  # a broken _shared.json is a problem of SHARED's check
-            problems += compare_editions(entry, zh_notebook(entry, nb, cells, load(SHARED)))
+        if not stems or entry.stem in stems:
+            problems += _unless_invalid(entry.stem, check_title, entry)
+            problems += _unless_invalid(entry.stem, _check_notebook, entry, nb)
     if not stems or SHARED in stems:
-        try:
-            shared = load(SHARED)
-        except TranslationFileError as error:
-            problems.append(Problem(SHARED, None, "invalid", str(error)))
-        else:
-            variants = {next(c.source for c in nb.cells if c.get("id") == generated.SETUP_ID): nb
-                        for nb in english.values()}  # the set-up cell: each variant once
-            for nb in variants.values():
-                problems += [p for p in check_translation(SHARED, nb, shared) if p not in problems]
+        variants = {next(c.source for c in nb.cells if c.get("id") == generated.SETUP_ID): nb
+                    for nb in english.values()}  # the set-up cell: each variant once
+        for nb in variants.values():
+            shared = _unless_invalid(SHARED, lambda nb: check_translation(SHARED, nb, load(SHARED)), nb)
+            problems += [problem for problem in shared if problem not in problems]
         listed = {entry.filename for entry in manifest.NOTEBOOKS}
         problems += [Problem(path.stem, None, "unused", f"{_repo(path)} has no English notebook in the manifest: "
                              "delete it (and its translation)")
                      for path in sorted((manifest.NOTEBOOK_DIR / "zh").glob("*.ipynb")) if path.name not in listed]
     if not stems or README_KEY in stems:
-        problems += check_readme()
+        problems += _unless_invalid(_repo(readme_zh_path()), check_readme)
     return problems
+
+
+def _check_notebook(entry: Notebook, english: nbformat.NotebookNode) -> list[Problem]:
+    """The translation of a notebook (``english``, as sync writes it) and its stored Chinese notebook."""
+    cells = load(entry.stem)
+    problems = check_translation(entry.stem, english, cells)
+    with contextlib.suppress(TranslationFileError):  # a broken _shared.json is a problem of SHARED's check
+        problems += compare_editions(entry, zh_notebook(entry, english, cells, load(SHARED)))
+    return problems
+
+
+def _unless_invalid(where: str, check_part, *args) -> list[Problem]:
+    """``check_part(*args)``, or the problem of a translation file that it cannot read."""
+    try:
+        return check_part(*args)
+    except TranslationFileError as error:
+        return [Problem(where, None, "invalid", str(error))]
 
 
 def problems_summary() -> str:
@@ -522,12 +527,8 @@ def check_title(entry: Notebook) -> list[Problem]:
     """The manifest's ``title_zh`` of ``entry`` against the stamp of its English ``title``."""
     if not entry.title_zh.strip():
         return [Problem(entry.stem, None, "missing", "the manifest entry has no title_zh (tools/manifest.py)")]
-    try:
-        stored = _stamps(TITLES).get(entry.stem)
-    except TranslationFileError as error:
-        return [Problem(entry.stem, None, "invalid", str(error))]
-    found = _stamp_problem(stored, entry.title, "title", f"title_zh {entry.title_zh!r} in tools/manifest.py",
-                           f"stamp-title {entry.stem}")
+    found = _stamp_problem(_stamps(TITLES).get(entry.stem), entry.title, "title",
+                           f"title_zh {entry.title_zh!r} in tools/manifest.py", f"stamp-title {entry.stem}")
     return [Problem(entry.stem, None, found[0], f"the title: {found[1]}")] if found else []
 
 
@@ -574,11 +575,7 @@ def check_readme() -> list[Problem]:
         return [Problem(where, None, "invalid", f"README.zh.md has {len(chinese) - 1} `##` sections, README.md has "
                         f"{len(english) - 1} ({', '.join(list(english)[1:])}): translate each section, in the "
                         "same order")]
-    try:
-        stamps = _stamps(README_KEY)
-    except TranslationFileError as error:
-        return [Problem(where, None, "invalid", str(error))]
-    problems = []
+    problems, stamps = [], _stamps(README_KEY)
     for (heading, text), (zh_heading, _) in zip(english.items(), chinese, strict=True):
         if found := _stamp_problem(stamps.get(heading), text, heading, f"the section {zh_heading!r} of README.zh.md",
                                    f"stamp-readme {heading.removeprefix('## ')!r}"):
