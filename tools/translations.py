@@ -591,7 +591,7 @@ def stamp_readme(names: list[str] | None) -> list[str]:
     :data:`_INTRO` for the introduction; None: every section) against the current README.md. Returns their
     headings."""
     english = _english_readme()
-    headings = [heading if heading in english else f"## {heading}" for heading in names or english]
+    headings = [heading if heading in english else f"## {heading}" for heading in (english if names is None else names)]
     _restamp(README_KEY, english, headings, "README.md section")
     return headings
 
