@@ -14,6 +14,7 @@ them, "X：Y：Z", is an English sentence shape).
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from dataclasses import dataclass
@@ -135,13 +136,15 @@ def gloss_slips(file: str, texts: list[tuple[str, str]]) -> list[Slip]:
 def _cell_texts(stem: str, cells: dict[str, dict] | None = None) -> list[tuple[str, bool, str]]:
     """``(cell id, whether markdown, Chinese)`` of every translated cell, in notebook order. ``cells``: the
     translation's entries (default: read from ``notebooks/zh/translations/<stem>.json``)."""
-    if cells is None:
-        from .translations import load  # not at the top: tools.translations imports this module
-
-        cells = load(stem) or {}
-    return [(cell_id, entry["type"] == "markdown", "\n".join(
-        entry["zh"] if entry["type"] == "markdown" else [pair["zh"] for pair in entry["comments"]]))
-            for cell_id, entry in cells.items()]
+    path = manifest.NOTEBOOK_DIR / "zh" / "translations" / f"{stem}.json"
+    try:
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"] if cells is None else cells
+        return [(cell_id, entry["type"] == "markdown", "\n".join(
+            entry["zh"] if entry["type"] == "markdown" else [pair["zh"] for pair in entry["comments"]]))
+                for cell_id, entry in cells.items()]
+    except (KeyError, TypeError) as error:  # the form that tools.translations checks
+        raise ValueError(f"{path} is not in the form of a translation ({error!r}): "
+                         "`python -m tools.translations check` names the problem") from error
 
 
 def notebook_slips(stem: str, cells: dict[str, dict] | None = None) -> list[Slip]:
