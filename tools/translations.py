@@ -19,6 +19,7 @@ English cells, ids, code and outputs, with the translations swapped in) and READ
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import difflib
 import functools
@@ -28,10 +29,13 @@ import json
 import re
 import sys
 import tokenize
+from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 
+import jsonschema
 import nbformat
 from IPython.core.inputtransformer2 import TransformerManager
 
@@ -72,10 +76,8 @@ def fingerprint(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _diff(old: str | list[str], new: str, name: str) -> str:
-    old = old.split("\n") if isinstance(old, str) else old
-    return "\n".join(difflib.unified_diff(old, new.split("\n"), f"{name} (English, as translated)",
-                                          f"{name} (English, now)", lineterm=""))
+def _diff(old: str, new: str, old_name: str, new_name: str) -> str:
+    return "\n".join(difflib.unified_diff(old.split("\n"), new.split("\n"), old_name, new_name, lineterm=""))
 
 
 # --- comments in code, through tokenize --------------------------------------------------------
@@ -85,15 +87,11 @@ _DIRECTIVE = r"#\s*(?:noqa\b|type:|fmt:|pragma\b|pylint:|ruff:|isort:)"  # comme
 _PRAGMA_PROSE = re.compile(rf"(?P<directive>{_DIRECTIVE}.*?)(?:\s{{2,}}|\s+(?=[(（]))(?P<prose>\S.*)$")
 
 
-def comment_tokens(source: str) -> list[tuple[int, int, int, str]]:
+@functools.lru_cache(maxsize=4096)  # a check reads each cell's comments several times
+def comment_tokens(source: str) -> tuple[tuple[int, int, int, str], ...]:
     """Every comment in a code cell as ``(line index, start column, end column, text)``, found with
     :mod:`tokenize` (a ``#`` in a string is not one) once IPython's magics and ``!shell`` lines are blanked.
     None in a ``%%`` cell magic; ``ValueError`` for a cell that tokenize cannot read."""
-    return list(_comment_tokens(source))
-
-
-@functools.lru_cache(maxsize=4096)  # a check reads each cell's comments several times (English, Chinese, stored)
-def _comment_tokens(source: str) -> tuple[tuple[int, int, int, str], ...]:
     if source.lstrip().startswith("%%"):
         return ()
     lines, python = source.split("\n"), TransformerManager().transform_cell(source).split("\n")
@@ -121,16 +119,6 @@ def translatable_comments(source: str) -> list[str]:
     texts = [text for *_, text in comment_tokens(source) if not generated.TITLE_LINE.match(text)
              and (not re.match(_DIRECTIVE, text) or pragma_directive(text))]
     return list(dict.fromkeys(texts))
-
-
-def strip_comments(source: str) -> str:
-    """The code of a cell without its comments: two cells whose code differs only in comments strip equal."""
-    lines, drop = source.split("\n"), set()
-    for row, start, end, _ in comment_tokens(source):
-        lines[row] = (lines[row][:start] + lines[row][end:]).rstrip()
-        if not lines[row].strip():
-            drop.add(row)
-    return "\n".join(line for row, line in enumerate(lines) if row not in drop)
 
 
 def translate_comments(source: str, translations: dict[str, str]) -> str:
@@ -175,17 +163,17 @@ def markdown_invariants(text: str) -> dict[str, list[str]]:
             "heading levels": [line.split(" ", 1)[0] for line in text.splitlines() if re.match(r"#{1,6} ", line)]}
 
 
-def _both_ways(want: list, got: list, key: str) -> list[str]:
-    """``<key> missing: ...`` and ``<key> not in the English: ...`` for what one side has and the other lacks."""
-    missing, extra = [x for x in want if x not in got], [x for x in got if x not in want]
-    return ([f"{key} missing: {', '.join(missing)}"] if missing else []) + (
-        [f"{key} not in the English: {', '.join(extra)}"] if extra else [])
+def _both_ways(key: str, missing: Iterable[str], extra: Iterable[str]) -> list[str]:
+    """``<key> missing: ...`` and ``<key> not in the English: ...``, for those that are not empty."""
+    return [f"{key} {label}: {', '.join(found)}" for label, found in (("missing", list(missing)),
+                                                                     ("not in the English", list(extra))) if found]
 
 
 def invariant_differences(english: str, chinese: str) -> list[str]:
     """How ``chinese`` fails to keep :func:`markdown_invariants` of ``english`` (empty: it keeps them)."""
     want, got = markdown_invariants(english), markdown_invariants(chinese)
-    differences = [d for key in ("code", "formulas", "link targets") for d in _both_ways(want[key], got[key], key)]
+    differences = [difference for key in ("code", "formulas", "link targets") for difference in _both_ways(
+        key, [x for x in want[key] if x not in got[key]], [x for x in got[key] if x not in want[key]])]
     if want["heading levels"] != got["heading levels"]:
         differences.append(f"heading levels {got['heading levels']}, expected {want['heading levels']}")
     return differences
@@ -223,21 +211,12 @@ def prose_numbers(text: str) -> list[str]:
 
 def number_differences(english: str, chinese: str) -> list[str]:
     """How the numbers of ``chinese``'s prose differ from those of ``english`` (empty: the same)."""
-    differences = []
-    for label, a, b in (("missing", english, chinese), ("not in the English", chinese, english)):
-        left, extra = prose_numbers(b), []
-        words = [_NUMBER_WORDS[w] for w in re.findall(r"[A-Za-z]+|[零〇一二两三四五六七八九十双]", _prose(b).lower())
-                 if w in _NUMBER_WORDS]
-        for number in prose_numbers(a):
-            if number in left:
-                left.remove(number)
-            elif number.isdigit() and int(number) in words:
-                words.remove(int(number))
-            else:
-                extra.append(number)
-        if extra:
-            differences.append(f"numbers {label}: {', '.join(extra)}")
-    return differences
+    def as_words(text: str) -> Counter:  # the numbers a text writes as words, for those the other writes in digits
+        words = re.findall(r"[A-Za-z]+|[零〇一二两三四五六七八九十双]", _prose(text).lower())
+        return Counter(str(_NUMBER_WORDS[word]) for word in words if word in _NUMBER_WORDS)
+
+    en, zh = Counter(prose_numbers(english)), Counter(prose_numbers(chinese))
+    return _both_ways("numbers", ((en - zh) - as_words(chinese)).elements(), ((zh - en) - as_words(english)).elements())
 
 
 def rebase_for_zh(text: str) -> str:
@@ -248,6 +227,33 @@ def rebase_for_zh(text: str) -> str:
 
 
 # --- translation files ----------------------------------------------------------------------------
+
+_LINES = {"type": "array", "items": {"type": "string"}}
+_SHA256 = {"type": "string", "pattern": "^[0-9a-f]{64}$"}
+#: ``<stem>.json`` and ``_shared.json``: per cell id, a markdown cell's English and Chinese lines, or a code
+#: cell's comments (each with its Chinese), stamped with the SHA-256 of that English
+NOTEBOOK_SCHEMA = {"type": "object", "required": ["notebook", "cells"], "properties": {
+    "notebook": {"type": "string"},
+    "cells": {"type": "object", "additionalProperties": {
+        "type": "object", "required": ["type", "sha256"],
+        "properties": {"type": {"enum": ["markdown", "code"]}, "sha256": _SHA256},
+        "allOf": [{"if": {"properties": {"type": {"const": "markdown"}}},
+                   "then": {"required": ["en", "zh"], "properties": {"en": _LINES, "zh": _LINES}}},
+                  {"if": {"properties": {"type": {"const": "code"}}},
+                   "then": {"required": ["comments"], "properties": {"comments": {"type": "array", "items": {
+                       "type": "object", "required": ["en", "zh"],
+                       "properties": {"en": {"type": "string"}, "zh": {"type": "string"}}}}}}}]}}}}
+#: ``_titles.json`` and ``_readme.json``: per notebook stem (its title) or README.md heading (its section), the
+#: English lines a translation was made from and their SHA-256 (see :func:`stamped`)
+STAMPS_SCHEMA = {"type": "object", "required": ["stamps"], "properties": {"stamps": {
+    "type": "object", "additionalProperties": {"type": "object", "required": ["en", "sha256"],
+                                               "properties": {"en": _LINES, "sha256": _SHA256}}}}}
+
+
+def stamped(text: str) -> dict:
+    """The stamp of a translation made from the English ``text``: its lines and their SHA-256."""
+    return {"en": text.split("\n"), "sha256": fingerprint(text)}
+
 
 def english_text(cell: nbformat.NotebookNode) -> str:
     """What a translation of ``cell`` is made from: a markdown cell's source, or a code cell's comments."""
@@ -263,41 +269,23 @@ def is_translatable(cell: nbformat.NotebookNode) -> bool:
 def new_entry(cell: nbformat.NotebookNode, old: dict | None = None) -> dict:
     """An entry stamped with the cell's current English, keeping what ``old`` translated of it (markdown:
     the Chinese; code: the translations of comments that did not change)."""
-    old = old if isinstance(old, dict) and old.get("type") == cell.cell_type else {}
-    entry = {"type": cell.cell_type, "sha256": fingerprint(english_text(cell))}
+    old = old if old and old["type"] == cell.cell_type else {}
     if cell.cell_type == "markdown":
-        return {**entry, "en": cell.source.split("\n"), "zh": list(old.get("zh", []))}
-    known = {c.get("en"): c.get("zh", "") for c in old.get("comments", []) if isinstance(c, dict)}
-    comments = translatable_comments(cell.source)
-    return {**entry, "comments": [{"en": text, "zh": known.get(text, "")} for text in comments]}
+        return {"type": "markdown", **stamped(cell.source), "zh": old.get("zh", [])}
+    known = {pair["en"]: pair["zh"] for pair in old.get("comments", [])}
+    return {"type": "code", "sha256": fingerprint(english_text(cell)),
+            "comments": [{"en": text, "zh": known.get(text, "")} for text in translatable_comments(cell.source)]}
 
 
-def _entry_error(entry: object) -> str | None:
-    """Why ``entry`` is not a well-formed entry, or None."""
-    def lines(value: object) -> bool:
-        return isinstance(value, list) and all(isinstance(line, str) for line in value)
-
-    if not isinstance(entry, dict) or entry.get("type") not in ("markdown", "code"):
-        return 'an entry must be an object with "type": "markdown" or "code"'
-    if not isinstance(entry.get("sha256"), str):
-        return 'an entry needs its stamp, "sha256" (a string)'
-    for key in ("en", "zh") if entry["type"] == "markdown" else ():
-        if not lines(entry.get(key)):
-            return f'a markdown entry needs "{key}": a list of lines (strings)'
-    comments = entry.get("comments")
-    if entry["type"] == "code" and not (isinstance(comments, list) and all(
-            isinstance(c, dict) and isinstance(c.get("en"), str) and isinstance(c.get("zh"), str) for c in comments)):
-        return 'a code entry needs "comments": a list of {"en": "# ...", "zh": "# ..."}'
-    return None
+def _entry_stamp(entry: dict) -> dict:
+    """An entry's stamp (:func:`stamped`): a code entry's English is its comments."""
+    return entry if entry["type"] == "markdown" else {"en": [pair["en"] for pair in entry["comments"]],
+                                                      "sha256": entry["sha256"]}
 
 
-def _stored_english(entry: dict) -> str:
-    return "\n".join(entry["en"] if entry["type"] == "markdown" else [c["en"] for c in entry["comments"]])
-
-
-def _read(stem: str, key: str, valid, shape: str) -> object | None:
-    """``translations/<stem>.json``'s value under ``key`` (None: no file); :class:`TranslationFileError`
-    naming the file where it is not valid JSON or ``valid(value)`` is false (``shape`` says what is expected)."""
+def _read(stem: str, schema: dict) -> dict | None:
+    """``translations/<stem>.json`` (None: no file); :class:`TranslationFileError` naming the file, and the
+    place in it, where it is not valid JSON or not in the form ``schema`` describes."""
     path = translation_path(stem)
     if not path.is_file():
         return None
@@ -305,11 +293,9 @@ def _read(stem: str, key: str, valid, shape: str) -> object | None:
         data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as error:
         raise TranslationFileError(f"{_repo(path)} is not valid JSON: {error}") from error
-    if not (isinstance(data, dict) and valid(data.get(key))):
-        raise TranslationFileError(f"{_repo(path)}: expected {shape}")
-    if key == "cells" and data.get("notebook") != stem:
-        raise TranslationFileError(f'{_repo(path)}: "notebook" is {data.get("notebook")!r}, expected {stem!r}')
-    return data[key]
+    if error := jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(data)):
+        raise TranslationFileError(f"{_repo(path)}: {error.json_path}: {error.message}")
+    return data
 
 
 def _write(stem: str, data: dict) -> Path:
@@ -321,21 +307,11 @@ def _write(stem: str, data: dict) -> Path:
 
 def load(stem: str) -> dict[str, dict] | None:
     """The entries of ``translations/<stem>.json`` by cell id; None when there is no file."""
-    return _read(stem, "cells", lambda cells: isinstance(cells, dict), 'an object with "cells": {cell id: entry}')
-
-
-def _titles() -> dict[str, dict]:
-    """``_titles.json``: per stem, the English title its ``title_zh`` was translated from, and its SHA-256."""
-    return _read(TITLES, "titles", lambda titles: isinstance(titles, dict) and all(
-        isinstance(t, dict) and isinstance(t.get("sha256"), str) for t in titles.values()),
-        '{"titles": {stem: {"en", "sha256"}}}') or {}
-
-
-def _readme_stamps() -> list[dict]:
-    """``_readme.json``: per section of README.md, in order, its heading, the text translated and its SHA-256."""
-    return _read(README_KEY, "sections", lambda sections: isinstance(sections, list) and all(
-        isinstance(s, dict) and isinstance(s.get("heading"), str) and isinstance(s.get("sha256"), str)
-        and isinstance(s.get("en"), list) for s in sections), '{"sections": [{"heading", "sha256", "en"}, ...]}') or []
+    data = _read(stem, NOTEBOOK_SCHEMA)
+    if data is not None and data["notebook"] != stem:
+        raise TranslationFileError(f'{_repo(translation_path(stem))}: "notebook" is {data["notebook"]!r}, '
+                                   f"expected {stem!r}")
+    return None if data is None else data["cells"]
 
 
 def save(stem: str, cells: dict[str, dict], order: list[str]) -> Path:
@@ -343,6 +319,20 @@ def save(stem: str, cells: dict[str, dict], order: list[str]) -> Path:
     ranked = {cell_id: i for i, cell_id in enumerate(order)}
     ordered = dict(sorted(cells.items(), key=lambda item: ranked.get(item[0], len(ranked))))
     return _write(stem, {"notebook": stem, "cells": ordered})
+
+
+def _stamps(key: str) -> dict[str, dict]:
+    """The stamps of :data:`TITLES` or :data:`README_KEY` by name (empty: no file)."""
+    return (_read(key, STAMPS_SCHEMA) or {"stamps": {}})["stamps"]
+
+
+def _restamp(key: str, english: dict[str, str], names: list[str], kind: str) -> None:
+    """Stamp the translations of ``names`` against their current English (``english``: name -> text) in
+    ``translations/<key>.json``, which keeps the stamps in ``english``'s order and drops those it lacks."""
+    if unknown := [name for name in names if name not in english]:
+        raise SystemExit(f"unknown {kind} {unknown[0]!r}; expected one of: {', '.join(map(repr, english))}")
+    stamps = {**_stamps(key), **{name: stamped(english[name]) for name in names}}
+    _write(key, {"stamps": {name: stamps[name] for name in english if name in stamps}})
 
 
 # --- checking ---------------------------------------------------------------------------------------
@@ -362,68 +352,88 @@ class Problem:
             f"{self.notebook}: {self.message}"
 
 
+def _command(args: str) -> str:
+    return f"`python -m tools.translations {args}`"
+
+
+def _stamp_problem(stored: dict | None, now: str, label: str, update: str, command: str) -> tuple[str, str] | None:
+    """``(kind, message)`` when a translation's stamp (``stored``, None: never stamped) does not match ``now``,
+    the current English (``label`` names it in the diff); ``update`` says what a person updates, ``command``
+    the :func:`main` command that stamps it again."""
+    run = f"run {_command(command)}"
+    if stored is None:
+        return "missing", f"no stamp: check that {update} translates the English, then {run}"
+    english = "\n".join(stored["en"])
+    if fingerprint(now) != stored["sha256"]:
+        return "stale", (f"stale translation: the English changed since it was translated. Update {update}, then "
+                         f"{run}. The English change:\n"
+                         + _diff(english, now, f"{label} (English, as translated)", f"{label} (English, now)"))
+    if fingerprint(english) != stored["sha256"]:
+        return "invalid", f'the stored English ("en") does not match its stamp (edited by hand?): {run}'
+    return None
+
+
+def _style_problems(where: str, slips: list[zh_style.Slip]) -> list[Problem]:
+    return [Problem(where, slip.cell, "style", f"{slip.rule}: {slip.text} (see tools/zh_style.py)") for slip in slips]
+
+
 def _entry_problems(stem: str, cell: nbformat.NotebookNode, entry: dict) -> list[tuple[str, str]]:
-    """``(kind, message)`` for each problem of a well-formed entry of a cell of the same type."""
-    path, cell_id, now = _repo(translation_path(stem)), cell.get("id"), english_text(cell)
-    if fingerprint(now) != entry["sha256"]:  # the rest would only repeat it
-        return [("stale", f"stale translation: the English changed since it was translated. Update the Chinese in "
-                 f"{path}, then run `python -m tools.translations stamp {stem} {cell_id}`. The English change:\n"
-                 + _diff(_stored_english(entry), now, cell_id))]
-    found = []
-    if fingerprint(_stored_english(entry)) != entry["sha256"]:
-        found.append(("invalid", "the stored English (\"en\") does not match its stamp (edited by hand?): run "
-                      f"`python -m tools.translations stamp {stem} {cell_id}`"))
+    """``(kind, message)`` for each problem of the translation ``entry`` of ``cell``."""
+    path, cell_id = _repo(translation_path(stem)), cell.get("id")
+    if entry["type"] != cell.cell_type:
+        return [("stale", f"the cell is now a {cell.cell_type} cell, but its translation is for a {entry['type']} "
+                 "cell: replace the entry")]
+    stamp = _stamp_problem(_entry_stamp(entry), english_text(cell), cell_id, f"the Chinese in {path}",
+                           f"stamp {stem} {cell_id}")
+    if stamp and stamp[0] == "stale":
+        return [stamp]  # the rest would only repeat it
+    found = [stamp] if stamp else []
     if entry["type"] == "markdown":
         zh = "\n".join(entry["zh"])
         if not zh.strip():
             return [*found, ("missing", f'the translation ("zh") in {path} is empty')]
-        if differences := invariant_differences(cell.source, zh):
-            found.append(("invalid", "the translation must keep the English's code, formulas, link targets and "
-                          "headings: " + "; ".join(differences)))
-        if numbers := number_differences(cell.source, zh):
-            found.append(("invalid", "the translation must keep the English's numbers: " + "; ".join(numbers)))
-        return found
-    comments, stored = translatable_comments(cell.source), {pair["en"] for pair in entry["comments"]}
-    for pair in (pair for pair in entry["comments"] if pair["en"] in comments):
-        if error := _comment_translation_error(pair["zh"], pair["en"]):
-            found.append(("missing" if error == "has no translation" else "invalid", f"comment {pair['en']!r} {error}"))
-        elif numbers := number_differences(pair["en"], pair["zh"]):
-            found.append(("invalid", f"comment {pair['en']!r}: the translation must keep its numbers: "
-                          + "; ".join(numbers)))
-    found += [("missing", f"comment {text!r} has no translation") for text in comments if text not in stored]
+        kept = {"code, formulas, link targets and headings": invariant_differences(cell.source, zh),
+                "numbers": number_differences(cell.source, zh)}
+        return found + [("invalid", f"the translation must keep the English's {what}: " + "; ".join(differences))
+                        for what, differences in kept.items() if differences]
+    comments, translated = translatable_comments(cell.source), {pair["en"]: pair["zh"] for pair in entry["comments"]}
+    for text in comments:
+        if error := _comment_translation_error(translated.get(text, ""), text):
+            found.append(("missing" if error == "has no translation" else "invalid", f"comment {text!r} {error}"))
+        elif numbers := number_differences(text, translated[text]):
+            found.append(("invalid", f"comment {text!r}: the translation must keep its numbers: " + "; ".join(numbers)))
     return found + [("unused", f"a translation for comment {text!r}, which the cell does not have: delete it")
-                    for text in sorted(stored - set(comments))]
+                    for text in sorted(set(translated) - set(comments))]
 
 
-def check_translation(stem: str, english: nbformat.NotebookNode, cells: dict[str, dict] | None,
-                      only: tuple[str, ...] | None = None) -> list[Problem]:
-    """Problems of the translation ``cells`` (None: no file) of the notebook ``english``; ``only``: just
-    those cell ids (the shared file's set-up cell), which a notebook's own file leaves out."""
+def _in_file(stem: str, cell_id: str) -> bool:
+    """Whether the translation of cell ``cell_id`` belongs in ``stem``'s file: the set-up cell in :data:`SHARED`'s,
+    the others in their notebook's."""
+    return (cell_id in SHARED_IDS) == (stem == SHARED)
+
+
+def _translated_cells(stem: str, english: nbformat.NotebookNode) -> dict[str, nbformat.NotebookNode]:
+    """The cells of ``english`` with something to translate in ``stem``'s file, by id."""
+    return {cell.get("id"): cell for cell in english.cells if _in_file(stem, cell.get("id")) and is_translatable(cell)}
+
+
+def check_translation(stem: str, english: nbformat.NotebookNode, cells: dict[str, dict] | None) -> list[Problem]:
+    """Problems of the translation ``cells`` (None: no file) of the notebook ``english`` (:data:`SHARED`: of
+    its set-up cell)."""
     path = _repo(translation_path(stem))
     if cells is None:
-        return [Problem(stem, None, "missing", f"there is no translation, {path}: run "
-                        f"`python -m tools.translations init {stem}` and translate every entry")]
-    by_id = {cell.get("id"): cell for cell in english.cells}
-    in_scope = (lambda cid: cid in only) if only is not None else (lambda cid: cid not in SHARED_IDS)
-    wanted = {cid: cell for cid, cell in by_id.items() if in_scope(cid) and is_translatable(cell)}
+        return [Problem(stem, None, "missing", f"there is no translation, {path}: run {_command(f'init {stem}')} "
+                        "and translate every entry")]
+    by_id, wanted = {cell.get("id"): cell for cell in english.cells}, _translated_cells(stem, english)
     problems = []
     for cell_id, cell in wanted.items():
-        entry = cells.get(cell_id)
-        if entry is None:
-            found = [("missing", f"the {cell.cell_type} cell has no translation in {path} "
-                      f"(`python -m tools.translations init {stem}` adds an empty entry)")]
-        elif error := _entry_error(entry):
-            found = [("invalid", f"{path}: {error}")]
-        elif entry["type"] != cell.cell_type:
-            found = [("stale", f"the cell is now a {cell.cell_type} cell, but its translation is for a "
-                      f"{entry['type']} cell: replace the entry")]
-        else:
-            found = _entry_problems(stem, cell, entry)
+        found = _entry_problems(stem, cell, cells[cell_id]) if cell_id in cells else [
+            ("missing", f"the {cell.cell_type} cell has no translation in {path} ({_command(f'init {stem}')} adds "
+             "an empty entry)")]
         problems += [Problem(stem, cell_id, kind, message) for kind, message in found]
-    if only is None:  # a notebook's own translation: how its Chinese reads
-        problems += [Problem(stem, slip.cell, "style", f"{slip.rule}: {slip.text} (see tools/zh_style.py)")
-                     for slip in zh_style.notebook_slips(stem, cells)]
-    for cell_id in (cid for cid in cells if cid not in wanted and in_scope(cid)):
+    if stem != SHARED:  # a notebook's own translation: how its Chinese reads
+        problems += _style_problems(stem, zh_style.notebook_slips(stem, cells))
+    for cell_id in (cid for cid in cells if cid not in wanted and _in_file(stem, cid)):
         why = ("the English notebook has no cell with this id (delete the entry, or move it to the cell's new id)"
                if cell_id not in by_id else
                "the cell has nothing to translate any more (no text, or no comments): delete the entry")
@@ -431,50 +441,33 @@ def check_translation(stem: str, english: nbformat.NotebookNode, cells: dict[str
     return problems
 
 
-def compare_editions(entry: Notebook) -> list[Problem]:
-    """The stored Chinese notebook against the stored English one: the same cells (ids, types, metadata),
-    the same code once comments are removed, the same outputs and execution counts."""
+def compare_editions(entry: Notebook, planned: nbformat.NotebookNode) -> list[Problem]:
+    """The stored Chinese notebook against ``planned``, the one ``make sync`` writes from the English notebook
+    and the translations: a hand edit, or English code or outputs that ``make sync`` has not carried over."""
     if not entry.zh.path.is_file():
         return [Problem(entry.stem, None, "missing", f"there is no Chinese notebook {entry.zh.repo_path}: "
                         "run `make sync`")]
-    english, chinese = generated.read_notebook(entry.path), generated.read_notebook(entry.zh.path)
-    en_ids, zh_ids = [cell.get("id") for cell in english.cells], [cell.get("id") for cell in chinese.cells]
-    if en_ids != zh_ids:
-        return [Problem(entry.stem, None, "drift", f"the Chinese notebook's cells {zh_ids} differ from the English "
-                        f"notebook's {en_ids}: run `make sync`")]
+    stored = {cell.get("id"): cell for cell in generated.read_notebook(entry.zh.path).cells}
+    planned = nbformat.reads(generated.dumps_notebook(planned), as_version=4)  # as it would be stored
+    if list(stored) != [cell.get("id") for cell in planned.cells]:
+        return [Problem(entry.stem, None, "drift", f"the Chinese notebook's cells {list(stored)} differ from the "
+                        f"English notebook's {[cell.get('id') for cell in planned.cells]}: run `make sync`")]
     problems = []
-    for en, zh in zip(english.cells, chinese.cells, strict=True):
-        found = []
-        if en.cell_type != zh.cell_type:
-            found.append(f"a {zh.cell_type} cell in Chinese, {en.cell_type} in English")
-        elif en.metadata != zh.metadata:
-            found.append("the cell's metadata (tags) differ from the English")
-        if en.cell_type == zh.cell_type == "code":
-            try:
-                en_code, zh_code = strip_comments(en.source), strip_comments(zh.source)
-            except ValueError as error:
-                problems += [Problem(entry.stem, en.id, "drift", message) for message in found]
-                problems.append(Problem(entry.stem, en.id, "invalid", str(error)))
-                continue
-            if en_code != zh_code:
-                found.append("the code without comments differs from the English:\n" + "\n".join(
-                    difflib.unified_diff(en_code.split("\n"), zh_code.split("\n"), "English", "Chinese", lineterm="")))
-            if en.outputs != zh.outputs or en.execution_count != zh.execution_count:
-                found.append("the outputs differ from the English: run `make sync`")
-        problems += [Problem(entry.stem, en.id, "drift", message) for message in found]
+    for new in planned.cells:
+        old = stored[new.get("id")]
+        if old.source != new.source:
+            problems.append(Problem(entry.stem, new.id, "drift", "the cell is not what `make sync` writes from the "
+                                    "English and the translation: run `make sync`. The difference:\n"
+                                    + _diff(old.source, new.source, "stored", "sync")))
+        if {**old, "source": ""} != {**new, "source": ""}:
+            problems.append(Problem(entry.stem, new.id, "drift", "the cell's type, metadata or outputs differ from "
+                                    "the English: run `make sync`"))
     return problems
 
 
 def _english_notebooks() -> dict[Notebook, nbformat.NotebookNode]:
     """Every English notebook as ``make sync`` writes it (header, set-up and footer in place)."""
     return {entry: generated.sync_notebook(generated.read_notebook(entry.path), entry) for entry in manifest.NOTEBOOKS}
-
-
-def _check_file(stem: str, english: nbformat.NotebookNode, only: tuple[str, ...] | None = None) -> list[Problem]:
-    try:
-        return check_translation(stem, english, load(stem), only)
-    except TranslationFileError as error:
-        return [Problem(stem, None, "invalid", str(error))]
 
 
 def check(stems: list[str] | None = None) -> list[Problem]:
@@ -485,19 +478,38 @@ def check(stems: list[str] | None = None) -> list[Problem]:
     english = _english_notebooks()
     for entry, nb in english.items():
         if not stems or entry.stem in stems:
-            problems += check_title(entry) + _check_file(entry.stem, nb) + compare_editions(entry)
+            problems += _unless_invalid(entry.stem, check_title, entry)
+            problems += _unless_invalid(entry.stem, _check_notebook, entry, nb)
     if not stems or SHARED in stems:
         variants = {next(c.source for c in nb.cells if c.get("id") == generated.SETUP_ID): nb
                     for nb in english.values()}  # the set-up cell: each variant once
         for nb in variants.values():
-            problems += [p for p in _check_file(SHARED, nb, only=SHARED_IDS) if p not in problems]
+            shared = _unless_invalid(SHARED, lambda nb: check_translation(SHARED, nb, load(SHARED)), nb)
+            problems += [problem for problem in shared if problem not in problems]
         listed = {entry.filename for entry in manifest.NOTEBOOKS}
         problems += [Problem(path.stem, None, "unused", f"{_repo(path)} has no English notebook in the manifest: "
                              "delete it (and its translation)")
                      for path in sorted((manifest.NOTEBOOK_DIR / "zh").glob("*.ipynb")) if path.name not in listed]
     if not stems or README_KEY in stems:
-        problems += check_readme()
+        problems += _unless_invalid(_repo(readme_zh_path()), check_readme)
     return problems
+
+
+def _check_notebook(entry: Notebook, english: nbformat.NotebookNode) -> list[Problem]:
+    """The translation of a notebook (``english``, as sync writes it) and its stored Chinese notebook."""
+    cells = load(entry.stem)
+    problems = check_translation(entry.stem, english, cells)
+    with contextlib.suppress(TranslationFileError):  # a broken _shared.json is a problem of SHARED's check
+        problems += compare_editions(entry, zh_notebook(entry, english, cells, load(SHARED)))
+    return problems
+
+
+def _unless_invalid(where: str, check_part, *args) -> list[Problem]:
+    """``check_part(*args)``, or the problem of a translation file that it cannot read."""
+    try:
+        return check_part(*args)
+    except TranslationFileError as error:
+        return [Problem(where, None, "invalid", str(error))]
 
 
 def problems_summary() -> str:
@@ -509,39 +521,21 @@ def problems_summary() -> str:
             "; `python -m tools.translations check` lists them, and the tests fail until a person fixes them")
 
 
-# --- the titles: each title_zh stamped against its English title -----------------------------------
+# --- the titles and README.zh.md: stamped against the English titles and README.md's sections ----------
 
 def check_title(entry: Notebook) -> list[Problem]:
     """The manifest's ``title_zh`` of ``entry`` against the stamp of its English ``title``."""
     if not entry.title_zh.strip():
         return [Problem(entry.stem, None, "missing", "the manifest entry has no title_zh (tools/manifest.py)")]
-    try:
-        stored = _titles().get(entry.stem)
-    except TranslationFileError as error:
-        return [Problem(entry.stem, None, "invalid", str(error))]
-    how = f"then run `python -m tools.translations stamp-title {entry.stem}`"
-    if stored is None:
-        return [Problem(entry.stem, None, "missing", f"title_zh {entry.title_zh!r} has no stamp in "
-                        f"{_repo(translation_path(TITLES))}: check it translates {entry.title!r}, {how}")]
-    if stored["sha256"] != fingerprint(entry.title):
-        return [Problem(entry.stem, None, "stale", f"stale title: the English title changed from "
-                        f"{stored.get('en')!r} to {entry.title!r} since title_zh {entry.title_zh!r} was translated. "
-                        f"Update title_zh in tools/manifest.py, {how}")]
-    return []
+    found = _stamp_problem(_stamps(TITLES).get(entry.stem), entry.title, "title",
+                           f"title_zh {entry.title_zh!r} in tools/manifest.py", f"stamp-title {entry.stem}")
+    return [Problem(entry.stem, None, found[0], f"the title: {found[1]}")] if found else []
 
 
 def stamp_titles(stems: list[str]) -> None:
     """Mark the ``title_zh`` of ``stems`` as translated from their current English titles."""
-    by_stem = {entry.stem: entry for entry in manifest.NOTEBOOKS}
-    if unknown := [stem for stem in stems if stem not in by_stem]:
-        raise SystemExit(f"unknown notebook {unknown[0]!r}; expected one of: {', '.join(by_stem)}")
-    titles = {**_titles(), **{stem: {"en": by_stem[stem].title, "sha256": fingerprint(by_stem[stem].title)}
-                              for stem in stems}}
-    order = {stem: i for i, stem in enumerate(by_stem)}
-    _write(TITLES, {"titles": dict(sorted(titles.items(), key=lambda item: order.get(item[0], len(order))))})
+    _restamp(TITLES, {entry.stem: entry.title for entry in manifest.NOTEBOOKS}, stems, "notebook")
 
-
-# --- README.zh.md: each `##` section stamped against README.md's ---------------------------------------
 
 _INTRO = "(introduction)"  # the name of the text before the first `##` heading
 #: what `make sync` writes into both READMEs, left out of the sections' stamps (the titles and
@@ -565,6 +559,10 @@ def readme_sections(text: str) -> list[tuple[str, str]]:
     return [(heading, "\n".join(lines).rstrip()) for heading, lines in sections]
 
 
+def _english_readme() -> dict[str, str]:
+    return dict(readme_sections((manifest.ROOT / manifest.ENGLISH.readme).read_text(encoding="utf-8")))
+
+
 def check_readme() -> list[Problem]:
     """README.zh.md against README.md: as many ``##`` sections, each stamped against the current text of
     its English section (by order), and the Chinese style."""
@@ -572,51 +570,30 @@ def check_readme() -> list[Problem]:
     where = _repo(zh_path)
     if not zh_path.is_file():
         return [Problem(where, None, "missing", "there is no Chinese README")]
-    english = readme_sections((manifest.ROOT / manifest.ENGLISH.readme).read_text(encoding="utf-8"))
-    chinese = readme_sections(zh_path.read_text(encoding="utf-8"))
+    english, chinese = _english_readme(), readme_sections(zh_path.read_text(encoding="utf-8"))
     if len(english) != len(chinese):
         return [Problem(where, None, "invalid", f"README.zh.md has {len(chinese) - 1} `##` sections, README.md has "
-                        f"{len(english) - 1} ({', '.join(h for h, _ in english[1:])}): translate each section, in the "
+                        f"{len(english) - 1} ({', '.join(list(english)[1:])}): translate each section, in the "
                         "same order")]
-    try:
-        by_heading = {s["heading"]: s for s in _readme_stamps()}
-    except TranslationFileError as error:
-        return [Problem(where, None, "invalid", str(error))]
-    problems = []
-    for (heading, text), (zh_heading, _) in zip(english, chinese, strict=True):
-        stored = by_heading.get(heading)
-        how = f"`python -m tools.translations stamp-readme {heading.removeprefix('## ')!r}`"
-        if stored is None or not stored["sha256"]:
-            problems.append(Problem(where, heading, "missing", f"the section {zh_heading!r} has no stamp for the "
-                                    f"English section {heading!r}: translate it, then run {how}"))
-        elif fingerprint(text) != stored["sha256"]:
-            problems.append(Problem(where, heading, "stale", f"stale translation of section {zh_heading!r}: the "
-                                    f"English section {heading!r} of README.md changed since it was translated. Update "
-                                    f"the Chinese, then run {how}. The English change:\n"
-                                    + _diff(stored["en"], text, heading)))
-    problems += [Problem(where, None, "style", f"{slip.rule}: {slip.text} (see tools/zh_style.py)")
-                 for slip in zh_style.readme_slips(zh_path.read_text(encoding="utf-8"))]
+    problems, stamps = [], _stamps(README_KEY)
+    for (heading, text), (zh_heading, _) in zip(english.items(), chinese, strict=True):
+        if found := _stamp_problem(stamps.get(heading), text, heading, f"the section {zh_heading!r} of README.zh.md",
+                                   f"stamp-readme {heading.removeprefix('## ')!r}"):
+            problems.append(Problem(where, heading, *found))
+    problems += _style_problems(where, zh_style.readme_slips(zh_path.read_text(encoding="utf-8")))
     return problems + [Problem(where, extra, "unused", f"a stamp in {_repo(translation_path(README_KEY))} for a "
-                               "section README.md no longer has: re-stamp the sections (`python -m tools.translations "
-                               "stamp-readme <section>`) after translating")
-                       for extra in by_heading if extra not in {heading for heading, _ in english}]
+                               f"section README.md no longer has: re-stamp the sections ({_command('stamp-readme')} "
+                               "<section>) after translating") for extra in stamps if extra not in english]
 
 
-def stamp_readme(names: list[str]) -> list[str]:
-    """Stamp the README.zh.md sections whose English headings are ``names`` (without ``## ``; :data:`_INTRO`
-    for the introduction; ``["--all"]``: every section) against the current README.md. Returns their headings."""
-    english = readme_sections((manifest.ROOT / manifest.ENGLISH.readme).read_text(encoding="utf-8"))
-    known = {heading.removeprefix("## "): i for i, (heading, _) in enumerate(english)}
-    names = list(known) if names == ["--all"] else names
-    if unknown := [name for name in names if name not in known]:
-        raise SystemExit(f"README.md has no section {unknown[0]!r}; sections: {', '.join(map(repr, known))}")
-    by_heading = {s["heading"]: s for s in _readme_stamps()}
-    stamps = [by_heading.get(heading, {"heading": heading, "sha256": "", "en": []}) for heading, _ in english]
-    for i in (known[name] for name in names):  # a section never stamped keeps an empty stamp: still reported
-        heading, text = english[i]
-        stamps[i] = {"heading": heading, "sha256": fingerprint(text), "en": text.split("\n")}
-    _write(README_KEY, {"readme": "README.zh.md", "source": "README.md", "sections": stamps})
-    return [english[known[name]][0] for name in names]
+def stamp_readme(names: list[str] | None) -> list[str]:
+    """Stamp the README.zh.md sections whose English headings are ``names`` (``## `` may be left out;
+    :data:`_INTRO` for the introduction; None: every section) against the current README.md. Returns their
+    headings."""
+    english = _english_readme()
+    headings = [heading if heading in english else f"## {heading}" for heading in (english if names is None else names)]
+    _restamp(README_KEY, english, headings, "README.md section")
+    return headings
 
 
 # --- generating the Chinese notebooks and README ------------------------------------------------------
@@ -627,7 +604,7 @@ def zh_cell(cell: nbformat.NotebookNode, entry: dict | None) -> nbformat.Noteboo
     translation, its links rebased to ``notebooks/zh/``, or the English under :data:`UNTRANSLATED`.
     A stale translation is used as it is (the check reports it)."""
     new = copy.deepcopy(cell)
-    usable = entry is not None and _entry_error(entry) is None and entry["type"] == cell.cell_type
+    usable = entry is not None and entry["type"] == cell.cell_type
     if cell.cell_type == "code" and usable:
         new.source = translate_comments(cell.source, {c["en"]: c["zh"] for c in entry["comments"]
                                                       if _comment_translation_error(c["zh"], c["en"]) is None})
@@ -669,41 +646,35 @@ def planned_text_files() -> dict[Path, str]:
 
 # --- command line ---------------------------------------------------------------------------------------
 
-def _english_for(stem: str) -> tuple[nbformat.NotebookNode, list[str]]:
-    """The English notebook of ``stem`` (any, for :data:`SHARED`) and the ids of its cells that ``stem``'s
-    translation file covers."""
+def _english_for(stem: str) -> dict[str, nbformat.NotebookNode]:
+    """The English cells that ``stem``'s translation file covers (:data:`SHARED`: of any notebook), by id."""
     english = {entry.stem: nb for entry, nb in _english_notebooks().items()}
     if stem != SHARED and stem not in english:
         raise SystemExit(f"unknown notebook {stem!r}; expected one of: {', '.join([*english, SHARED])}")
-    nb = next(iter(english.values())) if stem == SHARED else english[stem]
-    return nb, [cell.id for cell in nb.cells if is_translatable(cell) and (cell.id in SHARED_IDS) == (stem == SHARED)]
+    return _translated_cells(stem, next(iter(english.values())) if stem == SHARED else english[stem])
 
 
 def init(stem: str) -> list[str]:
     """Add an empty, stamped entry for every cell of ``stem`` that has none. Returns their ids."""
-    english, order = _english_for(stem)
-    cells = load(stem) or {}
-    added = [cell_id for cell_id in order if cell_id not in cells]
-    by_id = {cell.id: cell for cell in english.cells}
-    save(stem, {**cells, **{cell_id: new_entry(by_id[cell_id]) for cell_id in added}}, order)
+    english, cells = _english_for(stem), load(stem) or {}
+    added = [cell_id for cell_id in english if cell_id not in cells]
+    save(stem, {**cells, **{cell_id: new_entry(english[cell_id]) for cell_id in added}}, list(english))
     return added
 
 
 def stamp(stem: str, cell_ids: list[str]) -> None:
     """Mark the translations of ``cell_ids`` as made from the current English (comments that changed lose
     theirs): only for a person who has just brought the Chinese up to date."""
-    english, order = _english_for(stem)
-    cells = load(stem)
+    english, cells = _english_for(stem), load(stem)
     if cells is None:
-        raise SystemExit(f"there is no {_repo(translation_path(stem))}; run `python -m tools.translations init {stem}`")
+        raise SystemExit(f"there is no {_repo(translation_path(stem))}; run {_command(f'init {stem}')}")
     for cell_id in cell_ids:
-        if cell_id not in order:
-            raise SystemExit(f"{stem} has no cell {cell_id!r} with something to translate; cells: {', '.join(order)}")
+        if cell_id not in english:
+            raise SystemExit(f"{stem} has no cell {cell_id!r} with something to translate; cells: {', '.join(english)}")
         if cell_id not in cells:
-            raise SystemExit(f"{stem}: cell {cell_id!r} has no translation yet; run `python -m tools.translations "
-                             f"init {stem}` first")
-    by_id = {cell.id: cell for cell in english.cells}
-    save(stem, {**cells, **{cell_id: new_entry(by_id[cell_id], cells[cell_id]) for cell_id in cell_ids}}, order)
+            raise SystemExit(f"{stem}: cell {cell_id!r} has no translation yet; run {_command(f'init {stem}')} first")
+    save(stem, {**cells, **{cell_id: new_entry(english[cell_id], cells[cell_id]) for cell_id in cell_ids}},
+         list(english))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -745,8 +716,8 @@ def main(argv: list[str] | None = None) -> int:
     elif args.command == "stamp-readme":
         if not args.sections and not args.all:
             parser.error("name the sections you translated (or --all)")
-        stamped = stamp_readme(["--all"] if args.all else args.sections)
-        print(f"stamped {', '.join(stamped)} in {_repo(translation_path(README_KEY))}")
+        headings = stamp_readme(None if args.all else args.sections)
+        print(f"stamped {', '.join(headings)} in {_repo(translation_path(README_KEY))}")
     else:
         stamp(args.stem, args.cell_ids)
         print(f"stamped {', '.join(args.cell_ids)} in {_repo(translation_path(args.stem))}; now run `make sync`")

@@ -1,20 +1,10 @@
 """Style checks for the Chinese edition: the slips that make a translation read as translated.
 
 :func:`notebook_slips` reads one notebook's translation (``notebooks/zh/translations/<stem>.json``)
-in cell order, :func:`readme_slips` reads README.zh.md; both return :class:`Slip` s:
-
-- ``gloss``: a key term (:data:`KEY_TERMS`) used for the first time in a notebook without its
-  English in brackets, ``词元（token）``, or glossed a second time;
-- ``times``: ``N 倍`` in an English shape: after a comparative, "N times smaller" (``小 100 倍``,
-  ``窄约 14.5 倍``, ``多花 16 倍``, which reads as 17×), a growth (``增长多少倍``), a difference
-  (``相差 10 倍``) or a bound on both sides (``不超过 20 倍``): write ``是……的 N 倍``, ``1/N``,
-  ``变为原来的几倍``, ``大的至少是小的 10 倍``, ``在 1/N 到 N 倍之间``;
-- ``term``: another word for a term that has one (:data:`ONE_WORD`: 独热行, never 独热行向量),
-  深入一步 not quoted as *深入一步* in markdown (“深入一步” in a code comment), or 对比 between two
-  numbers (``11.7 µs 对 3.91 ms``);
-- ``quotes``: ASCII double quotes around Chinese words: write “……”;
-- ``cross-ref``: a reference to another notebook other than ``第 N 课`` (``笔记本 8``);
-- ``glossary`` (README.zh.md): a key term or a :data:`ONE_WORD` word missing from its 术语表.
+in cell order, :func:`readme_slips` reads README.zh.md; both return :class:`Slip` s: ``gloss``, a key term
+(:data:`KEY_TERMS`) used for the first time in a notebook without its English in brackets, ``词元（token）``,
+or glossed a second time; the slips of :data:`PHRASE_RULES` (``times``, ``term``, ``quotes``, ``cross-ref``);
+and ``glossary`` (README.zh.md): a key term or a :data:`ONE_WORD` word missing from its 术语表.
 
 ``python -m tools.translations check`` (and so the test suite) reports them with the other problems
 of the edition, as problems of the kind ``style``; ``python -m tools.zh_style`` lists them alone,
@@ -52,26 +42,47 @@ ONE_WORD = {
     "规模": ("size", "尺寸"),
     "对比": ("versus", r"(?<![A-Za-z])vs\.?(?![A-Za-z])"),
 }
-_OTHER_WORD = re.compile("|".join(f"(?P<w{i}>{other})" for i, (_, other) in enumerate(ONE_WORD.values())))
-_GLOSS = re.compile(r"[（(][A-Za-z][^（()）\n]*[)）]")  # left out when looking for _OTHER_WORD: 独热（one-hot）行向量
-#: in markdown, the part after the exercises is *深入一步* (its heading aside); a code comment quotes it “深入一步”
-_GOING_DEEPER = re.compile(r"(?<![*])(?<!# )“?深入一步”?(?![*])")
-_GOING_DEEPER_BARE = re.compile(r"(?<!“)深入一步|深入一步(?!”)")  # in a code comment
-
 #: What the checks skip: code blocks, formulas, link targets and HTML comments; a code span becomes ``§``.
 _SKIP = re.compile(r"```.*?```|\$\$.*?\$\$|\$[^$\n]+\$|\]\([^)]*\)|<!--.*?-->", re.S)
 _CODE_SPAN = re.compile(r"`[^`\n]*`")
+_GLOSS = re.compile(r"[（(][A-Za-z][A-Za-z \-]*[)）]")  # English in brackets, left out by the phrase rules
 _CJK = "\u4e00-\u9fff"
 _N = r"(?:\d[\d,.]*|§|[一二两三四五六七八九十百千万]+)"
-#: ``N 倍`` right after a comparative, a growth, a difference or a bare bound (or ``N 倍以内``)
-_TIMES = re.compile(rf"(?:(?:[小窄宽少低高短长快慢轻重]|大(?!约)|多花|多用|多出)了?\s*(?:约|近|超过)?"
-                    rf"|(?:增长|增加|提高|减少|降低|缩小|扩大)了?\s*(?:约|近)?|相差\s*(?:约|近|至少|超过)?"
-                    rf"|不超过|不超出|不到)\s*(?:{_N}|多少|几)\s*多?\s*倍|{_N}\s*倍(?:以内|之内)")
-#: 对比 between two numbers, "11.7 µs 对比 3.91 ms": there it is 对 (对比 heads a row or a label)
-_NUMBERS_VERSUS = re.compile(rf"\d[\d,.]*\s*(?:[A-Za-zµ/%]+\s*)?对比\s*{_N}")
-#: ASCII double quotes, paired left to right on a line
-_ASCII_QUOTED = re.compile(r'"[^"\n]*"')
-_CROSS_REF = re.compile(r"笔记本\s*\d+|第\s*\d+\s*(?:个)?笔记本|notebook\s*\d+", re.I)
+
+
+@dataclass(frozen=True)
+class PhraseRule:
+    """A slip that a pattern finds: its rule, the pattern, what to write instead, and where it applies."""
+
+    rule: str
+    pattern: str
+    advice: str = ""
+    markdown: bool = True  # in markdown cells and README.zh.md
+    comments: bool = True  # in code comments
+    must_contain: str = ""  # a pattern the words found must contain, to be a slip
+
+
+#: The slips of a phrase, found in prose without its glosses (独热（one-hot）行向量 is 独热行向量).
+PHRASE_RULES = [
+    #: ``N 倍`` in an English shape: after a comparative, "N times smaller" (``小 100 倍``, ``多花 16 倍``,
+    #: which reads as 17×), a growth (``增长多少倍``), a difference (``相差 10 倍``) or a bound on both sides
+    #: (``不超过 20 倍``, ``N 倍以内``): write ``是……的 N 倍``, ``1/N``, ``变为原来的几倍``,
+    #: ``大的至少是小的 10 倍``, ``在 1/N 到 N 倍之间``
+    PhraseRule("times", rf"(?:(?:[小窄宽少低高短长快慢轻重]|大(?!约)|多花|多用|多出)了?\s*(?:约|近|超过)?"
+                        rf"|(?:增长|增加|提高|减少|降低|缩小|扩大)了?\s*(?:约|近)?|相差\s*(?:约|近|至少|超过)?"
+                        rf"|不超过|不超出|不到)\s*(?:{_N}|多少|几)\s*多?\s*倍|{_N}\s*倍(?:以内|之内)"),
+    #: another word for a term that has one (独热行, never 独热行向量)
+    *[PhraseRule("term", other, f"write {word}") for word, (_, other) in ONE_WORD.items()],
+    #: in markdown, the part after the exercises is *深入一步* (its heading aside); a code comment quotes it “深入一步”
+    PhraseRule("term", r"(?<![*])(?<!# )“?深入一步”?(?![*])", "write *深入一步*", comments=False),
+    PhraseRule("term", r"(?<!“)深入一步|深入一步(?!”)", "write “深入一步” in a comment", markdown=False),
+    #: 对比 between two numbers, "11.7 µs 对比 3.91 ms": there it is 对 (对比 heads a row or a label)
+    PhraseRule("term", rf"\d[\d,.]*\s*(?:[A-Za-zµ/%]+\s*)?对比\s*{_N}", "write 对 between two numbers"),
+    #: ASCII double quotes (paired left to right on a line) around Chinese words: write “……”
+    PhraseRule("quotes", r'"[^"\n]*"', must_contain=f"[{_CJK}]"),
+    #: a reference to another notebook other than ``第 N 课``
+    PhraseRule("cross-ref", r"(?i)笔记本\s*\d+|第\s*\d+\s*(?:个)?笔记本|notebook\s*\d+"),
+]
 
 
 @dataclass(frozen=True)
@@ -83,12 +94,8 @@ class Slip:
     rule: str  # gloss | times | term | quotes | cross-ref | glossary
     text: str
 
-    @property
-    def where(self) -> str:
-        return f"{self.file}: cell {self.cell!r}" if self.cell else self.file
-
     def __str__(self) -> str:
-        return f"{self.where}: {self.rule}: {self.text}"
+        return f"{self.file}: {f'cell {self.cell!r}: ' if self.cell else ''}{self.rule}: {self.text}"
 
 
 def prose(text: str) -> str:
@@ -103,22 +110,12 @@ def _glossed_at(text: str, end: int, english: str) -> bool:
 
 
 def phrase_slips(file: str, text: str, cell: str | None = None, markdown: bool = True) -> list[Slip]:
-    """The ``times``, ``term``, ``quotes`` and ``cross-ref`` slips of one text (of ``cell`` in ``file``;
-    ``markdown=False``: a code cell's comments)."""
-    text = prose(text)
-    found = [Slip(file, cell, "times", m.group(0)) for m in _TIMES.finditer(text)]
-    found += [Slip(file, cell, "term", f"{m.group(0)}: write {list(ONE_WORD)[int(m.lastgroup[1:])]}")
-              for m in _OTHER_WORD.finditer(_GLOSS.sub("", text))]
-    found += [Slip(file, cell, "term", f"{m.group(0)}: write *深入一步*")
-              for m in _GOING_DEEPER.finditer(text) if markdown]
-    found += [Slip(file, cell, "term", f"{m.group(0)}: write “深入一步” in a comment")
-              for m in _GOING_DEEPER_BARE.finditer(text) if not markdown]
-    found += [Slip(file, cell, "term", f"{m.group(0)}: write 对 between two numbers")
-              for m in _NUMBERS_VERSUS.finditer(text)]
-    found += [Slip(file, cell, "quotes", m.group(0)) for m in _ASCII_QUOTED.finditer(text)
-              if re.search(f"[{_CJK}]", m.group(0))]
-    found += [Slip(file, cell, "cross-ref", m.group(0)) for m in _CROSS_REF.finditer(text)]
-    return found
+    """The slips of :data:`PHRASE_RULES` in one text (of ``cell`` in ``file``; ``markdown=False``: a code
+    cell's comments), by rule."""
+    text = _GLOSS.sub("", prose(text))
+    return [Slip(file, cell, rule.rule, f"{match.group(0)}: {rule.advice}" if rule.advice else match.group(0))
+            for rule in PHRASE_RULES if (rule.markdown if markdown else rule.comments)
+            for match in re.finditer(rule.pattern, text) if re.search(rule.must_contain, match.group(0))]
 
 
 def gloss_slips(file: str, texts: list[tuple[str, str]]) -> list[Slip]:
@@ -129,44 +126,42 @@ def gloss_slips(file: str, texts: list[tuple[str, str]]) -> list[Slip]:
         for term, english in KEY_TERMS.items():
             for match in re.finditer(term, text):
                 has_gloss = _glossed_at(text, match.end(), english)
-                if term not in glossed and not has_gloss:
-                    found.append(Slip(file, cell, "gloss", f"the first {term} has no gloss: write {term}（{english}）"))
-                elif term in glossed and has_gloss:
-                    again = f"{term}（{english}） glossed again (only the first use is)"
-                    found.append(Slip(file, cell, "gloss", again))
+                if (term in glossed) == has_gloss:  # the first use without a gloss, or a later one with one
+                    found.append(Slip(file, cell, "gloss", f"{term}（{english}） glossed again (only the first use is)"
+                                      if has_gloss else f"the first {term} has no gloss: write {term}（{english}）"))
                 glossed.add(term)
     return found
 
 
-def _cell_texts(stem: str, cells: dict[str, dict] | None = None) -> list[tuple[str, str, str]]:
-    """``(cell id, kind, Chinese)`` of every translated cell, in the translation's (notebook) order. ``cells``:
-    the translation's entries (default: read from ``notebooks/zh/translations/<stem>.json``)."""
-    if cells is None:
-        path = manifest.NOTEBOOK_DIR / "zh" / "translations" / f"{stem}.json"
-        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
-    texts = []
-    for cell_id, entry in cells.items():
-        if entry.get("type") == "markdown":
-            texts.append((cell_id, "markdown", "\n".join(entry.get("zh") or [])))
-        else:
-            texts.append((cell_id, "comments", "\n".join(pair.get("zh") or "" for pair in entry.get("comments", []))))
-    return texts
+def _cell_texts(stem: str, cells: dict[str, dict] | None = None) -> list[tuple[str, bool, str]]:
+    """``(cell id, whether markdown, Chinese)`` of every translated cell, in notebook order. ``cells``: the
+    translation's entries (default: read from ``notebooks/zh/translations/<stem>.json``)."""
+    path = manifest.NOTEBOOK_DIR / "zh" / "translations" / f"{stem}.json"
+    try:
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"] if cells is None else cells
+        return [(cell_id, entry["type"] == "markdown", "\n".join(
+            entry["zh"] if entry["type"] == "markdown" else [pair["zh"] for pair in entry["comments"]]))
+                for cell_id, entry in cells.items()]
+    except (KeyError, TypeError) as error:  # the form that tools.translations checks
+        raise ValueError(f"{path} is not in the form of a translation ({error!r}): "
+                         "`python -m tools.translations check` names the problem") from error
 
 
 def notebook_slips(stem: str, cells: dict[str, dict] | None = None) -> list[Slip]:
     """Every slip in the translation of notebook ``stem`` (``cells``: its entries, default: read from its file)."""
     texts = _cell_texts(stem, cells)
-    found = gloss_slips(stem, [(cid, text) for cid, kind, text in texts if kind == "markdown"])
-    for cid, kind, text in texts:
-        found += phrase_slips(stem, text, cid, markdown=kind == "markdown")
-    return found
+    return gloss_slips(stem, [(cell, text) for cell, markdown, text in texts if markdown]) + [
+        slip for cell, markdown, text in texts for slip in phrase_slips(stem, text, cell, markdown)]
+
+
+def _readme_zh() -> str:
+    return (manifest.ROOT / manifest.CHINESE.readme).read_text(encoding="utf-8")
 
 
 def readme_slips(text: str | None = None) -> list[Slip]:
-    """The ``times``, ``term``, ``quotes`` and ``cross-ref`` slips of README.zh.md, and ``glossary``: a key
+    """The :data:`PHRASE_RULES` slips of README.zh.md (default: the file's ``text``), and ``glossary``: a key
     term or a :data:`ONE_WORD` word that its 术语表 does not list with its English (``| 词元 | token |``)."""
-    if text is None:
-        text = (manifest.ROOT / manifest.CHINESE.readme).read_text(encoding="utf-8")
+    text = _readme_zh() if text is None else text
     words = {**KEY_TERMS, **{word: english for word, (english, _) in ONE_WORD.items()}}
     missing = [f"no row | {word} | {english} | in the 术语表" for word, english in words.items()
                if not re.search(rf"^\|\s*{re.escape(word)}\s*\|\s*{re.escape(english)}\s*\|", text, re.M)]
@@ -187,10 +182,9 @@ def colon_density(text: str) -> float:
 
 def colon_report() -> list[tuple[str, float]]:
     """``(file, colons per 1,000 Chinese characters)`` for every notebook's translation and README.zh.md."""
-    rows = [(entry.stem, colon_density("\n".join(text for _, _, text in _cell_texts(entry.stem))))
+    rows = [(entry.stem, colon_density("\n".join(text for *_, text in _cell_texts(entry.stem))))
             for entry in manifest.NOTEBOOKS]
-    readme = (manifest.ROOT / manifest.CHINESE.readme).read_text(encoding="utf-8")
-    return [*rows, (manifest.CHINESE.readme, colon_density(readme))]
+    return [*rows, (manifest.CHINESE.readme, colon_density(_readme_zh()))]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -11,7 +11,6 @@ from tools.translations import (
     comment_tokens,
     fingerprint,
     invariant_differences,
-    strip_comments,
     translatable_comments,
     translate_comments,
 )
@@ -34,16 +33,13 @@ def test_comments_are_found_with_tokenize_not_by_searching_for_hashes():
     assert translatable_comments("y = 1  # same\nz = 2  # same") == ["# same"]  # distinct, in order
 
 
-def test_strip_comments_keeps_the_code_and_only_the_code():
-    assert strip_comments(CELL) == '%matplotlib inline\nimport torch\ntext = "# not a comment"\nx = 1\n!echo hi'
+def test_translating_comments_changes_the_comments_and_only_them():
     chinese = translate_comments(CELL, {"# the library": "# 这个库", "# a whole-line comment": "# 整行注释"})
-    assert "import torch  # 这个库\n# 整行注释\n" in chinese and "# but this is" in chinese
-    assert strip_comments(chinese) == strip_comments(CELL)
-    assert strip_comments(CELL.replace("x = 1", "x = 2")) != strip_comments(CELL)
+    assert chinese == CELL.replace("# the library", "# 这个库").replace("# a whole-line comment", "# 整行注释")
 
 
 def test_a_cell_magic_has_no_python_comments_and_broken_code_is_an_error():
-    assert comment_tokens("%%bash\necho hi  # a shell comment") == []
+    assert comment_tokens("%%bash\necho hi  # a shell comment") == ()
     assert translatable_comments("obj?\nfiles = !ls  # shell\ny = 1  # kept") == ["# kept"]
     with pytest.raises(ValueError, match="tokenize cannot read this code cell"):
         comment_tokens("x = (1,\n")
@@ -140,8 +136,6 @@ def test_malformed_or_hand_edited_entries_are_reported():
     assert [(cell, kind) for cell, kind, _ in _problems(nb, cells)] == [("intro", "invalid"), ("code", "invalid")]
     assert "does not match its stamp" in _problems(nb, cells)[0][2]
     assert "must be translated as one line that starts with '#'" in _problems(nb, cells)[1][2]
-    cells["intro"] = {"type": "markdown", "zh": "not a list"}
-    assert 'an entry needs its stamp, "sha256"' in _problems(nb, cells)[0][2]
     cells["intro"] = translations.new_entry(nb.cells[1])  # an entry for a code cell
     assert _problems(nb, cells)[0][1:] == ("stale", "the cell is now a markdown cell, but its translation is for a "
                                                     "code cell: replace the entry")
@@ -160,7 +154,7 @@ def test_stamping_keeps_translations_of_unchanged_comments():
     entry = translations.new_entry(nb.cells[1], cells["code"])
     assert entry["comments"] == [{"en": "# one", "zh": "# 一"}, {"en": "# the second", "zh": ""}]
     assert translations.new_entry(nb.cells[0], cells["intro"])["zh"] == cells["intro"]["zh"]
-    assert translations.new_entry(nb.cells[0], "a malformed entry")["zh"] == []
+    assert translations.new_entry(nb.cells[0], cells["code"])["zh"] == []  # an entry of another type
 
 
 # --- generating the Chinese notebook -------------------------------------------------------
@@ -228,7 +222,7 @@ def test_a_code_change_reaches_the_chinese_notebook_through_sync(baseline):
     _edit_english(entry, "encode", lambda s: s.replace('"The cat sat on the sofa."', '"The cat sat on the sofa!"'))
     [problem] = _new_problems(baseline)  # the stored Chinese notebook still has the old code
     assert (problem.cell, problem.kind) == ("encode", "drift")
-    assert '-sentence = "The cat sat on the sofa!"\n+sentence = "The cat sat on the sofa."' in problem.message
+    assert '-sentence = "The cat sat on the sofa."\n+sentence = "The cat sat on the sofa!"' in problem.message
     sync.main([])
     assert _new_problems(baseline) == []
     zh = generated.read_notebook(entry.zh.path)
@@ -244,7 +238,7 @@ def test_a_hand_edit_of_the_chinese_notebook_is_caught(baseline):
     entry.zh.path.write_text(generated.dumps_notebook(nb), encoding="utf-8")
     problems = _new_problems(baseline)
     assert [(p.cell, p.kind) for p in problems] == [("select", "drift"), ("select", "drift")]
-    assert "-d = 4\n+d = 5" in problems[0].message and "outputs differ" in problems[1].message
+    assert "-d = 5\n+d = 4" in problems[0].message and "outputs differ" in problems[1].message
     assert sync.stale_files() == [entry.zh.repo_path]
     entry.zh.path.unlink()
     assert f"{entry.stem}: there is no Chinese notebook {entry.zh.repo_path}: run `make sync`" in [
@@ -260,11 +254,13 @@ def test_init_adds_entries_only_for_cells_without_one(baseline, capsys):
     data = json.loads(before)
     del data["cells"]["summary"]
     path.write_text(json.dumps(data), encoding="utf-8")
-    assert [(p.cell, p.kind) for p in _new_problems(baseline)] == [("summary", "missing")]
+    # missing, and the stored Chinese notebook (with the old translation) is not what `make sync` now writes
+    assert [(p.cell, p.kind) for p in _new_problems(baseline)] == [("summary", "missing"), ("summary", "drift")]
     assert translations.main(["init", entry.stem]) == 0
     assert "added 1 empty entry: summary" in capsys.readouterr().out
     assert json.loads(path.read_text(encoding="utf-8"))["cells"]["summary"]["zh"] == []
-    assert [(p.cell, p.kind) for p in _new_problems(baseline)] == [("summary", "missing")]
+    # missing, and the stored Chinese notebook (with the old translation) is not what `make sync` now writes
+    assert [(p.cell, p.kind) for p in _new_problems(baseline)] == [("summary", "missing"), ("summary", "drift")]
 
 
 def test_a_new_notebook_without_translation_is_reported(course_copy, monkeypatch):
@@ -298,6 +294,42 @@ def test_stamp_and_check_reject_what_does_not_exist(course_copy, capsys):
     assert (problem.cell, problem.kind) == (None, "invalid") and "is not valid JSON" in problem.message
     with pytest.raises(translations.TranslationFileError):
         sync.stale_files()  # `make sync` stops rather than write a notebook from a broken file
+
+
+def _set(key, value):
+    """An edit of a translation file's data: ``value`` at the path ``key`` (keys joined by dots)."""
+    def edit(data):
+        *parents, last = key.split(".")
+        for parent in parents:
+            data = data[parent]
+        data[last] = value
+    return edit
+
+
+@pytest.mark.parametrize(("stem", "checked", "edit", "error"), [
+    ("00_the_answer", "00_the_answer", _set("cells.learn", {"type": "markdown", "en": [], "zh": []}),
+     "$.cells.learn: 'sha256' is a required property"),
+    ("00_the_answer", "00_the_answer", _set("cells.learn.zh", "一行"),
+     "$.cells.learn.zh: '一行' is not of type 'array'"),
+    ("00_the_answer", "00_the_answer", _set("cells.learn.type", "raw"),
+     "$.cells.learn.type: 'raw' is not one of ['markdown', 'code']"),
+    ("_shared", "_shared", _set("cells.course-setup.comments", [{"en": "# x"}]),
+     "$.cells['course-setup'].comments[0]: 'zh' is a required property"),
+    ("00_the_answer", "00_the_answer", _set("notebook", "01_x"), '"notebook" is \'01_x\', expected \'00_the_answer\''),
+    ("_titles", "00_the_answer", _set("stamps.00_the_answer.sha256", "x"),
+     "$.stamps['00_the_answer'].sha256: 'x' does not match '^[0-9a-f]{64}$'"),
+    ("_readme", "_readme", _set("stamps", [{"heading": "## Start"}]), "$.stamps: [{'heading': '## Start'}] is not of "
+     "type 'object'"),
+])
+def test_a_translation_file_not_in_its_form_is_named_with_the_place_of_the_problem(course_copy, stem, checked, edit,
+                                                                                   error):
+    path = translations.translation_path(stem)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    edit(data)
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    [problem] = translations.check([checked])
+    assert (problem.cell, problem.kind) == (None, "invalid")
+    assert problem.message == f"notebooks/zh/translations/{stem}.json: {error}"
 
 
 
@@ -351,8 +383,9 @@ def test_an_edit_to_a_readme_section_fails_until_the_chinese_section_is_restampe
         assert "\n+3.11 or newer and git" in problem.message
         assert "stamp-readme 'Start'" in problem.message
         assert translations.main(["check", "_readme"]) == 1
-        assert "README.zh.md: section '## Start': stale translation of section '## 开始'" in (
+        assert "README.zh.md: section '## Start': stale translation: the English changed" in (
             capsys.readouterr().out)
+        assert "Update the section '## 开始' of README.zh.md" in problem.message
         assert sync.main([]) == 0
         assert "translation problem(s)" in capsys.readouterr().out
     # a person updates the Chinese section (here: 3.10 -> 3.11) and re-stamps it
@@ -379,7 +412,7 @@ def test_a_new_or_unstamped_readme_section_is_reported(course_copy):
     readme_zh.write_text(readme_zh.read_text(encoding="utf-8") + "\n## 新的一节\n\n文字。\n", encoding="utf-8")
     [problem] = translations.check_readme()
     assert (problem.cell, problem.kind) == ("## A new section", "missing")
-    with pytest.raises(SystemExit, match="README.md has no section 'Nope'"):
+    with pytest.raises(SystemExit, match="unknown README.md section '## Nope'"):
         translations.main(["stamp-readme", "Nope"])
     translations.main(["stamp-readme", "A new section"])
     assert translations.check_readme() == []
@@ -419,13 +452,14 @@ def test_a_changed_english_title_makes_title_zh_stale_until_stamped(course_copy,
     monkeypatch.setattr(manifest, "NOTEBOOKS", (renamed, *manifest.NOTEBOOKS[1:]))
     [problem] = translations.check_title(renamed)
     assert (problem.notebook, problem.kind) == (entry.stem, "stale")
-    assert f"changed from {entry.title!r} to {renamed.title!r}" in problem.message
+    assert "the title: stale translation" in problem.message
+    assert f"\n-{entry.title}\n+{renamed.title}" in problem.message
     assert f"stamp-title {entry.stem}" in problem.message
     assert problem in translations.check([entry.stem])
     assert translations.main(["stamp-title", entry.stem]) == 0  # after updating title_zh
     assert translations.check_title(renamed) == []
     stored = json.loads(translations.translation_path(translations.TITLES).read_text(encoding="utf-8"))
-    assert stored["titles"][entry.stem]["en"] == renamed.title
+    assert stored["stamps"][entry.stem]["en"] == [renamed.title]
 
 
 @pytest.mark.parametrize(("english", "chinese"), [
@@ -447,8 +481,8 @@ def test_a_translation_with_a_wrong_number_is_reported(course_copy):
     text = path.read_text(encoding="utf-8")
     assert text.count("1/50,257") == 1
     path.write_text(text.replace("1/50,257", "1/50,256"), encoding="utf-8")
-    [problem] = translations.check([stem])
-    assert (problem.cell, problem.kind) == ("summary", "invalid")
+    problem, not_synced = translations.check([stem])
+    assert [(p.cell, p.kind) for p in (problem, not_synced)] == [("summary", "invalid"), ("summary", "drift")]
     assert problem.message.endswith("numbers missing: 50257; numbers not in the English: 50256")
 
 

@@ -118,6 +118,12 @@ def test_each_key_term_is_glossed_at_its_first_use(bad, good):
     assert zh_style.gloss_slips("nb", [("a", good)]) == []
 
 
+def test_a_translation_not_in_its_form_is_one_clear_error():
+    with pytest.raises(ValueError, match=r"not in the form of a translation \(KeyError\('zh'\)\): `python -m "
+                                         r"tools.translations check` names the problem"):
+        zh_style.notebook_slips(STEM, {"intro": {"type": "markdown", "en": []}})
+
+
 def test_colon_density_counts_full_width_colons_per_thousand_chinese_characters():
     assert zh_style.colon_density("甲：乙") == pytest.approx(500.0)
     assert zh_style.colon_density("`代码：`") == 0.0
