@@ -40,6 +40,9 @@ REPO_OVERRIDE_ENV = "COURSE_REPO"
 COURSE_MARKER = "utils/lookup.py"
 #: The tag of an exercise's worked-answer cell (the practice copies replace these with stubs).
 SOLUTION_TAG = "solution"
+#: nbgrader's markers, each alone on its line, around the part of an answer cell a learner writes: the practice
+#: copy has a ``raise NotImplementedError`` in its place. Tool directives, so the translations leave them out.
+SOLUTION_MARKER = re.compile(r"### (BEGIN|END) SOLUTION")
 #: A collapsed cell's first line. Colab shows a cell whose metadata has ``cellView: form`` as
 #: this title alone; JupyterLab folds a cell whose ``jupyter.source_hidden`` is set. Both still
 #: run the code and show its outputs, and one click shows the code.

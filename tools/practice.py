@@ -2,17 +2,16 @@
 
 For every notebook of every edition it writes a copy to ``build/practice/`` (the
 Chinese edition to ``build/practice/zh/``) with all outputs cleared and each exercise's
-answer cell (tagged ``solution``) replaced by a stub that raises ``NotImplementedError``
-with a hint: which exercise, and what to define. A function answer keeps its signature
-(and docstring), so the learner writes only the body. The checker cell after each stub
-is left as it is: it rejects the stub until the learner replaces it. Made again, it keeps a copy
+answer cell (tagged ``solution``) turned into a stub: the lines between nbgrader's markers
+``### BEGIN SOLUTION`` and ``### END SOLUTION`` become one ``raise NotImplementedError`` with a hint
+naming the exercise, so a function answer keeps its signature and docstring. The checker cell after
+each stub is left as it is: it rejects the stub until the learner replaces it. Made again, it keeps a copy
 the learner has worked in. ``--branch FOLDER`` writes the practice branch's tree instead, which the
 site's workflow pushes for learners who never clone (Colab opens the copies there).
 """
 
 from __future__ import annotations
 
-import ast
 import copy
 import hashlib
 import json
@@ -27,7 +26,7 @@ from utils.cli import OneLineParser
 
 from . import manifest
 from .cli import guard
-from .generated import HEADER_ID, SOLUTION_TAG, dumps_notebook, read_notebook
+from .generated import HEADER_ID, SOLUTION_MARKER, SOLUTION_TAG, TITLE_LINE, dumps_notebook, read_notebook
 from .links import HTML_TARGET, MD_TARGET, rebase_link, rebase_links, stays
 from .manifest import Edition, Notebook, available
 
@@ -37,24 +36,14 @@ NOTE_ID = "practice-note"
 TEXT = {
     "en": {
         "label": "Exercise {number}",
-        "define": "define {names}",
-        "body": "write the body of {names}",
-        "nothing": "write your answer",
-        "hint": "{label}: {what} here (see the exercise above), then run the next cell to check your answer",
-        "comment": "# {label}: your answer here; the line below stops the notebook until you replace it",
-        "and": (", ", " and "),
+        "hint": "{label}: your answer here (see the exercise above), then run the next cell to check it",
         "note": "**Practice copy.** The answer cell of each exercise is replaced by a stub that raises "
                 "`NotImplementedError`: write your own answer in its place, then run the checker cell below it. "
                 "The notebook with worked answers is [{name}]({link}).",
     },
     "zh": {
         "label": "练习 {number}",
-        "define": "定义 {names}",
-        "body": "写出 {names} 的函数体",
-        "nothing": "写出你的答案",
-        "hint": "{label}：请在这里{what}（见上面的练习说明），然后运行下一个单元格检查答案",
-        "comment": "# {label}：在这里写你的答案；替换下面这一行之前，笔记本会在这里停下",
-        "and": ("、", " 和 "),
+        "hint": "{label}：请在这里写出你的答案（见上面的练习说明），然后运行下一个单元格检查它",
         "note": "**练习版。** 每道练习的答案单元格都换成了会抛出 `NotImplementedError` 的占位代码："
                 "请在原处写下你自己的答案，然后运行它下面的检查单元格。附有参考答案的笔记本是 [{name}]({link})。",
     },
@@ -68,62 +57,34 @@ def _text(lang: str) -> dict:
     return TEXT[lang]
 
 
-def _hint(label: str, task: str, names: list[str], lang: str) -> str:
-    """The stub's message as a Python string literal, ``"Exercise 1.2: define `a` and `b` here (...)"``;
-    ``task`` is the TEXT key of what to do with ``names`` ("define" or "body")."""
-    text, quoted = _text(lang), [f"`{name}`" for name in names]
-    comma, last = text["and"]
-    joined = last.join([comma.join(quoted[:-1]), quoted[-1]] if len(quoted) > 1 else quoted)
-    what = text[task].format(names=joined) if names else text["nothing"]
-    return json.dumps(text["hint"].format(label=label, what=what), ensure_ascii=False)  # JSON's escapes are Python's
-
-
-def python_source(source: str) -> str:
-    """The source with IPython magics and shell lines blanked, for ast."""
-    return "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines())
-
-
-def defined_names(tree: ast.Module) -> list[str]:
-    """Names a cell defines at top level (functions, classes, assignments), in order."""
-    names = []
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.append(node.name)
-        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            names += [name.id for target in targets for name in ast.walk(target)
-                      if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Store)]
-    return list(dict.fromkeys(names))
-
-
-def stub_source(solution: str, label: str, lang: str = "en") -> str:
-    """The stub that replaces an answer cell: it raises ``NotImplementedError(hint)``.
-
-    ``label`` names the exercise (``"Exercise 1.2"``). An answer made only of functions (and imports)
-    keeps each function's signature and docstring, with the body replaced; any other answer becomes a
-    comment and a ``raise``.
-    """
-    source = python_source(solution)
-    lines, tree = source.splitlines(), ast.parse(source)
-    if not tree.body:
-        raise ValueError(f"{label}: the answer cell is empty; expected the code of one worked answer")
-    functions = [node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
-    signatures = functions and all(isinstance(node, (ast.Import, ast.ImportFrom)) or node in functions
-                                   and node.body[0].lineno > node.lineno for node in tree.body)  # not one-liners
-    if not signatures:
-        comment = _text(lang)["comment"].format(label=label)
-        return f"{comment}\nraise NotImplementedError({_hint(label, 'define', defined_names(tree), lang)})"
-    hint, parts = _hint(label, "body", [function.name for function in functions], lang), []
-    for node in tree.body:
-        first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
-        if node not in functions:
-            parts.append("\n".join(lines[first - 1:node.end_lineno]))
+def stub_source(solution: str, label: str, lang: str = "en", where: str = "the answer cell") -> str:
+    """The stub that replaces an answer cell: each region between ``### BEGIN SOLUTION`` and ``### END SOLUTION``
+    becomes ``raise NotImplementedError(hint)`` at the marker's indentation, ``label`` (``"Exercise 1.2"``)
+    leading the hint; the rest stays but for the ``#@title`` line (the stub is not a worked answer).
+    ``where`` names the cell in the errors: a cell without markers, or with markers out of order."""
+    hint = json.dumps(_text(lang)["hint"].format(label=label), ensure_ascii=False)  # JSON's escapes are Python's
+    lines = solution.split("\n")
+    stub, inside, regions = [], False, 0
+    for line in lines[bool(TITLE_LINE.match(lines[0])):]:  # the title says "Worked answer"
+        marker = SOLUTION_MARKER.fullmatch(line.strip())
+        if marker is None:
+            if not inside:
+                stub.append(line)
             continue
-        body = node.body[0]
-        keep_to = body.end_lineno if ast.get_docstring(node, clean=False) is not None else body.lineno - 1
-        stub = f"{' ' * body.col_offset}raise NotImplementedError({hint})"
-        parts.append("\n".join([*lines[first - 1:keep_to], stub]))
-    return "\n\n\n".join(parts)
+        begins = marker.group(1) == "BEGIN"
+        if begins == inside:
+            raise ValueError(f"{where}: {line.strip()!r} out of order; "
+                             "expected each ### BEGIN SOLUTION to be closed by an ### END SOLUTION")
+        inside = begins
+        if begins:
+            regions += 1
+            stub.append(line[:len(line) - len(line.lstrip())] + f"raise NotImplementedError({hint})")
+    if inside:
+        raise ValueError(f"{where}: ### BEGIN SOLUTION without its ### END SOLUTION")
+    if not regions:
+        raise ValueError(f"{where}: no ### BEGIN SOLUTION ... ### END SOLUTION; "
+                         "expected the lines a learner writes between them")
+    return "\n".join(stub)
 
 
 def exercise_label(cells: list, index: int, fallback: str, lang: str = "en") -> str:
@@ -165,7 +126,8 @@ def practice_notebook(nb_node: nbformat.NotebookNode, entry: Notebook, edition: 
         if SOLUTION_TAG in cell.metadata.get("tags", []):
             solutions += 1
             label = exercise_label(practice.cells, index, f"{entry.number}.{solutions}", edition.code)
-            cell.source = stub_source(cell.source, label, edition.code)
+            cell.source = stub_source(cell.source, label, edition.code,
+                                      where=f"{edition.repo_path(entry)}, cell {cell.get('id')}")
             cell.metadata.pop("cellView", None)  # the stub is for writing in: not folded
             if cell.metadata.get("jupyter", {}).pop("source_hidden", None) and not cell.metadata["jupyter"]:
                 del cell.metadata["jupyter"]

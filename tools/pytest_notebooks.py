@@ -151,17 +151,22 @@ def colab_environment() -> dict[str, str]:
     return env
 
 
+def _has_heading(cell: nbformat.NotebookNode, heading: str) -> bool:
+    return cell.cell_type == "markdown" and any(line.strip() == heading for line in cell.source.splitlines())
+
+
+def _errors(cell: nbformat.NotebookNode) -> list:
+    return [output for output in cell.outputs if output.output_type == "error"]
+
+
 def _exercises_start(nb: nbformat.NotebookNode) -> int:
-    return next(i for i, cell in enumerate(nb.cells) if cell.cell_type == "markdown"
-                and any(line.strip() == "## Exercises" for line in cell.source.splitlines()))
+    return next(i for i, cell in enumerate(nb.cells) if _has_heading(cell, "## Exercises"))
 
 
 def _exercises_end(nb: nbformat.NotebookNode, start: int) -> int:
     """Where the exercises end: at a ``## Going deeper`` part (which the drills need not run twice), else the footer."""
     for i in range(start + 1, len(nb.cells)):
-        cell = nb.cells[i]
-        if cell.get("id") == generated.FOOTER_ID or (cell.cell_type == "markdown" and any(
-                line.strip() == GOING_DEEPER for line in cell.source.splitlines())):
+        if nb.cells[i].get("id") == generated.FOOTER_ID or _has_heading(nb.cells[i], GOING_DEEPER):
             return i
     raise ValueError("the notebook has no footer cell after its exercises; run `make sync`")
 
@@ -187,8 +192,7 @@ def client_notebook(entry: manifest.Notebook) -> nbformat.NotebookNode:
             cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=COLAB_SETUP_LINE)]
     copy_ = practice.practice_notebook(original, entry, manifest.ENGLISH, entry.path.parent)
     start = _exercises_start(copy_)
-    end = _exercises_end(copy_, start)
-    drills = copy.deepcopy(copy_.cells[start:end])
+    drills = copy_.cells[start:_exercises_end(copy_, start)]  # the copy is this function's own: no deepcopy
     for cell in drills:
         cell.id += PRACTICE_SUFFIX
         if cell.cell_type == "code":
@@ -205,21 +209,24 @@ def _stream_text(cell: nbformat.NotebookNode) -> str:
 
 
 def check_practice_section(nb: nbformat.NotebookNode) -> None:
-    """Each stub raises (or defines a function that will), and the checker after it fails."""
+    """Each stub raises ``NotImplementedError("Exercise N.M: ...")``, at once or from a function of it that the
+    checker calls, and the checker after it rejects it."""
     drills = [cell for cell in nb.cells if cell.get("id", "").endswith(PRACTICE_SUFFIX)]
     stubs = [i for i, cell in enumerate(drills) if practice.SOLUTION_TAG in cell.metadata.get("tags", [])]
     assert len(stubs) >= 2, "the practice section has a stub per exercise"
     for index in stubs:
         stub, checker = drills[index], drills[index + 1]
         assert re.search(r"exercises\.check_\w+", checker.source), f"cell {checker.id}: expected a checker"
-        stub_errors = [o for o in stub.outputs if o.output_type == "error"]
-        if stub_errors:  # a stub that raises at once
-            assert stub_errors[0].ename == "NotImplementedError"
-            assert re.match(r"Exercise \d+\.\d+", stub_errors[0].evalue), stub_errors[0].evalue
-        assert any(o.output_type == "error" for o in checker.outputs), \
-            f"the checker {checker.id} accepted the stub of {stub.id}"
-    printed = "".join(o.get("text", "") for c in drills if c.cell_type == "code" for o in c.outputs)
-    assert "correct:" not in printed
+        assert _errors(checker), f"the checker {checker.id} accepted the stub of {stub.id}"
+        hint = re.search(r'raise NotImplementedError\("(Exercise \d+\.\d+:)', stub.source)
+        assert hint, f"cell {stub.id}: expected a stub that raises NotImplementedError(\"Exercise N.M: ...\")"
+        if _errors(stub):  # a stub that raises at once
+            error = _errors(stub)[0]
+            assert error.ename == "NotImplementedError" and error.evalue.startswith(hint.group(1)), \
+                f"cell {stub.id} raised {error.ename}: {error.evalue}"
+        else:  # a function of the stub raised when the checker called it (a checker may wrap that in a hint)
+            assert hint.group(1) in _errors(checker)[0].evalue, _errors(checker)[0].evalue
+    assert "correct:" not in "".join(_stream_text(cell) for cell in drills if cell.cell_type == "code")
 
 
 class ColabKernel(RunningKernel):

@@ -115,8 +115,10 @@ def pragma_directive(text: str) -> str | None:
 
 
 def translatable_comments(source: str) -> list[str]:
-    """The distinct comments of a code cell, in order, without bare tool directives or ``#@title`` lines."""
-    texts = [text for *_, text in comment_tokens(source) if not generated.TITLE_LINE.match(text)
+    """The distinct comments of a code cell, in order, without bare tool directives, ``#@title`` lines
+    or solution markers."""
+    texts = [text for *_, text in comment_tokens(source)
+             if not (generated.TITLE_LINE.match(text) or generated.SOLUTION_MARKER.fullmatch(text))
              and (not re.match(_DIRECTIVE, text) or pragma_directive(text))]
     return list(dict.fromkeys(texts))
 

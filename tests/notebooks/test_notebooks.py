@@ -15,11 +15,11 @@ import nbformat
 import papermill
 import pytest
 import torch
+from IPython.core.inputtransformer2 import TransformerManager
 
 from tools.generated import GENERATED_IDS
 from tools.kernels import AsyncIPCKernelManager
 from tools.manifest import NOTEBOOK_DIR, NOTEBOOKS
-from tools.practice import python_source
 from tools.pytest_course import count_execution
 from tools.pytest_notebooks import GOING_DEEPER
 from tools.run import check_all_cells_executed
@@ -28,6 +28,8 @@ from tools.translations import SECTION_HEADINGS_ZH, comment_tokens
 # Outputs must not leak the machine they ran on.
 LEAKS = re.compile(r"(/root\b|/home/\w|/Users/\w|/tmp/|/work/|[A-Za-z]:\\\\|\bat 0x[0-9a-f]{6,})")
 FIGURE_REPR = re.compile(r"<Figure size \d+x\d+ with (\d+) Axes>")
+#: a cell's source as Python that ast reads: IPython's magics and !shell lines become the calls they make
+python_source = TransformerManager().transform_cell
 
 # every notebook in both editions: English (notebooks/) and Chinese (notebooks/zh/)
 EDITIONS = [*NOTEBOOKS, *(nb.zh for nb in NOTEBOOKS)]

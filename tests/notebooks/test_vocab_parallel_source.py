@@ -14,9 +14,9 @@ import linecache
 
 import nbformat
 import pytest
+from IPython.core.inputtransformer2 import TransformerManager
 
 from tools.manifest import NOTEBOOKS
-from tools.practice import python_source
 from utils.distributed.vocab_parallel_run import (
     MODULE_PATH,
     SHARED_NAMES,
@@ -26,6 +26,8 @@ from utils.distributed.vocab_parallel_run import (
 )
 
 NOTEBOOK = next(entry for entry in NOTEBOOKS if entry.number == 8)
+#: a cell's source as Python that ast reads: IPython's magics and !shell lines become the calls they make
+python_source = TransformerManager().transform_cell
 
 
 def notebook_cells(path=NOTEBOOK.path):

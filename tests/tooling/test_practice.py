@@ -7,6 +7,7 @@ are checked here without one).
 
 
 import json
+import re
 
 import nbformat
 import pytest
@@ -24,46 +25,64 @@ def _solutions(nb):
 
 # --- the stubs ----------------------------------------------------------------------
 
+HINT = "Exercise 3.1: your answer here (see the exercise above), then run the next cell to check it"
+RAISE = f'raise NotImplementedError("{HINT}")'
+TITLE = "#@title Worked answer: try the exercise yourself first, then show the code\n"
 
-def test_a_function_answer_keeps_its_signature_and_docstring():
-    solution = 'import math\n\n\n@staticmethod\ndef area(r: float) -> float:\n    """Disc area."""\n' \
-               "    return math.pi * r * r\n"
-    stub = practice.stub_source(solution, "Exercise 3.1")
-    assert stub == (
-        'import math\n\n\n@staticmethod\ndef area(r: float) -> float:\n    """Disc area."""\n'
-        '    raise NotImplementedError("Exercise 3.1: write the body of `area` here (see the exercise above), '
-        'then run the next cell to check your answer")'
-    )
+STUBS = {  # the answer cell (after its title) -> its stub
+    "a function keeps its signature and docstring": (
+        'import math\n\n\ndef area(r: float) -> float:\n    """Disc area."""\n    ### BEGIN SOLUTION\n'
+        "    return math.pi * r * r\n    ### END SOLUTION\n",
+        f'import math\n\n\ndef area(r: float) -> float:\n    """Disc area."""\n    {RAISE}\n'),
+    "a plain answer is a raise": (
+        "### BEGIN SOLUTION\n# why: the comments explain the answer\ntotal = 1024 * 768\n### END SOLUTION",
+        RAISE),
+    "each region is a raise at its indentation": (
+        "### BEGIN SOLUTION\nguess = 2\n### END SOLUTION\n\n\nclass Layer:\n    def forward(self, x):\n"
+        "        ### BEGIN SOLUTION\n        return x\n        ### END SOLUTION",
+        f"{RAISE}\n\n\nclass Layer:\n    def forward(self, x):\n        {RAISE}"),
+}
+
+
+@pytest.mark.parametrize(("answer", "expected"), STUBS.values(), ids=STUBS)
+def test_each_marked_region_becomes_a_raise_that_names_the_exercise(answer, expected):
+    stub = practice.stub_source(TITLE + answer, "Exercise 3.1")
+    assert stub == expected  # the title line ("Worked answer") goes too
     namespace = {}
-    exec(stub.replace("@staticmethod\n", ""), namespace)
-    with pytest.raises(NotImplementedError, match=r"^Exercise 3.1: write the body of `area`"):
-        namespace["area"](1.0)
-
-
-def test_any_other_answer_becomes_a_raise_that_names_what_to_define():
-    stub = practice.stub_source("total = 1024 * 50_257 * 768\nuseful, _ = 1024 * 768, 0\n", "Exercise 1.2")
-    comment, line = stub.splitlines()
-    assert comment.startswith("# Exercise 1.2: your answer here")
-    assert line == ('raise NotImplementedError("Exercise 1.2: define `total`, `useful` and `_` here (see the '
-                    'exercise above), then run the next cell to check your answer")')
-    with pytest.raises(NotImplementedError):
-        exec(stub, {})
-    assert "define" not in practice.stub_source("print(42)", "Exercise 1.4")
+    with pytest.raises(NotImplementedError, match=f"^{re.escape(HINT)}$"):
+        exec(stub, namespace)  # a plain answer's raise, at once
+        namespace["area"](1.0)  # else the function's
 
 
 def test_chinese_stubs_and_labels():
-    stub = practice.stub_source("total = 1\nuseful = 2\n", "练习 1.2", "zh")
-    assert stub.splitlines()[1] == ('raise NotImplementedError("练习 1.2：请在这里定义 `total` 和 `useful`'
-                                    '（见上面的练习说明），然后运行下一个单元格检查答案")')
+    stub = practice.stub_source("### BEGIN SOLUTION\ntotal = 1\n### END SOLUTION", "练习 1.2", "zh")
+    assert stub == ('raise NotImplementedError("练习 1.2：请在这里写出你的答案（见上面的练习说明），'
+                    '然后运行下一个单元格检查它")')
     cells = [nbformat.v4.new_markdown_cell("**练习 4.2.** 写一个函数"), nbformat.v4.new_code_cell("x = 1")]
     assert practice.exercise_label(cells, 1, "4.9", "zh") == "练习 4.2"
 
 
+BAD_ANSWERS = {  # the answer cell -> the error, which names the cell
+    "x = 1  # no markers": r"^notebooks/01_x.ipynb, cell ex1: no ### BEGIN SOLUTION \.\.\. ### END SOLUTION; expected",
+    "### BEGIN SOLUTION\nx = 1": "^notebooks/01_x.ipynb, cell ex1: ### BEGIN SOLUTION without its ### END SOLUTION",
+    "### END SOLUTION\nx = 1": r"^notebooks/01_x.ipynb, cell ex1: '### END SOLUTION' out of order; expected each",
+    "### BEGIN SOLUTION\n### BEGIN SOLUTION\nx = 1\n### END SOLUTION": r"'### BEGIN SOLUTION' out of order",
+}
+
+
+@pytest.mark.parametrize(("answer", "error"), BAD_ANSWERS.items(),
+                         ids=["no markers", "BEGIN without END", "END first", "BEGIN twice"])
+def test_an_answer_cell_without_balanced_markers_is_refused_naming_the_notebook_and_cell(answer, error):
+    cells = [nbformat.v4.new_markdown_cell("**Exercise 1.1.** Do it."),
+             nbformat.v4.new_code_cell(answer, id="ex1", metadata={"tags": ["solution"]})]
+    nb = nbformat.v4.new_notebook(cells=cells)
+    with pytest.raises(ValueError, match=error):
+        practice.practice_notebook(nb, Notebook(1, "01_x", "X"), manifest.ENGLISH, manifest.ROOT / "build" / "practice")
+
+
 def test_bad_input_is_explained():
-    with pytest.raises(ValueError, match="Exercise 1.1: the answer cell is empty"):
-        practice.stub_source("# nothing yet\n", "Exercise 1.1")
     with pytest.raises(ValueError, match=r"no practice texts for language 'fr'; expected one of \['en', 'zh'\]"):
-        practice.stub_source("x = 1", "Exercise 1.1", "fr")
+        practice.stub_source("### BEGIN SOLUTION\nx = 1\n### END SOLUTION", "Exercise 1.1", "fr")
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1")])
     with pytest.raises(ValueError, match="notebooks/01_x.ipynb: no cell is tagged 'solution'"):
         practice.practice_notebook(nb, Notebook(1, "01_x", "X"), manifest.ENGLISH, manifest.ROOT / "build" / "practice")
@@ -134,6 +153,7 @@ def test_the_copy_is_current_and_clean(entry, edition):
         assert answer.metadata["cellView"] == "form", "the notebook folds its answer"
         assert "cellView" not in stub.metadata and "jupyter" not in stub.metadata, "the copy shows its stub"
         compile(stub.source, stub.id, "exec")  # valid Python, in every edition
-        kept = ("def ", "async def ", "@", "import ", "from ", '"""', "#")  # lines a stub may keep
-        body = [line for line in answer.source.splitlines() if line.strip() and not line.lstrip().startswith(kept)]
-        assert not any(line in stub.source.splitlines() for line in body), "the worked answer leaked into the stub"
+        marked = re.findall(r"### BEGIN SOLUTION\n(.*?)\n\s*### END SOLUTION", answer.source, re.S)
+        written = {line for region in marked for line in region.splitlines() if line.strip()}
+        assert marked and not written & set(stub.source.splitlines()), "the worked answer leaked into the stub"
+        assert stub.source.count("raise NotImplementedError") == len(marked)

@@ -5,6 +5,7 @@ and feed the checks made-up outputs, without a kernel.
 """
 
 import copy
+import re
 
 import nbformat
 import pytest
@@ -64,27 +65,54 @@ def test_only_the_manifests_english_notebooks_are_run_this_way():
     assert course_notebook(manifest.ROOT / "elsewhere.ipynb") is None
 
 
-def _executed(nb, accepted_stub=False):
-    """``nb`` with outputs as a run gives them: each stub raises, each checker rejects it."""
+def _error(ename, evalue):
+    return nbformat.v4.new_output("error", ename=ename, evalue=evalue, traceback=[])
+
+
+def _executed(nb, accepted_stub=False, stub_error=None, checker_error=None):
+    """``nb`` with outputs as a run gives them: a stub with a top-level raise raises its hint at once (its checker
+    then misses a name), any other stub when its checker calls a function of it. ``stub_error`` and
+    ``checker_error`` replace those errors."""
     nb = copy.deepcopy(nb)
     drills = [cell for cell in nb.cells if cell.id.endswith(PRACTICE_SUFFIX) and cell.cell_type == "code"]
     for index, cell in enumerate(drills):
         if practice.SOLUTION_TAG in cell.metadata.tags:
-            cell.outputs = [nbformat.v4.new_output("error", ename="NotImplementedError",
-                                                   evalue="Exercise 1.1: write your answer here", traceback=[])]
-            checker = drills[index + 1]
-            checker.outputs = [] if accepted_stub else [
-                nbformat.v4.new_output("error", ename="ExerciseError", evalue="not yet", traceback=[])]
+            hint = _error("NotImplementedError", re.search(r'NotImplementedError\("(.*)"\)', cell.source).group(1))
+            at_once = re.search(r"^raise ", cell.source, re.M)
+            cell.outputs = [stub_error or hint] if at_once else []
+            rejected = checker_error or (_error("NameError", "name 'x' is not defined") if at_once else hint)
+            drills[index + 1].outputs = [] if accepted_stub else [rejected]
     return nb
 
 
 def test_the_practice_check_passes_when_each_checker_rejects_its_stub(built):
-    check_practice_section(_executed(built["02_embedding_lookup"]))
+    for stem in ("00_the_answer", "02_embedding_lookup", "05_initialisation"):  # function stubs, plain, mixed
+        check_practice_section(_executed(built[stem]))
 
 
-def test_the_practice_check_fails_when_a_checker_accepts_a_stub(built):
-    with pytest.raises(AssertionError, match="accepted the stub"):
-        check_practice_section(_executed(built["02_embedding_lookup"], accepted_stub=True))
+WRONG_RUNS = {  # what went wrong -> the check's message
+    "a checker accepts its stub": ({"accepted_stub": True}, "accepted the stub"),
+    "a stub raises something else": ({"stub_error": _error("NameError", "name 'torch' is not defined")},
+                                     "raised NameError"),
+    "a stub raises another exercise's hint": ({"stub_error": _error("NotImplementedError", "Exercise 9.9: ...")},
+                                              "raised NotImplementedError: Exercise 9.9"),
+    "a checker fails before it calls the stub's function": ({"checker_error": _error("TypeError", "no len()")},
+                                                            "no len()"),
+}
+
+
+@pytest.mark.parametrize(("run", "message"), WRONG_RUNS.values(), ids=WRONG_RUNS)
+def test_the_practice_check_fails_when_a_stub_or_its_checker_misbehaves(built, run, message):
+    with pytest.raises(AssertionError, match=message):
+        check_practice_section(_executed(built["02_embedding_lookup"], **run))
+
+
+def test_the_practice_check_wants_the_stub_of_the_practice_copy(built):
+    nb = _executed(built["02_embedding_lookup"])
+    stub = next(cell for cell in nb.cells if cell.id.endswith(PRACTICE_SUFFIX) and "solution" in cell.metadata.tags)
+    stub.source = "x = 1"
+    with pytest.raises(AssertionError, match=r"expected a stub that raises NotImplementedError\(\"Exercise N\.M"):
+        check_practice_section(nb)
 
 
 def test_the_drills_stop_at_going_deeper():

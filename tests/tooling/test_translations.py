@@ -31,6 +31,8 @@ def test_comments_are_found_with_tokenize_not_by_searching_for_hashes():
     assert found == ["# the library", "# a whole-line comment", "# but this is", "# noqa: F841"]
     assert translatable_comments(CELL) == ["# the library", "# a whole-line comment", "# but this is"]
     assert translatable_comments("y = 1  # same\nz = 2  # same") == ["# same"]  # distinct, in order
+    marked = "#@title Worked answer\ndef f():\n    ### BEGIN SOLUTION\n    return 1  # kept\n    ### END SOLUTION"
+    assert translatable_comments(marked) == ["# kept"]  # a title and solution markers are directives, not prose
 
 
 def test_translating_comments_changes_the_comments_and_only_them():
