@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import torch
+if TYPE_CHECKING:  # only encode needs PyTorch: building a vocabulary starts no torch import (a second or so)
+    import torch
 
 SPECIAL_TOKENS: tuple[str, ...] = ("<pad>", "<unk>", "<sos>", "<eos>")
 PAD, UNK, SOS, EOS = SPECIAL_TOKENS
@@ -59,13 +61,15 @@ class Vocab:
 
     def encode(self, text: str) -> torch.Tensor:
         """``text`` -> ids, shape ``(T,)`` int64; unknown words become ``<unk>``."""
+        import torch
+
         stoi = self.stoi
         unk = self.unk_id
         return torch.tensor([stoi.get(tok, unk) for tok in tokenize(text)], dtype=torch.long)
 
     def decode(self, ids: torch.Tensor | list[int]) -> list[str]:
         """ids ``(T,)`` -> tokens. Raises ``ValueError`` for an id outside the vocabulary."""
-        values = ids.tolist() if isinstance(ids, torch.Tensor) else list(ids)
+        values = ids.tolist() if hasattr(ids, "tolist") else list(ids)  # a tensor, or any sequence of ints
         out = []
         for i in values:
             if not isinstance(i, int) or isinstance(i, bool):

@@ -28,6 +28,7 @@ INNER_IMPORTS = {
     ("utils/env_check.py", "utils.devices"): "it imports torch: the same reason",
     ("utils/env_check.py", "jupyter_client.kernelspec"): "asked only to compare the kernel's Python; may be missing",
     ("utils/env_check.py", "IPython"): "asked only to learn whether it runs inside a kernel; may be missing",
+    ("utils/vocab.py", "torch"): "only encode needs it: notebook 1 builds vocabularies in fresh processes, 1 s each",
     ("utils/setup_cell.py", "google.colab"): "only Colab has it: the import is the question",
     ("utils/setup_cell.py", "tomllib"): "Python 3.11 and newer: asked on Colab only (3.12), never on the oldest 3.10",
 }
