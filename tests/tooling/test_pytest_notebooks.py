@@ -98,6 +98,9 @@ WRONG_RUNS = {  # what went wrong -> the check's message
                                               "raised NotImplementedError: Exercise 9.9"),
     "a checker fails before it calls the stub's function": ({"checker_error": _error("TypeError", "no len()")},
                                                             "no len()"),
+    "a checker turns the stub's error into a hint": (
+        {"checker_error": _error("ExerciseError", "f raised RuntimeError: Exercise 2.1: your answer here. Hint: ...")},
+        "answered the stub of .* with ExerciseError"),
 }
 
 

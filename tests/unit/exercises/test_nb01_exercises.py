@@ -59,3 +59,8 @@ def test_flops_prediction(judge, product, lookup, expected):
 ])
 def test_selection_matrix(judge, x, expected):
     judge(exercises.check_selection_matrix, (x, WEIGHT), expected)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA: the notebook's W is on its DEVICE, a GPU there")
+def test_selection_matrix_with_the_weight_on_a_gpu(judge):
+    judge(exercises.check_selection_matrix, (SELECTION.cuda(), WEIGHT.cuda()), "pass")
