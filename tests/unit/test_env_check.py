@@ -4,7 +4,6 @@ import subprocess
 import sys
 import types
 from importlib import metadata
-from pathlib import Path
 
 import pytest
 
@@ -95,11 +94,10 @@ def test_a_python_without_torch_gets_the_fix(tmp_path):
     assert f"this Python ({python}) has neither pip nor `packaging`" in result.stdout  # not even pip: one line
     assert f"{python} -m ensurepip" in result.stdout
 
-    # with pip (its copy of `packaging`), and still no torch: the whole report
-    import pip
-
+    # with pip (its copy of `packaging`), and still no torch: the whole report. pip's folder comes from its
+    # metadata: importing pip, or finding its spec, makes setuptools' distutils shim warn in this process
     only_pip = tmp_path / "only-pip"
-    shutil.copytree(Path(pip.__file__).parent, only_pip / "pip")
+    shutil.copytree(metadata.distribution("pip").locate_file("pip"), only_pip / "pip")
     result = subprocess.run(check, cwd=env_check.ROOT, capture_output=True, text=True,
                             env={**os.environ, "PYTHONPATH": str(only_pip)})
     assert result.returncode == 1, result.stderr
