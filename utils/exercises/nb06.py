@@ -37,7 +37,7 @@ def check_backward_measurement(grad_bytes: dict[int, int], backward_growth: floa
     machine and from run to run."""
     for V, nbytes in require_keys("grad_bytes", grad_bytes, BACKWARD_SIZES, "V to bytes").items():
         nbytes = as_number(f"grad_bytes[{V}]", nbytes, "a number of bytes")
-        require(nbytes == V * BACKWARD_DIM * 4, f"grad_bytes[{V}] = {nbytes:,.0f} is not the bytes of W's gradient "
+        require(nbytes == V * BACKWARD_DIM * 4, f"grad_bytes[{V}] = {nbytes:,.15g} is not the bytes of W's gradient "
                 f"at V = {V:,}, d = {BACKWARD_DIM}. Hint: read .nbytes of the gradient the backward returns for W; it "
                 "holds every row")
     growth = as_number("backward_growth", backward_growth, "a ratio of two times")

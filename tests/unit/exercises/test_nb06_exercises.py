@@ -19,6 +19,7 @@ largest_batch, predicted_flops = exercises.check_largest_batch, exercises.check_
     (backward_measurement, (BYTES, 3.1), "pass"),
     (backward_measurement, ({V: torch.tensor(n) for V, n in BYTES.items()}, torch.tensor(3.1)), "pass"),  # .nbytes
     (backward_measurement, ({1_000: torch.tensor(64_000), 50_257: torch.tensor(64_000)}, 3.1), r"= 64,000 is not"),
+    (backward_measurement, ({1_000: 64_000.5, 50_257: BYTES[50_257]}, 3.1), r"grad_bytes\[1000\] = 64,000.5 is not"),
     (backward_measurement, ({1_000: 64_000, 50_257: 64_000}, 3.1),
      r"grad_bytes\[50257\] = 64,000 is not the bytes of W's gradient .* it holds every row"),
     (backward_measurement, ({1_000: 64_000}, 3.1), r"must have the keys \[1000, 50257\]: missing \[50257\]"),
