@@ -48,9 +48,6 @@ from .manifest import Notebook
 
 SHARED, TITLES, README_KEY = "_shared", "_titles", "_readme"  # the files beside the notebooks' own
 SHARED_IDS = (generated.SETUP_ID,)
-#: The sections every notebook has, and their standard Chinese headings.
-SECTION_HEADINGS_ZH = {"## What you will learn": "## 你将学到什么", "## Summary": "## 小结", "## Exercises": "## 练习",
-                       "## Going deeper": "## 深入一步"}
 UNTRANSLATED = "<!-- 尚未翻译 (untranslated): the English text follows -->"
 
 

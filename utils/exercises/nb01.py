@@ -80,7 +80,7 @@ SELECTION_ROWS = (3, 0, 3)
 
 def check_selection_matrix(x: torch.Tensor, weight: torch.Tensor) -> bool:
     """Exercise 1.3: a hand-built ``x`` with ``x @ weight == weight[SELECTION_ROWS]``, exactly."""
-    rows, weight = list(SELECTION_ROWS), weight.detach().cpu()  # x comes back on the CPU too
+    rows, weight = list(SELECTION_ROWS), require_tensor("weight", weight)  # on the CPU, as x comes back
     x = require_tensor("x", x, (len(rows), weight.shape[0]), ": one row per selected row, V columns")
     require(x.dtype == weight.dtype, f"x has dtype {x.dtype}; a matrix product with the weight needs {weight.dtype}")
     require(bool(((x == 0) | (x == 1)).all()) and bool((x.sum(dim=1) == 1).all()),
