@@ -1,6 +1,6 @@
 """Regenerate everything derived from the manifest: ``python -m tools.sync``.
 
-Each notebook's generated cells, README.md's table and answer, CITATION.cff's addresses
+Each notebook's generated cells, README.md's table, answer and fine print, CITATION.cff's addresses
 (:mod:`tools.generated`), the diagrams in ``images/`` (:mod:`tools.images`) and the Chinese edition
 (:mod:`tools.translations`). Idempotent: a second run changes nothing. ``--check`` writes nothing and
 exits 1, listing the files a run would change; the test suite runs it.
@@ -17,6 +17,7 @@ from . import manifest, translations
 from .cli import guard
 from .generated import (
     CITATION,
+    FINE_PRINT_CELL,
     answer_cell_source,
     answer_notebook,
     dumps_notebook,
@@ -32,7 +33,7 @@ README = manifest.ROOT / manifest.ENGLISH.readme
 
 def planned_text_files() -> dict[Path, str]:
     """Every generated text file, as ``sync`` would write it."""
-    planned, answer = {}, None
+    planned, answer, fine_print = {}, None, None
     for entry in manifest.NOTEBOOKS:
         if not entry.path.is_file():
             raise FileNotFoundError(f"the manifest lists {entry.repo_path}, but the file is missing")
@@ -40,7 +41,8 @@ def planned_text_files() -> dict[Path, str]:
         planned[entry.path] = dumps_notebook(nb_node)
         if entry == answer_notebook():
             answer = answer_cell_source(nb_node, entry)
-    planned[README] = sync_readme(README.read_text(encoding="utf-8"), answer=answer)
+            fine_print = answer_cell_source(nb_node, entry, FINE_PRINT_CELL)
+    planned[README] = sync_readme(README.read_text(encoding="utf-8"), answer=answer, fine_print=fine_print)
     citation = manifest.ROOT / CITATION
     if citation.is_file():  # (a scratch copy of the course in the tests may have none)
         planned[citation] = sync_citation(citation.read_text(encoding="utf-8"))

@@ -538,9 +538,10 @@ def stamp_titles(stems: list[str]) -> None:
 
 _INTRO = "(introduction)"  # the name of the text before the first `##` heading
 #: what `make sync` writes into both READMEs, left out of the sections' stamps (the titles and
-#: notebook 0's ``answer`` cell are stamped on their own)
+#: notebook 0's ``answer`` and ``fine-print`` cells are stamped on their own)
 _GENERATED_BLOCKS = {generated.TABLE_BLOCK: "<!-- notebooks table (generated) -->",
-                     generated.ANSWER_BLOCK: "<!-- the answer (generated) -->"}
+                     generated.ANSWER_BLOCK: "<!-- the answer (generated) -->",
+                     generated.FINE_PRINT_BLOCK: "<!-- the fine print (generated) -->"}
 
 
 def readme_sections(text: str) -> list[tuple[str, str]]:
@@ -630,16 +631,17 @@ def zh_notebook(entry: Notebook, english: nbformat.NotebookNode, cells: dict[str
 
 def planned_text_files() -> dict[Path, str]:
     """The Chinese notebooks and README.zh.md, as ``make sync`` writes them."""
-    planned, answer, shared = {}, None, load(SHARED)
+    planned, answer, fine_print, shared = {}, None, None, load(SHARED)
     for entry, english in _english_notebooks().items():
         chinese = zh_notebook(entry, english, load(entry.stem), shared)
         planned[entry.zh.path] = generated.dumps_notebook(chinese)
         if entry == generated.answer_notebook():
             answer = generated.answer_cell_source(chinese, entry.zh)
+            fine_print = generated.answer_cell_source(chinese, entry.zh, generated.FINE_PRINT_CELL)
     readme = readme_zh_path()
     if not readme.is_file():
         raise FileNotFoundError(f"{_repo(readme)} is missing: the Chinese README holds the table of Chinese notebooks")
-    planned[readme] = generated.sync_readme(readme.read_text(encoding="utf-8"), manifest.CHINESE, answer)
+    planned[readme] = generated.sync_readme(readme.read_text(encoding="utf-8"), manifest.CHINESE, answer, fine_print)
     return planned
 
 

@@ -8,125 +8,97 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from .checking import correct, require, require_function
+from .checking import correct, hint, require, require_function, returned_tensor
 
 
 def check_embedding_from_linear(embedding: object, linear: object) -> bool:
-    """Exercise 0.1: an ``nn.Embedding`` whose lookup equals ``linear`` on one-hot rows, for every id, exactly."""
+    """Exercise 0.1: an ``nn.Embedding`` whose lookup equals ``linear`` (with its bias) on one-hot rows, for every
+    id, exactly."""
     if not isinstance(linear, nn.Linear):
         raise TypeError(f"linear must be an nn.Linear, got {type(linear).__name__}")
     require(isinstance(embedding, nn.Embedding), f"expected an nn.Embedding, got {type(embedding).__name__}")
     vocab_size, dim = linear.in_features, linear.out_features
     shape = tuple(embedding.weight.shape)
     require(shape != (dim, vocab_size), f"embedding.weight has shape {shape}, the linear layer's own [out_features, "
-            "in_features]. Hint: an embedding stores a row per id, [num_embeddings, embedding_dim]: transpose the "
-            "linear weight.")
+            "in_features]. Hint: an embedding stores a row per id, [num_embeddings, embedding_dim].")
     require(shape == (vocab_size, dim), f"embedding.weight has shape {shape}, expected {(vocab_size, dim)}: one row "
             "per id (the linear layer's in_features), as wide as its outputs (out_features)")
     ids = torch.arange(vocab_size)
     with torch.no_grad():
         got = embedding(ids.to(embedding.weight.device)).cpu()
         expected = linear(F.one_hot(ids, vocab_size).to(linear.weight)).cpu()
-    require(torch.equal(got, expected), "embedding(ids) differs from linear(one_hot(ids)). Hint: row i of the table "
-            "must be column i of linear.weight; build the layer from the linear weight, transposed "
-            "(nn.Embedding.from_pretrained).")
+        product = (F.one_hot(ids, vocab_size).to(linear.weight) @ linear.weight.T).cpu()
+    offset = expected - got
+    require(torch.equal(got, expected), hint(
+        [(linear.bias is not None and torch.equal(got, product),
+          "embedding(ids) is the product one_hot(ids) @ linear.weight.T alone, and linear(one_hot(ids)) differs from "
+          "it by the same vector in every row. Hint: what does an nn.Linear do after its product?"),
+         (torch.allclose(offset, offset[:1].expand_as(offset)) and not torch.allclose(offset, torch.zeros_like(offset)),
+          "embedding(ids) differs from linear(one_hot(ids)) by the same vector in every row. Hint: what does an "
+          "nn.Linear add after its product, and to which rows?")],
+        "embedding(ids) differs from linear(one_hot(ids)). Hint: work out what linear gives for the one-hot row of "
+        "id i, and make that row i of the table (nn.Embedding.from_pretrained "
+        "builds an embedding from a tensor)."))
     return correct("embedding_ex(ids) == linear_ex(one_hot(ids)) for every id, bit for bit")
 
 
 #: the checker's own layers: an embedding of 7 rows of 3 numbers, and the linear layer that holds its transpose
 _VOCAB, _DIM = 7, 3
-#: three batches of ids: a repeated id in each, and id 6 in none
+#: three batches of ids: in each, an id that repeats (up to three times); id 6 in none
 _BATCHES = ([2, 0, 2, 5], [1, 1, 1], [4, 3, 0, 3, 1])
-_LOSSES = {"embedding": "(embedding(ids) * grad_out).sum()", "linear": "(linear(one_hot) * grad_out).sum()"}
+_LOSSES = "(embedding(ids) * grad_out).sum()"
 
 
-def _layers(seed: int) -> tuple[nn.Embedding, nn.Linear]:
-    weight = torch.randint(-8, 9, (_VOCAB, _DIM), generator=torch.Generator().manual_seed(seed)) / 8
+def _backward_grads(ids: torch.Tensor, grad_out: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """The gradients of the two layers' tables (the linear layer's transposed back to ``[V, d]``), from the
+    checker's own backward passes of :data:`_LOSSES` and of its one-hot twin."""
+    weight = torch.randint(-8, 9, (_VOCAB, _DIM), generator=torch.Generator().manual_seed(0)) / 8
+    embedding = nn.Embedding.from_pretrained(weight, freeze=False)
     linear = nn.Linear(_VOCAB, _DIM, bias=False)
     linear.weight = nn.Parameter(weight.T.clone())
-    return nn.Embedding.from_pretrained(weight, freeze=False), linear
-
-
-def _own_grads(ids: torch.Tensor, grad_out: torch.Tensor, seed: int) -> dict[str, torch.Tensor]:
-    """The two weight gradients, from fresh layers and the checker's own backward passes."""
-    embedding, linear = _layers(seed)
     (embedding(ids) * grad_out).sum().backward()
     (linear(F.one_hot(ids, _VOCAB).float()) * grad_out).sum().backward()
-    return {"embedding": embedding.weight.grad, "linear": linear.weight.grad}
+    return embedding.weight.grad, linear.weight.grad.T
 
 
-def check_weight_grads(weight_grads: Callable, related: Callable) -> bool:
-    """Exercise 0.2: ``weight_grads(embedding, linear, ids, grad_out)`` returns the two weight gradients, and
-    ``related(g_embedding, g_linear)`` tells whether two gradients are the same numbers, transposed,
-    up to float rounding.
+def check_grad_by_hand(grad_by_hand: Callable) -> bool:
+    """Exercise 0.2: ``grad_by_hand(ids, grad_out, V)`` returns the gradient of ``(embedding(ids) * grad_out).sum()``
+    with respect to the ``[V, d]`` table, without a backward pass.
 
-    The checker calls ``weight_grads`` on layers of its own, three times on the same two layers (so a
-    function that lets ``.grad`` accumulate fails), with ``grad_out`` of multiples of 1/8 (so
-    every sum is exact and the gradients compare bit for bit). It then calls ``related`` on its own
-    gradient pairs (:func:`_related_cases`): the true pairs, one of them a rounding apart (ids repeat up to
-    three times), and pairs that are not transposes.
+    The checker calls it on three batches of its own, each with a repeated id and none with id 6, and with
+    ``grad_out`` of multiples of 1/8, so that every sum is exact and the gradients compare bit for bit. Both
+    layers' backward passes (the linear layer's transposed) give the same numbers there; the answer must too.
     """
-    require_function("weight_grads", weight_grads)
-    require_function("related", related)
-    embedding, linear = _layers(0)
+    require_function("grad_by_hand", grad_by_hand)
     generator = torch.Generator().manual_seed(1)
-    earlier = {"embedding": torch.zeros(_VOCAB, _DIM), "linear": torch.zeros(_DIM, _VOCAB)}
     for batch in _BATCHES:
         ids = torch.tensor(batch)
         grad_out = torch.randint(-8, 9, (len(batch), _DIM), generator=generator) / 8
-        result = weight_grads(embedding, linear, ids, grad_out)
-        require(isinstance(result, (tuple, list)) and len(result) == 2
-                and all(isinstance(g, torch.Tensor) for g in result),
-                "return two tensors: embedding.weight.grad, linear.weight.grad")
-        got = dict(zip(earlier, (g.detach().cpu().clone() for g in result), strict=True))
-        expected = _own_grads(ids, grad_out, 0)
-        require((got["embedding"].shape, got["linear"].shape) != (expected["linear"].shape,
-                                                                  expected["embedding"].shape),
-                "the two gradients come in the other order: return the embedding's first, then the linear layer's")
-        for name in earlier:
-            require(got[name].shape == expected[name].shape, f"the {name} gradient has shape "
-                    f"{tuple(got[name].shape)}, expected {tuple(expected[name].shape)}: the shape of {name}.weight")
-            require(not torch.equal(got[name], earlier[name] + expected[name]) or torch.equal(got[name],
-                                                                                            expected[name]),
-                    f"the {name} gradient holds this call's gradient plus the earlier calls': .backward() adds to "
-                    ".grad. Hint: set embedding.weight.grad and linear.weight.grad to None before the backward passes.")
-            require(torch.equal(got[name], expected[name]), f"the {name} gradient differs from the checker's "
-                    f"backward pass of {_LOSSES[name]} for ids {batch}. Hint: run that backward pass, then return "
-                    f"{name}.weight.grad.")
-            earlier[name] += expected[name]
-    for g_embedding, g_linear, truth, case in _related_cases():
-        answer = related(g_embedding.clone(), g_linear.clone())
-        if isinstance(answer, torch.Tensor) and answer.numel() == 1 and answer.dtype == torch.bool:
-            answer = bool(answer.item())
-        require(isinstance(answer, bool), f"related returned {type(answer).__name__}; return one bool, True or False "
-                "(torch.equal gives one; a == b gives a tensor of them)")
-        require(answer == truth, f"related(g_embedding, g_linear) returned {answer} for {case}")
-    return correct("both gradients match the checker's own backward passes for 3 batches of ids, and related tells "
-                   "the checker's related pairs, one of them a rounding apart, from its unrelated ones")
-
-
-def _related_cases() -> list[tuple[torch.Tensor, torch.Tensor, bool, str]]:
-    """Gradient pairs for ``related``: ``(g_embedding, g_linear, the right answer, a hint if it is missed)``."""
-    cases = []
-    for seed, batch in enumerate(_BATCHES):
-        ids = torch.tensor(batch)
-        grad_out = torch.randint(-8, 9, (len(batch), _DIM), generator=torch.Generator().manual_seed(seed)) / 8
-        grads = _own_grads(ids, grad_out, seed)
-        changed = grads["linear"].clone()
-        changed[0, ids[0]] += 1
-        cases += [(grads["embedding"], grads["linear"], True,
-                   f"the two gradients of one backward pass (ids {batch}): they are related as the table says. "
-                   "Hint: the embedding's gradient is [V, d], the linear layer's [d, V]"),
-                  (grads["embedding"], changed, False,
-                   "a pair whose numbers differ in one entry. Hint: compare every number, not only the shapes")]
-    square = torch.arange(9.0).reshape(3, 3)  # V = d: an untransposed pair has the right shapes
-    cases += [(square, square.T, True, "a 3 x 3 pair related as the table says"),
-              (square, square.clone(), False,
-               "a 3 x 3 pair that holds the same numbers in the same places, not transposed")]
-    # an id repeated three times: the two layers may add its rows in different orders, one rounding apart
-    rounded = grads["linear"].clone()
-    rounded[0, ids[0]] = torch.nextafter(rounded[0, ids[0]], torch.tensor(float("inf")))
-    return cases + [(grads["embedding"], rounded, True,
-                     "a related pair that differs in one entry by float rounding, as when an id repeats three times "
-                     "and the two layers add its rows in different orders. Hint: the table says bit for bit only "
-                     "while no id repeats more than twice")]
+        call = f"grad_by_hand(ids={batch}, grad_out, V={_VOCAB})"
+        result = grad_by_hand(ids.clone(), grad_out.clone(), _VOCAB)
+        got = returned_tensor(call, result)
+        expected, from_linear = _backward_grads(ids, grad_out)
+        assert torch.equal(expected, from_linear), "the checker's own two backward passes agree"
+        shape = tuple(got.shape)
+        require(shape == (_VOCAB, _DIM), hint(
+            [(shape == tuple(grad_out.shape), f"{call} has shape {shape}, the shape of grad_out; expected "
+                                              f"{(_VOCAB, _DIM)}: one row for each id of the table, used or not"),
+             (shape == (_DIM, _VOCAB), f"{call} has shape {shape}, the linear layer's [d, V]; expected "
+                                       f"{(_VOCAB, _DIM)}, the embedding's table [V, d]")],
+            f"{call} has shape {shape}, expected {(_VOCAB, _DIM)}: the shape of the table"))
+        got = got.to(expected.dtype)
+        rows = [v for v in range(_VOCAB) if not torch.equal(got[v], expected[v])]
+        if not rows:
+            continue
+        first = rows[0]
+        require(False, hint(
+            [(all(batch.count(v) > 1 for v in rows),
+              f"{call} is wrong in the row of id {first}, which appears {batch.count(first)} times in ids. Hint: "
+              "each time a row is looked up, its output takes part in the sum."),
+             (all(v not in batch for v in rows),
+              f"{call} is wrong in the row of id {first}, which ids never looks up. Hint: how does the sum change "
+              "when a row that no id reads changes?")],
+            f"{call} differs from the backward pass of {_LOSSES} in the rows of ids {rows}. Hint: which numbers of "
+            "the sum does row v of the table multiply?"))
+    return correct("grad_by_hand equals both layers' backward passes (the linear layer's transposed) for 3 batches "
+                   "of ids, with repeated and unused ids")

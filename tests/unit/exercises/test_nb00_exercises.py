@@ -8,97 +8,85 @@ import torch.nn.functional as F
 from utils.exercises import nb00 as exercises
 
 torch.manual_seed(5)
-LINEAR = nn.Linear(6, 3, bias=False)
+LINEAR = nn.Linear(6, 3)  # with its bias, as in the exercise
+TABLE = (LINEAR.weight.T + LINEAR.bias).detach().clone()  # row i: what LINEAR gives for the one-hot row of id i
+RIGHT = nn.Embedding.from_pretrained(TABLE, freeze=False)
 UNTRANSPOSED = nn.Embedding(3, 6)
 UNTRANSPOSED.weight = nn.Parameter(LINEAR.weight.detach().clone())
-RIGHT = nn.Embedding.from_pretrained(LINEAR.weight.detach().T.clone(), freeze=False)
+NO_BIAS = nn.Linear(6, 3, bias=False)
+with torch.no_grad():
+    NO_BIAS.weight.copy_(LINEAR.weight)
 
 
 @pytest.mark.parametrize(("embedding", "linear", "expected"), [
     (RIGHT, LINEAR, "pass"),
-    (nn.Embedding.from_pretrained(LINEAR.weight.T), LINEAR, "pass"),  # a view of the same numbers
-    (UNTRANSPOSED, LINEAR, r"shape \(3, 6\), the linear layer's own.*transpose"),
-    (nn.Embedding(6, 3), LINEAR, r"differs from linear\(one_hot\(ids\)\).*from_pretrained"),  # its own numbers
+    (nn.Embedding.from_pretrained(LINEAR.weight.T + LINEAR.bias), LINEAR, "pass"),  # the same numbers, not detached
+    (nn.Embedding.from_pretrained(LINEAR.weight.detach().T.clone()), NO_BIAS, "pass"),  # a layer without a bias
+    # the core cell typed backwards: the bias left out
+    (nn.Embedding.from_pretrained(LINEAR.weight.detach().T.clone()), LINEAR, r"product .* alone.*after its product"),
+    (nn.Embedding.from_pretrained(TABLE + 1), LINEAR, r"same vector in every row.*add after its product"),
+    (nn.Embedding.from_pretrained(LINEAR.weight.detach().T + LINEAR.bias.detach()[0]), LINEAR,  # bias[0] everywhere
+     r"same vector in every row"),
+    (nn.Embedding.from_pretrained(LINEAR.weight.detach().T + LINEAR.bias.detach()[:, None][:3].T.flip(1)), LINEAR,
+     r"same vector in every row"),  # the bias's numbers in the wrong columns
+    (UNTRANSPOSED, LINEAR, r"shape \(3, 6\), the linear layer's own"),
+    (nn.Embedding(6, 3), LINEAR, r"differs from linear\(one_hot\(ids\)\)\. Hint: work out"),  # its own numbers
     (nn.Embedding(6, 4), LINEAR, r"shape \(6, 4\), expected \(6, 3\)"),
     (LINEAR, LINEAR, "expected an nn.Embedding, got Linear"),
-    (nn.Embedding.from_pretrained(LINEAR.weight.detach().T.clone().round(decimals=4)), LINEAR, "differs"),  # typed
+    (nn.Embedding.from_pretrained(TABLE.round(decimals=4)), LINEAR, "differs"),  # typed in from a print
     (RIGHT, RIGHT, (TypeError, "linear must be an nn.Linear, got Embedding")),
 ])
 def test_embedding_from_linear(judge, embedding, linear, expected):
-    judge(exercises.check_embedding_from_linear, (embedding, linear), expected)
+    judge(exercises.check_embedding_from_linear, (embedding, linear), expected, never=("bias",))
 
 
-def weight_grads(embedding, linear, ids, grad_out):
-    """Exercise 0.2's worked answer, first part."""
-    embedding.weight.grad = linear.weight.grad = None
-    (embedding(ids) * grad_out).sum().backward()
-    (linear(F.one_hot(ids, linear.in_features).float()) * grad_out).sum().backward()
-    return embedding.weight.grad, linear.weight.grad
+def grad_by_hand(ids, grad_out, V):
+    """Exercise 0.2's worked answer: each lookup of row v adds its row of grad_out to the gradient of row v."""
+    return torch.zeros(V, grad_out.shape[1]).index_add_(0, ids, grad_out)
 
 
-def related(g_embedding, g_linear):
-    """Exercise 0.2's worked answer, second part."""
-    return torch.allclose(g_embedding, g_linear.T)
+def by_product(ids, grad_out, V):  # the one-hot product: right too
+    return F.one_hot(ids, V).float().T @ grad_out
 
 
-def by_formula(embedding, linear, ids, grad_out):  # one_hot.T @ grad_out, and its transpose: right too
-    one_hot = F.one_hot(ids, embedding.num_embeddings).float()
-    return one_hot.T @ grad_out, grad_out.T @ one_hot
+def by_backward(ids, grad_out, V):  # a fresh table and a backward pass: right, if not what was asked
+    table = torch.zeros(V, grad_out.shape[1], requires_grad=True)
+    (F.embedding(ids, table) * grad_out).sum().backward()
+    return table.grad
 
 
-def accumulating(embedding, linear, ids, grad_out):  # forgets to reset .grad
-    (embedding(ids) * grad_out).sum().backward()
-    (linear(F.one_hot(ids, linear.in_features).float()) * grad_out).sum().backward()
-    return embedding.weight.grad, linear.weight.grad
+def overwriting(ids, grad_out, V):  # a repeated id keeps only its last row
+    grad = torch.zeros(V, grad_out.shape[1])
+    grad[ids] = grad_out
+    return grad
 
 
-def stub(embedding, linear, ids, grad_out):
+def unused_ones(ids, grad_out, V):  # rows no id reads get 1 instead of 0
+    return by_product(ids, grad_out, V) + (F.one_hot(ids, V).sum(0) == 0).float()[:, None]
+
+
+def stub(ids, grad_out, V):
     raise NotImplementedError("Exercise 0.2")
 
 
-def _checker_layers():
-    embedding = nn.Embedding(7, 3)
-    linear = nn.Linear(7, 3, bias=False)
-    with torch.no_grad():
-        linear.weight.copy_(embedding.weight.T)
-    return embedding, linear
-
-
-FIXED = weight_grads(*_checker_layers(), torch.tensor([2, 0, 2, 5]), torch.ones(4, 3))  # typed in: one batch's
+FIXED = grad_by_hand(torch.tensor([2, 0, 2, 5]), torch.ones(4, 3), 7)  # typed in: one batch's
 
 
 @pytest.mark.parametrize(("function", "expected"), [
-    (weight_grads, "pass"),
-    (by_formula, "pass"),
-    (accumulating, r"plus the earlier calls'.*to None"),
-    (lambda *args: weight_grads(*args)[::-1], "other order"),
-    (lambda *args: (weight_grads(*args)[0],) * 2, r"linear gradient has shape \(7, 3\), expected \(3, 7\)"),
-    (lambda *args: FIXED, "differs from the checker's backward pass"),
+    (grad_by_hand, "pass"),
+    (by_product, "pass"),
+    (by_backward, "pass"),
+    (lambda ids, grad_out, V: by_product(ids, grad_out, V).double(), "pass"),  # float64: the same numbers
+    (overwriting, r"row of id 2, which appears 2 times in ids.*each time a row is looked up"),
+    (unused_ones, r"row of id 1, which ids never looks up"),
+    (lambda ids, grad_out, V: grad_out, r"shape \(4, 3\), the shape of grad_out; expected \(7, 3\)"),
+    (lambda ids, grad_out, V: grad_out.T @ F.one_hot(ids, V).float(), r"shape \(3, 7\), the linear layer's \[d, V\]"),
+    (lambda ids, grad_out, V: torch.zeros(V, 4), r"shape \(7, 4\), expected \(7, 3\): the shape of the table"),
+    (lambda ids, grad_out, V: torch.zeros(V, grad_out.shape[1]), r"rows of ids \[0, 2, 5\].*which numbers"),
+    (lambda ids, grad_out, V: FIXED, r"differs from the backward pass"),
+    (lambda ids, grad_out, V: FIXED.tolist(), "returned list; return a torch.Tensor"),
     (stub, (NotImplementedError, "Exercise 0.2")),
-    (lambda *args: None, "return two tensors"),
-    (FIXED, "pass your function itself"),
-    (None, r"pass your function itself \(weight_grads"),
+    (FIXED, r"pass your function itself \(grad_by_hand"),
 ])
-def test_weight_grads(judge, function, expected):
-    judge(exercises.check_weight_grads, (function, related), expected)
-
-
-@pytest.mark.parametrize(("function", "expected"), [
-    (related, "pass"),
-    (lambda g_embedding, g_linear: torch.isclose(g_embedding, g_linear.T).all(), "pass"),  # a 0-d bool tensor
-    (lambda g_embedding, g_linear: torch.allclose(g_embedding.T, g_linear), "pass"),
-    (lambda g_embedding, g_linear: True, "returned True for a pair whose numbers differ in one entry"),
-    (lambda g_embedding, g_linear: False, r"returned False for the two gradients of one backward pass.*\[V, d\]"),
-    (lambda g_embedding, g_linear: torch.equal(g_embedding, g_linear), "returned False for the two gradients"),
-    (lambda g_embedding, g_linear: g_embedding.shape == g_linear.T.shape, "differ in one entry"),
-    (lambda g_embedding, g_linear: torch.equal(g_embedding.flatten().sort().values, g_linear.flatten().sort().values),
-     "same numbers in the same places, not transposed"),
-    (lambda g_embedding, g_linear: g_embedding == g_linear.T, "return one bool"),
-    (lambda g_embedding, g_linear: 1, "returned int; return one bool"),
-    (lambda g_embedding, g_linear: torch.equal(g_embedding, g_linear.T),  # exact: ids repeat three times
-     r"returned False for a related pair that differs in one entry by float rounding.*more than twice"),
-    (lambda g_embedding, g_linear: torch.equal(g_embedding.T, g_linear), "by float rounding"),
-    (True, r"pass your function itself \(related, not related\(...\)\)"),  # a typed-in answer, not a function
-])
-def test_related(judge, function, expected):
-    judge(exercises.check_weight_grads, (weight_grads, function), expected, never=("correct",))
+def test_grad_by_hand(judge, function, expected):
+    judge(exercises.check_grad_by_hand, (function,), expected, never=("index_add", "one_hot(ids).T", ".T @"))
