@@ -60,7 +60,8 @@ def test_every_header_has_title_badge_and_neighbour_links():
     for index, entry in enumerate(NOTEBOOKS):
         cells = generated.read_notebook(entry.path).cells
         header, footer = cells[0], cells[-1]
-        setup = next(cell for cell in cells if cell.cell_type == "code")  # the set-up cell: the first code cell
+        body = [cell for cell in cells if cell.id not in generated.GENERATED_IDS]
+        setup = cells[generated.setup_position(body) + 1]  # before the parameters cell (notebook 0: after its core)
         assert (header.id, setup.id, footer.id) == (generated.HEADER_ID, generated.SETUP_ID, generated.FOOTER_ID)
         assert f"# {entry.number}. {entry.title}" in header.source
         assert f"(https://colab.research.google.com/github/{REPO_SLUG}/blob/{manifest.REPO_REF}/{entry.repo_path})" \
@@ -80,7 +81,8 @@ def test_every_chinese_header_has_title_badge_and_links_within_the_chinese_editi
     for index, entry in enumerate(NOTEBOOKS):
         cells = generated.read_notebook(entry.zh.path).cells
         header, footer = cells[0], cells[-1]
-        setup = next(cell for cell in cells if cell.cell_type == "code")  # the set-up cell: the first code cell
+        body = [cell for cell in cells if cell.id not in generated.GENERATED_IDS]
+        setup = cells[generated.setup_position(body) + 1]  # before the parameters cell (notebook 0: after its core)
         assert (header.id, setup.id, footer.id) == (generated.HEADER_ID, generated.SETUP_ID, generated.FOOTER_ID)
         assert f"# {entry.number}. {entry.title_zh}" in header.source
         assert f"({entry.zh.colab_url})" in header.source and "/notebooks/zh/" in entry.zh.colab_url
@@ -126,7 +128,11 @@ def test_each_readme_opens_with_the_answer_of_notebook_0(edition):
     first_screen = [line for line in readme.split("\n")[:10] if line.strip()]
     # the title, the line of links, what this is and how to start (issue 34: at most three lines), the answer
     assert first_screen[0].startswith("# ") and generated.ANSWER_START in first_screen[2:6]
-    assert answer.startswith("**") and len(re.findall(r"^\| \*\*|^\| [^|]+ \| \*\*", answer, re.M)) == 10
+    # issue 42: one table of at most 5 rows, about 150 words (markdown's table rules and link targets not counted)
+    assert answer.startswith("**") and 3 <= len(re.findall(r"^\| [^|]+ \| \*\*", answer, re.M)) <= 5
+    assert len(re.findall(r"^\| --- \|", answer, re.M)) == 1
+    words = re.sub(r"\]\([^)]*\)|\||---", " ", answer).split()
+    assert len(words) <= 160, f"the answer has {len(words)} words: at most about 150"
     links = re.findall(r"\]\(([^)\s]+)\)", answer)
     assert links and all(link.startswith(f"{edition.repo_dir}/") and "#cell-id=" in link for link in links)
     assert f"]({entry.repo_path}#cell-id=core-linear)" in answer  # `[below](#cell-id=...)` in the notebook
@@ -138,11 +144,49 @@ def test_an_edit_of_the_answer_reaches_the_readme_through_sync(course_copy, imag
     _edit_cell(entry.path, generated.ANSWER_CELL, lambda s: s.replace("function, yes", "function, yes indeed"))
     assert sync.stale_files() == ["README.md"]  # the Chinese README follows the translation (stale until it is updated)
     assert sync.main([]) == 0
-    assert "**As a function, yes indeed; as a layer, no:**" in (course_copy / "README.md").read_text(encoding="utf-8")
+    assert "**As a function, yes indeed; as a layer, no.**" in (course_copy / "README.md").read_text(encoding="utf-8")
     readme = (course_copy / "README.md")
     readme.write_text(readme.read_text(encoding="utf-8").replace(generated.ANSWER_END, "<!-- end -->"))
     with pytest.raises(ValueError, match="README.md has no answer markers"):
         sync.stale_files()
+
+
+@pytest.mark.parametrize("edition", manifest.EDITIONS, ids=lambda edition: edition.code)
+def test_each_readme_has_the_fine_print_of_notebook_0_below_its_table(edition):
+    """Notebook 0's `fine-print` cell, below the table of notebooks: its heading dropped, its links rebased."""
+    entry = generated.answer_notebook().in_edition(edition.code)
+    source = generated.answer_cell_source(generated.read_notebook(entry.path), entry, generated.FINE_PRINT_CELL)
+    readme = (manifest.ROOT / edition.readme).read_text(encoding="utf-8")
+    assert generated.readme_fine_print(readme) == generated.answer_block(source, edition)
+    assert readme.index(generated.TABLE_END) < readme.index(generated.FINE_PRINT_START)
+    assert f"]({entry.repo_path}#cell-id=repeats)" in generated.readme_fine_print(readme)
+
+
+def test_an_edit_of_the_fine_print_reaches_the_readme_through_sync(course_copy, image_writes):
+    entry = generated.answer_notebook()
+    _edit_cell(entry.path, generated.FINE_PRINT_CELL, lambda s: s.replace("**A bad id**", "**A wrong id**"))
+    assert sync.stale_files() == ["README.md"]
+    assert sync.main([]) == 0
+    assert "- **A wrong id**" in (course_copy / "README.md").read_text(encoding="utf-8")
+    readme = (course_copy / "README.md")
+    readme.write_text(readme.read_text(encoding="utf-8").replace(generated.FINE_PRINT_END, "<!-- end -->"))
+    with pytest.raises(ValueError, match="README.md has no fine-print markers"):
+        sync.stale_files()
+
+
+def test_the_set_up_cell_goes_before_the_parameters_cell():
+    """What comes above the set-up cell needs none (notebook 0's core imports only PyTorch); papermill's parameters
+    and the helpers' imports come after it. Without a parameters cell: before the first code cell."""
+    code = [nbformat.v4.new_code_cell("import torch", id="core"), nbformat.v4.new_markdown_cell("x", id="m"),
+            nbformat.v4.new_code_cell("device = 'cpu'", id="parameters"), nbformat.v4.new_code_cell("import utils", id="u")]
+    code[2].metadata["tags"] = ["parameters"]
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# t", id="t"), *code])
+    synced = generated.sync_notebook(nb, NOTEBOOKS[0])
+    assert [c.id for c in synced.cells] == [generated.HEADER_ID, "t", "core", "m", generated.SETUP_ID, "parameters",
+                                            "u", generated.FOOTER_ID]
+    del code[2].metadata["tags"]
+    synced = generated.sync_notebook(nb, NOTEBOOKS[0])
+    assert [c.id for c in synced.cells][:4] == [generated.HEADER_ID, "t", generated.SETUP_ID, "core"]
 
 
 def _edit_cell(path, cell_id, edit):

@@ -124,8 +124,10 @@ def test_the_setup_cell_and_every_worked_answer_are_folded_under_a_title(edition
     folded = {"setup title": 0, "solution title": 0}
     for entry in manifest.NOTEBOOKS:
         nb = generated.read_notebook(entry.in_edition(edition).path)
-        setup = next(cell for cell in nb.cells if cell.cell_type == "code")
-        assert setup.get("id") == generated.SETUP_ID, f"{entry.stem}: the set-up cell is the first code cell"
+        setup = nb.cells[generated.setup_position([c for c in nb.cells if c.get("id") not in generated.GENERATED_IDS]) + 1]
+        assert setup.get("id") == generated.SETUP_ID, f"{entry.stem}: the set-up cell comes before the parameters cell"
+        above = [cell for cell in nb.cells[:nb.cells.index(setup)] if cell.cell_type == "code"]
+        assert not [cell.id for cell in above if "utils" in cell.source], "the cells above the set-up need no helpers"
         for cell in nb.cells:
             if cell.get("id") == generated.SETUP_ID:
                 kind = "setup title"
