@@ -1,7 +1,7 @@
 """What ``make sync`` writes from the manifest, in each edition: the header, set-up and footer cells
 (fixed ids), the README's table of notebooks, its answer and its fine print (notebook 0's ``answer`` and
-``fine-print`` cells), each between its markers, and the addresses in CITATION.cff. :mod:`tools.sync` writes the English edition with these,
-:mod:`tools.translations` the Chinese one.
+``fine-print`` cells), each between its markers, and the addresses in CITATION.cff. :mod:`tools.sync` writes
+the English edition with these, :mod:`tools.translations` the Chinese one.
 """
 
 from __future__ import annotations

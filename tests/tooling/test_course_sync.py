@@ -178,7 +178,8 @@ def test_the_set_up_cell_goes_before_the_parameters_cell():
     """What comes above the set-up cell needs none (notebook 0's core imports only PyTorch); papermill's parameters
     and the helpers' imports come after it. Without a parameters cell: before the first code cell."""
     code = [nbformat.v4.new_code_cell("import torch", id="core"), nbformat.v4.new_markdown_cell("x", id="m"),
-            nbformat.v4.new_code_cell("device = 'cpu'", id="parameters"), nbformat.v4.new_code_cell("import utils", id="u")]
+            nbformat.v4.new_code_cell("device = 'cpu'", id="parameters"),
+            nbformat.v4.new_code_cell("import utils", id="u")]
     code[2].metadata["tags"] = ["parameters"]
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# t", id="t"), *code])
     synced = generated.sync_notebook(nb, NOTEBOOKS[0])

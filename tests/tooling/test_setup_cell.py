@@ -124,7 +124,8 @@ def test_the_setup_cell_and_every_worked_answer_are_folded_under_a_title(edition
     folded = {"setup title": 0, "solution title": 0}
     for entry in manifest.NOTEBOOKS:
         nb = generated.read_notebook(entry.in_edition(edition).path)
-        setup = nb.cells[generated.setup_position([c for c in nb.cells if c.get("id") not in generated.GENERATED_IDS]) + 1]
+        body = [cell for cell in nb.cells if cell.get("id") not in generated.GENERATED_IDS]
+        setup = nb.cells[generated.setup_position(body) + 1]
         assert setup.get("id") == generated.SETUP_ID, f"{entry.stem}: the set-up cell comes before the parameters cell"
         above = [cell for cell in nb.cells[:nb.cells.index(setup)] if cell.cell_type == "code"]
         assert not [cell.id for cell in above if "utils" in cell.source], "the cells above the set-up need no helpers"
