@@ -153,7 +153,8 @@ SETUP_HELP = (f"Open this notebook from a clone of the course, or, without a net
 
 
 def setup_source() -> str:
-    """The first code cell of every notebook: make the course's package ``utils`` importable, anywhere.
+    """The set-up cell of every notebook (right before its parameters cell): make the course's package ``utils``
+    importable, anywhere.
 
     It finds a clone of the course in a folder above (or the copy it fetched earlier), else an install
     of it (``pip install -e .``); else it clones the course at :data:`manifest.REPO_REF` into
