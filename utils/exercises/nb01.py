@@ -2,26 +2,29 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import torch
 import torch.nn.functional as F
 from torch.utils.flop_counter import FlopCounterMode
 
-from ..vocab import Vocab
 from .checking import correct, hint, prediction, require, require_tensor
 
 #: Exercise 1.1: the sentences whose one-hot rows the learner predicts, each with the name of its prediction.
 WIDTH_SENTENCES = {"shape_cat": "the cat sat", "shape_log": "the log"}
 
 
-def check_one_hot_widths(shape_cat: object, shape_log: object, vocab: Vocab) -> bool:
-    """Exercise 1.1: the predicted shapes of ``F.one_hot(vocab.encode(sentence))``, without ``num_classes``."""
+def check_one_hot_widths(shape_cat: object, shape_log: object, encode: Callable[[str], torch.Tensor],
+                         vocab_size: int) -> bool:
+    """Exercise 1.1: the predicted shapes of ``F.one_hot(encode(sentence))``, without ``num_classes``, where
+    ``encode`` maps a sentence to its ids in a vocabulary of ``vocab_size`` tokens."""
     for name, predicted in (("shape_cat", shape_cat), ("shape_log", shape_log)):
         shape = tuple(prediction(name, predicted, (tuple, torch.Size), "(2, 5)"))
-        ids = vocab.encode(WIDTH_SENTENCES[name])
+        ids = encode(WIDTH_SENTENCES[name])
         actual = tuple(F.one_hot(ids).shape)
         why = hint([(len(shape) != 2, "one row per id, so two numbers: (rows, width)"),
                     (shape[:1] != actual[:1], f"count the tokens of {WIDTH_SENTENCES[name]!r}: one row each"),
-                    (shape[1:] == (len(vocab),),
+                    (shape[1:] == (vocab_size,),
                      "F.one_hot is given only the ids, not the vocabulary: where else can it take the width from?")],
                    "the width comes from the ids in this call alone: look at their values in section 1's table")
         require(shape == actual, f"{name} = {shape} is not the shape F.one_hot gives without num_classes. Hint: {why}")

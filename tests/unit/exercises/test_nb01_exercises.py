@@ -30,7 +30,8 @@ ONE_HOT_15 = torch.nn.functional.one_hot(IDS, 15).float()
     ([3, 7], SHAPE_LOG, "shape_cat must look like"),
 ])
 def test_one_hot_widths(judge, shape_cat, shape_log, expected):
-    judge(exercises.check_one_hot_widths, (shape_cat, shape_log, VOCAB), expected, never=("(3, 7)", "(2, 12)"))
+    judge(exercises.check_one_hot_widths, (shape_cat, shape_log, VOCAB.encode, len(VOCAB)), expected,
+          never=("(3, 7)", "(2, 12)"))
 
 
 @pytest.mark.parametrize(("product", "lookup", "expected"), [
