@@ -36,7 +36,7 @@ def tokenize(text: str) -> list[str]:
 class Vocab:
     """Token <-> id maps. ``itos[i]`` is the token with id ``i``.
 
-    Taught in notebook 1.
+    Returned by build_vocab (notebook 1 writes the same maps, itos and stoi, by hand).
     """
 
     itos: tuple[str, ...]

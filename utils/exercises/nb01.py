@@ -2,26 +2,29 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import torch
 import torch.nn.functional as F
 from torch.utils.flop_counter import FlopCounterMode
 
-from ..vocab import Vocab
 from .checking import correct, hint, prediction, require, require_tensor
 
 #: Exercise 1.1: the sentences whose one-hot rows the learner predicts, each with the name of its prediction.
 WIDTH_SENTENCES = {"shape_cat": "the cat sat", "shape_log": "the log"}
 
 
-def check_one_hot_widths(shape_cat: object, shape_log: object, vocab: Vocab) -> bool:
-    """Exercise 1.1: the predicted shapes of ``F.one_hot(vocab.encode(sentence))``, without ``num_classes``."""
+def check_one_hot_widths(shape_cat: object, shape_log: object, encode: Callable[[str], torch.Tensor],
+                         vocab_size: int) -> bool:
+    """Exercise 1.1: the predicted shapes of ``F.one_hot(encode(sentence))``, without ``num_classes``, where
+    ``encode`` maps a sentence to its ids in a vocabulary of ``vocab_size`` tokens."""
     for name, predicted in (("shape_cat", shape_cat), ("shape_log", shape_log)):
         shape = tuple(prediction(name, predicted, (tuple, torch.Size), "(2, 5)"))
-        ids = vocab.encode(WIDTH_SENTENCES[name])
+        ids = encode(WIDTH_SENTENCES[name])
         actual = tuple(F.one_hot(ids).shape)
         why = hint([(len(shape) != 2, "one row per id, so two numbers: (rows, width)"),
                     (shape[:1] != actual[:1], f"count the tokens of {WIDTH_SENTENCES[name]!r}: one row each"),
-                    (shape[1:] == (len(vocab),),
+                    (shape[1:] == (vocab_size,),
                      "F.one_hot is given only the ids, not the vocabulary: where else can it take the width from?")],
                    "the width comes from the ids in this call alone: look at their values in section 1's table")
         require(shape == actual, f"{name} = {shape} is not the shape F.one_hot gives without num_classes. Hint: {why}")
@@ -55,8 +58,8 @@ def check_flops_prediction(predicted_product_flops: object, predicted_lookup_flo
     copy = prediction("predicted_lookup_flops", predicted_lookup_flops, int, "2 * 3 * 4")
     counted_product, counted_copy = _counted_flops()
     (batch, length), (vocab_size, dim) = FLOP_BATCH, FLOP_SIZES
-    why = ("it adds B·T rows of d numbers into the gradient, but FlopCounterMode counts matrix products and "
-           "convolutions, not additions" if copy == batch * length * dim else
+    why = ("it adds B·T rows of d numbers into the gradient, but FlopCounterMode counts only matrix products, "
+           "convolutions and attention" if copy == batch * length * dim else
            "the lookup's backward adds each position's gradient row into the table's gradient: is that a matrix "
            "product?")
     require(copy == counted_copy,
@@ -74,17 +77,32 @@ def check_flops_prediction(predicted_product_flops: object, predicted_lookup_flo
                    "of the lookup")
 
 
-#: Exercise 1.3: the rows of ``W`` that ``X @ W`` must return, in this order (the exercise names them).
-SELECTION_ROWS = (3, 0, 3)
+#: Exercise 1.3: the four expressions whose exactness the learner predicts, by letter (``x`` one-hot, ``w`` the table)
+EXPRESSIONS = {
+    "a": lambda x, w: ((2 * x) @ w) / 2,
+    "b": lambda x, w: ((x / 10) @ w) * 10,
+    "c": lambda x, w: (x.double() @ w.double()).float(),
+    "d": lambda x, w: (x.half() @ w.half()).float(),
+}
+#: the hint for a letter predicted wrongly, by letter: a reason to look at, never the verdict
+EXACT_HINTS = {
+    "a": "what does multiplying a float by 2, or by 1/2, change in its bits?",
+    "b": "can float32 hold 1/10 exactly? Follow a single entry through each multiplication",
+    "c": "can float64 hold every float32 number? Then ask whether a one-hot product rounds in float64",
+    "d": "casting W to float16 happens before any product: can 11 significant bits hold every float32 entry?",
+}
 
 
-def check_selection_matrix(x: torch.Tensor, weight: torch.Tensor) -> bool:
-    """Exercise 1.3: a hand-built ``x`` with ``x @ weight == weight[SELECTION_ROWS]``, exactly."""
-    rows, weight = list(SELECTION_ROWS), require_tensor("weight", weight)  # on the CPU, as x comes back
-    x = require_tensor("x", x, (len(rows), weight.shape[0]), ": one row per selected row, V columns")
-    require(x.dtype == weight.dtype, f"x has dtype {x.dtype}; a matrix product with the weight needs {weight.dtype}")
-    require(bool(((x == 0) | (x == 1)).all()) and bool((x.sum(dim=1) == 1).all()),
-            "each row of x must hold a single 1 and zeros elsewhere (a one-hot row)")
-    require(torch.equal(x @ weight, weight[rows]), f"x selects rows {x.argmax(dim=1).tolist()}, expected {rows}. Hint: "
-            "put the 1 of row i in column rows[i]")
-    return correct("X @ W equals W[[3, 0, 3]], bit for bit")
+def check_exact_expressions(exact: object, x: torch.Tensor, weight: torch.Tensor) -> bool:
+    """Exercise 1.3: the set of letters of :data:`EXPRESSIONS` that return ``weight[ids]`` bit for bit, where ``x``
+    holds the one-hot rows of ``ids``; computed here on the CPU."""
+    exact = prediction("exact", exact, (set, frozenset), '{"a"}')
+    unknown = sorted(str(letter) for letter in exact if letter not in EXPRESSIONS)
+    require(not unknown, f"exact holds {unknown}: use the letters {sorted(EXPRESSIONS)}, as strings")
+    x, weight = require_tensor("x", x), require_tensor("W", weight)  # on the CPU
+    rows = weight[x.argmax(dim=1)]
+    measured = {letter for letter, expression in EXPRESSIONS.items() if torch.equal(expression(x, weight), rows)}
+    wrong = sorted(set(exact) ^ measured)
+    require(not wrong, f"exact is not right about {len(wrong)} of the four expressions. Hint for {wrong[0]}: "
+            f"{EXACT_HINTS[wrong[0]]}" if wrong else "")
+    return correct("your set names exactly the expressions that return W[ids] bit for bit, computed on the CPU")
