@@ -141,7 +141,8 @@ def check_break_even_tokens(break_even_tokens: Callable[[int, int], int]) -> boo
                 (got >= vocab_size, "each entry holds a row of values and its row index too (look at _indices()): an "
                  "entry costs more than a row of the dense table, so fewer positions than V are enough"),
                 (got == vocab_size * dim * 4 // (dim * 4 + 4) + 1, "the row indices are int64, 8 bytes each"),
-                (at == dense, "at that many positions the two take exactly the same bytes; the question asks for more")],
+                (at == dense, "at that many positions the two take exactly the same bytes; the question asks for "
+                 "more")],
                 "count the bytes of one entry (values and index) and of the dense table, then find the smallest "
                 "number of entries that is more")
             require(at > dense, f"{call} = {got}: at {got} positions the sparse gradient takes {at} bytes, the dense "
