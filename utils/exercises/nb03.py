@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
 from collections.abc import Callable
 
@@ -53,52 +54,77 @@ def check_vectors_from_linear(vectors_from_linear: Callable) -> bool:
                    "bit for bit, and spent no FLOPs")
 
 
-def check_tied_output_layer(head: object, embedding: object) -> bool:
-    """Exercise 3.2: ``head``, an ``nn.Linear(d, V, bias=False)`` tied to ``embedding``: both layers use one
-    ``[V, d]`` Parameter (either way round: ``head.weight = embedding.weight``, or the reverse, as GPT-2 does).
+def check_tied_output_layer(head: object, table: object) -> bool:
+    """Exercise 3.2: ``head``, an ``nn.Module`` output layer tied to ``table``, an ``nn.Linear(V, d, bias=False)``
+    used on one-hot rows: ``head(h)`` is ``h @ table.weight`` (logit ``v`` = ``h`` · column ``v``), and both layers
+    use one Parameter, ``table.weight`` (``[d, V]``), so the gradients of both uses add up in it.
 
     The checker runs a backward pass through both layers, on deep copies (so the layers passed in keep their
     numbers and have no gradient), and checks that the table's gradient holds both uses' parts.
     """
-    if not isinstance(embedding, nn.Embedding):
-        raise TypeError(f"embedding must be an nn.Embedding, got {type(embedding).__name__}")
-    require(isinstance(head, nn.Linear), f"expected an nn.Linear, got {type(head).__name__}")
-    vocab_size, dim = embedding.weight.shape
-    require((head.in_features, head.out_features) == (dim, vocab_size),
-            f"nn.Linear({head.in_features}, {head.out_features}): an output layer maps the embedding's width d to "
-            "one logit per token, so in_features is d and out_features the vocabulary size V")
-    require(head.bias is None, "the layer has a bias, which is added to every logit. Hint: bias=False")
-    require(tuple(head.weight.shape) == (vocab_size, dim), f"head_ex.weight has shape {tuple(head.weight.shape)}: "
-            "nn.Linear(d, V) stores [out_features, in_features] = [V, d], the embedding's own shape, so no transpose")
-    table = embedding.weight.detach()
-    h = torch.randn(3, dim, generator=torch.Generator().manual_seed(0)).to(table.device)
+    if not isinstance(table, nn.Linear):
+        raise TypeError(f"table must be an nn.Linear, got {type(table).__name__}")
+    require(isinstance(head, nn.Module), f"head_ex must be an nn.Module (a layer), got {type(head).__name__}")
+    dim, vocab_size = table.weight.shape
+    weight = table.weight.detach()
+    h = torch.randn(3, dim, generator=torch.Generator().manual_seed(0)).to(weight.device)
     with torch.no_grad():
-        require(torch.allclose(head(h), h @ table.T, rtol=1e-5, atol=1e-6), "head_ex(h) differs from "
-                "h @ emb_ex.weight.T: logit v must be the dot product of h with row v of emb_ex's table")
-    own_embedding, own_head = copy.deepcopy((embedding, head))  # one Parameter in both stays one in the copies
-    ids = torch.tensor([1, vocab_size - 1, 1], device=table.device)
-    (own_embedding(ids).sum() + own_head(h).sum()).backward()
-    lookup_part = torch.bincount(ids.cpu(), minlength=vocab_size).to(table)[:, None].expand(vocab_size, dim)
-    head_part = h.sum(dim=0).expand(vocab_size, dim)  # d(sum of h @ W.T)/dW: every row gets the sum of the h's
-    grad = own_embedding.weight.grad
+        try:
+            logits = head(h)
+        except RuntimeError as error:
+            raise ExerciseError(f"head_ex(h) for h of shape (3, {dim}) raised RuntimeError "
+                                f"({str(error).splitlines()[0]}). Hint: " + hint([
+                                    (isinstance(head, nn.Linear) and tuple(head.weight.shape) == (dim, vocab_size),
+                                     f"head_ex.weight is lin_ex's weight, [d, V] = [{dim}, {vocab_size}], but "
+                                     f"nn.Linear({dim}, {vocab_size}) computes h @ weight.T and needs [V, d]")],
+                                    "an output layer maps a d-vector to V logits")) from None
+    logits = returned_tensor("head_ex(h)", logits, (3, vocab_size), ": one logit per token for each of the 3 h's")
+    require(torch.allclose(logits, (h @ weight).cpu(), rtol=1e-5, atol=1e-6), "head_ex(h) differs from "
+            "h @ lin_ex.weight: logit v must be the dot product of h with token v's vector, column v of lin_ex.weight")
+    own_table, own_head = copy.deepcopy((table, head))  # one Parameter in both stays one in the copies
+    ids = torch.tensor([1, vocab_size - 1, 1], device=weight.device)
+    (own_table(F.one_hot(ids, vocab_size).to(weight.dtype)).sum() + own_head(h).sum()).backward()
+    lookup_part = torch.bincount(ids.cpu(), minlength=vocab_size).to(weight)[None, :].expand(dim, vocab_size)
+    head_part = h.sum(dim=0)[:, None].expand(dim, vocab_size)  # d(sum of h @ W)/dW: every column gets the sum of h
+    grad = own_table.weight.grad
+    shares_numbers = any(p.data_ptr() == table.weight.data_ptr() for p in head.parameters())
     require(grad is not None and torch.allclose(grad, lookup_part + head_part, rtol=1e-5, atol=1e-6), hint([
-        (head.weight.data_ptr() == embedding.weight.data_ptr(),
-         "head_ex and emb_ex share their numbers, but as two Parameters: each gets only its own layer's part of the "
-         "gradient, and an optimizer would see the table twice. nn.Parameter(...) makes a new leaf (section 5). "
-         "Hint: assign the embedding's Parameter itself")],
-        "head_ex holds a copy of emb_ex's numbers, not the same table: a training step on one would not move the "
-        "other. Hint: give head_ex the embedding's weight Parameter itself"))
-    return correct("head_ex gives emb_ex's logits, and the gradients of both layers' uses add up in one table")
+        (shares_numbers, "head_ex and lin_ex share their numbers, but as two Parameters: each gets only its own "
+         "layer's part of the gradient, and an optimizer would see the table twice. nn.Parameter(...) makes a new "
+         "leaf, even of a view (section 5). Hint: a layer can use lin_ex.weight itself in its forward")],
+        "head_ex holds a copy of lin_ex's numbers, not the same table: a training step on one would not move the "
+        "other. Hint: use lin_ex's own weight Parameter, not a copy of it"))
+    extra = [name for name, p in own_head.named_parameters() if p is not own_table.weight]
+    require(not extra, f"head_ex has parameters of its own ({', '.join(extra)}) besides lin_ex's table: an optimizer "
+            "would train them too. Hint: the output layer needs no parameter but the table")
+    return correct("head_ex gives lin_ex's logits, has no parameter of its own, and the gradients of both layers' uses "
+                   "add up in lin_ex's table")
 
 
 #: Exercise 3.3: the layers the checker builds from the learner's class
 _SMALL, _WIDE, _PADDING = (7, 3), (1000, 16), 2
 
 
+@contextlib.contextmanager
+def _without_embedding_functions():
+    """While it lasts, ``F.embedding`` and ``torch.embedding`` fail with what exercise 3.3 asks instead."""
+
+    def refuse(*args, **kwargs):
+        raise ExerciseError("MyEmbedding's forward calls F.embedding (or torch.embedding), which keeps the padding "
+                            "row's gradient at zero for you: do that part yourself, with indexing")
+
+    saved = F.embedding, torch.embedding
+    F.embedding = torch.embedding = refuse
+    try:
+        yield
+    finally:
+        F.embedding, torch.embedding = saved
+
+
 def check_parameter_embedding(cls: object) -> bool:
     """Exercise 3.3: a class ``MyEmbedding(num_embeddings, embedding_dim, padding_idx=None)``, without
-    ``nn.Embedding`` or ``nn.Linear``: a registered ``weight`` ``[V, d]`` drawn from N(0, 1), its padding row (if
-    any) zero; ``forward(ids)`` returns ``weight[ids]``, and the padding row gets no gradient.
+    ``nn.Embedding``, ``nn.Linear`` or ``F.embedding``: a registered ``weight`` ``[V, d]`` drawn from N(0, 1), its
+    padding row (if any) zero; ``forward(ids)`` returns ``weight[ids]``, and the padding row gets no gradient.
 
     The checker builds layers of its own from the class, and leaves the random state as it found it.
     """
@@ -134,7 +160,8 @@ def check_parameter_embedding(cls: object) -> bool:
             "MyEmbedding(7, 3, padding_idx=2) has zero rows besides row 2: zero only the padding row")
     ids = torch.tensor([[1, 0, 2], [_SMALL[0] - 1, 2, 1]])
     for name, layer in layers.items():
-        out = layer(ids)
+        with _without_embedding_functions():
+            out = layer(ids)
         require(isinstance(out, torch.Tensor) and tuple(out.shape) == (2, 3, _SMALL[1]), f"{name}(ids) for ids of "
                 f"shape (2, 3) returned shape {tuple(getattr(out, 'shape', ()))}: the ids' shape plus embedding_dim")
         require(torch.equal(out, layer.weight[ids]),
@@ -146,8 +173,8 @@ def check_parameter_embedding(cls: object) -> bool:
         grad = layer.weight.grad
         require(grad is not None, f"no gradient reached {name}.weight. Hint: index the Parameter itself")
         require(layer is plain or not grad[_PADDING].any(), "a gradient reached the padding row of MyEmbedding(7, 3, "
-                "padding_idx=2): training would move it. Hint: F.embedding takes a padding_idx, as "
-                "nn.Embedding.forward shows")
+                "padding_idx=2): training would move it. Hint: the padding row's gradient adds up the output "
+                "gradients of the positions that look it up; make those positions send nothing back")
         require(torch.equal(grad, expected), f"the gradient of {name}.weight is not one row of ones per lookup. Hint: "
                 "index the Parameter itself, without changing the rows")
     return correct("MyEmbedding registers a trainable weight drawn from N(0, 1), returns weight[ids] for ids of shape "

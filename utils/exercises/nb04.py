@@ -15,7 +15,6 @@ from .checking import (
     require_function,
     require_keys,
     require_tensor,
-    returned_tensor,
     within,
 )
 
@@ -97,49 +96,68 @@ def check_moved_rows(answer: dict[str, set[int]]) -> bool:
     return correct("your four predictions match the rows each optimizer moved in the checker's own run")
 
 
-#: Exercise 4.3's cases: the ids each sparse gradient comes from, and the number of rows of its table
-LOOKUP_COUNT_CASES = (((3, 1, 3, 7, 1, 3), 9), ((5,), 6), ((0, 0, 0, 0), 4))
+#: Exercise 4.3's tables (V, d): three small ones whose gradients the checker builds and measures (at (10, 3) the
+#: bytes are equal one position before the answer), and GPT-2's, checked by the same count without building it
+BREAK_EVEN_MEASURED = ((10, 3), (7, 2), (40, 5))
+BREAK_EVEN_GPT2 = (50_257, 768)
 
 
-def _sparse_grad(ids: tuple[int, ...], num_rows: int, seed: int) -> torch.Tensor:
-    """The gradient of a ``sparse=True`` embedding of ``num_rows`` rows after one lookup of ``ids``, as
-    ``backward()`` leaves it: uncoalesced, one entry per position. Its values come from a seeded ``grad_out``,
-    so they say nothing about the counts."""
-    embedding = torch.nn.Embedding.from_pretrained(torch.ones(num_rows, 3), freeze=False, sparse=True)
-    grad_out = torch.randn(len(ids), 3, generator=torch.Generator().manual_seed(seed))
-    embedding(torch.tensor(ids)).backward(grad_out)
-    return embedding.weight.grad
+def _gradient_bytes(vocab_size: int, dim: int, positions: int) -> tuple[int, int]:
+    """The bytes of the sparse gradient (values and indices, as ``backward()`` leaves it) of a ``sparse=True``
+    ``nn.Embedding(vocab_size, dim)`` after a lookup of ``positions`` ids, and of its dense gradient."""
+    embedding = torch.nn.Embedding(vocab_size, dim, sparse=True)
+    ids = torch.arange(positions) % vocab_size
+    embedding(ids).sum().backward()
+    grad = embedding.weight.grad
+    return grad._values().nbytes + grad._indices().nbytes, embedding.weight.nbytes
 
 
-def check_lookup_counts(lookup_counts: Callable[[torch.Tensor, int], torch.Tensor]) -> bool:
-    """Exercise 4.3: ``lookup_counts(sparse_grad, num_rows)`` -> int64 ``(num_rows,)``: how many times each row
-    was looked up, read from the uncoalesced gradient of a ``sparse=True`` embedding.
+def _first_larger(vocab_size: int, dim: int) -> int:
+    """The smallest number of positions whose sparse gradient outgrows the dense one, counted: a row of values and
+    an int64 index per position, against ``vocab_size`` rows of float32."""
+    return vocab_size * dim * 4 // (dim * 4 + 8) + 1
 
-    The checker calls it on sparse gradients of its own (``LOOKUP_COUNT_CASES``) and counts the ids itself.
+
+def check_break_even_tokens(break_even_tokens: Callable[[int, int], int]) -> bool:
+    """Exercise 4.3: ``break_even_tokens(V, d)`` -> the smallest number of positions for which the uncoalesced
+    sparse gradient of a ``sparse=True`` ``nn.Embedding(V, d)`` takes more bytes than its dense ``[V, d]`` one.
+
+    For the tables of ``BREAK_EVEN_MEASURED`` the checker builds both gradients at the learner's answer and one
+    position fewer and compares their bytes; at GPT-2's sizes it compares with its own count.
     """
-    require_function("lookup_counts", lookup_counts)
-    for seed, (ids, num_rows) in enumerate(LOOKUP_COUNT_CASES):
-        expected = torch.bincount(torch.tensor(ids), minlength=num_rows)
-        call = f"lookup_counts(the gradient of a lookup of ids {list(ids)}, num_rows={num_rows})"
-        try:
-            got = lookup_counts(_sparse_grad(ids, num_rows, seed), num_rows)
-        except NotImplementedError:  # the practice copy's stub, or a learner's own: not the coalescing mistake
-            raise
-        except RuntimeError as error:
-            raise ExerciseError(
-                f"lookup_counts raised RuntimeError: {str(error).splitlines()[0]}. Hint: indices() works only on a "
-                "coalesced tensor, and coalescing merges the repeated entries you want to count; section 4 read "
-                "the entries as backward() left them"
-            ) from error
-        got = returned_tensor(call, got, (num_rows,), ": one count per row, with 0 for a row never looked up")
-        require(got.dtype == torch.long, f"{call} returned a tensor of dtype {got.dtype}; return int64 counts")
-        why = hint([(torch.equal(got, (expected > 0).long()),
-                     "these count each row once: coalesce() merged the repeated entries. Count the entries before "
-                     "coalescing, one per position that looked a row up")],
-                   "the gradient as backward() leaves it holds one entry per position, and each names its row")
-        require(torch.equal(got, expected), f"{call}: your counts {got.tolist()} are off. Hint: {why}")
-    return correct("lookup_counts counted the lookups of every row, rows never looked up included, for the "
-                   "checker's 3 sparse gradients")
+    require_function("break_even_tokens", break_even_tokens)
+    torch_state = torch.random.get_rng_state()
+    try:
+        for vocab_size, dim in BREAK_EVEN_MEASURED:
+            call = f"break_even_tokens({vocab_size}, {dim})"
+            got = break_even_tokens(vocab_size, dim)
+            if isinstance(got, torch.Tensor) and got.numel() == 1:
+                got = got.item()
+            require(isinstance(got, int) and not isinstance(got, bool) and got > 0,
+                    f"{call} returned {got!r}: return a whole number of positions (an int)")
+            at, dense = _gradient_bytes(vocab_size, dim, got)
+            before, _ = _gradient_bytes(vocab_size, dim, got - 1) if got > 1 else (0, dense)
+            why = hint([
+                (got >= vocab_size, "each entry holds a row of values and its row index too (look at _indices()): an "
+                 "entry costs more than a row of the dense table, so fewer positions than V are enough"),
+                (got == vocab_size * dim * 4 // (dim * 4 + 4) + 1, "the row indices are int64, 8 bytes each"),
+                (at == dense, "at that many positions the two take exactly the same bytes; the question asks for "
+                 "more")],
+                "count the bytes of one entry (values and index) and of the dense table, then find the smallest "
+                "number of entries that is more")
+            require(at > dense, f"{call} = {got}: at {got} positions the sparse gradient takes {at} bytes, the dense "
+                    f"one {dense}, so it is not yet larger. Hint: {why}")
+            require(before <= dense, f"{call} = {got}: one position fewer already takes more bytes than the dense "
+                    f"gradient ({before} against {dense}); the smallest such number is asked for. Hint: {why}")
+        vocab_size, dim = BREAK_EVEN_GPT2
+        got = break_even_tokens(vocab_size, dim)
+        require(got == _first_larger(vocab_size, dim), f"break_even_tokens({vocab_size}, {dim}) at GPT-2's sizes "
+                "differs from the checker's count, though the small tables passed. Hint: compute the bytes with "
+                "Python's int (whole numbers), not floats")
+    finally:
+        torch.random.set_rng_state(torch_state)
+    return correct("break_even_tokens gave, for the checker's 3 small tables, the number of positions at which a real "
+                   "sparse gradient first takes more bytes than the dense one, and the same count at GPT-2's sizes")
 
 
 #: Exercise 4.4's experiment: a (6, 4) table, N(0, 1) from seed 4, rows DECAY_EXERCISE_IDS looked up at every step

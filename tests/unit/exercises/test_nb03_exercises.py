@@ -8,12 +8,6 @@ import torch.nn.functional as F
 
 from utils.exercises import nb03 as exercises
 
-
-def _embedding(seed=0, vocab=7, dim=3):
-    torch.manual_seed(seed)
-    return nn.Embedding(vocab, dim)
-
-
 # --- Exercise 3.1 -----------------------------------------------------------------------------------------------
 
 def vectors_from_linear(linear, ids):
@@ -46,47 +40,76 @@ def test_vectors_from_linear(judge, function, expected):
 
 # --- Exercise 3.2 -----------------------------------------------------------------------------------------------
 
-def _head(embedding, how):
-    """An output layer for ``embedding`` (7 x 3), made ``how``."""
-    head = nn.Linear(3, 7, bias=False)
+def _table(seed=0, vocab=7, dim=3):
+    torch.manual_seed(seed)
+    return nn.Linear(vocab, dim, bias=False)  # a token table used on one-hot rows: weight [3, 7]
+
+
+class TiedHead(nn.Module):  # the worked answer
+    def __init__(self, table):
+        super().__init__()
+        self.table = table
+
+    def forward(self, h):
+        return h @ self.table.weight
+
+
+class ByLinear(TiedHead):  # another right answer: F.linear with the transposed view
+    def forward(self, h):
+        return F.linear(h, self.table.weight.T)
+
+
+class WithOwnBias(TiedHead):  # the table is shared, but a bias of its own comes along
+    def __init__(self, table):
+        super().__init__(table)
+        self.bias = nn.Parameter(torch.zeros(table.in_features))
+
+    def forward(self, h):
+        return h @ self.table.weight + self.bias
+
+
+def _head(table, how):
+    """An output layer for ``table`` (an nn.Linear(7, 3) used on one-hot rows), made ``how``."""
     if how == "tied":
-        head.weight = embedding.weight
-    elif how == "tied the other way":  # GPT-2's way round: the embedding takes the output layer's Parameter
-        embedding.weight = head.weight
+        return TiedHead(table)
+    if how == "tied by F.linear":
+        return ByLinear(table)
+    if how == "own bias":
+        return WithOwnBias(table)
+    head = nn.Linear(3, 7, bias=False)
+    if how == "a Parameter of the view":  # shares the memory, as a second Parameter
+        head.weight = nn.Parameter(table.weight.T)
     elif how == "copied":
-        with torch.no_grad():
-            head.weight.copy_(embedding.weight)
-    elif how == "a second Parameter":  # shares the memory, as a second Parameter
-        head.weight = nn.Parameter(embedding.weight)
-    elif how == "transposed":
-        head.weight = nn.Parameter(embedding.weight.detach().T.clone())
+        head.weight = nn.Parameter(table.weight.detach().T.clone())
+    elif how == "not transposed":  # [3, 7] where nn.Linear(3, 7) needs [7, 3]
+        head.weight = table.weight
     return head
 
 
 @pytest.mark.parametrize(("how", "expected"), [
     ("tied", "pass"),
-    ("tied the other way", "pass"),
-    ("copied", "holds a copy of emb_ex's numbers"),
-    ("a second Parameter", "as two Parameters.*Parameter itself"),
-    ("its own numbers", "differs from h @ emb_ex.weight.T"),
-    ("transposed", r"shape \(3, 7\).*\[V, d\].*no transpose"),
+    ("tied by F.linear", "pass"),
+    ("a Parameter of the view", "as two Parameters.*new leaf, even of a view"),
+    ("copied", "holds a copy of lin_ex's numbers"),
+    ("not transposed", r"raised RuntimeError.*\[d, V\] = \[3, 7\].*needs \[V, d\]"),
+    ("its own numbers", "differs from h @ lin_ex.weight"),
+    ("own bias", "parameters of its own \\(bias\\)"),
 ])
 def test_tied_output_layer(judge, how, expected):
-    embedding = _embedding()
-    before = embedding.weight.detach().clone()
-    judge(exercises.check_tied_output_layer, (_head(embedding, how), embedding), expected)
+    table = _table()
+    before = table.weight.detach().clone()
+    judge(exercises.check_tied_output_layer, (_head(table, how), table), expected)
     if how == "tied":
-        assert embedding.weight.grad is None and torch.equal(embedding.weight.detach(), before)  # the checker's copies
+        assert table.weight.grad is None and torch.equal(table.weight.detach(), before)  # the checker's copies
 
 
-@pytest.mark.parametrize(("head", "embedding", "expected"), [
-    (nn.Linear(7, 3, bias=False), _embedding(), r"nn.Linear\(7, 3\): an output layer"),  # the input layer's layout
-    (nn.Linear(3, 7), _embedding(), "bias=False"),
-    (_embedding(), _embedding(), "expected an nn.Linear, got Embedding"),
-    (nn.Linear(3, 7, bias=False), _embedding().weight, (TypeError, "embedding must be an nn.Embedding, got Parameter")),
+@pytest.mark.parametrize(("head", "table", "expected"), [
+    (nn.Linear(3, 5, bias=False), _table(), r"head_ex\(h\) has shape \(3, 5\)"),
+    (lambda h: h, _table(), "must be an nn.Module"),
+    (TiedHead(_table()), nn.Embedding(7, 3), (TypeError, "table must be an nn.Linear, got Embedding")),
 ])
-def test_tied_output_layer_wrong_layers(judge, head, embedding, expected):
-    judge(exercises.check_tied_output_layer, (head, embedding), expected)
+def test_tied_output_layer_wrong_layers(judge, head, table, expected):
+    judge(exercises.check_tied_output_layer, (head, table), expected)
 
 
 # --- Exercise 3.3 -----------------------------------------------------------------------------------------------
@@ -104,7 +127,17 @@ class Right(nn.Module):
         return F.embedding(ids, self.weight, self.padding_idx)
 
 
-class Masked(Right):  # another right answer: multiply the padding positions' rows by zero
+class Hooked(Right):  # another right answer: zero the padding row of the gradient on its way to the weight
+    def __init__(self, num_embeddings, embedding_dim, padding_idx=None):
+        super().__init__(num_embeddings, embedding_dim, padding_idx)
+        if padding_idx is not None:
+            self.weight.register_hook(lambda grad: grad.index_fill(0, torch.tensor([padding_idx]), 0.0))
+
+    def forward(self, ids):
+        return self.weight[ids]
+
+
+class Masked(Right):  # the worked answer: multiply the padding positions' rows by zero
     def forward(self, ids):
         keep = torch.ones_like(ids, dtype=self.weight.dtype) if self.padding_idx is None else \
             (ids != self.padding_idx).to(self.weight.dtype)
@@ -148,9 +181,9 @@ class Uniform(Right):
                 self.weight[padding_idx] = 0.0
 
 
-class Flipped(Right):
+class Flipped(Masked):
     def forward(self, ids):
-        return F.embedding(ids, self.weight, self.padding_idx).flip(-1)
+        return super().forward(ids).flip(-1)
 
 
 class Wrapped(nn.Module):
@@ -165,14 +198,15 @@ class Wrapped(nn.Module):
 
 def test_parameter_embedding_leaves_the_random_state_alone(capsys):
     state = torch.random.get_rng_state()
-    assert exercises.check_parameter_embedding(Right)
+    assert exercises.check_parameter_embedding(Masked)
     assert torch.equal(torch.random.get_rng_state(), state)  # the checker's draws leave no trace
 
 
 @pytest.mark.parametrize(("cls", "expected"), [
-    (Right, "pass"),
     (Masked, "pass"),
-    (Indexed, "a gradient reached the padding row.*F.embedding takes a padding_idx"),
+    (Hooked, "pass"),
+    (Right, "calls F.embedding.*do that part yourself"),
+    (Indexed, "a gradient reached the padding row.*make those positions send nothing back"),
     (Unzeroed, r"weight\[2\] is not zero"),
     (NoPadding, "raised TypeError.*padding_idx=None"),
     (PlainTensor, "no parameter named 'weight'.*nn.Parameter"),

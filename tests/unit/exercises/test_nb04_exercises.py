@@ -52,37 +52,35 @@ def test_moved_rows(judge, answer, expected):
           never=[str(sorted(MOVED_RIGHT[name])) for name in wrong])  # a hint, never the rows that move
 
 
-def lookup_counts(sparse_grad, num_rows):
+def break_even_tokens(V, d):
     """Exercise 4.3's worked answer."""
-    return torch.bincount(sparse_grad._indices()[0], minlength=num_rows)
+    return V * d * 4 // (d * 4 + 8) + 1
 
 
-def by_index_add(sparse_grad, num_rows):  # another way: add a 1 into the row of every entry
-    ones = torch.ones(sparse_grad._nnz(), dtype=torch.long)
-    return torch.zeros(num_rows, dtype=torch.long).index_add_(0, sparse_grad._indices()[0], ones)
+def counted_by_loop(V, d):  # another way: add positions until the sparse gradient is larger
+    positions = 1
+    while positions * (d * 4 + 8) <= V * d * 4:
+        positions += 1
+    return positions
 
 
-SECTION_4 = torch.tensor([0, 1, 0, 2, 0, 0, 1, 0])  # typed in: the counts of section 4's ids [1, 3, 3, 6]
-FIRST_CASE = torch.tensor([0, 2, 0, 3, 0, 0, 0, 1, 0])  # typed in: right for the checker's first case only
-COUNTS_OF_CASES = [str(torch.bincount(torch.tensor(ids), minlength=num_rows).tolist())
-                   for ids, num_rows in exercises.LOOKUP_COUNT_CASES]
+ANSWERS = [str(break_even_tokens(V, d)) for V, d in exercises.BREAK_EVEN_MEASURED + (exercises.BREAK_EVEN_GPT2,)]
 
 
 @pytest.mark.parametrize(("function", "expected"), [
-    (lookup_counts, "pass"),
-    (by_index_add, "pass"),
-    (lambda grad, n: torch.bincount(grad.coalesce().indices()[0], minlength=n), r"coalesce\(\) merged"),
-    (lambda grad, n: torch.bincount(grad.indices()[0], minlength=n), "raised RuntimeError.*coalesced tensor"),
-    (lambda grad, n: torch.bincount(grad._indices()[0]), r"has shape \(8,\), expected \(9,\): one count per row"),
-    (lambda grad, n: grad.to_dense()[:, 0].long(), "one entry per position"),
-    (lambda grad, n: torch.bincount(grad._indices()[0], minlength=n).float(), "of dtype torch.float32"),
-    (lambda grad, n: torch.bincount(grad._indices()[0], minlength=n).tolist(), "returned list"),
-    (lambda grad, n: SECTION_4, r"has shape \(8,\)"),
-    (lambda grad, n: FIRST_CASE, r"ids \[5\], num_rows=6\) has shape \(9,\)"),
-    (torch.tensor([0, 2, 0, 3]), "pass your function itself"),
+    (break_even_tokens, "pass"),
+    (counted_by_loop, "pass"),
+    (lambda V, d: torch.tensor(V * d * 4 // (d * 4 + 8) + 1), "pass"),  # a one-element tensor is a number too
+    (lambda V, d: V + 1, "fewer positions than V are enough"),  # values only: the indices forgotten
+    (lambda V, d: V * d * 4 // (d * 4 + 4) + 1, "int64, 8 bytes each"),  # int32 indices
+    (lambda V, d: V * d * 4 // (d * 4 + 8), "exactly the same bytes; the question asks for more"),  # >= for >
+    (lambda V, d: V * d * 4 / (d * 4 + 8), r"return a whole number of positions \(an int\)"),
+    (lambda V, d: V // 2, "not yet larger"),
+    (lambda V, d: 7, "one position fewer already takes more bytes"),  # typed in: right for the first table only
+    (7, "pass your function itself"),
 ])
-def test_lookup_counts(judge, function, expected):
-    judge(exercises.check_lookup_counts, (function,), expected, never=COUNTS_OF_CASES)
+def test_break_even_tokens(judge, function, expected):
+    judge(exercises.check_break_even_tokens, (function,), expected, never=ANSWERS[2:])  # multi-digit ones
 
 
 def _train(weight, optimizer_class, lr, weight_decay, steps):
@@ -162,6 +160,6 @@ def test_checkers_leave_the_global_rng_alone():
     torch.manual_seed(123)
     exercises.check_embedding_grad(UNSCALED / COUNTS, GRAD_OUT)
     exercises.check_moved_rows(MOVED_RIGHT)
-    exercises.check_lookup_counts(lookup_counts)
+    exercises.check_break_even_tokens(break_even_tokens)
     exercises.check_row_0_distance(PREDICTED_RATIO, row_0_distance)
     assert torch.equal(torch.rand(3), expected)
