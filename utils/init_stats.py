@@ -252,11 +252,24 @@ def tied_logit_std(embedding_dim: int, weight_std: float, hidden_std: float = 1.
         check_positive("hidden_std", hidden_std)
 
 
-def _check_many_logits(vocab_size: int, logit_std: float) -> None:
+def softmax_denominator_spread(vocab_size: int, logit_std: float) -> float:
+    """Relative spread (std over mean) of ``sum(e^z)`` over ``V`` iid N(0, s²) logits: ``sqrt((e^{s²} - 1)/V)``.
+
+    Each ``e^z`` has mean ``e^{s²/2}`` and variance ``e^{s²}(e^{s²} - 1)``; computed through logarithms so that
+    a large ``s`` gives a large number rather than an overflow (``inf`` only beyond float64's range).
+
+    Taught in notebook 5.
+    """
     check_int("vocab_size", vocab_size)
-    check_positive("logit_std", logit_std)
-    # relative std of sum(exp(z)) over V draws: sqrt((e^{s²} - 1)/V); the approximation needs it small
-    spread = math.sqrt(math.expm1(min(logit_std**2, 700.0)) / vocab_size)
+    s2 = check_positive("logit_std", logit_std) ** 2
+    log_expm1 = s2 + math.log(-math.expm1(-s2))  # ln(e^{s²} - 1), without computing e^{s²}
+    log_spread = 0.5 * (log_expm1 - math.log(vocab_size))
+    return math.exp(log_spread) if log_spread < 709.0 else math.inf
+
+
+def _check_many_logits(vocab_size: int, logit_std: float) -> None:
+    # the approximations replace sum(e^z) by its mean V·e^{s²/2}: they need its relative spread small
+    spread = softmax_denominator_spread(vocab_size, logit_std)
     if spread > 0.1:
         raise ValueError(
             f"logits with std {logit_std:g} over a vocabulary of {vocab_size} are too spread for this "
@@ -269,7 +282,8 @@ def gaussian_softmax_entropy(vocab_size: int, logit_std: float) -> float:
     """Approximate entropy (nats) of ``softmax(z)`` for ``V`` iid N(0, s²) logits: ``ln V - s²/2``.
 
     From ``ln sum(e^z) ≈ ln V + s²/2`` and ``sum(p*z) ≈ s²`` (law of large numbers);
-    valid while ``(e^{s²} - 1)/V`` is small, otherwise ``ValueError``.
+    valid while :func:`softmax_denominator_spread`, ``sqrt((e^{s²} - 1)/V)``, is at most 0.1, otherwise
+    ``ValueError``.
 
     Taught in notebook 5.
     """

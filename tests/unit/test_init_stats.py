@@ -107,6 +107,16 @@ def test_tied_logits_std_entropy_and_loss_match_draws():
     assert loss == pytest.approx(init_stats.gaussian_initial_loss(vocab, s), abs=0.1)
 
 
+def test_softmax_denominator_spread_is_the_formula_and_the_measured_spread():
+    # sqrt((e^{s²} - 1)/V): the formula where e^{s²} fits a float, the same without overflow where it does not
+    assert init_stats.softmax_denominator_spread(50_257, 0.55) == pytest.approx(math.sqrt(math.expm1(0.55**2) / 50_257))
+    assert init_stats.softmax_denominator_spread(50_257, 27.7) == pytest.approx(
+        math.exp(0.5 * (27.7**2 - math.log(50_257))), rel=1e-9)
+    assert init_stats.softmax_denominator_spread(50_257, 40.0) == math.inf
+    sums = (torch.randn(400, 5_000, generator=torch.Generator().manual_seed(0), dtype=torch.float64) * 0.8).exp().sum(-1)
+    assert float(sums.std() / sums.mean()) == pytest.approx(init_stats.softmax_denominator_spread(5_000, 0.8), rel=0.2)
+
+
 def test_bad_arguments_say_what_was_expected():
     with pytest.raises(TypeError, match="fan_in must be an int, got float"):
         init_stats.linear_bound(3.0)

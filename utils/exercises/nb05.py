@@ -82,6 +82,14 @@ def _measured_logit_std(d: int, weight_std: float, seed: int) -> float:
     return float((hidden @ table.T).std())
 
 
+def check_logit_std_prediction(predicted_weight_std: float) -> bool:
+    """Exercise 5.2's prediction, recorded before anything is measured: the weight std that gives logits of
+    std 1 at ``d = 768`` for hidden states of std 2. Only its kind is checked here (a positive number);
+    :func:`check_logit_std_function`, after the measurement, holds it to the answer."""
+    _positive("predicted_weight_std", predicted_weight_std, "your prediction, a std")
+    return correct("your prediction is recorded; the measurement below will tell whether it holds")
+
+
 def check_logit_std_function(measure_logit_std: Callable[[int, float, int], float],
                              weight_std_for_unit_logits: float, predicted_weight_std: float) -> bool:
     """Exercise 5.2: ``predicted_weight_std``, then ``measure_logit_std(d, weight_std, seed)`` measures the std of

@@ -52,6 +52,16 @@ def test_linear_init_draw(judge, answer, expected):
 HALF = 0.5 * 768**-0.5  # exercise 5.2's answer: hidden states of std 2
 
 
+@pytest.mark.parametrize(("prediction", "expected"), [
+    (HALF, "pass"), (0.03, "pass"), (1.0, "pass"),  # any std is recorded; the measurement judges it
+    (None, (TypeError, "predicted_weight_std must be a number")),
+    (-0.02, (ValueError, "positive, finite number, got -0.02")),
+])
+def test_logit_std_prediction(judge, prediction, expected):
+    """Recorded before the measurement, judged after it: any positive std is recorded, and never judged here."""
+    judge(exercises.check_logit_std_prediction, (prediction,), expected, never=("0.018",))
+
+
 def measure_logit_std(d, weight_std, seed):
     """Exercise 5.2's worked answer."""
     g = torch.Generator().manual_seed(seed)
