@@ -245,11 +245,18 @@ def test_time_per_call_is_torch_timer_with_the_thread_count_it_was_given():
 
 def test_interleaved_times_every_call_once_a_round(monkeypatch):
     order, numbers = [], []
-    monkeypatch.setattr(measure, "time_call",
-                        lambda call, settings, number: order.append(call()) or numbers.append(number) or (1.0, 7))
-    times = measure.interleaved({"a": lambda: "a", "b": lambda: "b"}, Settings(repeats=3))
-    assert order == ["a", "b"] * 3 and times == {"a": [1.0] * 3, "b": [1.0] * 3}
-    assert numbers == [None, None, 7, 7, 7, 7]  # the block size is found in the first round, then reused
+    seconds = {"a": 1e-6, "b": 1e-5}  # per call, each in blocks of 10,000 calls in the first round
+
+    def fake(call, settings, number):
+        order.append(call())
+        numbers.append(number)
+        return seconds[order[-1]], number or 10_000
+
+    monkeypatch.setattr(measure, "time_call", fake)
+    times = measure.interleaved({"a": lambda: "a", "b": lambda: "b"}, Settings(repeats=3, min_run_time=0.02))
+    assert order == ["a", "b"] * 3 and times == {"a": [1e-6] * 3, "b": [1e-5] * 3}
+    # the first round finds the block size; later ones time about min_run_time a block, no more than the first's
+    assert numbers == [None, None, 10_000, 2_000, 10_000, 2_000]
     assert measure.spread([1.0, 1.1, 0.9]) == pytest.approx(0.1) and measure.spread([2.0]) == 0
     assert measure.spread([1.0, 1.0, 1.0, 1.0, 9.0]) == 0  # one disturbed repeat does not move the median
 

@@ -17,6 +17,7 @@ import dataclasses
 import io
 import itertools
 import logging
+import math
 import os
 import statistics
 import sys
@@ -448,14 +449,18 @@ def time_per_call(call: Callable[[], object], settings: Settings) -> float:
 def interleaved(calls: dict, settings: Settings, bar: tqdm | None = None) -> dict:
     """``{key: [seconds per call, one per round]}``: ``settings.repeats`` rounds, each timing every call in turn
     (on a CPU, with the allocator steadied first: :func:`steady_cpu_allocator`). The first round finds each
-    call's block size; the later rounds reuse it (:func:`time_call`)."""
+    call's block size with ``Timer``'s own estimate, which makes a block at least 10,000 times the cost of reading
+    the clock (on a GPU, where reading it waits for the device, a tenth of a second or more); the later rounds
+    time blocks of about ``settings.min_run_time``, no larger than the first round's (:func:`time_call`)."""
     if settings.device.type == "cpu":
         steady_cpu_allocator()
     times: dict = {key: [] for key in calls}
     numbers: dict = {key: None for key in calls}
     for _ in range(settings.repeats):
         for key, call in calls.items():
-            seconds, numbers[key] = time_call(call, settings, numbers[key])
+            seconds, block = time_call(call, settings, numbers[key])
+            if numbers[key] is None:  # later rounds: blocks of about min_run_time, no longer than the first round's
+                numbers[key] = min(block, math.ceil(settings.min_run_time / seconds))
             times[key].append(seconds)
             if bar is not None:
                 bar.update(1)
