@@ -50,8 +50,8 @@ CHECK_ID = "test-where-is-utils"
 #: nbval waits 5 s for each output message once a cell has replied, and fails the cell if one is later,
 #: which a busy machine can make it (the cell itself is bounded by --nbval-cell-timeout)
 OUTPUT_TIMEOUT_S = 60
-#: What this run sets beyond the device: notebook 6 times each case in one round instead of three (the
-#: timings' outputs are not compared, and one round runs the whole mechanism; 3 s less).
+#: What this run sets beyond the device: notebook 6 times each case in one round instead of five (the
+#: timings' outputs are not compared, and one round runs the whole mechanism, in seconds less).
 SUITE_PARAMETERS = {6: {"repeats": 1}}
 #: the heading of the part after the exercises that the lesson never needs
 GOING_DEEPER = "## Going deeper"

@@ -223,7 +223,7 @@ def test_tolerance():
 def test_a_method_that_computes_something_else_is_never_timed(monkeypatch):
     real = measure.forward
     monkeypatch.setattr(measure, "forward", lambda m, ids, w: real(m, ids, w) + (1e-3 if m == "dense" else 0))
-    monkeypatch.setattr(measure, "time_per_call", lambda *args: pytest.fail("a wrong method was timed"))
+    monkeypatch.setattr(measure, "time_call", lambda *args: pytest.fail("a wrong method was timed"))
     with pytest.raises(AssertionError, match=r"(?s)dense forward at V=20, d=4, n=9 differs from the lookup's; .*"
                                              r"Greatest absolute difference: 0\.001"):
         measure.time_methods([Case(20, 4, 9)], FAST, methods=["dense"], passes=["forward"])
@@ -238,13 +238,25 @@ def test_time_per_call_is_torch_timer_with_the_thread_count_it_was_given():
     seconds = measure.time_per_call(lambda: threads_seen.add(torch.get_num_threads()), Settings(min_run_time=0.01))
     assert threads_seen == {1} and torch.get_num_threads() == before and seconds > 0
     assert measure.Timer.__module__.startswith("torch.utils.benchmark")  # PyTorch's own, not a copy
+    calls = []
+    seconds, number = measure.time_call(lambda: calls.append(1), Settings(min_run_time=0.01), number=200)
+    assert number == 200 and seconds > 0 and len(calls) % 202 == 0  # blocks of 200 calls, each after 2 to warm up
 
 
 def test_interleaved_times_every_call_once_a_round(monkeypatch):
-    order = []
-    monkeypatch.setattr(measure, "time_per_call", lambda call, settings: order.append(call()) or 1.0)
-    times = measure.interleaved({"a": lambda: "a", "b": lambda: "b"}, Settings(repeats=3))
-    assert order == ["a", "b"] * 3 and times == {"a": [1.0] * 3, "b": [1.0] * 3}
+    order, numbers = [], []
+    seconds = {"a": 1e-6, "b": 1e-5}  # per call, each in blocks of 10,000 calls in the first round
+
+    def fake(call, settings, number):
+        order.append(call())
+        numbers.append(number)
+        return seconds[order[-1]], number or 10_000
+
+    monkeypatch.setattr(measure, "time_call", fake)
+    times = measure.interleaved({"a": lambda: "a", "b": lambda: "b"}, Settings(repeats=3, min_run_time=0.02))
+    assert order == ["a", "b"] * 3 and times == {"a": [1e-6] * 3, "b": [1e-5] * 3}
+    # the first round finds the block size; later ones time about min_run_time a block, no more than the first's
+    assert numbers == [None, None, 10_000, 2_000, 10_000, 2_000]
     assert measure.spread([1.0, 1.1, 0.9]) == pytest.approx(0.1) and measure.spread([2.0]) == 0
     assert measure.spread([1.0, 1.0, 1.0, 1.0, 9.0]) == 0  # one disturbed repeat does not move the median
 
@@ -259,7 +271,7 @@ def test_the_cpu_allocator_is_steadied_where_glibc_allows_it(monkeypatch):
 def test_both_timing_programs_steady_the_allocator_on_a_cpu_before_timing(monkeypatch):
     events = []
     monkeypatch.setattr(measure, "steady_cpu_allocator", lambda: events.append("steady"))
-    monkeypatch.setattr(measure, "time_per_call", lambda call, settings: events.append("time") or 1.0)
+    monkeypatch.setattr(measure, "time_call", lambda call, settings, number: events.append("time") or (1.0, 1))
     measure.time_methods([Case(50, 4, 8)], FAST, methods=["lookup"], passes=["forward"])
     assert events[0] == "steady" and "time" in events
     events.clear()

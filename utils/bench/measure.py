@@ -17,6 +17,7 @@ import dataclasses
 import io
 import itertools
 import logging
+import math
 import os
 import statistics
 import sys
@@ -417,21 +418,50 @@ def steady_cpu_allocator() -> bool:
     return bool(mallopt(_M_MMAP_THRESHOLD, _MMAP_THRESHOLD_MAX)) and bool(mallopt(_M_TRIM_THRESHOLD, 2**30))
 
 
+#: The smallest block size (calls a block) that :func:`time_call` reuses rather than finds again.
+REUSED_BLOCK = 100
+
+
+def time_call(call: Callable[[], object], settings: Settings, number: int | None = None) -> tuple[float, int]:
+    """``(median seconds per call, calls per block)`` of ``call()``, by PyTorch's ``torch.utils.benchmark.Timer``.
+
+    Without ``number``, ``Timer.blocked_autorange``, which first finds how many calls a block needs (for a
+    call of microseconds, about as long as the timing itself). Given a ``number`` of at least
+    :data:`REUSED_BLOCK`, blocks of that many calls (``Timer.timeit``, which warms up on 1% of them) until
+    ``settings.min_run_time`` has passed: :func:`interleaved`'s later rounds reuse the first round's block size
+    instead of finding it again. A smaller block (a call of a millisecond or more) is found again: finding it
+    costs a call or two, fewer than ``timeit``'s warm-up of two."""
+    timer = Timer("call()", globals={"call": call}, num_threads=settings.threads)
+    if number is None or number < REUSED_BLOCK:
+        measurement = timer.blocked_autorange(min_run_time=settings.min_run_time)
+        return measurement.median, measurement.number_per_run
+    blocks: list[float] = []
+    while not blocks or sum(blocks) * number < settings.min_run_time:
+        blocks.append(timer.timeit(number).median)
+    return statistics.median(blocks), number
+
+
 def time_per_call(call: Callable[[], object], settings: Settings) -> float:
     """Median seconds per call of ``call()``, by ``torch.utils.benchmark.Timer(...).blocked_autorange``."""
-    timer = Timer("call()", globals={"call": call}, num_threads=settings.threads)
-    return timer.blocked_autorange(min_run_time=settings.min_run_time).median
+    return time_call(call, settings)[0]
 
 
 def interleaved(calls: dict, settings: Settings, bar: tqdm | None = None) -> dict:
     """``{key: [seconds per call, one per round]}``: ``settings.repeats`` rounds, each timing every call in turn
-    (on a CPU, with the allocator steadied first: :func:`steady_cpu_allocator`)."""
+    (on a CPU, with the allocator steadied first: :func:`steady_cpu_allocator`). The first round finds each
+    call's block size with ``Timer``'s own estimate, which makes a block at least 10,000 times the cost of reading
+    the clock (on a GPU, where reading it waits for the device, a tenth of a second or more); the later rounds
+    time blocks of about ``settings.min_run_time``, no larger than the first round's (:func:`time_call`)."""
     if settings.device.type == "cpu":
         steady_cpu_allocator()
     times: dict = {key: [] for key in calls}
+    numbers: dict = {key: None for key in calls}
     for _ in range(settings.repeats):
         for key, call in calls.items():
-            times[key].append(time_per_call(call, settings))
+            seconds, block = time_call(call, settings, numbers[key])
+            if numbers[key] is None:  # later rounds: blocks of about min_run_time, no longer than the first round's
+                numbers[key] = min(block, math.ceil(settings.min_run_time / seconds))
+            times[key].append(seconds)
             if bar is not None:
                 bar.update(1)
     return times

@@ -106,9 +106,10 @@ def format_study(rows: Sequence[BandwidthRow]) -> str:
                       *(f"{gbs:.3g}" for gbs in (r.lookup_into_gbs, r.copy_cold_gbs, r.copy_cached_gbs)),
                       ratio, f"{r.ratio_low:.2f}-{r.ratio_high:.2f}", allocation_cost(r), r.regime])
     header = ["n", "moved", "lookup", "copy cold", "copy cached", "lookup/cold", "range", "allocating", "regime"]
-    return ("GB/s, median of the repeats; lookup: into a preallocated output; lookup/cold: over the cold copy, its "
-            "limit (in brackets where no limit applies); allocating: the time of a lookup that allocates its output, "
-            "over the preallocated one's\n" + _columns(header, lines, {"regime"}))
+    return ("GB/s, median of the repeats; lookup: into a preallocated output; lookup/cold: its GB/s over the cold "
+            "copy's (in brackets where the call is not DRAM-bound: no bandwidth comparison); range: of that ratio over "
+            "the repeats; allocating: the time of a lookup that allocates its output, over the preallocated one's\n"
+            + _columns(header, lines, {"regime"}))
 
 
 def describe_study_row(r: BandwidthRow) -> str:

@@ -2,49 +2,66 @@
 
 from __future__ import annotations
 
-import math
-
 import torch
 import torch.nn.functional as F
 from torch.utils.flop_counter import FlopCounterMode
 
 from .checking import as_number, correct, hint, prediction, require, require_keys
 
-#: Exercise 6.1: the two vocabulary sizes and the width at which the lookup's backward is timed.
-BACKWARD_SIZES = (1_000, 50_257)
-BACKWARD_DIM = 16
+#: Exercise 6.1: GPT-2's vocabulary and width, and the batch whose repeated id the second part asks about.
+GPT2_TABLE = (50_257, 768)
+REPEAT_BATCH = 64
+#: Bytes of one id (int64) and of one float32 value.
+ID_BYTES, FLOAT_BYTES = 8, 4
 #: Exercise 6.2: GPT-2's width.
 WIDTH = 768
 #: Exercise 6.3: the sizes the counter runs at.
 FLOP_SIZES = (32, 2_000, 8)
 
 
-def check_backward_prediction(backward_grows_with_V: bool) -> bool:
-    """Exercise 6.1, first part: the prediction, recorded before any timing, of whether the lookup's backward
-    takes longer at a larger ``V`` (it does: it returns a dense ``[V, d]`` gradient for ``W``)."""
-    require(prediction("backward_grows_with_V", backward_grows_with_V, bool, "True"), "backward_grows_with_V = "
-            "False: the forward reads n rows whatever V is, but what does the backward hand back for W, and of what "
-            "shape? (section 4 printed it)")
-    return correct("your prediction for the lookup's backward")
+def crossover_batch(vocab_size: int, embedding_dim: int) -> int:
+    """The smallest batch ``n`` whose ``sparse=True`` gradient, ``n`` ids (int64) and ``n`` rows of ``d`` float32
+    values, takes at least the bytes of the dense ``[V, d]`` float32 gradient: ``n·(8 + 4·d) >= V·d·4``."""
+    per_id = ID_BYTES + FLOAT_BYTES * embedding_dim
+    return -(-vocab_size * embedding_dim * FLOAT_BYTES // per_id)
 
 
-def check_backward_measurement(grad_bytes: dict[int, int], backward_growth: float) -> bool:
-    """Exercise 6.1, second part: ``grad_bytes``, ``{V: bytes}`` of the gradient the lookup's backward returns for
-    ``W`` at each of :data:`BACKWARD_SIZES` (``d = 16``, float32), and ``backward_growth``, the backward's time at
-    the larger ``V`` over its time at the smaller.
+def check_crossover(crossover_n: int) -> bool:
+    """Exercise 6.1: the smallest batch at GPT-2's sizes from which the sparse gradient is no smaller than the dense
+    one (:func:`crossover_batch`)."""
+    guess = prediction("crossover_n", crossover_n, int, "50_000")
+    V, d = GPT2_TABLE
+    answer = crossover_batch(V, d)
+    require(guess == answer, hint([
+        (guess == V, "crossover_n counts only the values: each of the n entries also stores its id, 8 bytes"),
+        (guess == answer - 1, "crossover_n is one short: there the sparse gradient is still a little smaller "
+         "(round n up, not down)"),
+        (guess == -(-V * d * FLOAT_BYTES // (ID_BYTES + d)), "an entry's d values are float32, 4 bytes each"),
+    ], f"crossover_n = {guess:,} is not the smallest such batch. Hint: write both sizes in bytes, n·(8 + 4·d) for "
+       "the sparse gradient and V·d·4 for the dense one, and solve for n"))
+    return correct("the smallest batch whose sparse gradient takes at least the dense gradient's bytes, at GPT-2's "
+                   "sizes")
 
-    The bytes are checked exactly; the growth only as a number, never as a speed: timings differ from machine to
-    machine and from run to run."""
-    for V, nbytes in require_keys("grad_bytes", grad_bytes, BACKWARD_SIZES, "V to bytes").items():
-        nbytes = as_number(f"grad_bytes[{V}]", nbytes, "a number of bytes")
-        require(nbytes == V * BACKWARD_DIM * 4, f"grad_bytes[{V}] = {nbytes:,.15g} is not the bytes of W's gradient "
-                f"at V = {V:,}, d = {BACKWARD_DIM}. Hint: read .nbytes of the gradient the backward returns for W; it "
-                "holds every row")
-    growth = as_number("backward_growth", backward_growth, "a ratio of two times")
-    require(math.isfinite(growth) and growth > 0, f"backward_growth = {growth}: a ratio of two times is a positive "
-            "number")
-    return correct("the bytes of W's gradient at both V, and your measured growth of the backward's time, as a "
-                   "number")
+
+def sparse_entries(batch: int = REPEAT_BATCH) -> int:
+    """How many entries the ``sparse=True`` gradient of a lookup of ``batch`` copies of one id holds, measured."""
+    embedding = torch.nn.Embedding(10, 2, sparse=True)
+    embedding(torch.full((batch,), 3)).sum().backward()
+    return int(embedding.weight.grad._nnz())
+
+
+def check_repeated_entries(entries_with_repeats: int) -> bool:
+    """Exercise 6.1, continued: how many entries a ``sparse=True`` gradient holds when all :data:`REPEAT_BATCH` ids
+    of the batch are the same id; the checker runs the backward and compares."""
+    guess = prediction("entries_with_repeats", entries_with_repeats, int, "10")
+    measured = sparse_entries()
+    require(guess == measured, hint([
+        (guess == 1, "entries_with_repeats = 1 would merge the repeats into one row. Run the backward and read the "
+         "gradient's _nnz(): the lookup's sparse backward keeps one entry per id of the batch, and leaves merging "
+         "them (coalesce()) for later"),
+    ], f"entries_with_repeats = {guess:,} is not what the backward gives. Hint: run it and read the gradient's "
+       "_nnz()"))
+    return correct("how many entries the sparse gradient holds when every id of the batch is the same")
 
 
 def check_largest_batch(largest_n: int) -> bool:

@@ -6,25 +6,23 @@ import torch
 from utils.exercises import nb06 as exercises
 
 FORWARD = 2 * 32 * 2_000 * 8  # one (32, 2000) @ (2000, 8) product, in FLOPs
-BYTES = {1_000: 1_000 * 16 * 4, 50_257: 50_257 * 16 * 4}
-backward_prediction, backward_measurement = exercises.check_backward_prediction, exercises.check_backward_measurement
+CROSSOVER = 50_127  # 50,257·768·4 / (8 + 768·4) = 50,126.5..., rounded up
+crossover, repeated_entries = exercises.check_crossover, exercises.check_repeated_entries
 largest_batch, predicted_flops = exercises.check_largest_batch, exercises.check_predicted_flops
 
 
 @pytest.mark.parametrize(("checker", "answer", "expected"), [
-    (backward_prediction, (True,), "pass"),
-    (backward_prediction, (False,), "backward_grows_with_V = False: .* what does the backward hand back for W"),
-    (backward_prediction, (None,), "record your prediction in backward_grows_with_V first"),
-    (backward_prediction, ("yes",), "backward_grows_with_V must look like True, got str"),
-    (backward_measurement, (BYTES, 3.1), "pass"),
-    (backward_measurement, ({V: torch.tensor(n) for V, n in BYTES.items()}, torch.tensor(3.1)), "pass"),  # .nbytes
-    (backward_measurement, ({1_000: torch.tensor(64_000), 50_257: torch.tensor(64_000)}, 3.1), r"= 64,000 is not"),
-    (backward_measurement, ({1_000: 64_000.5, 50_257: BYTES[50_257]}, 3.1), r"grad_bytes\[1000\] = 64,000.5 is not"),
-    (backward_measurement, ({1_000: 64_000, 50_257: 64_000}, 3.1),
-     r"grad_bytes\[50257\] = 64,000 is not the bytes of W's gradient .* it holds every row"),
-    (backward_measurement, ({1_000: 64_000}, 3.1), r"must have the keys \[1000, 50257\]: missing \[50257\]"),
-    (backward_measurement, (BYTES, float("nan")), "a positive number"),
-    (backward_measurement, (BYTES, "3"), (TypeError, "must be a number")),
+    (crossover, (CROSSOVER,), "pass"),
+    (crossover, (None,), "record your prediction in crossover_n first"),
+    (crossover, (50_127.0,), "crossover_n must look like 50_000, got float"),
+    (crossover, (50_257,), "counts only the values: each of the n entries also stores its id"),
+    (crossover, (CROSSOVER - 1,), r"one short: .*round n up"),
+    (crossover, (-(-50_257 * 768 * 4 // (8 + 768)),), "d values are float32, 4 bytes each"),
+    (crossover, (40_000,), "Hint: write both sizes in bytes"),
+    (repeated_entries, (64,), "pass"),
+    (repeated_entries, (None,), "record your prediction in entries_with_repeats first"),
+    (repeated_entries, (1,), r"would merge the repeats into one row"),
+    (repeated_entries, (32,), r"= 32 is not what the backward gives. Hint: run it"),
     (largest_batch, (768,), "pass"),
     (largest_batch, (384,), "8 bytes an entry: .* as float32"),
     (largest_batch, (767,), "one short"),
@@ -54,3 +52,19 @@ def test_the_flop_checker_counts_with_the_counter_at_its_sizes():
         one_hot = torch.nn.functional.one_hot(torch.randint(0, V, (n,)), V).float().requires_grad_()
         (one_hot @ weight).backward(torch.ones(n, d))
     assert exercises._count(exercises.FLOP_SIZES) == {"dense": counter.get_total_flops(), "lookup": 0}
+
+
+def test_the_crossover_is_where_a_real_sparse_gradient_reaches_the_dense_ones_bytes():
+    """crossover_batch's count against real gradients: at a small table, the sparse gradient of crossover_batch
+    ids takes at least the dense gradient's bytes, and of one id fewer, less."""
+    V, d = 100, 6
+    n = exercises.crossover_batch(V, d)
+
+    def sparse_bytes(batch: int) -> int:
+        embedding = torch.nn.Embedding(V, d, sparse=True)
+        embedding(torch.randint(0, V, (batch,))).sum().backward()
+        grad = embedding.weight.grad
+        return grad._indices().nbytes + grad._values().nbytes
+
+    dense = V * d * 4
+    assert sparse_bytes(n) >= dense > sparse_bytes(n - 1)
