@@ -145,7 +145,7 @@ NOTEBOOKS: tuple[Notebook, ...] = (
 
 
 def last_number() -> int:
-    """The number of the last notebook: "notebook 3 of 9" counts the lessons after notebook 0, the answer."""
+    """The number of the last notebook (the notebooks are numbered from 0, the answer)."""
     return NOTEBOOKS[-1].number
 
 

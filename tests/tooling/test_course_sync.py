@@ -73,8 +73,9 @@ def test_every_header_has_title_badge_and_neighbour_links():
             assert (manifest.NOTEBOOK_DIR / link).is_file()
         assert navigation_line(footer.source) == navigation_line(header.source)
         assert f"](zh/{entry.filename})" in header.source  # the Chinese twin
-        middle = "the answer" if entry.number == 0 else f"notebook {entry.number} of {NOTEBOOKS[-1].number}"
-        assert f"](../README.md) · {middle}" in header.source  # notebook 0 is the answer; 1..N count the lessons
+        count, last = len(NOTEBOOKS), NOTEBOOKS[-1].number
+        middle = "the answer" if entry.number == 0 else f"notebook {entry.number} of {count} (0 to {last})"
+        assert f"](../README.md) · {middle}" in header.source  # notebook 0 is the answer
 
 
 def test_every_chinese_header_has_title_badge_and_links_within_the_chinese_edition():

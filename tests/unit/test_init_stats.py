@@ -113,7 +113,8 @@ def test_softmax_denominator_spread_is_the_formula_and_the_measured_spread():
     assert init_stats.softmax_denominator_spread(50_257, 27.7) == pytest.approx(
         math.exp(0.5 * (27.7**2 - math.log(50_257))), rel=1e-9)
     assert init_stats.softmax_denominator_spread(50_257, 40.0) == math.inf
-    sums = (torch.randn(400, 5_000, generator=torch.Generator().manual_seed(0), dtype=torch.float64) * 0.8).exp().sum(-1)
+    draws = torch.randn(400, 5_000, generator=torch.Generator().manual_seed(0), dtype=torch.float64)
+    sums = (draws * 0.8).exp().sum(-1)
     assert float(sums.std() / sums.mean()) == pytest.approx(init_stats.softmax_denominator_spread(5_000, 0.8), rel=0.2)
 
 
