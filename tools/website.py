@@ -184,8 +184,7 @@ def build(out_dir: Path = SITE_DIR) -> list[Path]:
             "metadata": {"name": f"{entry.number}. {entry.in_edition(edition.code).display_title}",
                          "path": str(edition.folder)},
             "home": posixpath.relpath(INDEX, here),
-            "position": (f"notebook {entry.number} of {len(manifest.NOTEBOOKS)} (0 to {manifest.last_number()})"
-                         if entry.number else "the answer"),
+            "position": f"notebook {entry.number} of {len(manifest.NOTEBOOKS)}" if entry.number else "the answer",
             "editions": [(e.name, e.code, None if e == edition else posixpath.relpath(site_path(e.repo_path(entry)),
                                                                                       here)) for e in available(entry)],
         }

@@ -240,24 +240,19 @@ def compare(weight: torch.Tensor, expected: Expected, n_se: float = 5.0) -> Comp
 
 
 def tied_logit_std(embedding_dim: int, weight_std: float, hidden_std: float = 1.0) -> float:
-    """Std of the logits ``h @ W.T``: ``W`` ``[V, d]`` with iid entries of ``weight_std``, ``h`` of ``hidden_std``.
-
-    Each logit sums ``d`` products of independent zero-mean factors: variance
-    ``d * weight_std² * hidden_std²``.
-
+    """Std of the logits ``h @ W.T``, ``W`` ``[V, d]`` with iid entries of ``weight_std``, ``h`` of ``hidden_std``:
+    each logit sums ``d`` products of independent zero-mean factors, variance ``d * weight_std² * hidden_std²``.
     Taught in notebook 5.
     """
-    check_int("embedding_dim", embedding_dim)
-    return math.sqrt(embedding_dim) * check_positive("weight_std", weight_std) * \
-        check_positive("hidden_std", hidden_std)
+    scale = check_positive("weight_std", weight_std) * check_positive("hidden_std", hidden_std)
+    return math.sqrt(check_int("embedding_dim", embedding_dim)) * scale
 
 
 def softmax_denominator_spread(vocab_size: int, logit_std: float) -> float:
     """Relative spread (std over mean) of ``sum(e^z)`` over ``V`` iid N(0, s²) logits: ``sqrt((e^{s²} - 1)/V)``.
 
-    Each ``e^z`` has mean ``e^{s²/2}`` and variance ``e^{s²}(e^{s²} - 1)``; computed through logarithms so that
-    a large ``s`` gives a large number rather than an overflow (``inf`` only beyond float64's range).
-
+    Each ``e^z`` has mean ``e^{s²/2}`` and variance ``e^{s²}(e^{s²} - 1)``; computed through logarithms, so a large
+    ``s`` gives a large number, not an overflow (``inf`` only beyond float64's range).
     Taught in notebook 5.
     """
     check_int("vocab_size", vocab_size)
@@ -271,20 +266,16 @@ def _check_many_logits(vocab_size: int, logit_std: float) -> None:
     # the approximations replace sum(e^z) by its mean V·e^{s²/2}: they need its relative spread small
     spread = softmax_denominator_spread(vocab_size, logit_std)
     if spread > 0.1:
-        raise ValueError(
-            f"logits with std {logit_std:g} over a vocabulary of {vocab_size} are too spread for this "
-            f"approximation (a few logits dominate the softmax; relative spread {spread:.3g} > 0.1); "
-            "it holds for small logit std and large V"
-        )
+        raise ValueError(f"logits with std {logit_std:g} over a vocabulary of {vocab_size} are too spread for this "
+                         f"approximation (a few logits dominate the softmax; relative spread {spread:.3g} > 0.1); "
+                         "it holds for small logit std and large V")
 
 
 def gaussian_softmax_entropy(vocab_size: int, logit_std: float) -> float:
     """Approximate entropy (nats) of ``softmax(z)`` for ``V`` iid N(0, s²) logits: ``ln V - s²/2``.
 
-    From ``ln sum(e^z) ≈ ln V + s²/2`` and ``sum(p*z) ≈ s²`` (law of large numbers);
-    valid while :func:`softmax_denominator_spread`, ``sqrt((e^{s²} - 1)/V)``, is at most 0.1, otherwise
-    ``ValueError``.
-
+    From ``ln sum(e^z) ≈ ln V + s²/2`` and ``sum(p*z) ≈ s²`` (law of large numbers); valid while
+    :func:`softmax_denominator_spread` is at most 0.1, otherwise ``ValueError``.
     Taught in notebook 5.
     """
     _check_many_logits(vocab_size, logit_std)
