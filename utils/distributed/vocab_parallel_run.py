@@ -1,10 +1,12 @@
 """Notebook 8's run: one seeded table and batch, forward and backward, on real processes.
 
-:func:`run_vocab_parallel` starts ``P`` processes (:mod:`utils.distributed.launcher`) that
-each run :func:`vocab_parallel_worker`: it keeps its rows of the table in a
+:func:`vocab_parallel_step` is what each process runs: it keeps its rows of the table in a
 :class:`utils.vocab_parallel.VocabParallelEmbedding`, runs the forward (a local lookup and
-one all-reduce) and the backward, and returns what it computed. The worker lives here,
-in a module, because the new processes import it by module and name.
+one all-reduce) and the backward, and returns what it computed. Notebook 8 starts ``P``
+processes that run it with :func:`utils.distributed.launcher.launch`, handing them its own
+tensors; :func:`run_vocab_parallel` does the same on a seeded :class:`ProblemSpec` (the
+command line and the tests). The worker lives here, in a module, because the new processes
+import it by module and name.
 
 :func:`run_rowwise_parallel` runs the same problem through PyTorch's own engine:
 ``torch.distributed.tensor.parallel.RowwiseParallel`` applied to an ``nn.Embedding``
@@ -107,15 +109,17 @@ class RankResult:
     backend: str
 
 
-def vocab_parallel_worker(rank: int, world_size: int, spec: ProblemSpec) -> RankResult:
-    """One process's forward and backward, inside an initialised process group.
+def vocab_parallel_step(rank: int, world_size: int, weight: torch.Tensor, ids: torch.Tensor,
+                        grad_out: torch.Tensor) -> RankResult:
+    """What each process of notebook 8 runs, inside an initialised process group: the forward and backward
+    of the layer that holds its rows of ``weight`` ``[V, d]``, for ``ids`` ``(B, T)`` and the output's
+    gradient ``grad_out`` ``(B, T, d)`` (the loss is ``(output * grad_out).sum()``).
 
-    Every process draws the same seeded problem and keeps only its rows of the table
-    (a real system would initialise or load just those).
+    Every process receives the whole table and keeps only its rows (a real system would initialise
+    or load just those).
     """
     backend = dist.get_backend()
     device = torch.device("cuda", torch.cuda.current_device()) if backend == "nccl" else torch.device("cpu")
-    weight, ids, grad_out = make_problem(spec)
     layer = VocabParallelEmbedding.from_full_weight(weight, rank, world_size, device=device)
     del weight  # from here on, this process holds only its rows
     ids, grad_out = ids.to(device), grad_out.to(device)
@@ -126,6 +130,11 @@ def vocab_parallel_worker(rank: int, world_size: int, spec: ProblemSpec) -> Rank
     owned = (ids >= layer.start) & (ids < layer.end)
     return RankResult(rank, world_size, layer.start, layer.end, owned.cpu(), partial.cpu(), output.detach().cpu(),
                       layer.weight.grad.cpu(), layer.weight.numel() * layer.weight.element_size(), backend)
+
+
+def vocab_parallel_worker(rank: int, world_size: int, spec: ProblemSpec) -> RankResult:
+    """:func:`vocab_parallel_step` on the seeded problem ``spec`` (every process draws the same one)."""
+    return vocab_parallel_step(rank, world_size, *make_problem(spec))
 
 
 def run_vocab_parallel(spec: ProblemSpec, world_size: int = 2, *, device: str = "cpu",
@@ -179,8 +188,9 @@ class RowwiseResult:
     full_grad: torch.Tensor  # [V, d]: the weight's gradient, gathered whole
 
 
-def rowwise_parallel_worker(rank: int, world_size: int, spec: ProblemSpec) -> RowwiseResult:
-    """The forward and backward of :func:`vocab_parallel_worker`, with the table split by ``RowwiseParallel``.
+def rowwise_parallel_step(rank: int, world_size: int, weight: torch.Tensor, ids: torch.Tensor,
+                          grad_out: torch.Tensor) -> RowwiseResult:
+    """The forward and backward of :func:`vocab_parallel_step`, with the table split by ``RowwiseParallel``.
 
     ``parallelize_module`` shards an ``nn.Embedding``'s weight by rows over a device mesh of
     all the processes (the process group the launcher started) and wants every id on every
@@ -188,7 +198,6 @@ def rowwise_parallel_worker(rank: int, world_size: int, spec: ProblemSpec) -> Ro
     """
     backend = dist.get_backend()
     device = torch.device("cuda", torch.cuda.current_device()) if backend == "nccl" else torch.device("cpu")
-    weight, ids, grad_out = make_problem(spec)
     mesh = init_device_mesh(device.type, (world_size,))
     layer = parallelize_module(nn.Embedding.from_pretrained(weight, freeze=False).to(device), mesh,
                                RowwiseParallel(input_layouts=Replicate()))
@@ -197,6 +206,11 @@ def rowwise_parallel_worker(rank: int, world_size: int, spec: ProblemSpec) -> Ro
     (output * grad_out).sum().backward()
     return RowwiseResult(rank, world_size, layer.weight.to_local().shape[0], str(layer.weight.placements),
                          output.detach().cpu(), layer.weight.grad.full_tensor().cpu())
+
+
+def rowwise_parallel_worker(rank: int, world_size: int, spec: ProblemSpec) -> RowwiseResult:
+    """:func:`rowwise_parallel_step` on the seeded problem ``spec``."""
+    return rowwise_parallel_step(rank, world_size, *make_problem(spec))
 
 
 def run_rowwise_parallel(spec: ProblemSpec, world_size: int = 2, *, device: str = "cpu",

@@ -7,28 +7,49 @@ from collections.abc import Callable
 import torch
 import torch.nn.functional as F
 
-from ..vocab_parallel import local_lookup, shard_bounds
+from ..vocab_parallel import local_lookup, owner_of, shard_bounds
 from .checking import correct, hint, prediction, require, require_function, returned_tensor
 
+#: Exercise 8.1: the ``(V, P)`` pairs the checker tries, even and uneven splits, GPT-2's vocabulary among them
+_OWNER_CASES = ((10, 1), (10, 2), (11, 2), (11, 3), (11, 11), (7, 7), (100, 7), (50_257, 8))
 
-def check_shard_bounds_function(fn: Callable[[int, int], list[tuple[int, int]]]) -> bool:
-    """Exercise 8.1: ``fn(vocab_size, world_size)`` -> contiguous ``(start, end)`` blocks, sizes differing by <= 1."""
-    require_function("my_bounds", fn)
-    borrowed = {"shard_bounds", "shard_of"} & set(getattr(getattr(fn, "__code__", None), "co_names", ()))
-    require(not borrowed, f"my_bounds calls {', '.join(sorted(borrowed))}, the course's own answer: write the split "
-            "yourself. Hint: divmod(V, P) gives the base size and how many blocks get one extra row")
-    for vocab_size, world_size in ((10, 1), (10, 2), (11, 2), (11, 3), (50_257, 8), (7, 7)):
-        bounds = [tuple(b) for b in fn(vocab_size, world_size)]
-        where = f"fn({vocab_size}, {world_size}) = {bounds if len(bounds) <= 4 else str(bounds[:4]) + '...'}"
-        require(len(bounds) == world_size, f"{where}: expected {world_size} blocks, one per process")
-        require(bounds[0][0] == 0 and bounds[-1][1] == vocab_size,
-                f"{where}: the blocks must start at 0 and end at {vocab_size} (end is exclusive)")
-        require(all(a[1] == b[0] for a, b in zip(bounds, bounds[1:], strict=False)),
-                f"{where}: each block must start where the previous one ends")
-        sizes = [end - start for start, end in bounds]
-        require(max(sizes) - min(sizes) <= 1, f"{where}: block sizes {sizes} differ by more than one row. Hint: "
-                "divmod(V, P) gives the base size and how many blocks get one extra row")
-    return correct("my_bounds met the three conditions for 6 (V, P) pairs, V = 50,257 with 8 processes among them")
+
+def check_owner_function(fn: Callable[[torch.Tensor, int, int], torch.Tensor]) -> bool:
+    """Exercise 8.1: ``fn(ids, vocab_size, world_size)`` -> the rank that holds each id's row, ids ``S`` -> ``S``.
+
+    Compared, for every id of every ``(V, P)`` of :data:`_OWNER_CASES` and for a ``(B, T)`` batch,
+    with the split of :func:`utils.vocab_parallel.shard_bounds` (the first ``V % P`` blocks one row longer).
+    The likeliest wrong splits, ``torch.chunk``'s ``ceil(V / P)`` rows each and blocks of ``V // P``
+    rows, get a hint of their own.
+    """
+    require_function("my_owner", fn)
+    borrowed = {"shard_bounds", "shard_of", "owner_of", "bounds"} & set(getattr(getattr(fn, "__code__", None),
+                                                                                 "co_names", ()))
+    require(not borrowed, f"my_owner uses {', '.join(sorted(borrowed))}, the list of blocks: compute the rank from "
+            "the id, vocab_size and world_size alone")
+    for vocab_size, world_size in _OWNER_CASES:
+        base, extra = divmod(vocab_size, world_size)
+        for ids in (torch.arange(vocab_size), torch.arange(vocab_size).flip(0)[:12].reshape(2, -1)
+                    if vocab_size >= 12 else torch.arange(vocab_size)[None]):
+            where = f"my_owner(ids of shape {tuple(ids.shape)}, {vocab_size}, {world_size})"
+            got = returned_tensor(where, fn(ids.clone(), vocab_size, world_size), tuple(ids.shape),
+                                  ": one rank per id").long()
+            expected = owner_of(ids, vocab_size, world_size)
+            wrong = (got != expected).nonzero()
+            if len(wrong) == 0:
+                continue
+            first = tuple(wrong[0].tolist())
+            why = hint([(torch.equal(got, ids // -(-vocab_size // world_size)), "that is torch.chunk's split, "
+                         "ceil(V / P) rows in every block but the last; here the blocks differ by at most one row"),
+                        (torch.equal(got, (ids // base).clamp(max=world_size - 1)),
+                         "that gives every block V // P rows and the remainder to the last; here the first "
+                         "V % P blocks hold one row more")],
+                       f"{vocab_size} = {base} * {world_size} + {extra}: which ids do the first {extra} blocks "
+                       f"hold, {base + 1} each, and where do the blocks of {base} rows start?")
+            require(False, f"{where}: id {int(ids[first])} belongs to rank {int(expected[first])}, your function "
+                    f"says {int(got[first])}. Hint: {why}")
+    return correct(f"my_owner gave the rank of every id for {len(_OWNER_CASES)} (V, P) pairs, uneven splits among "
+                   "them, and for a (B, T) batch of ids")
 
 
 #: Exercise 8.2: ``(world_size, bags)`` over an 11-row table. Every bag has ids in every shard, in unequal

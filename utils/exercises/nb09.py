@@ -8,13 +8,17 @@ import torch
 
 from ..corpus import CATEGORIES, category_of, labelled_words
 from ..vocab import Vocab
-from .checking import correct, one_of, prediction, require
+from .checking import correct, one_of, require
 
-#: Exercise 9.1: the word that no sentence of the corpus mentions, and how many of its nearest words must be animals
+#: Exercise 9.1: the word that no sentence of the corpus mentions (the grammar files it under the animals) ...
 ZEBRA_EXERCISE_WORD = "zebra"
+#: ... the word whose sentences the learner copies with zebra in its place (a food), how many of zebra's nearest
+#: words are looked at ...
+ZEBRA_EXERCISE_STAND_IN = "bread"
 ZEBRA_EXERCISE_NEIGHBOURS = 3
-#: ... and the share of the other words whose nearest neighbour must be of their own category (a trained model)
-ZEBRA_EXERCISE_TRAINED_SHARE = 0.9
+#: ... and the share of the other words whose nearest neighbour must be of their own category: a trained model
+#: (section 4's reaches 0.9 and more; an untrained one about 0.2; 400 steps with zebra's copies, 30 of 34 words)
+ZEBRA_EXERCISE_TRAINED_SHARE = 0.75
 
 
 def _nearest(table: torch.Tensor, vocab: Vocab, word: str, k: int) -> list[str]:
@@ -25,20 +29,15 @@ def _nearest(table: torch.Tensor, vocab: Vocab, word: str, k: int) -> list[str]:
     return [others[i] for i in cosines.topk(k).indices.tolist()]
 
 
-def check_zebra_predictions(predicted_category: str, predicted_cat_nearest: bool) -> bool:
-    """Exercise 9.1's predictions, read before any training: the category of zebra's nearest words (a name of
-    :data:`~utils.corpus.CATEGORIES`) and whether ``cat`` will be the nearest of all (``True`` or ``False``).
+def check_zebra_prediction(predicted_category: str) -> bool:
+    """Exercise 9.1's prediction, read before any training: the category of zebra's nearest words once zebra
+    stands where bread stands (a name of :data:`~utils.corpus.CATEGORIES`).
 
-    Only the kinds are checked now: the training tells whether the predictions hold, and the checker after it,
-    :func:`check_zebra_learned`, compares them with its measurement.
+    Only its kind is checked now: the training tells whether it holds, and the checker after it,
+    :func:`check_zebra_learned`, compares it with its measurement.
     """
-    _check_zebra_prediction_kinds(predicted_category, predicted_cat_nearest)
-    return correct("both predictions are recorded; the training below will tell whether they hold")
-
-
-def _check_zebra_prediction_kinds(predicted_category: str, predicted_cat_nearest: bool) -> None:
     one_of("predicted_category", predicted_category, tuple(CATEGORIES))
-    prediction("predicted_cat_nearest", predicted_cat_nearest, bool, "True")
+    return correct("your prediction is recorded; the training below will tell whether it holds")
 
 
 def _tables(model: object) -> list[torch.nn.Embedding]:
@@ -47,20 +46,20 @@ def _tables(model: object) -> list[torch.nn.Embedding]:
         else []
 
 
-def check_zebra_learned(predicted_category: str, predicted_cat_nearest: bool, zebra_model: torch.nn.Module,
-                        initial: torch.Tensor, vocab: Vocab) -> bool:
-    """Exercise 9.1: a CBOW trained on the corpus plus sentences that mention zebra, and two predictions
-    recorded before the training: the category of zebra's nearest words, and whether ``cat`` is the nearest.
+def check_zebra_learned(predicted_category: str, zebra_model: torch.nn.Module, initial: torch.Tensor,
+                        vocab: Vocab) -> bool:
+    """Exercise 9.1: a CBOW trained on the corpus plus copies of its sentences with zebra in bread's place, and
+    the prediction recorded before the training: the category of zebra's nearest words.
 
     ``zebra_model``: the trained model, with one ``nn.Embedding`` ``[V, d]``; ``initial``: the
     table ``[V, d]`` the notebook's model started from (the same seed); ``vocab``: the corpus's
     vocabulary. The checker measures the model's table itself: zebra's row moved (it was
-    looked up), zebra's :data:`ZEBRA_EXERCISE_NEIGHBOURS` nearest words are animals, and at
-    least :data:`ZEBRA_EXERCISE_TRAINED_SHARE` of the other words have a nearest neighbour of
-    their own category (the model was trained).
+    looked up), zebra's :data:`ZEBRA_EXERCISE_NEIGHBOURS` nearest words are of bread's category,
+    and at least :data:`ZEBRA_EXERCISE_TRAINED_SHARE` of the other words have a nearest
+    neighbour of their own category (the model was trained).
     """
-    word = ZEBRA_EXERCISE_WORD
-    _check_zebra_prediction_kinds(predicted_category, predicted_cat_nearest)
+    word, stand_in = ZEBRA_EXERCISE_WORD, ZEBRA_EXERCISE_STAND_IN
+    one_of("predicted_category", predicted_category, tuple(CATEGORIES))
     require(isinstance(zebra_model, torch.nn.Module), f"zebra_model must be the trained model (CBOW(V, DIM) after "
             f"training), got {type(zebra_model).__name__}")
     tables = _tables(zebra_model)
@@ -81,18 +80,15 @@ def check_zebra_learned(predicted_category: str, predicted_cat_nearest: bool, ze
             "neighbour of their own category: train the model for steps Adam steps on the corpus's sentences plus "
             "yours, starting from torch.manual_seed(seed)")
     neighbours = _nearest(table, vocab, word, ZEBRA_EXERCISE_NEIGHBOURS)
-    require(all(category_of(w) == category_of(word) for w in neighbours), f"{word}'s nearest words are "
-            f"{', '.join(neighbours)}, not all of them animals. Hint: {word} must stand where an animal stands: copy "
-            f"whole sentences and replace the animal (cat) by {word}")
-    require(predicted_category == category_of(word), f"your model is right, but your predicted_category, "
-            f"{predicted_category!r}, is not the category of {word}'s nearest words. Hint: training moves {word}'s "
-            "row towards the rows of words that appear in the same contexts")
-    why = ("every context your sentences give zebra is a context of cat" if not predicted_cat_nearest
-           else "look at which words share zebra's contexts in the sentences you made")
-    require(predicted_cat_nearest == (neighbours[0] == "cat"), f"your model is right, but your "
-            f"predicted_cat_nearest, {predicted_cat_nearest}, does not match the checker's measurement. Hint: {why}")
-    return correct("zebra's row moved, the category and the nearest word you predicted match the checker's "
-                   "measurement of zebra's nearest words, and the other words kept their categories")
+    require(all(category_of(w) == category_of(stand_in) for w in neighbours), f"{word}'s nearest words are "
+            f"{', '.join(neighbours)}, not all of {stand_in}'s category. Hint: {word} must stand where {stand_in} "
+            f"stands: copy whole sentences that contain {stand_in} and replace {stand_in} by {word}")
+    require(predicted_category == category_of(stand_in), f"your model is right, but your predicted_category, "
+            f"{predicted_category!r}, is not the category of {word}'s nearest words. Hint: the model never reads the "
+            f"grammar's categories; training moves {word}'s row towards the rows of the words that fill the same slots "
+            "in the same contexts")
+    return correct(f"{word}'s row moved, the category you predicted is that of the {ZEBRA_EXERCISE_NEIGHBOURS} "
+                   f"nearest words the checker measured, and the other words kept their categories")
 
 
 #: Exercise 9.2: the widths whose final losses the learner orders (8: the notebook's model)
@@ -127,7 +123,8 @@ def check_narrow_tables(models: dict[int, torch.nn.Module], contexts: torch.Tens
     The checker measures each model's loss on ``contexts`` ``(N, 2w)`` -> ``targets`` ``(N,)``
     itself: it must fall as ``d`` grows, and stay below the uniform guess's ``ln V``. Then it
     compares the predictions with the measured order of the losses and with the cosine
-    similarities between the rows of the ``d = 1`` table.
+    similarities between the rows of the ``d = 1`` table, printing neither (a stored output of
+    the checker must not show the answer).
     """
     _check_narrow_prediction_kinds(predicted_loss_order, d1_possible_cosines)
     require(isinstance(models, dict) and all(isinstance(d, int) for d in models),
@@ -150,21 +147,20 @@ def check_narrow_tables(models: dict[int, torch.nn.Module], contexts: torch.Tens
     require(all(losses[a] > losses[b] for a, b in zip(dims, dims[1:], strict=False)),
             f"the losses {', '.join(f'{losses[d]:.3f} (d={d})' for d in dims)} do not fall as d grows. Hint: train "
             "every model for the same number of steps, from the same seed")
-    print("the checker's losses on the corpus: " + ", ".join(f"d = {d}: {losses[d]:.2f}" for d in dims))
     wide = max(losses)  # the notebook's model: d = 8 in the prediction
     measured_order = [8 if d == wide else d for d in sorted(losses, key=losses.get, reverse=True) if d in (1, 2, wide)]
     require(list(predicted_loss_order) == measured_order,  # from the highest loss to the lowest
             f"your models are right, but your predicted_loss_order, {list(predicted_loss_order)}, is not the order of "
-            "the losses above. Why: a narrower table gives each word fewer numbers to fit its contexts with")
+            "their final losses on the corpus. Why: a narrower table gives each word fewer numbers to fit its contexts "
+            "with")
     rows = _tables(models[1])[0].weight.detach().cpu().double()
     rows = rows[rows[:, 0] != 0]  # the <pad> row, all zeros, aside
     unit = rows / rows.norm(dim=1, keepdim=True)
     pairs = ~torch.eye(len(unit), dtype=torch.bool)  # two different rows
     measured_cosines = {float(c) for c in (unit @ unit.T)[pairs].round(decimals=6).unique().tolist()}
-    print("the cosine similarities between two rows of the d = 1 table: "
-          + ", ".join(f"{c:+.1f}" for c in sorted(measured_cosines)))
     require({float(c) for c in d1_possible_cosines} == measured_cosines, f"your models are right, but your "
-            f"d1_possible_cosines, {sorted(d1_possible_cosines)}, are not the values printed above. Why: "
+            f"d1_possible_cosines, {sorted(d1_possible_cosines)}, are not the values the checker measured between "
+            "the rows of the d = 1 table. Why: "
             "cos(a, b) = a·b / (|a| |b|), with a and b numbers")
-    return correct("narrow holds trained CBOW models of widths 1 and 2; the checker measured each one's loss on "
-                   "the corpus, and both your predictions match what it measured")
+    return correct("narrow holds trained CBOW models of widths 1 and 2; the checker measured their final losses "
+                   "and the cosines between the rows of the d = 1 table, and both your predictions match them")

@@ -1,42 +1,42 @@
 """Notebook 8's checkers: the worked answer passes, and each listed wrong answer fails with its hint."""
 
-import itertools
-
 import pytest
 import torch
 
+from utils import vocab_parallel
 from utils.exercises import nb08 as exercises
 from utils.vocab_parallel import local_lookup, shard_bounds
 
 
-def my_bounds(vocab_size, world_size):
-    """Exercise 8.1's worked answer: the extra rows in the first blocks."""
+def my_owner(ids, vocab_size, world_size):
+    """Exercise 8.1's worked answer: the first `extra` blocks are one row longer."""
     base, extra = divmod(vocab_size, world_size)
-    ends = list(itertools.accumulate(base + (rank < extra) for rank in range(world_size)))
-    return list(zip([0] + ends[:-1], ends, strict=True))
+    long_rows = extra * (base + 1)
+    return torch.where(ids < long_rows, ids // (base + 1), extra + (ids - long_rows) // base)
 
 
-def larger_last(vocab_size, world_size):  # also valid: the extra rows at the end
-    return [(vocab_size - end, vocab_size - start) for start, end in reversed(my_bounds(vocab_size, world_size))]
-
-
-def floor_split(vocab_size, world_size):  # the remainder all goes to the last block
-    size = vocab_size // world_size
-    return [(r * size, vocab_size if r == world_size - 1 else (r + 1) * size) for r in range(world_size)]
+def by_loop(ids, vocab_size, world_size):  # also right: a loop over the ranks, arithmetic on the ids
+    base, extra = divmod(vocab_size, world_size)
+    owner = torch.zeros_like(ids)
+    start = 0
+    for rank in range(world_size):
+        start += base + (rank < extra)
+        owner += ids >= start
+    return owner
 
 
 @pytest.mark.parametrize(("function", "expected"), [
-    (my_bounds, "pass"),
-    (larger_last, "pass"),
-    (floor_split, "differ by more than one row"),
-    (lambda v, p: [(0, v - 1)] if p == 1 else my_bounds(v, p), "must start at 0 and end at 10"),
-    (lambda v, p: shard_bounds(v, p), "my_bounds calls shard_bounds, the course's own answer"),
-    (lambda v, p: [(0, v)], "expected 2 blocks"),
-    (lambda v, p: [(0, v // 2), (v // 2 + 1, v)] if p == 2 else my_bounds(v, p), "start where the previous one ends"),
-    ([(0, 10)], r"pass your function itself \(my_bounds, not my_bounds\(...\)\); got list"),
+    (my_owner, "pass"),
+    (by_loop, "pass"),
+    (lambda ids, v, p: ids // -(-v // p), "torch.chunk's split"),
+    (lambda ids, v, p: (ids // (v // p)).clamp(max=p - 1), "the remainder to the last"),
+    (lambda ids, v, p: ids % p, "which ids do the first"),
+    (lambda ids, v, p: vocab_parallel.owner_of(ids, v, p), "my_owner uses owner_of, the list of blocks"),
+    (lambda ids, v, p: ids.tolist(), "returned list; return a torch.Tensor"),
+    (torch.zeros(3), r"pass your function itself \(my_owner, not my_owner\(...\)\); got Tensor"),
 ])
-def test_shard_bounds_function(judge, function, expected):
-    judge(exercises.check_shard_bounds_function, (function,), expected)
+def test_owner_function(judge, function, expected):
+    judge(exercises.check_owner_function, (function,), expected)
 
 
 @pytest.mark.parametrize(("prediction", "expected"), [

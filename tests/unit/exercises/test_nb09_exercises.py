@@ -44,13 +44,13 @@ def zebra_initial():
     return _CBOW(len(CORPUS_VOCAB), 8).embed.weight.detach().clone()
 
 
-def _with(word, replaced="cat", n=20):
+def _with(word, replaced="cat", n=None):
     copies = [s.replace(f" {replaced} ", f" {word} ") for s in ZEBRA_CORPUS.sentences if f" {replaced} " in s][:n]
     return list(ZEBRA_CORPUS.sentences) + copies
 
 
 NARROW_RIGHT = ([1, 2, 8], {-1, 1})  # Exercise 9.2's predictions: the loss falls as d grows; cosines of +-1
-RIGHT = ("animal", True)  # Exercise 9.1's predictions: zebra's nearest words are animals, cat the nearest
+RIGHT = "food"  # Exercise 9.1's prediction: zebra in bread's place ends among the foods, whatever the grammar says
 
 
 @pytest.fixture(scope="module")
@@ -59,43 +59,42 @@ def zebra_models(zebra_initial):
     torch.manual_seed(0)
     untrained = _CBOW(len(CORPUS_VOCAB), 8)
     torch.manual_seed(1)
-    return {"zebra in cat's sentences": _trained(_with("zebra")), "zebra in dog's": _trained(_with("zebra", "dog", 5)),
-            "zebra in bread's": _trained(_with("zebra", "bread")), "the corpus alone": _trained(ZEBRA_CORPUS.sentences),
+    return {"zebra in bread's sentences": _trained(_with("zebra", "bread")),
+            "zebra in rice's": _trained(_with("zebra", "rice")),
+            "zebra in cat's": _trained(_with("zebra")), "the corpus alone": _trained(ZEBRA_CORPUS.sentences),
             "untrained": untrained, "untrained, another seed": _CBOW(len(CORPUS_VOCAB), 8),
-            "width 2": _trained(_with("zebra"), dim=2), "a linear layer": nn.Linear(2, 2),
+            "width 2": _trained(_with("zebra", "bread"), dim=2), "a linear layer": nn.Linear(2, 2),
             "typed in": "cat", "a list": ["cat", "dog", "goat"], "the table": zebra_initial}
 
 
-@pytest.mark.parametrize(("predictions", "model", "expected"), [
-    (RIGHT, "zebra in cat's sentences", "pass"),
-    (("animal", False), "zebra in dog's", "pass"),  # dog, not cat, is its nearest
-    (("food", True), "zebra in cat's sentences", "your predicted_category, 'food', is not the category"),
-    (("animal", False), "zebra in cat's sentences", "every context your sentences give zebra is a context of cat"),
-    (("animals", True), "untrained", (ValueError, "predicted_category must be one of")),
-    (("animal", "yes"), "untrained", "predicted_cat_nearest must look like True"),
+@pytest.mark.parametrize(("predicted", "model", "expected"), [
+    (RIGHT, "zebra in bread's sentences", "pass"),
+    (RIGHT, "zebra in rice's", "pass"),  # another food's sentences: the same category
+    ("animal", "zebra in bread's sentences", "your predicted_category, 'animal', is not the category"),
+    ("animals", "untrained", (ValueError, "predicted_category must be one of")),
     (RIGHT, "the corpus alone", "zebra's row is exactly as at the start"),  # section 4's model
     (RIGHT, "untrained", "exactly the one it started from: train it"),
     (RIGHT, "untrained, another seed", r"only \d+ of 34 words have a nearest neighbour"),
-    (RIGHT, "zebra in bread's", "zebra's nearest words are .*not all of them animals"),
+    (RIGHT, "zebra in cat's", "zebra's nearest words are .*not all of bread's category. Hint: zebra must stand where "
+                              "bread stands"),
     (RIGHT, "typed in", "zebra_model must be the trained model"),
     (RIGHT, "a list", "zebra_model must be the trained model"),
     (RIGHT, "the table", "zebra_model must be the trained model"),
     (RIGHT, "width 2", r"table is \[42, 2\], expected \[42, 8\]"),
     (RIGHT, "a linear layer", "one nn.Embedding"),
 ])
-def test_zebra_learned(judge, zebra_models, zebra_initial, predictions, model, expected):
-    judge(exercises.check_zebra_learned, (*predictions, zebra_models[model], zebra_initial, CORPUS_VOCAB), expected,
-          never=("'animal'",) if predictions[0] == "food" else ())  # never the answer
+def test_zebra_learned(judge, zebra_models, zebra_initial, predicted, model, expected):
+    judge(exercises.check_zebra_learned, (predicted, zebra_models[model], zebra_initial, CORPUS_VOCAB), expected,
+          never=("'food'",) if predicted == "animal" else ())  # a wrong category's hint never names the answer
 
 
-@pytest.mark.parametrize(("category", "cat_nearest", "expected"), [
-    *[(category, cat_nearest, "pass") for category in ("animal", "food") for cat_nearest in (True, False)],
-    ("animals", True, (ValueError, "predicted_category must be one of")),
-    ("animal", "yes", "predicted_cat_nearest must look like True, got str"),
+@pytest.mark.parametrize(("category", "expected"), [
+    *[(category, "pass") for category in ("animal", "food")],
+    ("animals", (ValueError, "predicted_category must be one of")),
 ])
-def test_zebra_predictions(judge, category, cat_nearest, expected):
+def test_zebra_prediction(judge, category, expected):
     """Recorded before the training, judged after it (test_zebra_learned)."""
-    judge(exercises.check_zebra_predictions, (category, cat_nearest), expected)
+    judge(exercises.check_zebra_prediction, (category,), expected)
 
 
 @pytest.fixture(scope="module")
@@ -128,11 +127,11 @@ def test_narrow_tables(judge, narrow, cbow_data, models, predictions, expected):
     judge(exercises.check_narrow_tables, (models, *cbow_data, *predictions), expected)
 
 
-def test_narrow_tables_prints_what_it_measured(narrow, cbow_data, capsys):
+def test_narrow_tables_prints_what_it_checked_never_what_it_measured(narrow, cbow_data, capsys):
     assert exercises.check_narrow_tables({dim: narrow[dim] for dim in (1, 2, 8)}, *cbow_data, *NARROW_RIGHT)
-    out = capsys.readouterr().out  # the losses, measured, then what was checked
-    assert out.startswith("the checker's losses on the corpus: d = 1: ") and ", d = 8: " in out
-    assert "the cosine similarities between two rows of the d = 1 table: -1.0, +1.0\n" in out
+    out = capsys.readouterr().out  # one line: correct, and what was checked
+    assert out.startswith("correct: ") and out.count("\n") == 1
+    assert "+1.0" not in out and "d = 1:" not in out  # neither the cosines nor the losses
 
 
 @pytest.mark.parametrize(("order", "cosines", "expected"), [
@@ -148,7 +147,7 @@ def test_narrow_predictions(judge, order, cosines, expected):
 def test_checkers_leave_the_global_rng_alone(zebra_models):
     torch.manual_seed(123)
     expected = torch.rand(3)
-    model = zebra_models["zebra in cat's sentences"]
+    model = zebra_models["zebra in bread's sentences"]
     torch.manual_seed(123)
-    exercises.check_zebra_learned(*RIGHT, model, model.embed.weight.detach() + 1, CORPUS_VOCAB)
+    exercises.check_zebra_learned(RIGHT, model, model.embed.weight.detach() + 1, CORPUS_VOCAB)
     assert torch.equal(torch.rand(3), expected)
