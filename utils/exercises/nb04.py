@@ -202,6 +202,8 @@ def check_row_0_distance(predicted_ratio: float,
     must be within 25% of the measured ratio. ``TypeError``/``ValueError`` for a result that is not a distance or
     a prediction that is not a number.
     """
+    if predicted_ratio is None:
+        raise ValueError("predicted_ratio is still None: record your prediction in its cell first, then measure")
     predicted_ratio = as_number("predicted_ratio", predicted_ratio, "your prediction, a ratio")
     require_function("row_0_distance", row_0_distance)
     exercise_settings = DECAY_EXERCISE_SETTINGS[0]

@@ -144,6 +144,7 @@ def test_the_predicted_ratio_is_the_lesson():
     (PREDICTED_RATIO, lambda *args: 0.2, "returned a distance that is off"),
     (PREDICTED_RATIO, 0.2, "pass your function itself"),
     ("12", row_0_distance, (TypeError, "predicted_ratio must be a number")),
+    (None, row_0_distance, (ValueError, "predicted_ratio is still None: record your prediction")),
     (PREDICTED_RATIO, lambda *args: "0.2", (TypeError, r"row_0_distance\(torch.optim.Adam, .*\) must be a number")),
     (PREDICTED_RATIO, lambda *args: torch.zeros(4), (TypeError, "must be a number")),
     (PREDICTED_RATIO, lambda *args: -0.2, (ValueError, "finite distance >= 0, got -0.2")),
