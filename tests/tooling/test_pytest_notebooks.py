@@ -81,7 +81,11 @@ def _executed(nb, accepted_stub=False, stub_error=None, checker_error=None):
             at_once = re.search(r"^raise ", cell.source, re.M)
             cell.outputs = [stub_error or hint] if at_once else []
             rejected = checker_error or (_error("NameError", "name 'x' is not defined") if at_once else hint)
-            drills[index + 1].outputs = [] if accepted_stub else [rejected]
+            after = drills[index + 1] if index + 1 < len(drills) else cell
+            if "exercises.check_" not in after.source:  # a prediction: its checker, before the stub, waits for a guess
+                rejected = checker_error or nbformat.v4.new_output("stream", name="stdout", text="no guess yet: ...\n")
+                after = drills[index - 1]
+            after.outputs = [] if accepted_stub else [rejected]
     return nb
 
 

@@ -38,13 +38,21 @@ def test_mean_of_real_tokens(judge, function, expected):
     ({2}, -1.0, "looked up twice"),
     ({2}, 2.0, "SGD subtracts"),
     ({2}, -0.5, "the gradient of a sum is 1"),
-    (None, -2.0, "record your prediction in changed_rows first"),
+    (..., -2.0, "record your prediction in changed_rows first"),
     ([2], -2.0, "changed_rows must look like"),
     ({2}, ..., "record your prediction in row_2_change first"),
     ({2}, True, "row_2_change must look like"),
 ])
 def test_shared_step_prediction(judge, changed_rows, row_2_change, expected):
     judge(exercises.check_shared_step_prediction, (changed_rows, row_2_change), expected, never=("-2.0",))
+
+
+@pytest.mark.parametrize(("changed_rows", "row_2_change", "named"), [
+    (None, -2.0, "changed_rows"), ({2}, None, "row_2_change"), (None, None, "changed_rows and row_2_change")])
+def test_no_guess_yet_judges_nothing(capsys, changed_rows, row_2_change, named):
+    """Run top to bottom before the learner guesses: one line asking for the guess, no verdict, no failure."""
+    assert exercises.check_shared_step_prediction(changed_rows, row_2_change) is True
+    assert capsys.readouterr().out == f"no guess yet: record {named} in the cell above, then run this cell again\n"
 
 
 def checked_lookup(embedding, ids):
