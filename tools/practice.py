@@ -36,16 +36,19 @@ NOTE_ID = "practice-note"
 TEXT = {
     "en": {
         "label": "Exercise {number}",
-        "hint": "{label}: your answer here (see the exercise above), then run the next cell to check it",
+        "hint": "{label}: your answer here (see the exercise above), then run its checker cell to check it",
         "note": "**Practice copy.** The answer cell of each exercise is replaced by a stub that raises "
-                "`NotImplementedError`: write your own answer in its place, then run the checker cell below it. "
+                "`NotImplementedError`: write your own answer in its place, then run the exercise's checker cell "
+                "(`exercises.check_...`; for a prediction, record your guess where it says `None` first). "
                 "The notebook with worked answers is [{name}]({link}).",
     },
     "zh": {
         "label": "练习 {number}",
-        "hint": "{label}：请在这里写出你的答案（见上面的练习说明），然后运行下一个单元格检查它",
+        "hint": "{label}：请在这里写出你的答案（见上面的练习说明），然后运行这道练习的检查单元格",
         "note": "**练习版。** 每道练习的答案单元格都换成了会抛出 `NotImplementedError` 的占位代码："
-                "请在原处写下你自己的答案，然后运行它下面的检查单元格。附有参考答案的笔记本是 [{name}]({link})。",
+                "请在原处写下你自己的答案，然后运行这道练习的检查单元格"
+                "（`exercises.check_...`；预测题先把猜测填进写着 `None` 的地方）。"
+                "附有参考答案的笔记本是 [{name}]({link})。",
     },
 }
 _LABEL = re.compile(r"\*\*(?:Exercise|练习)\s*(\d+(?:\.\d+)*)")

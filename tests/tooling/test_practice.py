@@ -25,7 +25,7 @@ def _solutions(nb):
 
 # --- the stubs ----------------------------------------------------------------------
 
-HINT = "Exercise 3.1: your answer here (see the exercise above), then run the next cell to check it"
+HINT = "Exercise 3.1: your answer here (see the exercise above), then run its checker cell to check it"
 RAISE = f'raise NotImplementedError("{HINT}")'
 TITLE = "#@title Worked answer: try the exercise yourself first, then show the code\n"
 
@@ -57,7 +57,7 @@ def test_each_marked_region_becomes_a_raise_that_names_the_exercise(answer, expe
 def test_chinese_stubs_and_labels():
     stub = practice.stub_source("### BEGIN SOLUTION\ntotal = 1\n### END SOLUTION", "练习 1.2", "zh")
     assert stub == ('raise NotImplementedError("练习 1.2：请在这里写出你的答案（见上面的练习说明），'
-                    '然后运行下一个单元格检查它")')
+                    '然后运行这道练习的检查单元格")')
     cells = [nbformat.v4.new_markdown_cell("**练习 4.2.** 写一个函数"), nbformat.v4.new_code_cell("x = 1")]
     assert practice.exercise_label(cells, 1, "4.9", "zh") == "练习 4.2"
 
