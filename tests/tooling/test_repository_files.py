@@ -22,13 +22,16 @@ def _section(text, heading):
 
 
 def test_the_first_screen_says_what_this_is_and_how_to_start():
-    """Above the verdict: one short paragraph, in both editions, with the three ways in."""
+    """The verdict first, right under the title and the other edition's link; then one short Start paragraph, in
+    both editions, with the three ways in, before the notebooks' table."""
     for text in (README, README_ZH):
-        first = text[:text.index(generated.ANSWER_START)]
-        intro = first.split("\n\n")[2:]  # after the title and the other edition's link
-        assert 1 <= len(intro) <= 2 and sum(len(p.splitlines()) for p in intro) <= 4, intro
+        above = text[:text.index(generated.ANSWER_START)].strip().split("\n\n")
+        assert len(above) == 2 and above[0].startswith("# "), above  # the title, the other edition's link
+        after = text[text.index(generated.ANSWER_END) + len(generated.ANSWER_END):]
+        start = after[:after.index("\n## ")].strip()
+        assert len(start.split("\n\n")) == 1 and len(start.splitlines()) <= 3, start
         for words in ("Colab", "Binder", "course.py lab", "py course.py lab", "Jupyter"):
-            assert words in first, words
+            assert words in start, words
 
 
 def _reading_minutes(entry):

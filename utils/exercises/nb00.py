@@ -102,3 +102,39 @@ def check_grad_by_hand(grad_by_hand: Callable) -> bool:
             "the sum does row v of the table multiply?"))
     return correct("grad_by_hand equals both layers' backward passes (the linear layer's transposed) for 3 batches "
                    "of ids, with repeated and unused ids")
+
+
+def check_bias_grad_by_hand(bias_grad_by_hand: Callable) -> bool:
+    """Exercise 0.2, the bias: ``bias_grad_by_hand(ids, grad_out)`` returns the gradient of
+    ``(linear(one_hot(ids)) * grad_out).sum()`` with respect to the bias of an ``nn.Linear(V, d)``, without a
+    backward pass.
+
+    The checker compares it with its own backward pass on the batches of :func:`check_grad_by_hand`, with
+    ``grad_out`` of multiples of 1/8, so that every sum is exact.
+    """
+    require_function("bias_grad_by_hand", bias_grad_by_hand)
+    generator = torch.Generator().manual_seed(2)
+    for batch in _BATCHES:
+        ids = torch.tensor(batch)
+        grad_out = torch.randint(-8, 9, (len(batch), _DIM), generator=generator) / 8
+        call = f"bias_grad_by_hand(ids={batch}, grad_out)"
+        got = returned_tensor(call, bias_grad_by_hand(ids.clone(), grad_out.clone()))
+        linear = nn.Linear(_VOCAB, _DIM)
+        (linear(F.one_hot(ids, _VOCAB).float()) * grad_out).sum().backward()
+        expected = linear.bias.grad
+        shape = tuple(got.shape)
+        require(shape == (_DIM,), hint(
+            [(shape == (_VOCAB, _DIM), f"{call} has shape {shape}, a row per id; the bias is one vector of "
+                                       f"{_DIM} numbers, shared by every id")],
+            f"{call} has shape {shape}, expected {(_DIM,)}: the shape of the bias"))
+        got = got.to(expected.dtype)
+        if torch.equal(got, expected):
+            continue
+        unique = torch.stack([grad_out[ids == v][0] for v in ids.unique()]).sum(0)
+        require(False, hint(
+            [(torch.equal(got, unique), f"{call} counts each id once, but ids repeats one. Hint: the bias is added "
+                                        "to every output row, whatever its id."),
+             (torch.equal(got, grad_out.mean(0)), f"{call} is the mean of grad_out's rows. Hint: the loss is a sum.")],
+            f"{call} differs from the backward pass. Hint: to which output rows is the bias added?"))
+    return correct("bias_grad_by_hand equals nn.Linear's backward pass for 3 batches of ids, with repeated and "
+                   "unused ids")

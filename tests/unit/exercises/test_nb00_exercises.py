@@ -90,3 +90,27 @@ FIXED = grad_by_hand(torch.tensor([2, 0, 2, 5]), torch.ones(4, 3), 7)  # typed i
 ])
 def test_grad_by_hand(judge, function, expected):
     judge(exercises.check_grad_by_hand, (function,), expected, never=("index_add", "one_hot(ids).T", ".T @"))
+
+
+def bias_grad_by_hand(ids, grad_out):
+    """Exercise 0.2's worked answer for the bias: it is added to every output row, so every row of grad_out reaches
+    it."""
+    return grad_out.sum(0)
+
+
+def once_per_id(ids, grad_out):  # a repeated id counted once
+    return torch.stack([grad_out[ids == v][0] for v in ids.unique()]).sum(0)
+
+
+@pytest.mark.parametrize(("function", "expected"), [
+    (bias_grad_by_hand, "pass"),
+    (lambda ids, grad_out: grad_out.T @ torch.ones(len(ids)), "pass"),
+    (once_per_id, r"counts each id once.*every output row"),
+    (lambda ids, grad_out: grad_out.mean(0), r"mean of grad_out's rows"),
+    (lambda ids, grad_out: grad_by_hand(ids, grad_out, 7), r"shape \(7, 3\), a row per id"),
+    (lambda ids, grad_out: torch.zeros(4), r"shape \(4,\), expected \(3,\)"),
+    (lambda ids, grad_out: torch.zeros(3), r"differs from the backward pass.*to which output rows"),
+    (lambda ids, grad_out: [0.0, 0.0, 0.0], "returned list; return a torch.Tensor"),
+])
+def test_bias_grad_by_hand(judge, function, expected):
+    judge(exercises.check_bias_grad_by_hand, (function,), expected, never=("sum(0)",))
