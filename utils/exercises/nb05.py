@@ -18,7 +18,10 @@ PREDICTED = "your prediction, a number"
 
 
 def _positive(name: str, value: object, what: str) -> float:
-    """``value`` as a positive, finite float (a tensor of one element is taken too)."""
+    """``value`` as a positive, finite float (a tensor of one element is taken too); a prediction still ``None`` is
+    refused with one line asking for it."""
+    require(value is not None or not name.startswith("predicted"),
+            f"record your prediction in {name} first (the cell above still holds None)")
     return check_positive(name, as_number(name, value, what))
 
 
@@ -87,7 +90,8 @@ def check_logit_std_prediction(predicted_weight_std: float) -> bool:
     std 1 at ``d = 768`` for hidden states of std 2. Only its kind is checked here (a positive number);
     :func:`check_logit_std_function`, after the measurement, holds it to the answer."""
     _positive("predicted_weight_std", predicted_weight_std, "your prediction, a std")
-    return correct("your prediction is recorded; the measurement below will tell whether it holds")
+    print("recorded: your prediction; the measurement below will tell whether it holds")
+    return True
 
 
 def check_logit_std_function(measure_logit_std: Callable[[int, float, int], float],

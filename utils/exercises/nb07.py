@@ -59,9 +59,12 @@ def check_tying_predictions(predicted_uniform_head: str, predicted_trend: str) -
     knows nothing (``"tied"`` or ``"untied"``), and how the other head's initial loss moves as ``d`` grows
     (``"rises"``, ``"falls"`` or ``"stays"``). ``ValueError`` for any other value. Only the kinds are checked
     here: :func:`check_tying_initial_loss`, after the measurement, compares them with it."""
+    for name, value in (("predicted_uniform_head", predicted_uniform_head), ("predicted_trend", predicted_trend)):
+        require(value is not None, f"record your prediction in {name} first (the cell above still holds None)")
     one_of("predicted_uniform_head", predicted_uniform_head, TYING_HEADS)
     one_of("predicted_trend", predicted_trend, TYING_TRENDS)
-    return correct("both predictions are recorded; the measurement below will tell whether they hold")
+    print("recorded: both predictions; the measurement below will tell whether they hold")
+    return True
 
 
 #: Exercise 7.2: the vocabulary size, the widths and the seed of the tied and untied models

@@ -106,10 +106,16 @@ def test_tying_initial_loss_leaves_the_global_rng_alone():
 
 
 @pytest.mark.parametrize(("head", "trend", "expected"), [
-    *[(head, trend, "pass") for head in ("tied", "untied") for trend in ("rises", "falls", "stays")],  # any, judged
+    *[(head, trend, "recorded") for head in ("tied", "untied") for trend in ("rises", "falls", "stays")],  # any
+    (None, "rises", r"record your prediction in predicted_uniform_head first"),
     ("untied", "up", (ValueError, r"predicted_trend must be one of \('rises', 'falls', 'stays'\), got 'up'")),
     (True, "rises", (ValueError, "predicted_uniform_head must be one of")),
 ])
-def test_tying_predictions(judge, head, trend, expected):
-    """Recorded before the measurement, judged after it: any prediction of the right kind is recorded."""
+def test_tying_predictions(judge, capsys, head, trend, expected):
+    """Recorded before the measurement, judged after it: any prediction of the right kind is recorded
+    ("recorded:", never "correct:"); a guess still None is refused."""
+    if expected == "recorded":
+        assert exercises.check_tying_predictions(head, trend) is True
+        assert capsys.readouterr().out.splitlines()[-1].startswith("recorded: ")
+        return
     judge(exercises.check_tying_predictions, (head, trend), expected)
