@@ -10,6 +10,7 @@ from torch.utils.flop_counter import FlopCounterMode
 
 from .checking import correct, hint, prediction, require, require_tensor
 
+
 def _no_guess_yet(**guesses: object) -> bool:
     """True, after one line that says so, while a guess is still ``None``: the checker then judges nothing (so a
     notebook run top to bottom, before the learner has guessed, prints no verdict and no answer)."""
@@ -100,9 +101,9 @@ EXACT_HINTS = {
 
 
 def check_exact_expressions(exact: object, x: torch.Tensor, weight: torch.Tensor) -> bool:
-    """Exercise 1.3: the set of letters of :data:`EXPRESSIONS` that return ``weight[ids]`` exactly (``torch.equal``), where ``x``
-    holds the one-hot rows of ``ids``; computed here on the CPU. True when nothing is wrong: the guess is right, or
-    not made yet."""
+    """Exercise 1.3: the set of letters of :data:`EXPRESSIONS` that return ``weight[ids]`` exactly (``torch.equal``),
+    where ``x`` holds the one-hot rows of ``ids``; computed here on the CPU. True when nothing is wrong: the guess is
+    right, or not made yet."""
     if _no_guess_yet(exact=exact):
         return True
     exact = prediction("exact", exact, (set, frozenset), '{"a"}')
@@ -114,4 +115,6 @@ def check_exact_expressions(exact: object, x: torch.Tensor, weight: torch.Tensor
     wrong = sorted(set(exact) ^ measured)
     require(not wrong, f"exact is not right about {len(wrong)} of the four expressions. Hint for {wrong[0]}: "
             f"{EXACT_HINTS[wrong[0]]}" if wrong else "")
-    return correct("your set names exactly the expressions that return W[ids] exactly (torch.equal), computed on the CPU")
+    return correct(
+        "your set names exactly the expressions that return W[ids] exactly (torch.equal), computed on the CPU"
+    )

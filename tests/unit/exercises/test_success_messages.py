@@ -37,8 +37,9 @@ def test_the_check_finds_computed_messages():
 def test_each_success_line_is_the_one_its_notebook_shows(path):
     """A reworded message would fail nbval on the stored outputs: caught here, without running the notebook."""
     notebook, = (ROOT / "notebooks").glob(f"{path.stem[2:]}_*.ipynb")
-    shown = {line for cell in json.loads(notebook.read_text(encoding="utf-8"))["cells"]
-             for output in cell.get("outputs", []) for line in "".join(output.get("text", "")).splitlines()
-             if line.startswith("correct: ")}
+    lines = [line for cell in json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+             for output in cell.get("outputs", []) for line in "".join(output.get("text", "")).splitlines()]
+    shown = {line for line in lines if line.startswith("correct: ")}
     messages = {f"correct: {call.args[0].value}" for call in _calls_of_correct(ast.parse(path.read_text("utf-8")))}
-    assert messages == shown
+    # A prediction's checker, stored with its guess still None, shows "no guess yet" instead of its success line.
+    assert shown <= messages and len(messages - shown) == sum(line.startswith("no guess yet") for line in lines)
