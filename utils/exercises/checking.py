@@ -65,6 +65,15 @@ def prediction(name: str, value: object, kind: type | tuple[type, ...], example:
     return value
 
 
+def no_guess_yet(**guesses: object) -> bool:
+    """True, after one line that says so, while a guess is still ``None``: the checker then judges nothing (so a
+    notebook run top to bottom, before the learner has guessed, prints no verdict and no answer)."""
+    missing = [name for name, value in guesses.items() if value is None]
+    if missing:
+        print(f"no guess yet: record {' and '.join(missing)} in the cell above, then run this cell again")
+    return bool(missing)
+
+
 def returned_tensor(call: str, value: object, shape: tuple[int, ...] | None = None, why: str = "") -> torch.Tensor:
     """What the learner's function returned for the checker's ``call``: a tensor (of ``shape``), detached, on the
     CPU."""

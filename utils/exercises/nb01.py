@@ -8,17 +8,7 @@ import torch
 import torch.nn.functional as F
 from torch.utils.flop_counter import FlopCounterMode
 
-from .checking import correct, hint, prediction, require, require_tensor
-
-
-def _no_guess_yet(**guesses: object) -> bool:
-    """True, after one line that says so, while a guess is still ``None``: the checker then judges nothing (so a
-    notebook run top to bottom, before the learner has guessed, prints no verdict and no answer)."""
-    missing = [name for name, value in guesses.items() if value is None]
-    if missing:
-        print(f"no guess yet: record {' and '.join(missing)} in the cell above, then run this cell again")
-    return bool(missing)
-
+from .checking import correct, hint, no_guess_yet, prediction, require, require_tensor
 
 #: Exercise 1.1: the sentences whose one-hot rows the learner predicts, each with the name of its prediction.
 WIDTH_SENTENCES = {"shape_cat": "the cat sat", "shape_log": "the log"}
@@ -29,7 +19,7 @@ def check_one_hot_widths(shape_cat: object, shape_log: object, encode: Callable[
     """Exercise 1.1: the predicted shapes of ``F.one_hot(encode(sentence))``, without ``num_classes``, where
     ``encode`` maps a sentence to its ids in a vocabulary of ``vocab_size`` tokens. True when nothing is wrong: the
     guesses are right, or not made yet."""
-    if _no_guess_yet(shape_cat=shape_cat, shape_log=shape_log):
+    if no_guess_yet(shape_cat=shape_cat, shape_log=shape_log):
         return True
     for name, predicted in (("shape_cat", shape_cat), ("shape_log", shape_log)):
         shape = tuple(prediction(name, predicted, (tuple, torch.Size), "(2, 5)"))
@@ -67,7 +57,7 @@ def _counted_flops() -> tuple[int, int]:
 def check_flops_prediction(predicted_product_flops: object) -> bool:
     """Exercise 1.2: the predicted FLOP count of the one-hot product's backward pass (the table's gradient),
     against FlopCounterMode's. True when nothing is wrong: the guess is right, or not made yet."""
-    if _no_guess_yet(predicted_product_flops=predicted_product_flops):
+    if no_guess_yet(predicted_product_flops=predicted_product_flops):
         return True
     product = prediction("predicted_product_flops", predicted_product_flops, int, "2 * 3 * 4")
     counted_product, _ = _counted_flops()
@@ -104,7 +94,7 @@ def check_exact_expressions(exact: object, x: torch.Tensor, weight: torch.Tensor
     """Exercise 1.3: the set of letters of :data:`EXPRESSIONS` that return ``weight[ids]`` exactly (``torch.equal``),
     where ``x`` holds the one-hot rows of ``ids``; computed here on the CPU. True when nothing is wrong: the guess is
     right, or not made yet."""
-    if _no_guess_yet(exact=exact):
+    if no_guess_yet(exact=exact):
         return True
     exact = prediction("exact", exact, (set, frozenset), '{"a"}')
     unknown = sorted(str(letter) for letter in exact if letter not in EXPRESSIONS)

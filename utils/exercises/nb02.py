@@ -9,7 +9,17 @@ import torch.nn as nn
 from torch.nn.utils.rnn import pad_sequence
 
 from ..vocab import build_vocab
-from .checking import ExerciseError, as_number, correct, hint, prediction, require, require_function, returned_tensor
+from .checking import (
+    ExerciseError,
+    as_number,
+    correct,
+    hint,
+    no_guess_yet,
+    prediction,
+    require,
+    require_function,
+    returned_tensor,
+)
 
 #: Exercise 2.1: the checker's own corpus, and its batches: sentences of 2, 5 and 4 tokens ("zebra" is unknown),
 #: then a single sentence ("a" is unknown)
@@ -53,15 +63,6 @@ def check_mean_of_real_tokens(mean_of_real_tokens: Callable) -> bool:
     return correct("mean_of_real_tokens matched the checker's masked mean on 2 batches, with and without padding_idx")
 
 
-def _no_guess_yet(**guesses: object) -> bool:
-    """True, after one line that says so, while a guess is still ``None``: the checker then judges nothing (so a
-    notebook run top to bottom, before the learner has guessed, prints no verdict and no answer)."""
-    missing = [name for name, value in guesses.items() if value is None]
-    if missing:
-        print(f"no guess yet: record {' and '.join(missing)} in the cell above, then run this cell again")
-    return bool(missing)
-
-
 def _shared_step() -> tuple[set[int], float]:
     """Exercise 2.2, run: ``a`` and ``b`` loaded from one tensor, one SGD step (lr 1) on ``b``; the rows of
     ``a.weight`` that changed, and the change of row 2's entries."""
@@ -78,7 +79,7 @@ def _shared_step() -> tuple[set[int], float]:
 def check_shared_step_prediction(changed_rows: object, row_2_change: object) -> bool:
     """Exercise 2.2: the predicted rows of ``a.weight`` that one SGD step on ``b`` changes, and row 2's change.
     True when nothing is wrong: the guesses are right, or not made yet."""
-    if _no_guess_yet(changed_rows=changed_rows, row_2_change=row_2_change):
+    if no_guess_yet(changed_rows=changed_rows, row_2_change=row_2_change):
         return True
     rows = prediction("changed_rows", changed_rows, (set, frozenset), "{1, 3}")
     change = as_number("row_2_change", prediction("row_2_change", row_2_change, (int, float), "-1.5"),
