@@ -219,12 +219,16 @@ def check_practice_section(nb: nbformat.NotebookNode) -> None:
     stubs = [i for i, cell in enumerate(drills) if practice.SOLUTION_TAG in cell.metadata.get("tags", [])]
     assert len(stubs) >= 2, "the practice section has a stub per exercise"
     for index in stubs:
-        stub, checker = drills[index], drills[index + 1] if index + 1 < len(drills) else drills[index - 1]
-        if not re.search(r"exercises\.check_\w+", checker.source):  # a prediction: guess, checker, worked answer
-            checker = drills[index - 1]
+        stub, after = drills[index], drills[index + 1:index + 2]
+        # the checker follows the worked answer and must reject its stub; a prediction's comes before it (guess,
+        # checker, worked answer) and, with the guess still None, must judge nothing
+        judges_stub = bool(after) and re.search(r"exercises\.check_\w+", after[0].source) is not None
+        checker = after[0] if judges_stub else drills[index - 1]
         assert re.search(r"exercises\.check_\w+", checker.source), f"cell {checker.id}: expected a checker"
-        assert _errors(checker) or _stream_text(checker).startswith("no guess yet"), \
-            f"the checker {checker.id} accepted the stub of {stub.id}"
+        if judges_stub:
+            assert _errors(checker), f"the checker {checker.id} accepted the stub of {stub.id}"
+        else:
+            assert _stream_text(checker).startswith("no guess yet"), f"the checker {checker.id} judged no guess"
         hint = re.search(r'raise NotImplementedError\("(Exercise \d+\.\d+:)', stub.source)
         assert hint, f"cell {stub.id}: expected a stub that raises NotImplementedError(\"Exercise N.M: ...\")"
         if _errors(stub):  # a stub that raises at once
