@@ -25,7 +25,6 @@ Starting the processes is furniture, in ``utils/distributed/``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -193,44 +192,3 @@ class VocabParallelEmbedding(nn.Module):
 
     def extra_repr(self) -> str:
         return f"{self.num_embeddings}, {self.embedding_dim}, rank={self.rank}, rows=[{self.start}, {self.end})"
-
-
-# --- what it costs ----------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ParallelCost:
-    """Memory and communication of a vocabulary-parallel embedding with ``world_size`` processes.
-
-    Returned by vocab_parallel_cost (notebook 8).
-    """
-
-    world_size: int
-    rows_per_process: int  # the largest shard
-    table_bytes: int  # the whole table
-    bytes_per_process: int  # the largest shard's bytes
-    allreduce_values: int  # n * d: the output, summed once per forward
-    allreduce_bytes: int
-    ring_bytes_sent: int  # per process, by a ring all-reduce: 2 (P - 1) / P of the payload
-
-
-def vocab_parallel_cost(vocab_size: int, dim: int, num_tokens: int, world_size: int,
-                        bytes_per_value: int = 4) -> ParallelCost:
-    """Memory per process and the one all-reduce of ``num_tokens * dim`` values per forward.
-
-    Taught in notebook 8.
-    """
-    check_int("dim", dim, 1)
-    check_int("num_tokens", num_tokens, 0)
-    check_int("bytes_per_value", bytes_per_value, 1)
-    rows = max(end - start for start, end in shard_bounds(vocab_size, world_size))
-    values = num_tokens * dim
-    return ParallelCost(
-        world_size=world_size,
-        rows_per_process=rows,
-        table_bytes=vocab_size * dim * bytes_per_value,
-        bytes_per_process=rows * dim * bytes_per_value,
-        allreduce_values=values,
-        allreduce_bytes=values * bytes_per_value,
-        ring_bytes_sent=2 * (world_size - 1) * values * bytes_per_value // world_size,
-    )

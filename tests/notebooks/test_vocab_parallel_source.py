@@ -5,29 +5,64 @@ The learner reads ``AllReduceSum``, ``all_reduce_sum`` and ``VocabParallelEmbedd
 ``utils/vocab_parallel.py``. The two are compared as syntax trees without docstrings (the
 module documents what the cells explain in prose) and without comments (which the Chinese
 edition translates): code, annotations and defaults must agree. An edit to either side alone
-fails here, with a diff of the two. (The notebook asserts the same in its kernel, with
-:func:`utils.distributed.vocab_parallel_run.code_differences`, on the classes its cells define.)
+fails here, with a diff of the two.
 """
 
 import ast
-import linecache
+import difflib
+from collections.abc import Iterable
+from pathlib import Path
 
 import nbformat
 import pytest
 from IPython.core.inputtransformer2 import TransformerManager
 
 from tools.manifest import NOTEBOOKS
-from utils.distributed.vocab_parallel_run import (
-    MODULE_PATH,
-    SHARED_NAMES,
-    code_differences,
-    definition_differences,
-    definitions,
-)
+from utils import vocab_parallel
 
 NOTEBOOK = next(entry for entry in NOTEBOOKS if entry.number == 8)
 #: a cell's source as Python that ast reads: IPython's magics and !shell lines become the calls they make
 python_source = TransformerManager().transform_cell
+
+
+#: where the worker processes import the layer from
+MODULE_PATH = Path(vocab_parallel.__file__)
+#: what notebook 8 writes in its cells and the workers import from utils/vocab_parallel.py
+SHARED_NAMES = ("AllReduceSum", "all_reduce_sum", "VocabParallelEmbedding")
+
+
+def without_docstrings(node: ast.stmt) -> ast.stmt:
+    """A copy of ``node`` with the docstring of every function and class removed, at every depth."""
+    node = ast.parse(ast.unparse(node)).body[0]  # a copy
+    for inner in ast.walk(node):
+        if isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and ast.get_docstring(inner):
+            inner.body = inner.body[1:] or [ast.Pass()]
+    return node
+
+
+def definitions(tree: ast.Module, name: str) -> list[ast.stmt]:
+    """The top-level classes and functions called ``name`` in ``tree``."""
+    return [node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name == name]
+
+
+def definition_differences(cells: ast.Module, module: ast.Module, names: Iterable[str] = SHARED_NAMES) -> list[str]:
+    """What differs between the definitions of ``names`` in ``cells`` (notebook 8's) and in ``module``
+    (utils/vocab_parallel.py), docstrings and comments aside, as readable messages with a diff; none when
+    the two hold the same code. Each name must be defined once on each side."""
+    found = []
+    for name in names:
+        in_cells, in_module = definitions(cells, name), definitions(module, name)
+        if len(in_cells) != 1 or len(in_module) != 1:
+            found.append(f"{name} is defined {len(in_cells)} time(s) in notebook 8's cells and "
+                         f"{len(in_module)} time(s) in utils/vocab_parallel.py; expected once in each")
+            continue
+        a, b = without_docstrings(in_cells[0]), without_docstrings(in_module[0])
+        if ast.dump(a) != ast.dump(b):
+            diff = difflib.unified_diff(ast.unparse(a).splitlines(), ast.unparse(b).splitlines(),
+                                        "notebook 8's cells", "utils/vocab_parallel.py", lineterm="")
+            found.append(f"{name} differs (docstrings and comments aside); make both sides the same:\n"
+                         + "\n".join(diff))
+    return found
 
 
 def notebook_cells(path=NOTEBOOK.path):
@@ -75,30 +110,3 @@ def test_docstrings_and_comments_may_differ_but_nothing_else():
     assert definition_differences(twice, ast.parse(module), ("all_reduce_sum",)) == [
         "all_reduce_sum is defined 2 time(s) in notebook 8's cells and 1 time(s) in utils/vocab_parallel.py; "
         "expected once in each"]
-
-
-def _run_as_a_cell(source, name):
-    """Run ``source`` as a kernel runs a cell: compiled from a name whose lines only linecache holds."""
-    filename = f"<cell {name}>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
-    namespace = {}
-    exec(compile(source, filename, "exec"), namespace)  # noqa: S102 (the test's own source)
-    return namespace
-
-
-def test_code_differences_reads_the_classes_a_cell_defined():
-    """What the notebook asserts in its kernel: the objects its cells define hold the module's code."""
-    imports = ("from typing import Any\nimport torch\nimport torch.distributed as dist\nimport torch.nn as nn\n"
-               "from utils.lookup import check_ids\nfrom utils.vocab_parallel import local_lookup, shard_of\n\n")
-    sources = [python_source(cell.source) for cell in notebook_cells()]
-    shared = [ast.get_source_segment(source, node) for source in sources for node in ast.parse(source).body
-              if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name in SHARED_NAMES]  # comments kept
-    assert len(shared) == len(SHARED_NAMES)
-    namespace = _run_as_a_cell(imports + "\n\n".join(shared), "notebook-8")
-    objects = [namespace[name] for name in SHARED_NAMES]
-    assert code_differences(*objects) == []
-    edited = _run_as_a_cell("def all_reduce_sum(partial, group=None):\n    return partial\n", "edited")
-    found = code_differences(edited["all_reduce_sum"])
-    assert len(found) == 1 and found[0].startswith("all_reduce_sum differs") and "-    return partial" in found[0]
-    with pytest.raises(ValueError, match="the source of 'len' cannot be found"):
-        code_differences(len)

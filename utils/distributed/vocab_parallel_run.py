@@ -10,8 +10,8 @@ import it by module and name.
 
 :func:`run_rowwise_parallel` runs the same problem through PyTorch's own engine:
 ``torch.distributed.tensor.parallel.RowwiseParallel`` applied to an ``nn.Embedding``
-(:func:`rowwise_parallel_worker`). Its public API (``torch.distributed.tensor``) exists from
-PyTorch 2.5 on; :data:`ROWWISE_AVAILABLE` says whether the installed PyTorch has it.
+(:func:`rowwise_parallel_worker`). Its public API, ``torch.distributed.tensor``, came with PyTorch 2.5
+(pytorch/pytorch#133881); :data:`ROWWISE_AVAILABLE` says whether the installed PyTorch has it.
 
 Imported in a Jupyter kernel (notebook 8's imports), the module starts the launcher's process
 server in the background (:func:`~utils.distributed.launcher.prepare_workers_in_a_kernel`), so
@@ -20,24 +20,18 @@ the notebook's imports cell holds only imports and its first run finds the serve
 
 from __future__ import annotations
 
-import ast
-import difflib
-import linecache
-from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from pathlib import Path
 
 import torch
 import torch.distributed as dist
 import torch.nn as nn
 import torch.nn.functional as F
 
-from .. import vocab_parallel
 from ..checks import check_int
 from ..vocab_parallel import VocabParallelEmbedding, local_lookup, shard_bounds
 from .launcher import DEFAULT_TIMEOUT_S, backend_for, launch, prepare_workers_in_a_kernel
 
-try:  # public from PyTorch 2.5 on (2.2 to 2.4 have it only under private names, which the course does not use)
+try:  # public from PyTorch 2.5 on (pytorch/pytorch#133881 moved DTensor out of torch.distributed._tensor)
     from torch.distributed.device_mesh import init_device_mesh
     from torch.distributed.tensor import Replicate
     from torch.distributed.tensor.parallel import RowwiseParallel, parallelize_module
@@ -46,7 +40,7 @@ except ImportError:
 else:
     ROWWISE_AVAILABLE = True
 #: what PyTorch's RowwiseParallel needs, named for a learner whose PyTorch lacks it
-ROWWISE_NEEDS = "the public torch.distributed.tensor (PyTorch 2.5 or newer)"
+ROWWISE_NEEDS = "the public module torch.distributed.tensor"
 
 # --- the experiment: one table, one batch, forward and backward -------------------------
 
@@ -111,12 +105,11 @@ class RankResult:
 
 def vocab_parallel_step(rank: int, world_size: int, weight: torch.Tensor, ids: torch.Tensor,
                         grad_out: torch.Tensor) -> RankResult:
-    """What each process of notebook 8 runs, inside an initialised process group: the forward and backward
-    of the layer that holds its rows of ``weight`` ``[V, d]``, for ``ids`` ``(B, T)`` and the output's
-    gradient ``grad_out`` ``(B, T, d)`` (the loss is ``(output * grad_out).sum()``).
+    """What each process runs, inside the process group the launcher started (notebook 8, section 5).
 
-    Every process receives the whole table and keeps only its rows (a real system would initialise
-    or load just those).
+    The forward and backward of the layer that holds its rows of ``weight`` ``[V, d]``, for ``ids`` ``(B, T)``
+    and the output's gradient ``grad_out`` ``(B, T, d)``: the loss is ``(output * grad_out).sum()``. Every
+    process receives the whole table and keeps only its rows (a real system would initialise or load just those).
     """
     backend = dist.get_backend()
     device = torch.device("cuda", torch.cuda.current_device()) if backend == "nccl" else torch.device("cpu")
@@ -230,74 +223,6 @@ def run_rowwise_parallel(spec: ProblemSpec, world_size: int = 2, *, device: str 
     backend = backend_for(device, world_size)
     return launch(rowwise_parallel_worker, world_size, args=(spec,), backend=backend,
                   timeout_s=timeout_s, start_method=start_method)
-
-
-# --- the notebook's cells and utils/vocab_parallel.py: the same code ---------------------
-
-#: where the worker processes import the layer from
-MODULE_PATH = Path(vocab_parallel.__file__)
-#: what notebook 8 writes in its cells and the workers import from utils/vocab_parallel.py
-SHARED_NAMES = ("AllReduceSum", "all_reduce_sum", "VocabParallelEmbedding")
-
-
-def without_docstrings(node: ast.stmt) -> ast.stmt:
-    """A copy of ``node`` with the docstring of every function and class removed, at every depth."""
-    node = ast.parse(ast.unparse(node)).body[0]  # a copy
-    for inner in ast.walk(node):
-        if isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and ast.get_docstring(inner):
-            inner.body = inner.body[1:] or [ast.Pass()]
-    return node
-
-
-def definitions(tree: ast.Module, name: str) -> list[ast.stmt]:
-    """The top-level classes and functions called ``name`` in ``tree``."""
-    return [node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name == name]
-
-
-def definition_differences(cells: ast.Module, module: ast.Module, names: Iterable[str] = SHARED_NAMES) -> list[str]:
-    """What differs between the definitions of ``names`` in ``cells`` (notebook 8's) and in ``module``
-    (utils/vocab_parallel.py), docstrings and comments aside, as readable messages with a diff; none when
-    the two hold the same code. Each name must be defined once on each side."""
-    found = []
-    for name in names:
-        in_cells, in_module = definitions(cells, name), definitions(module, name)
-        if len(in_cells) != 1 or len(in_module) != 1:
-            found.append(f"{name} is defined {len(in_cells)} time(s) in notebook 8's cells and "
-                         f"{len(in_module)} time(s) in utils/vocab_parallel.py; expected once in each")
-            continue
-        a, b = without_docstrings(in_cells[0]), without_docstrings(in_module[0])
-        if ast.dump(a) != ast.dump(b):
-            diff = difflib.unified_diff(ast.unparse(a).splitlines(), ast.unparse(b).splitlines(),
-                                        "notebook 8's cells", "utils/vocab_parallel.py", lineterm="")
-            found.append(f"{name} differs (docstrings and comments aside); make both sides the same:\n"
-                         + "\n".join(diff))
-    return found
-
-
-def _definition_of(obj: Callable[..., object]) -> ast.stmt:
-    """The ``class`` or ``def`` statement of ``obj``, parsed from the source Python compiled it from
-    (a notebook cell's source is kept in :mod:`linecache`, as for its tracebacks)."""
-    functions = [obj] if not isinstance(obj, type) else [
-        getattr(value, "__func__", value) for value in vars(obj).values()]
-    code = next((f.__code__ for f in functions if hasattr(f, "__code__")), None)
-    lines = linecache.getlines(code.co_filename) if code else []
-    if not lines:
-        raise ValueError(f"the source of {getattr(obj, '__name__', obj)!r} cannot be found: pass a class or function "
-                         "defined in a notebook cell or a file")
-    return next(node for node in ast.parse("".join(lines)).body
-                if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name == obj.__name__
-                and min([node.lineno, *(d.lineno for d in node.decorator_list)]) <= code.co_firstlineno
-                <= node.end_lineno)
-
-
-def code_differences(*objects: Callable[..., object]) -> list[str]:
-    """What differs between each class or function given and the one of the same name in
-    utils/vocab_parallel.py, which the worker processes run: none when they hold the same code
-    (docstrings and comments aside). Notebook 8 passes the classes and the function its cells define.
-    """
-    cells = ast.Module(body=[_definition_of(obj) for obj in objects], type_ignores=[])
-    module = ast.parse(MODULE_PATH.read_text(encoding="utf-8"))
-    return definition_differences(cells, module, [obj.__name__ for obj in objects])
 
 
 # Imported in notebook 8's kernel, this module starts the process server at once, in the background:

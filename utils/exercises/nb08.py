@@ -8,17 +8,18 @@ import torch
 import torch.nn.functional as F
 
 from ..vocab_parallel import local_lookup, owner_of, shard_bounds
-from .checking import correct, hint, prediction, require, require_function, returned_tensor
+from .checking import as_number, correct, hint, prediction, require, require_function, returned_tensor
 
-#: Exercise 8.1: the ``(V, P)`` pairs the checker tries, even and uneven splits, GPT-2's vocabulary among them
-#: (the success line counts them: 8)
-_OWNER_CASES = ((10, 1), (10, 2), (11, 2), (11, 3), (11, 11), (7, 7), (100, 7), (50_257, 8))
+#: Exercise 8.1's domain: every ``V`` and every ``P`` from 1 to ``V`` (each process holds at least one row, as
+#: ``shard_bounds`` requires). The checker tries every such pair up to ``V = 24``, then two large ones.
+_OWNER_MAX_SMALL_V = 24
+_OWNER_CASES = (*((v, p) for v in range(1, _OWNER_MAX_SMALL_V + 1) for p in range(1, v + 1)), (100, 7), (50_257, 8))
 
 
 def check_owner_function(fn: Callable[[torch.Tensor, int, int], torch.Tensor]) -> bool:
     """Exercise 8.1: ``fn(ids, vocab_size, world_size)`` -> the rank that holds each id's row, ids ``S`` -> ``S``.
 
-    Compared, for every id of every ``(V, P)`` of :data:`_OWNER_CASES` and for a ``(B, T)`` batch,
+    Compared, for every id of every ``(V, P)`` of :data:`_OWNER_CASES` (``1 <= P <= V``) and for ``(B, T)`` batches,
     with the split of :func:`utils.vocab_parallel.shard_bounds` (the first ``V % P`` blocks one row longer).
     The likeliest wrong splits, ``torch.chunk``'s ``ceil(V / P)`` rows each and blocks of ``V // P``
     rows, get a hint of their own.
@@ -49,8 +50,9 @@ def check_owner_function(fn: Callable[[torch.Tensor, int, int], torch.Tensor]) -
                        f"hold, {base + 1} each, and where do the blocks of {base} rows start?")
             require(False, f"{where}: id {int(ids[first])} belongs to rank {int(expected[first])}, your function "
                     f"says {int(got[first])}. Hint: {why}")
-    return correct("my_owner gave the rank of every id for 8 (V, P) pairs, uneven splits among them, and for a "
-                   "(B, T) batch of ids")
+    small = sum(vocab_size <= _OWNER_MAX_SMALL_V for vocab_size, _ in _OWNER_CASES)
+    return correct(f"my_owner gave the rank of every id for all {small} pairs 1 <= P <= V <= {_OWNER_MAX_SMALL_V}, "
+                   "for V = 100 over P = 7 and V = 50,257 over P = 8, and for (B, T) batches of ids")
 
 
 #: Exercise 8.2: ``(world_size, bags)`` over an 11-row table. Every bag has ids in every shard, in unequal
@@ -61,13 +63,36 @@ _BAG_CASES = (
 )
 
 
-def check_shortcut_prediction(shortcut_is_exact: bool) -> bool:
-    """Exercise 8.2, first part: the prediction, recorded before the code, of whether averaging the shards' own
-    means gives the bag mean (it does not, where the shards hold unequal numbers of a bag's ids)."""
-    require(not prediction("shortcut_is_exact", shortcut_is_exact, bool, "False"), "shortcut_is_exact = True: try "
-            "a bag of 4 ids, 3 held by one shard and 1 by the other. Is the mean of the two shards' means the mean of "
-            "the 4 rows? How much does each row weigh in each?")
-    return correct("your prediction for the shortcut, the mean of the shards' means")
+#: Exercise 8.2, first part: a bag of 4 ids over the 11-row table, split between 2 processes, rows [0, 6) and [6, 11)
+_SHORTCUT_BAG, _SHORTCUT_WORLD_SIZE, _SHORTCUT_ROWS = (0, 1, 2, 7), 2, (0, 7)
+
+
+def shortcut_row_weights(bag: tuple[int, ...] = _SHORTCUT_BAG, vocab_size: int = 11,
+                         world_size: int = _SHORTCUT_WORLD_SIZE) -> torch.Tensor:
+    """``(V,)``: how much each row counts when each shard takes the mean of the rows of ``bag`` it holds and the
+    shards' means are averaged. Measured on the identity table, whose row ``i`` is the ``i``-th unit vector."""
+    table = torch.eye(vocab_size, dtype=torch.float64)
+    return _shard_bag_results(torch.tensor([bag]), table, world_size)["mean of means"][0]
+
+
+def check_shortcut_weights(row_0_weight: float, row_7_weight: float) -> bool:
+    """Exercise 8.2, first part: how much rows 0 and 7 count in the mean of the shards' own means of the bag
+    ``(0, 1, 2, 7)`` (:func:`shortcut_row_weights`), worked out before any code. Within 0.001: ``1 / 6`` or
+    ``0.1667`` both pass."""
+    weights = shortcut_row_weights()
+    guesses = {row: as_number(name, prediction(name, value, (int, float), "1 / 5"), f"how much row {row} counts")
+               for row, name, value in ((0, "row_0_weight", row_0_weight), (7, "row_7_weight", row_7_weight))}
+    for row, got in guesses.items():
+        why = hint([(abs(got - 1 / 4) <= 1e-3, "1/4 is its weight in the bag mean, where each of the 4 rows counts "
+                     "once: here each process first averages only the rows it holds"),
+                    (abs(got - float(weights[row]) * _SHORTCUT_WORLD_SIZE) <= 1e-3,
+                     "that is its weight in its own process's mean: the two processes' means are then averaged")],
+                   "rank 0 holds rows [0, 6) and rank 1 rows [6, 11): which of the bag's ids does each hold? A row "
+                   "counts 1/m in a mean of m rows: what does averaging the two processes' means do to that?")
+        require(abs(got - float(weights[row])) <= 1e-3,
+                f"row_{row}_weight = {got:g} is not how much row {row} counts in the average of the two processes' "
+                f"means. Hint: {why}")
+    return correct("how much rows 0 and 7 count in the average of the shards' own means of the bag (0, 1, 2, 7)")
 
 
 def _shard_bag_results(bags: torch.Tensor, weight: torch.Tensor, world_size: int) -> dict[str, torch.Tensor]:

@@ -39,14 +39,22 @@ def test_owner_function(judge, function, expected):
     judge(exercises.check_owner_function, (function,), expected)
 
 
-@pytest.mark.parametrize(("prediction", "expected"), [
-    (False, "pass"),
-    (True, "shortcut_is_exact = True: try a bag of 4 ids"),
-    (..., "record your prediction in shortcut_is_exact first"),
-    (0, "shortcut_is_exact must look like False, got int"),
+@pytest.mark.parametrize(("weights", "expected"), [
+    ((1 / 6, 1 / 2), "pass"),
+    ((0.1667, 0.5), "pass"),  # within 0.001
+    ((1 / 6, 1), "row_7_weight = 1 is not .* its weight in its own process's mean"),
+    ((1 / 4, 1 / 4), "row_0_weight = 0.25 is not .* 1/4 is its weight in the bag mean"),
+    ((1 / 3, 1 / 2), "row_0_weight = 0.333333 is not .* its weight in its own process's mean"),
+    ((0.1, 0.5), "row_0_weight = 0.1 is not .* which of the bag's ids does each hold"),
+    ((None, 0.5), "record your prediction in row_0_weight first"),
+    ((1 / 6, True), "row_7_weight must look like 1 / 5, got bool"),
 ])
-def test_shortcut_prediction(judge, prediction, expected):
-    judge(exercises.check_shortcut_prediction, (prediction,), expected)
+def test_shortcut_weights(judge, weights, expected):
+    judge(exercises.check_shortcut_weights, weights, expected, never=("1/6", "1/2", "0.166", "0.5 "))
+
+
+def test_shortcut_weights_are_measured():
+    assert exercises.shortcut_row_weights().tolist() == [1 / 6] * 3 + [0] * 4 + [1 / 2] + [0] * 3
 
 
 def parallel_bag_mean(bags, weight, world_size):
@@ -79,6 +87,11 @@ def mean_of_means(bags, weight, world_size):
 ])
 def test_parallel_bag_mean(judge, function, expected):
     judge(exercises.check_parallel_bag_mean, (function,), expected)
+
+
+def test_the_owner_cases_are_every_pair_of_the_domain():
+    small = [(v, p) for v, p in exercises._OWNER_CASES if v <= exercises._OWNER_MAX_SMALL_V]
+    assert len(small) == 300 and all(1 <= p <= v for v, p in exercises._OWNER_CASES)  # "all 300 pairs 1 <= P <= V"
 
 
 def test_the_success_line_names_the_checked_sizes():
