@@ -39,8 +39,8 @@ except ImportError:
     ROWWISE_AVAILABLE = False
 else:
     ROWWISE_AVAILABLE = True
-#: what PyTorch's RowwiseParallel needs, named for a learner whose PyTorch lacks it
-ROWWISE_NEEDS = "the public module torch.distributed.tensor"
+#: what PyTorch's RowwiseParallel needs, named for a learner whose PyTorch lacks it (the version: see the import above)
+ROWWISE_NEEDS = "the public torch.distributed.tensor (PyTorch 2.5 or newer)"
 
 # --- the experiment: one table, one batch, forward and backward -------------------------
 
