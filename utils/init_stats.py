@@ -99,7 +99,7 @@ def linear_bound(fan_in: int) -> float:
 def linear_std(fan_in: int) -> float:
     """Std of ``nn.Linear``'s weights: ``bound/sqrt(3) = 1/sqrt(3*fan_in)`` (the std of U(-b, b) is b/sqrt(3)).
 
-    Used by linear_init and by notebook 5's checkers (the notebook writes ``1/sqrt(3 * V)`` out).
+    Used by linear_init (notebook 5, which writes ``1/sqrt(3 * V)`` out).
     """
     return linear_bound(fan_in) / math.sqrt(3.0)
 

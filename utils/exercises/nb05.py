@@ -8,12 +8,17 @@ from collections.abc import Callable
 import torch
 
 from ..checks import check_positive
-from ..init_stats import compare, linear_bound, linear_init, linear_std, tied_logit_std
+from ..init_stats import tied_logit_std
 from .checking import as_number, correct, hint, require, require_function, within
 
-#: Exercise 5.1: the in_features (fan_in) of Llama's feed-forward up-projection, nn.Linear(4096, 11008)
-LLAMA_UP_PROJECTION_IN = 4096
-MEASURED = "measured from layer.weight, e.g. with `.item()`"
+#: Exercise 5.1: Hugging Face's Llama draws every nn.Linear from N(0, LLAMA_STD²) (its config's initializer_range)
+LLAMA_STD = 0.02
+#: Exercise 5.1: the in_features (fan_in) of Llama 2 7B's up-projection and down-projection
+LLAMA_UP_IN, LLAMA_DOWN_IN = 4096, 11008
+#: Exercise 5.1: the sizes, weight stds and seeds at which the checker calls the learner's function
+OUTPUT_VARIANCE_CASES = ((LLAMA_UP_IN, LLAMA_STD, 0), (LLAMA_DOWN_IN, LLAMA_STD, 1), (1000, 0.05, 2))
+#: how far a measured output variance may be from the checker's own measurement and from fan_in * weight_std²
+OUTPUT_VARIANCE_TOLERANCE = 0.05
 PREDICTED = "your prediction, a number"
 
 
@@ -25,123 +30,159 @@ def _positive(name: str, value: object, what: str) -> float:
     return check_positive(name, as_number(name, value, what))
 
 
-def check_linear_init_draw(predicted_bound: float, predicted_std: float, layer: torch.nn.Module,
-                           observed_std: float, observed_max: float) -> bool:
-    """Exercise 5.1: the predicted bound and std of ``nn.Linear(4096, 11008)``, then a drawn ``nn.Linear`` with
-    its scale and its measured statistics.
+def _measured_output_variance(in_features: int, weight_std: float, seed: int) -> float:
+    """Exercise 5.1, measured by the checker: a weight ``[256, in_features]`` from N(0, weight_std²), then 256
+    inputs of variance 1, both from one generator seeded with ``seed``; the variance of ``inputs @ weight.T``."""
+    generator = torch.Generator().manual_seed(seed)
+    weight = torch.randn(256, in_features, generator=generator, dtype=torch.float64) * weight_std
+    inputs = torch.randn(256, in_features, generator=generator, dtype=torch.float64)
+    return float((inputs @ weight.T).var())
 
-    ``observed_std``: the std of ``layer.weight``; ``observed_max``: its largest ``|w|``. The layer must keep
-    the up-projection's ``in_features`` (its fan_in) and PyTorch's default initialisation; the predictions must
-    match the formulas within 1%. ``TypeError``/``ValueError`` for arguments of the wrong kind.
+
+def _predicted_variance_hint(predicted: float, fan_in: int, other_fan_in: int) -> str:
+    """The hint for a prediction of Exercise 5.1 that is not ``fan_in * 0.02²``: the likeliest mistake, named."""
+    return hint([
+        (within(predicted, other_fan_in * LLAMA_STD**2, 0.02), "that uses the other layer's size. Hint: each output "
+         "sums in_features products; out_features only says how many outputs there are"),
+        (within(predicted, 1 / 3, 0.02), "that is PyTorch's default, forward gain 1/3, which Llama replaces. Hint: "
+         "each output sums fan_in products of variance std(W)² times the input's variance"),
+        (within(predicted, math.sqrt(fan_in) * LLAMA_STD, 0.02), "that is the outputs' std. Hint: square it"),
+        (within(predicted, LLAMA_STD**2, 0.02) or within(predicted, LLAMA_STD, 0.02),
+         "that is one product's. Hint: each output sums fan_in of them"),
+    ], f"Hint: each output sums fan_in = {fan_in} products of a weight of std {LLAMA_STD} and an input of variance 1")
+
+
+def check_llama_output_variance(predicted_up: float, predicted_down: float,
+                                output_variance: Callable[[int, float, int], float]) -> bool:
+    """Exercise 5.1: the predicted output variances of Llama 2 7B's up-projection ``nn.Linear(4096, 11008)`` and
+    down-projection ``nn.Linear(11008, 4096)`` drawn from N(0, 0.02²), for inputs of variance 1; then
+    ``output_variance(in_features, weight_std, seed)``, which measures that variance on a layer with 256 outputs.
+
+    The predictions must be ``in_features * 0.02²`` within 2%. The checker calls the function at sizes of its own
+    (``OUTPUT_VARIANCE_CASES``) and compares with its own measurement and with ``in_features * weight_std²``; it
+    requires the same seed to give the same number and another seed another number (a measurement, not a
+    formula). The learner's function runs with the global random state saved and restored (``nn.Linear`` draws its
+    default weight from it). ``TypeError``/``ValueError`` for arguments of the wrong kind.
     """
-    predicted_bound = _positive("predicted_bound", predicted_bound, PREDICTED)
-    predicted_std = _positive("predicted_std", predicted_std, PREDICTED)
-    if not isinstance(layer, torch.nn.Linear):
-        raise TypeError(f"layer must be the torch.nn.Linear you drew, got {type(layer).__name__}")
-    observed_std = _positive("observed_std", observed_std, MEASURED)
-    observed_max = _positive("observed_max", observed_max, MEASURED)
-    fan_in = LLAMA_UP_PROJECTION_IN
-    require(layer.in_features == fan_in, f"your layer has in_features = {layer.in_features}: its weights are drawn "
-            f"with bound 1/sqrt({layer.in_features}), not Llama's. Hint: nn.Linear's fan_in is in_features; keep "
-            f"in_features = {fan_in} and make out_features small, e.g. nn.Linear({fan_in}, 256)")
-    weight = layer.weight.detach()
-    result = compare(weight, linear_init(fan_in))
-    require(result.ok, f"layer.weight has std {result.std:.6f} and largest |w| {max(-result.min, result.max):.6f}, "
-            "not PyTorch's default initialisation. Hint: draw a fresh nn.Linear and do not re-initialise it")
-    formula = " (that is the formula's value)" if abs(observed_std - linear_std(fan_in)) < 1e-9 else ""
-    require(within(observed_std, float(weight.double().std()), 1e-5),
-            f"observed_std = {observed_std:.6f}{formula}, but that is not the std of your layer's weights. Hint: "
-            "measure it, layer.weight.std().item()")
-    require(within(observed_max, float(weight.abs().max()), 1e-5), f"observed_max = {observed_max:.6f}, but that is "
-            "not the largest |w| of your layer. Hint: layer.weight.abs().max().item()")
-    bound = linear_bound(fan_in)
-    why = ("that is 1/sqrt(out_features); nn.Linear's fan_in is in_features, the number of inputs each output sums"
-           if within(predicted_bound, linear_bound(11008), 0.01) else
-           "the bound is 1/sqrt(fan_in), with fan_in = in_features")
-    require(within(predicted_bound, bound, 0.01), f"your predicted_bound, {predicted_bound:.6g}, is not the bound of "
-            f"nn.Linear(4096, 11008)'s draw. Hint: {why}")
-    why = ("that is the bound itself; the std of U(-b, b) is smaller" if within(predicted_std, bound, 0.01)
-           else "the std of U(-b, b) is b/sqrt(3)")
-    require(within(predicted_std, linear_std(fan_in), 0.01),
-            f"your predicted_std, {predicted_std:.6g}, is not the std of that draw. Hint: {why}")
-    return correct("your layer keeps the right fan_in and PyTorch's default draw, your two measurements are its "
-                   "weight's std and largest |w|, and your two predictions match the formulas within 1%")
+    for name, value, fan_in, other in (("predicted_up", predicted_up, LLAMA_UP_IN, LLAMA_DOWN_IN),
+                                       ("predicted_down", predicted_down, LLAMA_DOWN_IN, LLAMA_UP_IN)):
+        predicted = _positive(name, value, PREDICTED)
+        require(within(predicted, fan_in * LLAMA_STD**2, 0.02), f"your {name}, {predicted:.4g}, is not the variance "
+                f"of that layer's outputs. {_predicted_variance_hint(predicted, fan_in, other)}")
+    require_function("output_variance", output_variance)
+    with torch.random.fork_rng(devices=[]):
+        for in_features, weight_std, seed in OUTPUT_VARIANCE_CASES:
+            got = as_number("output_variance(...)", output_variance(in_features, weight_std, seed),
+                            "a variance, e.g. `.item()`")
+            own, formula = _measured_output_variance(in_features, weight_std, seed), in_features * weight_std**2
+            call = f"output_variance({in_features}, {weight_std}, seed={seed}) returned {got:.4g}"
+            require(within(got, own, OUTPUT_VARIANCE_TOLERANCE) and within(got, formula, OUTPUT_VARIANCE_TOLERANCE),
+                    hint([
+                        (got > 0 and within(got**2, own, OUTPUT_VARIANCE_TOLERANCE),
+                         f"{call}, the std of the outputs. Hint: return their variance, .var()"),
+                        (within(got, 1 / 3, OUTPUT_VARIANCE_TOLERANCE), f"{call}, the variance of PyTorch's default "
+                         "layer. Hint: re-draw its weight with nn.init.normal_(layer.weight, std=weight_std, ...)"),
+                        (within(got, weight_std**2, OUTPUT_VARIANCE_TOLERANCE),
+                         f"{call}, the variance of the weights. Hint: return the variance of the layer's outputs"),
+                    ], f"{call}, far from the variance of the outputs that the checker measured. Hint: draw the "
+                       "weight and 256 inputs (256, in_features) from one generator, then take layer(inputs).var()"))
+        first, again, other = (output_variance(1000, 0.05, seed) for seed in (5, 5, 6))
+    require(first == again, "the same seed gave two different numbers. Hint: draw everything from "
+            "g = torch.Generator().manual_seed(seed), passing generator=g to each draw")
+    require(first != other, "seeds 5 and 6 gave the same number: the function computes a formula instead of "
+            "measuring. Hint: draw the weight and the inputs, and measure the outputs' variance")
+    return correct("your two predictions match in_features · 0.02² within 2%, and output_variance agrees with the "
+                   "checker's own measurements at 3 sizes and changes with the seed")
 
 
-#: Exercise 5.2: the sizes, weight stds and seeds at which the checker calls the learner's function
-LOGIT_STD_CASES = ((64, 1.0, 0), (256, 0.1, 1), (768, 0.02, 2))
-#: how far a measured logit std may be from the checker's own measurement and from sqrt(d) * weight_std
+#: Exercise 5.2: the sizes, weight stds, LayerNorm gains and seeds at which the checker calls the learner's function
+LOGIT_STD_CASES = ((64, 1.0, 1.0, 0), (256, 0.1, 2.0, 1), (768, 0.02, 0.5, 2))
+#: how far a measured logit std may be from the checker's own measurement and from sqrt(d) * weight_std * gain
 LOGIT_STD_TOLERANCE = 0.03
-#: Exercise 5.2: the std of the hidden states (a final LayerNorm with gain 2) at which the logits must have std 1
-HIDDEN_STD = 2.0
+#: Exercise 5.2: the gain of the final LayerNorm at which the logits must have std 1
+GAIN = 2.0
+#: Exercise 5.2: the vectors reaching the LayerNorm have this std around this mean
+ARRIVING_STD, ARRIVING_MEAN = 3.0, 1.0
 
 
-def _measured_logit_std(d: int, weight_std: float, seed: int) -> float:
-    """Exercise 5.2, measured by the checker: a tied table ``[1000, d]`` from N(0, weight_std²), then 512
-    unit-variance hidden states, both from one generator seeded with ``seed``; the std of ``h @ table.T``."""
+def _measured_logit_std(d: int, weight_std: float, gain: float, seed: int) -> float:
+    """Exercise 5.2, measured by the checker: a tied table ``[1000, d]`` from N(0, weight_std²), then 512 vectors
+    ``3 * N(0, 1) + 1``, both from one generator seeded with ``seed``; the vectors through a LayerNorm with gain
+    ``gain`` give the hidden states ``h``; the std of ``h @ table.T``."""
     generator = torch.Generator().manual_seed(seed)
     table = torch.randn(1_000, d, generator=generator, dtype=torch.float64) * weight_std
-    hidden = torch.randn(512, d, generator=generator, dtype=torch.float64)
+    arriving = ARRIVING_STD * torch.randn(512, d, generator=generator, dtype=torch.float64) + ARRIVING_MEAN
+    hidden = gain * torch.nn.functional.layer_norm(arriving, (d,))
     return float((hidden @ table.T).std())
 
 
 def check_logit_std_prediction(predicted_weight_std: float) -> bool:
     """Exercise 5.2's prediction, recorded before anything is measured: the weight std that gives logits of
-    std 1 at ``d = 768`` for hidden states of std 2. Only its kind is checked here (a positive number);
+    std 1 at ``d = 768`` behind a final LayerNorm with gain 2. Only its kind is checked here (a positive number);
     :func:`check_logit_std_function`, after the measurement, holds it to the answer."""
     _positive("predicted_weight_std", predicted_weight_std, "your prediction, a std")
     print("recorded: your prediction; the measurement below will tell whether it holds")
     return True
 
 
-def check_logit_std_function(measure_logit_std: Callable[[int, float, int], float],
+def check_logit_std_function(measure_logit_std: Callable[[int, float, float, int], float],
                              weight_std_for_unit_logits: float, predicted_weight_std: float) -> bool:
-    """Exercise 5.2: ``predicted_weight_std``, then ``measure_logit_std(d, weight_std, seed)`` measures the std of
-    a tied layer's logits (unit-variance hidden states), and ``weight_std_for_unit_logits`` gives logits of
-    std 1 at ``d = 768`` for hidden states of std ``HIDDEN_STD`` = 2.
+    """Exercise 5.2: ``predicted_weight_std``, then ``measure_logit_std(d, weight_std, gain, seed)`` measures the std
+    of a tied layer's logits for hidden states that come out of a LayerNorm with gain ``gain``, and
+    ``weight_std_for_unit_logits`` gives logits of std 1 at ``d = 768`` behind a LayerNorm with gain ``GAIN`` = 2.
 
     The prediction is checked first, against ``1 / (2 * sqrt(768))``, within 10%.
     The checker calls the function at sizes of its own (``LOGIT_STD_CASES``) and compares with its own
-    measurement and with ``sqrt(d) * weight_std``; it requires the same seed to give the same number and
+    measurement and with ``sqrt(d) * weight_std * gain``; it requires the same seed to give the same number and
     another seed another number (a measurement, not a formula); then it measures the logits that
-    ``weight_std_for_unit_logits`` gives at ``d = 768`` itself. ``TypeError``/``ValueError`` for arguments
-    of the wrong kind.
+    ``weight_std_for_unit_logits`` gives at ``d = 768`` and gain 2 itself. ``TypeError``/``ValueError`` for
+    arguments of the wrong kind.
     """
     require_function("measure_logit_std", measure_logit_std)
     predicted = _positive("predicted_weight_std", predicted_weight_std, "your prediction, a std")
-    why = ("that is the std for hidden states of std 1; these have std 2, and each logit is linear in h too"
-           if within(predicted * math.sqrt(768), 1, 0.1) else
-           "each logit sums d products of an h of std 2 and a weight of std std(W)")
-    require(within(predicted, 1 / tied_logit_std(768, 1.0, HIDDEN_STD), 0.1),  # the prediction first
+    why = hint([
+        (within(predicted * math.sqrt(768), 1, 0.1),
+         "that is the std for hidden states of std 1; the gain 2 doubles them, and each logit is linear in h"),
+        (within(predicted * math.sqrt(768) * GAIN * ARRIVING_STD, 1, 0.1)
+         or within(predicted * math.sqrt(768) * ARRIVING_STD, 1, 0.1),
+         "the LayerNorm divides each vector by its own std: whatever reaches it leaves with std 1, times the gain"),
+    ], "each logit sums d products of a hidden state's entry and a weight of std std(W)")
+    require(within(predicted, 1 / tied_logit_std(768, 1.0, GAIN), 0.1),  # the prediction first
             f"your prediction, {predicted:.4g}, does not give logits of std 1. Hint: {why}")
-    for d, weight_std, seed in LOGIT_STD_CASES:
-        got = as_number("measure_logit_std(...)", measure_logit_std(d, weight_std, seed), "a std, e.g. `.item()`")
-        own, formula = _measured_logit_std(d, weight_std, seed), tied_logit_std(d, weight_std)
-        call = f"measure_logit_std({d}, {weight_std}, seed={seed}) returned {got:.4g}"
+    for d, weight_std, gain, seed in LOGIT_STD_CASES:
+        got = as_number("measure_logit_std(...)", measure_logit_std(d, weight_std, gain, seed),
+                        "a std, e.g. `.item()`")
+        own, formula = _measured_logit_std(d, weight_std, gain, seed), tied_logit_std(d, weight_std, gain)
+        call = f"measure_logit_std({d}, {weight_std}, {gain}, seed={seed}) returned {got:.4g}"
+        unnormalised = tied_logit_std(d, weight_std, math.hypot(ARRIVING_STD, ARRIVING_MEAN))
         require(within(got, own, LOGIT_STD_TOLERANCE) and within(got, formula, LOGIT_STD_TOLERANCE), hint([
             (got > 0 and within(got, own**2, LOGIT_STD_TOLERANCE),
              f"{call}, the variance of the logits. Hint: return their std"),
             (got > 0 and within(got, weight_std, LOGIT_STD_TOLERANCE),
              f"{call}, the std of the table. Hint: return the std of the logits, hidden @ table.T"),
+            (gain != 1 and within(got * gain, own, LOGIT_STD_TOLERANCE),
+             f"{call}, as if the gain were 1. Hint: fill the LayerNorm's weight with gain before using it"),
+            (within(got, unnormalised, LOGIT_STD_TOLERANCE) or within(got, unnormalised * gain, LOGIT_STD_TOLERANCE),
+             f"{call}, the logits of the vectors as they reach the LayerNorm. Hint: pass them through it first"),
         ], f"{call}, far from the std of the logits that the checker measured with the same draws. Hint: draw the "
-           "table [1000, d] times weight_std and 512 hidden states (512, d) from one generator, then take "
-           "(hidden @ table.T).std()"))
-    first, again, other = (measure_logit_std(64, 1.0, seed) for seed in (5, 5, 6))
+           "table [1000, d] times weight_std, then 512 vectors 3 * N(0, 1) + 1 (512, d), from one generator; pass "
+           "the vectors through nn.LayerNorm(d) with its weight filled with gain; take (hidden @ table.T).std()"))
+    first, again, other = (measure_logit_std(64, 1.0, 1.0, seed) for seed in (5, 5, 6))
     require(first == again, "the same seed gave two different numbers. Hint: draw everything from "
             "g = torch.Generator().manual_seed(seed), passing generator=g to each draw")
     require(first != other, "seeds 5 and 6 gave the same number: the function computes a formula instead of "
-            "measuring. Hint: draw the table and the hidden states, and measure the logits' std")
+            "measuring. Hint: draw the table and the vectors, and measure the logits' std")
     weight_std = _positive("weight_std_for_unit_logits", weight_std_for_unit_logits, "a std")
-    measured = HIDDEN_STD * _measured_logit_std(768, weight_std, 3)  # hidden states of std 2: twice the logits
+    measured = _measured_logit_std(768, weight_std, GAIN, 3)  # the situation asked about: a LayerNorm with gain 2
     require(abs(measured - 1) <= LOGIT_STD_TOLERANCE, hint([
         (abs(weight_std - 1 / 768) < 1e-6, "1/768 divides by d where a square root belongs. Hint: the variance is "
-         "d * std², times the hidden states' variance, so the std of the logits is sqrt(d) * std * std(h)")],
+         "d * std² times the hidden states' variance, so the std of the logits is sqrt(d) * std * std(h)")],
         f"with weight std {weight_std:.4g} the checker measured logits whose std is "
-        f"{'above' if measured > 1 else 'below'} 1. Hint: the logits' std is proportional to the weight std and to "
-        "the hidden states' std; measure it at one weight std and scale"))
+        f"{'above' if measured > 1 else 'below'} 1. Hint: the logits' std is proportional to the weight std; "
+        "measure it at gain 2 and one weight std, then scale"))
     return correct("your prediction was right within 10%, measure_logit_std agrees with the checker's own "
                    "measurements at 3 sizes and changes with the seed, and your weight std gives logits of "
-                   "std 1 at d = 768 for hidden states of std 2 in the checker's measurement")
+                   "std 1 at d = 768 behind a LayerNorm with gain 2 in the checker's measurement")
 
 
 #: Exercise 5.3: the default nn.Linear(V, d) whose weight the learner scales to std 1
