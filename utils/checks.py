@@ -54,12 +54,12 @@ def positive_argument(unit: str = "") -> Callable[[str], float]:
 
 @contextlib.contextmanager
 def expect_error(error_type: type[BaseException] | tuple[type[BaseException], ...],
-                 *contains: str) -> Iterator[None]:
+                 *contains: str) -> Iterator[argparse.Namespace]:
     """Run the ``with`` block, which should fail: print the error as a learner meets it.
 
-    Prints ``ErrorType: first line of the message``. Raises ``AssertionError`` if the block
-    raised nothing, or if the message lacks any of the ``contains`` texts; an error of
-    another type propagates as it is::
+    Prints ``ErrorType: first line of the message``; ``with expect_error(...) as caught`` keeps the whole message
+    in ``caught.message``. Raises ``AssertionError`` if the block raised nothing, or if the message lacks any of
+    the ``contains`` texts; an error of another type propagates as it is::
 
         with expect_error(ValueError, "99"):
             lookup.lookup(torch.tensor([2, 99]), W)
@@ -71,11 +71,11 @@ def expect_error(error_type: type[BaseException] | tuple[type[BaseException], ..
         raise TypeError(f"error_type must be an exception class or a tuple of them, got {error_type!r}")
     if not all(isinstance(text, str) for text in contains):
         raise TypeError(f"contains must be strings, got {contains!r}")
-    names = " or ".join(t.__name__ for t in types)
+    names, caught = " or ".join(t.__name__ for t in types), argparse.Namespace(message="")
     try:
-        yield
+        yield caught
     except types as error:
-        message = str(error)
+        message = caught.message = str(error)
         print(f"{type(error).__name__}: {message.splitlines()[0] if message else ''}")
         missing = [text for text in contains if text not in message]
         if missing:

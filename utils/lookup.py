@@ -32,7 +32,7 @@ def check_ids(ids: torch.Tensor, num_embeddings: int) -> torch.Tensor:
     non-integer dtype, ``ValueError`` for an id outside ``0..num_embeddings-1``
     (naming the first offending id).
 
-    Taught in notebook 2.
+    Used by one_hot, lookup and notebook 8 (notebook 2 writes the same checks out in a cell).
     """
     check_int("num_embeddings", num_embeddings)
     if not isinstance(ids, torch.Tensor):

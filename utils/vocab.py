@@ -89,7 +89,7 @@ def build_vocab(text: str, specials: tuple[str, ...] = SPECIAL_TOKENS, *, sort: 
     Words are kept in first-occurrence order, or alphabetically with ``sort=True``;
     both are stable across runs. ``specials`` must include ``<unk>``.
 
-    Taught in notebook 1.
+    Used in notebooks 2, 4 and 7 (notebook 1 writes the same code out in its cells).
     """
     if UNK not in specials:
         raise ValueError(f"specials must include {UNK!r} (out-of-vocabulary words map to it); got {specials}")

@@ -30,9 +30,10 @@ def test_expect_error_prints_the_first_line_of_the_expected_error(capsys):
     with expect_error(ValueError, "99", "expected"):
         raise ValueError("id 99 is out of range\nexpected ids in [0, 10)")
     assert capsys.readouterr().out == "ValueError: id 99 is out of range\n"
-    with expect_error((KeyError, IndexError)):
+    with expect_error((KeyError, IndexError)) as caught:
         [][0]
     assert capsys.readouterr().out == "IndexError: list index out of range\n"
+    assert caught.message == "list index out of range"  # the whole message, for an assert after the block
 
 
 def test_expect_error_fails_when_nothing_is_raised_or_the_message_lacks_a_text():
