@@ -691,7 +691,7 @@ def main(argv: list[str] | None = None) -> int:
     readme_parser = commands.add_parser("stamp-readme", help="after updating sections of README.zh.md: mark them "
                                         "as up to date with README.md")
     readme_parser.add_argument("sections", nargs="*", metavar="section",
-                               help=f"English headings without '## ' (e.g. 'Start'), or {_INTRO!r}")
+                               help=f"English headings without '## ' (e.g. 'Further reading'), or {_INTRO!r}")
     readme_parser.add_argument("--all", action="store_true", help="every section")
     commands.add_parser("stamp-title", help="after updating title_zh in tools/manifest.py: mark it as translated "
                         "from the current English title").add_argument("stems", nargs="+", metavar="stem")

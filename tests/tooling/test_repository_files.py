@@ -74,10 +74,10 @@ def test_the_reading_times_are_the_notebooks_lengths():
 def test_what_to_know_first_and_the_plain_path_for_an_environment_of_ones_own():
     who = _section(README, "Who the course is for")
     assert "**What to know first:**" in who and "No GPU is" in who
-    start = _section(README, "Start")
+    start = _section(README, "Run it on your machine")
     assert "**Your own environment**" in start and "pip install -r requirements.txt" in start
     assert "conda env create -f environment.yml" in start
-    zh_start = _section(README_ZH, "开始")
+    zh_start = _section(README_ZH, "在自己的电脑上运行")
     assert "pip install -r requirements.txt" in zh_start and "conda env create -f environment.yml" in zh_start
 
 

@@ -380,14 +380,15 @@ def test_an_edit_to_a_readme_section_fails_until_the_chinese_section_is_restampe
     _edit_readme_section(course_copy, "3.10 or newer and git", "3.11 or newer and git")
     for _ in range(2):  # before and after `make sync`: sync never silences a stale section
         [problem] = translations.check_readme()
-        assert (problem.notebook, problem.cell, problem.kind) == ("README.zh.md", "## Start", "stale")
-        assert "\n-3.10 or newer and git" in problem.message
-        assert "\n+3.11 or newer and git" in problem.message
-        assert "stamp-readme 'Start'" in problem.message
+        assert (problem.notebook, problem.cell, problem.kind) == ("README.zh.md", "## Run it on your machine", "stale")
+        diff = problem.message.splitlines()
+        assert any(line.startswith("-") and "3.10 or newer and git" in line for line in diff)
+        assert any(line.startswith("+") and "3.11 or newer and git" in line for line in diff)
+        assert "stamp-readme 'Run it on your machine'" in problem.message
         assert translations.main(["check", "_readme"]) == 1
-        assert "README.zh.md: section '## Start': stale translation: the English changed" in (
+        assert "README.zh.md: section '## Run it on your machine': stale translation: the English changed" in (
             capsys.readouterr().out)
-        assert "Update the section '## 开始' of README.zh.md" in problem.message
+        assert "Update the section '## 在自己的电脑上运行' of README.zh.md" in problem.message
         assert sync.main([]) == 0
         assert "translation problem(s)" in capsys.readouterr().out
     # a person updates the Chinese section (here: 3.10 -> 3.11) and re-stamps it
@@ -395,7 +396,7 @@ def test_an_edit_to_a_readme_section_fails_until_the_chinese_section_is_restampe
     text = readme_zh.read_text(encoding="utf-8")
     assert text.count("3.10 或更新版本") == 1
     readme_zh.write_text(text.replace("3.10 或更新版本", "3.11 或更新版本"), encoding="utf-8")
-    assert translations.main(["stamp-readme", "Start"]) == 0
+    assert translations.main(["stamp-readme", "Run it on your machine"]) == 0
     assert translations.check_readme() == []
     assert translations.main(["check", "_readme"]) == 0
     # the generated table is not part of a section's text: the titles are stamped on their own

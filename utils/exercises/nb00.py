@@ -39,7 +39,7 @@ def check_embedding_from_linear(embedding: object, linear: object) -> bool:
         "embedding(ids) differs from linear(one_hot(ids)). Hint: work out what linear gives for the one-hot row of "
         "id i, and make that row i of the table (nn.Embedding.from_pretrained "
         "builds an embedding from a tensor)."))
-    return correct("embedding_ex(ids) == linear_ex(one_hot(ids)) for every id, bit for bit")
+    return correct("embedding_ex(ids) == linear_ex(one_hot(ids)) for every id, exactly")
 
 
 #: the checker's own layers: an embedding of 7 rows of 3 numbers, and the linear layer that holds its transpose
@@ -66,7 +66,7 @@ def check_grad_by_hand(grad_by_hand: Callable) -> bool:
     with respect to the ``[V, d]`` table, without a backward pass.
 
     The checker calls it on three batches of its own, each with a repeated id and none with id 6, and with
-    ``grad_out`` of multiples of 1/8, so that every sum is exact and the gradients compare bit for bit. Both
+    ``grad_out`` of multiples of 1/8, so that every sum is exact and the gradients compare exactly. Both
     layers' backward passes (the linear layer's transposed) give the same numbers there; the answer must too.
     """
     require_function("grad_by_hand", grad_by_hand)
