@@ -76,13 +76,13 @@ def mean_of_means(bags, weight, world_size):
 @pytest.mark.parametrize(("function", "expected"), [
     (parallel_bag_mean, "pass"),
     (lambda bags, weight, p: torch.nn.functional.embedding_bag(bags, weight, mode="mean"), "pass"),  # whole table
-    (mean_of_means, r"averages the shards' own means.*off by up to \d\.\d\d"),
+    (mean_of_means, r"averages the processes' own means.*off by up to \d\.\d\d"),
     (lambda bags, weight, p: parallel_bag_mean(bags, weight, p) / p, "divides by the number of processes too"),
     (lambda bags, weight, p: parallel_bag_mean(bags, weight, p) * bags.shape[1], "these are the bag sums"),
     (lambda bags, weight, p: mean_of_means(bags[:, :1], weight, p), "holds NaN"),
     (lambda bags, weight, p: parallel_bag_mean(bags, weight, p).T, r"has shape \(4, 3\), expected \(3, 4\)"),
     (lambda bags, weight, p: parallel_bag_mean(bags, weight, p).tolist(), "returned list"),
-    (lambda bags, weight, p: parallel_bag_mean(bags, weight, p) + 1, "each shard sums the rows it holds"),
+    (lambda bags, weight, p: parallel_bag_mean(bags, weight, p) + 1, "each process sums the rows it holds"),
     (torch.zeros(3, 4), r"pass your function itself \(parallel_bag_mean, not"),
 ])
 def test_parallel_bag_mean(judge, function, expected):
