@@ -12,11 +12,11 @@ hold one row more). For a batch of ids, each process
 and an ``all_reduce(SUM)`` (:class:`AllReduceSum`) adds the ``P`` partial results: every
 id's row comes from exactly one process and zeros from the others, so every process
 ends with exactly the single-device result. In the backward pass the gradient of the
-output is the same on every process (they all compute the same loss from the same
-output), so each process keeps it as it is and its weight gradient is its slice of the
+output is the same on every process (in notebook 8 they all take the same loss of the
+same output), so each process keeps it as it is and its weight gradient is its slice of the
 single-device gradient.
 
-Notebook 8 writes :class:`AllReduceSum`, :func:`all_reduce_sum` and
+Notebook 8 writes :func:`local_lookup`, :class:`AllReduceSum`, :func:`all_reduce_sum` and
 :class:`VocabParallelEmbedding` in its own cells, where the learner reads them; this module
 holds the same code (with docstrings) for the worker processes, which import it by name.
 ``tests/notebooks/test_vocab_parallel_source.py`` checks that the two stay identical.
@@ -30,7 +30,6 @@ from typing import Any
 import torch
 import torch.distributed as dist
 import torch.nn as nn
-import torch.nn.functional as F
 
 from .checks import check_int
 from .lookup import check_ids
@@ -89,16 +88,6 @@ def shard_of(vocab_size: int, world_size: int, rank: int) -> tuple[int, int]:
 # --- what one process computes ----------------------------------------------------------
 
 
-def _check_local_lookup(ids: object, local_weight: object, start: object) -> None:
-    if not isinstance(local_weight, torch.Tensor) or local_weight.dim() != 2:
-        shape = tuple(local_weight.shape) if isinstance(local_weight, torch.Tensor) else type(local_weight).__name__
-        raise ValueError(f"local_weight must be a 2-D tensor [rows, d], got {shape}")
-    check_int("start", start, 0)
-    if not isinstance(ids, torch.Tensor) or ids.dtype not in (torch.int32, torch.int64):
-        got = ids.dtype if isinstance(ids, torch.Tensor) else type(ids).__name__
-        raise TypeError(f"ids must be an int64 (or int32) tensor, got {got}")
-
-
 def local_lookup(ids: torch.Tensor, local_weight: torch.Tensor, start: int) -> torch.Tensor:
     """One process's share of the lookup: ids ``S`` int64 -> ``S + (d,)``.
 
@@ -106,26 +95,24 @@ def local_lookup(ids: torch.Tensor, local_weight: torch.Tensor, start: int) -> t
     outside that range are masked and their output rows stay zero; the others are
     looked up at local row ``id - start``. Only the owned ids are looked up
     (Megatron-LM instead looks up local row 0 for the masked ids and zeroes those
-    rows afterwards, which keeps shapes fixed): this way each row's gradient sums
-    the same values, in the same order, as on a single device.
+    rows afterwards, which keeps shapes fixed). ``ids`` and ``local_weight`` are on one device.
 
     Taught in notebook 8.
     """
-    _check_local_lookup(ids, local_weight, start)
-    ids = ids.to(local_weight.device)
     end = start + local_weight.shape[0]
-    owned = (ids >= start) & (ids < end)  # the mask: True where this process holds the row
-    out = local_weight.new_zeros(*ids.shape, local_weight.shape[1])  # masked rows stay zero
-    out[owned] = F.embedding(ids[owned] - start, local_weight)  # look up the rest, at local row id - start
+    owned = (ids >= start) & (ids < end)  # 1. the mask: True where it holds the id's row
+    out = local_weight.new_zeros(*ids.shape, local_weight.shape[1])  # 3. zeros first: the masked ids' rows stay so
+    out[owned] = local_weight[ids[owned] - start]  # 2. then the owned ids, looked up at local row id - start
     return out
 
 
 class AllReduceSum(torch.autograd.Function):
     """Forward: ``all_reduce(SUM)`` of the partial outputs. Backward: the identity.
 
-    Every process computes the same loss from the same (all-reduced) output, so the
-    gradient arriving here is already the same on every process; each one keeps it as
-    it is. (An all-reduce in the backward as well would multiply it by ``P``.)
+    The gradient arriving here is already the same on every process: in notebook 8 every
+    process takes the same loss of the same output, and in a model whose later layers are
+    split too, their backward makes it so. Each process keeps it as it is. (An all-reduce in
+    the backward as well would multiply it by ``P``: notebook 8, Going deeper, measures it.)
 
     Taught in notebook 8.
     """

@@ -1,6 +1,6 @@
 """Notebook 8's cells and utils/vocab_parallel.py hold the same layer, statement for statement.
 
-The learner reads ``AllReduceSum``, ``all_reduce_sum`` and ``VocabParallelEmbedding`` in notebook
+The learner reads ``local_lookup``, ``AllReduceSum``, ``all_reduce_sum`` and ``VocabParallelEmbedding`` in notebook
 8's cells; the worker processes cannot import a notebook, so they run the copy in
 ``utils/vocab_parallel.py``. The two are compared as syntax trees without docstrings (the
 module documents what the cells explain in prose) and without comments (which the Chinese
@@ -28,7 +28,7 @@ python_source = TransformerManager().transform_cell
 #: where the worker processes import the layer from
 MODULE_PATH = Path(vocab_parallel.__file__)
 #: what notebook 8 writes in its cells and the workers import from utils/vocab_parallel.py
-SHARED_NAMES = ("AllReduceSum", "all_reduce_sum", "VocabParallelEmbedding")
+SHARED_NAMES = ("local_lookup", "AllReduceSum", "all_reduce_sum", "VocabParallelEmbedding")
 
 
 def without_docstrings(node: ast.stmt) -> ast.stmt:

@@ -10,6 +10,9 @@ from tools.manifest import ROOT
 from utils import vocab_parallel
 from utils.distributed import vocab_parallel_run as D
 from utils.distributed.__main__ import main
+from utils.distributed.launcher import launch
+from utils.exercises import nb08 as exercises
+from utils.exercises.checking import ExerciseError
 
 
 @pytest.mark.parametrize("world_size", [1, 2, 3])
@@ -33,6 +36,24 @@ def test_parallel_run_equals_one_device_exactly(world_size):
     assert torch.equal(sum(r.partial for r in results), output)  # the all-reduce adds the partials
     assert D.compare_with_single_device(results, (output, weight_grad)) == {
         "forward": True, "backward": True, "gradients_cover_table": True}
+
+
+@pytest.mark.parametrize("world_size", [1, 3])
+def test_a_backward_that_all_reduces_too_gives_p_times_the_gradient(world_size):
+    """Exercise 8.3's mistake, on real processes: every weight gradient is P times its single-device slice."""
+    spec = D.ProblemSpec(vocab_size=11, dim=4, batch=2, seq_len=6, seed=world_size)
+    weight, ids, grad_out = D.make_problem(spec)
+    grads = launch(D.all_reduced_backward_step, world_size, args=(weight, ids, grad_out), timeout_s=30)
+    _, weight_grad = D.single_device_reference(spec)
+    assert [len(g) for g in grads] == [e - s for s, e in vocab_parallel.shard_bounds(11, world_size)]
+    assert torch.equal(torch.cat(grads), world_size * weight_grad) and weight_grad.any()
+
+
+def test_exercise_8_3s_checker_measures_on_four_processes(capsys):
+    assert exercises.check_both_ways_factor(4) is True
+    assert capsys.readouterr().out.startswith("correct: on 4 real processes")
+    with pytest.raises(ExerciseError, match="wrong_factor = 1 is not what 4 processes measured"):
+        exercises.check_both_ways_factor(1)
 
 
 @pytest.mark.skipif(not D.ROWWISE_AVAILABLE, reason=f"RowwiseParallel needs {D.ROWWISE_NEEDS}")

@@ -91,15 +91,6 @@ def test_local_gradients_are_slices_of_the_single_device_gradient(problem):
         assert torch.equal(local.grad, full.grad[start:end])
 
 
-def test_local_lookup_rejects_bad_input():
-    with pytest.raises(TypeError, match="ids must be an int64 .* got torch.float32"):
-        D.local_lookup(torch.tensor([1.0]), torch.zeros(2, 3), 0)
-    with pytest.raises(ValueError, match=r"local_weight must be a 2-D tensor \[rows, d\], got \(2,\)"):
-        D.local_lookup(torch.tensor([1]), torch.zeros(2), 0)
-    with pytest.raises(ValueError, match="start must be >= 0, got -1"):
-        D.local_lookup(torch.tensor([1]), torch.zeros(2, 3), -1)
-
-
 def test_the_layer_on_one_process_is_an_embedding(problem):
     weight, ids, _ = problem
     layer = D.VocabParallelEmbedding.from_full_weight(weight, rank=0, world_size=1)

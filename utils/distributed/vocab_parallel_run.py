@@ -8,6 +8,9 @@ tensors; :func:`run_vocab_parallel` does the same on a seeded :class:`ProblemSpe
 command line and the tests). The worker lives here, in a module, because the new processes
 import it by module and name.
 
+:func:`all_reduced_backward_step` runs the same layer with a mistake, a backward that all-reduces
+too (:class:`AllReduceBothWays`): notebook 8's Exercise 8.3 and its Going deeper measure what it does.
+
 :func:`run_rowwise_parallel` runs the same problem through PyTorch's own engine:
 ``torch.distributed.tensor.parallel.RowwiseParallel`` applied to an ``nn.Embedding``
 (:func:`rowwise_parallel_worker`). Its public API, ``torch.distributed.tensor``, came with PyTorch 2.5
@@ -28,7 +31,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from ..checks import check_int
-from ..vocab_parallel import VocabParallelEmbedding, local_lookup, shard_bounds
+from ..vocab_parallel import AllReduceSum, VocabParallelEmbedding, local_lookup, shard_bounds
 from .launcher import DEFAULT_TIMEOUT_S, backend_for, launch, prepare_workers_in_a_kernel
 
 try:  # public from PyTorch 2.5 on (pytorch/pytorch#133881 moved DTensor out of torch.distributed._tensor)
@@ -67,8 +70,8 @@ def make_problem(spec: ProblemSpec) -> tuple[torch.Tensor, torch.Tensor, torch.T
     ``grad_out`` is the gradient of the loss with respect to the output: the loss is
     ``(output * grad_out).sum()``. Its values are multiples of 1/8 in [-1, 1], so a row's
     weight gradient, the sum of the ``grad_out`` rows of its repeated ids, is exact in any
-    order: the comparisons are bit for bit whatever order a backend adds in (CUDA's
-    embedding backward may use atomics).
+    order: the comparisons are bit for bit even where the processes and the single-device
+    reference add with different kernels (on GPUs and on the CPU).
     """
     generator = torch.Generator().manual_seed(spec.seed)
     weight = torch.randn(spec.vocab_size, spec.dim, generator=generator)
@@ -109,12 +112,12 @@ def vocab_parallel_step(rank: int, world_size: int, weight: torch.Tensor, ids: t
 
     The forward and backward of the layer that holds its rows of ``weight`` ``[V, d]``, for ``ids`` ``(B, T)``
     and the output's gradient ``grad_out`` ``(B, T, d)``: the loss is ``(output * grad_out).sum()``. Every
-    process receives the whole table and keeps only its rows (a real system would initialise or load just those).
+    process receives the whole table; its layer keeps a copy of its rows and uses nothing else (a real system
+    would initialise or load just those rows).
     """
     backend = dist.get_backend()
     device = torch.device("cuda", torch.cuda.current_device()) if backend == "nccl" else torch.device("cpu")
-    layer = VocabParallelEmbedding.from_full_weight(weight, rank, world_size, device=device)
-    del weight  # from here on, this process holds only its rows
+    layer = VocabParallelEmbedding.from_full_weight(weight, rank, world_size, device=device)  # a copy of its rows
     ids, grad_out = ids.to(device), grad_out.to(device)
     output = layer(ids)  # the forward: local lookup + all_reduce(SUM)
     (output * grad_out).sum().backward()
@@ -153,6 +156,32 @@ def compare_with_single_device(results: list[RankResult], reference: tuple[torch
         "backward": all(torch.equal(r.weight_grad, weight_grad[r.start:r.end]) for r in results),
         "gradients_cover_table": torch.equal(torch.cat([r.weight_grad for r in results]), weight_grad),
     }
+
+
+# --- Exercise 8.3's mistake: a backward that all-reduces too ---------------------------
+
+
+class AllReduceBothWays(AllReduceSum):
+    """:class:`~utils.vocab_parallel.AllReduceSum` with a backward that all-reduces as well (a mistake)."""
+
+    @staticmethod
+    def backward(ctx, grad_output: torch.Tensor) -> tuple[torch.Tensor, None]:
+        total = grad_output.clone()
+        dist.all_reduce(total, op=dist.ReduceOp.SUM)  # adds the gradients of all processes, as the forward does
+        return total, None
+
+
+def all_reduced_backward_step(rank: int, world_size: int, weight: torch.Tensor, ids: torch.Tensor,
+                              grad_out: torch.Tensor) -> torch.Tensor:
+    """:func:`vocab_parallel_step`'s forward and backward with :class:`AllReduceBothWays` in place of the layer's
+    all-reduce: this process's weight gradient ``[end - start, d]``, on the CPU."""
+    backend = dist.get_backend()
+    device = torch.device("cuda", torch.cuda.current_device()) if backend == "nccl" else torch.device("cpu")
+    layer = VocabParallelEmbedding.from_full_weight(weight, rank, world_size, device=device)
+    ids, grad_out = ids.to(device), grad_out.to(device)
+    output = AllReduceBothWays.apply(local_lookup(ids, layer.weight, layer.start), None)
+    (output * grad_out).sum().backward()
+    return layer.weight.grad.cpu()
 
 
 # --- the same split by PyTorch's own engine: RowwiseParallel ---------------------------

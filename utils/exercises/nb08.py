@@ -7,8 +7,24 @@ from collections.abc import Callable
 import torch
 import torch.nn.functional as F
 
+from ..distributed.launcher import launch
+from ..distributed.vocab_parallel_run import (
+    ProblemSpec,
+    all_reduced_backward_step,
+    make_problem,
+    single_device_reference,
+)
 from ..vocab_parallel import local_lookup, owner_of, shard_bounds
-from .checking import as_number, correct, hint, prediction, require, require_function, returned_tensor
+from .checking import (
+    as_number,
+    correct,
+    hint,
+    no_guess_yet,
+    prediction,
+    require,
+    require_function,
+    returned_tensor,
+)
 
 #: Exercise 8.1's domain: every ``V`` and every ``P`` from 1 to ``V`` (each process holds at least one row, as
 #: ``shard_bounds`` requires). The checker tries every such pair up to ``V = 24``, then two large ones.
@@ -77,7 +93,9 @@ def shortcut_row_weights(bag: tuple[int, ...] = _SHORTCUT_BAG, vocab_size: int =
 def check_shortcut_weights(row_0_weight: float, row_7_weight: float) -> bool:
     """Exercise 8.2, first part: how much rows 0 and 7 count in the mean of the shards' own means of the bag
     ``(0, 1, 2, 7)`` (:func:`shortcut_row_weights`), worked out before any code. Within 0.001: ``1 / 6`` or
-    ``0.1667`` both pass."""
+    ``0.1667`` both pass. True when nothing is wrong: the guesses are right, or not made yet."""
+    if no_guess_yet(row_0_weight=row_0_weight, row_7_weight=row_7_weight):
+        return True
     weights = shortcut_row_weights()
     guesses = {row: as_number(name, prediction(name, value, (int, float), "1 / 5"), f"how much row {row} counts")
                for row, name, value in ((0, "row_0_weight", row_0_weight), (7, "row_7_weight", row_7_weight))}
@@ -91,7 +109,7 @@ def check_shortcut_weights(row_0_weight: float, row_7_weight: float) -> bool:
         require(abs(got - float(weights[row])) <= 1e-3,
                 f"row_{row}_weight = {got:g} is not how much row {row} counts in the average of the two processes' "
                 f"means. Hint: {why}")
-    return correct("how much rows 0 and 7 count in the average of the shards' own means of the bag (0, 1, 2, 7)")
+    return correct("how much rows 0 and 7 count in the average of the processes' own means of the bag (0, 1, 2, 7)")
 
 
 def _shard_bag_results(bags: torch.Tensor, weight: torch.Tensor, world_size: int) -> dict[str, torch.Tensor]:
@@ -119,12 +137,13 @@ def check_parallel_bag_mean(fn: Callable[[torch.Tensor, torch.Tensor, int], torc
                         - F.embedding_bag(torch.tensor(bags), weight, mode="mean")).abs().max())
                  for world_size, bags in _BAG_CASES)
     hints = {
-        "mean of means": "that averages the shards' own means: a shard holding one of a bag's ids counts as much "
+        "mean of means": "that averages the processes' own means: a process holding one of a bag's ids counts as much "
                          f"as one holding all the others (off by up to {off_by:.2f} on these bags)",
-        "sum of means": "that adds up the shards' own means, each divided by how many ids that shard holds",
+        "sum of means": "that adds up the processes' own means, each divided by how many ids that process holds",
         "divided by P": "that divides by the number of processes too: the all-reduce adds the partial sums, "
                         "it does not average them",
-        "not divided": "these are the bag sums: divide them by the bag length L, once, after adding the shards' sums",
+        "not divided": "these are the bag sums: divide them by the bag length L, once, after adding the processes' "
+                       "sums",
     }
     for world_size, bag_lists in _BAG_CASES:
         bags = torch.tensor(bag_lists)
@@ -133,12 +152,45 @@ def check_parallel_bag_mean(fn: Callable[[torch.Tensor, torch.Tensor, int], torc
         where = f"fn(bags of shape {tuple(bags.shape)}, weight [11, 4], world_size={world_size})"
         got = returned_tensor(where, fn(bags.clone(), weight.clone(), world_size), tuple(expected.shape),
                               ": one d-vector per bag").to(expected.dtype)
-        require(not got.isnan().any(), f"{where} holds NaN: a shard that holds none of a bag's ids divides 0 by 0. "
-                "Hint: add up the shards' partial sums first, then divide by the bag length")
+        require(not got.isnan().any(), f"{where} holds NaN: a process that holds none of a bag's ids divides 0 by 0. "
+                "Hint: add up the processes' partial sums first, then divide by the bag length")
         why = hint([(torch.allclose(got, candidates[name], rtol=1e-5, atol=1e-6), text)
                     for name, text in hints.items()],
-                   "each shard sums the rows it holds (local_lookup gives zeros for the others), the partial sums are "
-                   "added, and the total is divided by L")
+                   "each process sums the rows it holds (local_lookup gives zeros for the others), the partial sums "
+                   "are added, and the total is divided by L")
         require(torch.allclose(got, expected, rtol=1e-5, atol=1e-6),
                 f"{where} is not the bag mean of F.embedding_bag(bags, weight, mode='mean'). Hint: {why}")
     return correct("your bag means equal F.embedding_bag(mode='mean') on the whole table, for P = 2 and P = 3")
+
+
+#: Exercise 8.3: the processes the checker starts, on section 5's seeded problem
+_BOTH_WAYS_WORLD_SIZE, _BOTH_WAYS_SPEC = 4, ProblemSpec()
+
+
+def both_ways_gradients() -> tuple[torch.Tensor, torch.Tensor]:
+    """``(measured, right)``, each ``[V, d]``: the weight gradients of :data:`_BOTH_WAYS_WORLD_SIZE` real processes
+    whose all-reduce also all-reduces in the backward (concatenated in rank order), and the single-device one."""
+    weight, ids, grad_out = make_problem(_BOTH_WAYS_SPEC)
+    grads = launch(all_reduced_backward_step, _BOTH_WAYS_WORLD_SIZE, args=(weight, ids, grad_out))
+    return torch.cat(grads), single_device_reference(_BOTH_WAYS_SPEC)[1]
+
+
+def check_both_ways_factor(wrong_factor: object) -> bool:
+    """Exercise 8.3: how many times the right weight gradient each of 4 processes gets when ``AllReduceSum``'s
+    backward all-reduces too, predicted, then measured on 4 real processes (:func:`both_ways_gradients`).
+    True when nothing is wrong: the guess is right, or not made yet."""
+    if no_guess_yet(wrong_factor=wrong_factor):
+        return True
+    factor = as_number("wrong_factor", prediction("wrong_factor", wrong_factor, (int, float), "3"),
+                       "how many times the right gradient")
+    measured, right = both_ways_gradients()
+    why = hint([(factor == 1, "the backward adds the 4 processes' output gradients: is each a different part of "
+                 "the gradient, or the same whole?"),
+                (factor == 1 / _BOTH_WAYS_WORLD_SIZE, "all_reduce(SUM) adds the processes' tensors; it does not "
+                 "average them")],
+               "what does grad_output hold on each process before that all-reduce, and what does adding it up "
+               "over 4 processes give?")
+    require(torch.equal(measured, factor * right),
+            f"wrong_factor = {factor:g} is not what 4 processes measured. Hint: {why}")
+    return correct("on 4 real processes, every weight gradient was wrong_factor times its slice of the "
+                   "single-device one")

@@ -46,11 +46,41 @@ def test_owner_function(judge, function, expected):
     ((1 / 4, 1 / 4), "row_0_weight = 0.25 is not .* 1/4 is its weight in the bag mean"),
     ((1 / 3, 1 / 2), "row_0_weight = 0.333333 is not .* its weight in its own process's mean"),
     ((0.1, 0.5), "row_0_weight = 0.1 is not .* which of the bag's ids does each hold"),
-    ((None, 0.5), "record your prediction in row_0_weight first"),
     ((1 / 6, True), "row_7_weight must look like 1 / 5, got bool"),
 ])
 def test_shortcut_weights(judge, weights, expected):
     judge(exercises.check_shortcut_weights, weights, expected, never=("1/6", "1/2", "0.166", "0.5 "))
+
+
+@pytest.mark.parametrize(("checker", "guesses", "named"), [
+    (exercises.check_shortcut_weights, (None, 0.5), "row_0_weight"),
+    (exercises.check_shortcut_weights, (None, None), "row_0_weight and row_7_weight"),
+    (exercises.check_both_ways_factor, (None,), "wrong_factor"),
+])
+def test_no_guess_yet_judges_nothing(capsys, checker, guesses, named):
+    """Run top to bottom before the learner guesses: one line asking for the guess, no verdict, no failure."""
+    assert checker(*guesses) is True
+    assert capsys.readouterr().out == f"no guess yet: record {named} in the cell above, then run this cell again\n"
+
+
+@pytest.fixture
+def four_processes_measured(monkeypatch):
+    """Exercise 8.3's measurement as 4 processes give it (tests/processes runs the real one): 4 times the right
+    gradient."""
+    right = torch.arange(44.0).reshape(11, 4) / 8
+    monkeypatch.setattr(exercises, "both_ways_gradients", lambda: (4 * right, right))
+
+
+@pytest.mark.parametrize(("factor", "expected"), [
+    (4, "pass"),
+    (4.0, "pass"),
+    (1, "wrong_factor = 1 is not .* the same whole"),
+    (0.25, "wrong_factor = 0.25 is not .* it does not average them"),
+    (2, "wrong_factor = 2 is not .* what does grad_output hold on each process"),
+    ("4", "wrong_factor must look like 3, got str"),
+])
+def test_both_ways_factor(judge, four_processes_measured, factor, expected):
+    judge(exercises.check_both_ways_factor, (factor,), expected)
 
 
 def test_shortcut_weights_are_measured():
@@ -76,13 +106,13 @@ def mean_of_means(bags, weight, world_size):
 @pytest.mark.parametrize(("function", "expected"), [
     (parallel_bag_mean, "pass"),
     (lambda bags, weight, p: torch.nn.functional.embedding_bag(bags, weight, mode="mean"), "pass"),  # whole table
-    (mean_of_means, r"averages the shards' own means.*off by up to \d\.\d\d"),
+    (mean_of_means, r"averages the processes' own means.*off by up to \d\.\d\d"),
     (lambda bags, weight, p: parallel_bag_mean(bags, weight, p) / p, "divides by the number of processes too"),
     (lambda bags, weight, p: parallel_bag_mean(bags, weight, p) * bags.shape[1], "these are the bag sums"),
     (lambda bags, weight, p: mean_of_means(bags[:, :1], weight, p), "holds NaN"),
     (lambda bags, weight, p: parallel_bag_mean(bags, weight, p).T, r"has shape \(4, 3\), expected \(3, 4\)"),
     (lambda bags, weight, p: parallel_bag_mean(bags, weight, p).tolist(), "returned list"),
-    (lambda bags, weight, p: parallel_bag_mean(bags, weight, p) + 1, "each shard sums the rows it holds"),
+    (lambda bags, weight, p: parallel_bag_mean(bags, weight, p) + 1, "each process sums the rows it holds"),
     (torch.zeros(3, 4), r"pass your function itself \(parallel_bag_mean, not"),
 ])
 def test_parallel_bag_mean(judge, function, expected):
