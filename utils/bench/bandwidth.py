@@ -33,6 +33,11 @@ import torch
 import torch.nn.functional as F
 from tqdm import tqdm
 
+try:
+    import resource  # page faults (POSIX only)
+except ImportError:  # Windows
+    resource = None
+
 from ..lookup import ID_BYTES, bytes_moved
 from .measure import (
     NOISY_SPREAD,
@@ -121,9 +126,7 @@ def page_faults(call: Callable[[], object], calls: int = FAULT_CALLS) -> float |
     """Minor page faults per call of ``call()`` (the process's ``ru_minflt``, after one call to warm up): each is a
     page of memory the system had to map in, zeroed, at the first write. ``None`` where ``resource`` is missing
     (Windows)."""
-    try:
-        import resource
-    except ImportError:
+    if resource is None:
         return None
     call()
     before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
