@@ -495,6 +495,8 @@ def test_the_contiguous_lookup_walks_the_table_in_order_and_the_row_says_what_th
                for low, high in [(1.2, 1.5), (0.5, 0.8), (0.9, 1.1)]]
     assert effects == ["faster in every round", "slower in every round",
                        "no faster or slower than the repeats can tell apart"]
+    once = dataclasses.replace(row, repeats=1, contiguous_gain=1.5, contiguous_low=1.5, contiguous_high=1.5)
+    assert tables.contiguous_effect(once) == "faster in the one round timed"
     assert tables.format_study([row]).splitlines()[1].split()[:4] == ["n", "moved", "lookup", "contiguous"]
     assert "with contiguous ids: " in tables.describe_study_row(row)
 

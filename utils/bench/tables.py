@@ -127,11 +127,13 @@ def format_study(rows: Sequence[BandwidthRow]) -> str:
 
 def contiguous_effect(r: BandwidthRow) -> str:
     """What contiguous ids did to the lookup's bandwidth, paired by round: ``"faster in every round"``, ``"slower
-    in every round"``, or ``"no faster or slower than the repeats can tell apart"`` where the range takes in 1."""
+    in every round"``, or ``"no faster or slower than the repeats can tell apart"`` where the range takes in 1
+    (with one round: ``"faster in the one round timed"``, and so on)."""
+    rounds = "in every round" if r.repeats > 1 else "in the one round timed"
     if r.contiguous_low > 1:
-        return "faster in every round"
+        return f"faster {rounds}"
     if r.contiguous_high < 1:
-        return "slower in every round"
+        return f"slower {rounds}"
     return "no faster or slower than the repeats can tell apart"
 
 
