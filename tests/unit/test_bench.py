@@ -389,9 +389,13 @@ def test_speedups(rows):
 
 def test_format_timings_environment_line_and_verdict(rows):
     text = tables.format_timings(rows)
-    assert text.splitlines()[0].split() == ["V", "d", "n", "method", "pass", "time", "spread", "input", "peak",
+    assert text.splitlines()[1].split() == ["V", "d", "n", "method", "pass", "time", "spread", "input", "peak",
                                             "check", "status"]
-    assert len(text.splitlines()) == len(rows) + 1 and "exact" in text
+    assert len(text.splitlines()) == len(rows) + 2 and "exact" in text
+    assert text.splitlines()[0].endswith("peak: the most one call allocates, counted from the sizes, not measured "
+                                         "(only a GPU run measures it)")  # on the CPU
+    measured = [dataclasses.replace(r, peak_source="measured") for r in rows]
+    assert tables.peak_legend(measured).endswith("measured by torch.cuda.max_memory_allocated")
     assert tables.environment_line(rows) == f"device cpu, float32, 1 thread, torch {torch.__version__}"
     assert tables.environment_line([dataclasses.replace(rows[0], threads=2)]).startswith("device cpu, float32, 2 thr")
     with pytest.raises(ValueError, match="no rows"):
@@ -457,7 +461,7 @@ def test_the_cache_size_and_the_cold_buffer():
     case = Case(100, 4, 8)  # 128-byte slices
     assert bandwidth.cold_slices(case, "float32", 1024) == bandwidth.COLD_FACTOR * 1024 // 128 == 32
     assert bandwidth.cold_slices(case, "float32", 1) == 2  # at least two, to rotate
-    assert bandwidth.study_memory_needed(case, "float32", 1024) == 100 * 4 * 4 + 13 * 8 * 8 + (3 + 32) * 128
+    assert bandwidth.study_memory_needed(case, "float32", 1024) == 100 * 4 * 4 + 2 * 13 * 8 * 8 + (3 + 32) * 128
 
 
 @pytest.fixture(scope="module")
@@ -478,6 +482,33 @@ def test_the_study_row_holds_every_variant_and_the_ratios_with_their_range(study
     assert row.cold_bytes >= bandwidth.COLD_FACTOR * row.cache_bytes
     assert row.regime in bandwidth.REGIMES[:2]  # a 9.4 KiB table fits any cache: never DRAM-bound
     assert row.floor_seconds > 0 and row.lookup_into_seconds > 0
+
+
+def test_the_contiguous_lookup_walks_the_table_in_order_and_the_row_says_what_that_did(study_row):
+    batches = bandwidth.contiguous_batches(Case(10, 4, 4))
+    assert [b.tolist() for b in batches] == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 0, 1]]  # as many as id_batches
+    assert len(batches) == measure.len_id_batches(Case(10, 4, 4))
+    row = study_row
+    assert row.contiguous_low <= row.contiguous_gain <= row.contiguous_high
+    assert row.output_bytes == 32 * 8 * 4 and (row.alloc_faults is None or row.alloc_faults >= 0)
+    effects = [tables.contiguous_effect(dataclasses.replace(row, contiguous_low=low, contiguous_high=high))
+               for low, high in [(1.2, 1.5), (0.5, 0.8), (0.9, 1.1)]]
+    assert effects == ["faster in every round", "slower in every round",
+                       "no faster or slower than the repeats can tell apart"]
+    once = dataclasses.replace(row, repeats=1, contiguous_gain=1.5, contiguous_low=1.5, contiguous_high=1.5)
+    assert tables.contiguous_effect(once) == "faster in the one round timed"
+    assert tables.format_study([row]).splitlines()[1].split()[:4] == ["n", "moved", "lookup", "contiguous"]
+    assert "with contiguous ids: " in tables.describe_study_row(row)
+
+
+def test_page_faults_count_the_pages_a_fresh_allocation_maps_in():
+    """A 256 MiB buffer written once: over glibc's 32 MiB mmap threshold, and more than its heap holds free, so on
+    Linux every call maps fresh pages."""
+    pytest.importorskip("resource")
+    faults = bandwidth.page_faults(lambda: torch.empty(2**26).fill_(1), calls=2)
+    assert faults is not None and faults >= 0
+    if sys.platform.startswith("linux"):
+        assert faults > 2**28 / 2**21 / 2  # at least half the buffer's pages, even were they 2 MiB huge pages
 
 
 def test_the_regime_rule():

@@ -7,6 +7,9 @@ lookup's rows come from. On each case, :func:`study` times, in interleaved round
 - ``lookup``: ``F.embedding(ids, W)``, ids drawn afresh (:func:`.measure.id_batches`), allocating its
   output, as a model's ``nn.Embedding`` does;
 - ``lookup_into``: ``torch.index_select(W, 0, ids, out=out)``, the same into a preallocated output;
+- ``lookup_contiguous``: the same with contiguous ids, ``k, k+1, ..., k+n-1`` (:func:`contiguous_batches`): the
+  table read in order, as the copy reads its source, so the difference from ``lookup_into`` is the jumps from row
+  to row;
 - ``copy_cold``: ``out.copy_(src)``, ``src`` the next ``(n, d)`` slice of a buffer at least
   :data:`COLD_FACTOR` times the last-level cache, so never in cache: the lookup's limit where its rows
   come from DRAM;
@@ -14,7 +17,7 @@ lookup's rows come from. On each case, :func:`study` times, in interleaved round
 - ``floor``: ``lookup_into`` of :data:`FLOOR_TOKENS` ids, the fixed cost of any call.
 
 Each case falls in a regime (:data:`REGIMES`), and the cold copy is called the limit only in the
-DRAM-bound one.
+DRAM-bound one. On a CPU, the page faults of the allocating lookup are counted too (:func:`page_faults`).
 """
 
 from __future__ import annotations
@@ -29,6 +32,11 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 from tqdm import tqdm
+
+try:
+    import resource  # page faults (POSIX only)
+except ImportError:  # Windows
+    resource = None
 
 from ..lookup import ID_BYTES, bytes_moved
 from .measure import (
@@ -46,7 +54,7 @@ from .measure import (
     spread,
 )
 
-VARIANTS = ("lookup", "lookup_into", "copy_cold", "copy_cached")
+VARIANTS = ("lookup", "lookup_into", "lookup_contiguous", "copy_cold", "copy_cached")
 #: The cold copy's rotating source spans at least this many times the last-level cache.
 COLD_FACTOR = 4
 #: Assumed last-level cache when the device does not say (bytes).
@@ -102,6 +110,31 @@ def device_peak_bandwidth(device: torch.device | str = "cpu") -> float | None:
     return next((gbs for name, gbs in PEAK_BANDWIDTH_GBS.items() if name in props.name), None)
 
 
+def contiguous_batches(case: Case, device: torch.device | str = "cpu") -> list[torch.Tensor]:
+    """Batches of ``n`` contiguous ids, ``(n,) int64`` each: batch ``k`` is ``k·n, k·n + 1, ...`` (modulo ``V``), as
+    many batches as :func:`.measure.id_batches` makes, so that the calls walk through the whole table in order."""
+    starts = torch.arange(len_id_batches(case)) * case.num_tokens
+    ids = (starts[:, None] + torch.arange(case.num_tokens)) % case.vocab_size
+    return list(ids.to(as_device(device)).unbind())
+
+
+#: How many allocating calls :func:`page_faults` counts over.
+FAULT_CALLS = 5
+
+
+def page_faults(call: Callable[[], object], calls: int = FAULT_CALLS) -> float | None:
+    """Minor page faults per call of ``call()`` (the process's ``ru_minflt``, after one call to warm up): each is a
+    page of memory the system had to map in, zeroed, at the first write. ``None`` where ``resource`` is missing
+    (Windows)."""
+    if resource is None:
+        return None
+    call()
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    for _ in range(calls):
+        call()
+    return (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before) / calls
+
+
 def cold_slices(case: Case, dtype: torch.dtype | str, cache_bytes: int) -> int:
     """How many ``(n, d)`` slices the cold copy rotates through: at least 2, spanning ``COLD_FACTOR`` x the cache
     (a cache over :data:`MAX_CACHE` counts as that)."""
@@ -110,19 +143,21 @@ def cold_slices(case: Case, dtype: torch.dtype | str, cache_bytes: int) -> int:
 
 
 def study_memory_needed(case: Case, dtype: torch.dtype | str, cache_bytes: int) -> int:
-    """Bytes the study holds for one case: the table, the batches of ids, the cold source, the cached
-    source, the preallocated output and one allocated output (the floor's few rows aside)."""
+    """Bytes the study holds for one case: the table, the batches of ids (drawn afresh, and contiguous), the cold
+    source, the cached source, the preallocated output and one allocated output (the floor's few rows aside)."""
     n, V, d, item = case.num_tokens, case.vocab_size, case.embedding_dim, itemsize(dtype)
-    ids = len_id_batches(case) * n * ID_BYTES
+    ids = 2 * len_id_batches(case) * n * ID_BYTES
     return V * d * item + ids + (3 + cold_slices(case, dtype, cache_bytes)) * n * d * item
 
 
 @dataclass(frozen=True)
 class BandwidthRow:
     """The study of one case: each variant's median bandwidth over the rounds (GB/s, from the bytes the
-    lesson counts, :func:`utils.lookup.bytes_moved`), the regime, and two ratios with their range over
-    the rounds: ``ratio`` (the preallocated lookup's bandwidth over the cold copy's) and ``alloc_cost``
-    (the allocating lookup's time over the preallocated one's); ``ratio_spread``, the ratio's :func:`.measure.spread`.
+    lesson counts, :func:`utils.lookup.bytes_moved`), the regime, and three ratios with their range over
+    the rounds: ``ratio`` (the preallocated lookup's bandwidth over the cold copy's), ``contiguous_gain`` (the
+    lookup's bandwidth with contiguous ids over its bandwidth with ids drawn afresh) and ``alloc_cost`` (the
+    allocating lookup's time over the preallocated one's); ``ratio_spread``, the ratio's :func:`.measure.spread`;
+    ``alloc_faults``, the allocating lookup's page faults per call (:func:`page_faults`; CPU only).
     A skipped case has ``status="skipped"``."""
 
     vocab_size: int
@@ -139,6 +174,7 @@ class BandwidthRow:
     repeats: int
     lookup_gbs: float | None = None
     lookup_into_gbs: float | None = None
+    lookup_contiguous_gbs: float | None = None
     copy_cold_gbs: float | None = None
     copy_cached_gbs: float | None = None
     lookup_into_seconds: float | None = None
@@ -147,9 +183,14 @@ class BandwidthRow:
     ratio_low: float | None = None
     ratio_high: float | None = None
     ratio_spread: float | None = None
+    contiguous_gain: float | None = None
+    contiguous_low: float | None = None
+    contiguous_high: float | None = None
     alloc_cost: float | None = None
     alloc_low: float | None = None
     alloc_high: float | None = None
+    alloc_faults: float | None = None
+    output_bytes: int = 0
     peak_gbs: float | None = None
     dtype: str = ""
     device: str = ""
@@ -180,15 +221,19 @@ def _variants(case: Case, weight: torch.Tensor, storage: torch.Tensor, cache_byt
     floor_out = torch.empty(FLOOR_TOKENS, case.embedding_dim, dtype=weight.dtype, device=weight.device)
     floor_ids = itertools.cycle(id_batches(Case(case.vocab_size, case.embedding_dim, FLOOR_TOKENS),
                                            weight.device, seed))
+    contiguous = contiguous_batches(case, weight.device)
     ids, ids_into, sources = itertools.cycle(batches), itertools.cycle(batches), itertools.cycle(cold.unbind())
+    ids_contiguous = itertools.cycle(contiguous)
     calls = {
         "lookup": lambda: F.embedding(next(ids), weight),
         "lookup_into": lambda: torch.index_select(weight, 0, next(ids_into), out=out),
+        "lookup_contiguous": lambda: torch.index_select(weight, 0, next(ids_contiguous), out=out),
         "copy_cold": lambda: out.copy_(next(sources)),
         "copy_cached": lambda: out.copy_(expected),
     }
     for name, call in calls.items():  # each first call reads batch 0 or slice 0: the lookup's rows, exactly
-        if not torch.equal(call(), expected):
+        want = F.embedding(contiguous[0], weight) if name == "lookup_contiguous" else expected
+        if not torch.equal(call(), want):
             raise AssertionError(f"{name} at {case.label()} differs from the lookup; it must not be timed")
     return {**calls, "floor": lambda: torch.index_select(weight, 0, next(floor_ids), out=floor_out)}
 
@@ -227,7 +272,8 @@ def study(cases: Case | Sequence[Case], settings: Settings) -> list[BandwidthRow
                       "table_bytes": case.vocab_size * case.embedding_dim * item, "cache_bytes": cache_bytes,
                       "cache_source": cache_source, "repeats": settings.repeats,
                       "cold_bytes": cold_slices(case, settings.dtype, cache_bytes) * case.num_tokens
-                      * case.embedding_dim * item, **settings.environment()}
+                      * case.embedding_dim * item, "output_bytes": case.num_tokens * case.embedding_dim * item,
+                      **settings.environment()}
             reason = reasons[case]
             if reason:
                 tqdm.write(f"skipped the bandwidth study at {case.label()}: {reason}", file=sys.stdout)
@@ -236,23 +282,28 @@ def study(cases: Case | Sequence[Case], settings: Settings) -> list[BandwidthRow
             shape = (case.vocab_size, case.embedding_dim)
             if shape not in tables:
                 tables = {shape: make_inputs(Case(*shape, 1), settings)[1]}
-            times = interleaved(_variants(case, tables[shape], storage, cache_bytes, settings.seed), settings, bar)
-            rows.append(_measured_row(times, common, item, settings.device))
+            variants = _variants(case, tables[shape], storage, cache_bytes, settings.seed)
+            times = interleaved(variants, settings, bar)
+            faults = page_faults(variants["lookup"]) if settings.device.type == "cpu" else None
+            rows.append(_measured_row(times, common, item, settings.device, faults))
     return rows
 
 
-def _measured_row(times: dict[str, list[float]], common: dict, item: int, device: torch.device) -> BandwidthRow:
+def _measured_row(times: dict[str, list[float]], common: dict, item: int, device: torch.device,
+                  faults: float | None = None) -> BandwidthRow:
     lookup_bytes = common["bytes_moved"]
     copy_bytes = bytes_moved(common["num_tokens"], common["embedding_dim"], item, ids=False)  # rows, no ids
     gbs = {v: [(lookup_bytes if v.startswith("lookup") else copy_bytes) / s / 1e9 for s in times[v]]
            for v in VARIANTS}
     ratios = [a / b for a, b in zip(gbs["lookup_into"], gbs["copy_cold"], strict=True)]
     alloc = [a / b for a, b in zip(times["lookup"], times["lookup_into"], strict=True)]
+    gains = [a / b for a, b in zip(gbs["lookup_contiguous"], gbs["lookup_into"], strict=True)]
     seconds, floor = statistics.median(times["lookup_into"]), statistics.median(times["floor"])
     return BandwidthRow(
         status="ok", reason="", regime=regime(seconds, floor, common["table_bytes"], common["cache_bytes"]),
         **{f"{v}_gbs": statistics.median(gbs[v]) for v in VARIANTS},
         lookup_into_seconds=seconds, floor_seconds=floor,
         ratio=statistics.median(ratios), ratio_low=min(ratios), ratio_high=max(ratios), ratio_spread=spread(ratios),
-        alloc_cost=statistics.median(alloc), alloc_low=min(alloc), alloc_high=max(alloc),
+        contiguous_gain=statistics.median(gains), contiguous_low=min(gains), contiguous_high=max(gains),
+        alloc_cost=statistics.median(alloc), alloc_low=min(alloc), alloc_high=max(alloc), alloc_faults=faults,
         peak_gbs=device_peak_bandwidth(device), **common)

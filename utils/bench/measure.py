@@ -407,8 +407,9 @@ def steady_cpu_allocator() -> bool:
     two at a time (8 ms against 17 ms at V = 50,257, n = 64 on this course's CI machine), and no number of
     repeats makes the run reliable. Here blocks up to 32 MiB (glibc's largest mmap threshold) come from a
     heap that keeps up to 1 GiB of freed memory, and larger ones are mapped afresh on every call, page
-    faults and all: the behaviour notebook 6 teaches, without the phases. A GPU's caching allocator
-    already keeps its blocks. Elsewhere than Linux with glibc, nothing changes and this returns False."""
+    faults and all, as glibc's default does for them (its dynamic threshold never rises past 32 MiB): what
+    notebook 6 measures, without the phases. A GPU's caching allocator already keeps its blocks. Elsewhere
+    than Linux with glibc, nothing changes and this returns False."""
     if not sys.platform.startswith("linux"):
         return False
     try:

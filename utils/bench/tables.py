@@ -53,7 +53,18 @@ def format_timings(rows: Sequence[Timing]) -> str:
             ("exact" if r.exact else f"<= {r.max_abs_diff:.1g}") if ok else "-", "ok" if ok else "skipped",
         ])
     header = ["V", "d", "n", "method", "pass", "time", "spread", "input", "peak", "check", "status"]
-    return _columns(header, lines, {"method", "pass", "check", "status"})
+    return peak_legend(rows) + "\n" + _columns(header, lines, {"method", "pass", "check", "status"})
+
+
+def peak_legend(rows: Sequence[Timing]) -> str:
+    """What the ``peak`` column is: measured (CUDA, ``torch.cuda.max_memory_allocated``) or counted from the sizes
+    (:func:`.measure.peak_bytes_estimate`, on any other device), as the rows record it."""
+    sources = {r.peak_source for r in rows if r.status == "ok"}
+    how = {frozenset({"measured"}): "measured by torch.cuda.max_memory_allocated",
+           frozenset({"counted"}): "counted from the sizes, not measured (only a GPU run measures it)"}.get(
+        frozenset(sources), "measured by torch.cuda.max_memory_allocated on a GPU, else counted from the sizes")
+    return ("time: median of the repeats; spread: the range of their middle half, over the median; input: what the "
+            f"method builds from the ids; peak: the most one call allocates, {how}")
 
 
 def environment_line(rows: Sequence[Timing | BandwidthRow]) -> str:
@@ -99,17 +110,31 @@ def format_study(rows: Sequence[BandwidthRow]) -> str:
     lines = []
     for r in rows:
         if r.status != "ok":
-            lines.append([f"{r.num_tokens:,}", format_bytes(r.bytes_moved), *["-"] * 6, "skipped"])
+            lines.append([f"{r.num_tokens:,}", format_bytes(r.bytes_moved), *["-"] * 7, "skipped"])
             continue
         ratio = f"{r.ratio:.2f}" if r.regime == REGIMES[2] else f"({r.ratio:.2f})"
         lines.append([f"{r.num_tokens:,}", format_bytes(r.bytes_moved),
-                      *(f"{gbs:.3g}" for gbs in (r.lookup_into_gbs, r.copy_cold_gbs, r.copy_cached_gbs)),
+                      *(f"{gbs:.3g}" for gbs in (r.lookup_into_gbs, r.lookup_contiguous_gbs, r.copy_cold_gbs,
+                                                  r.copy_cached_gbs)),
                       ratio, f"{r.ratio_low:.2f}-{r.ratio_high:.2f}", allocation_cost(r), r.regime])
-    header = ["n", "moved", "lookup", "copy cold", "copy cached", "lookup/cold", "range", "allocating", "regime"]
-    return ("GB/s, median of the repeats; lookup: into a preallocated output; lookup/cold: its GB/s over the cold "
-            "copy's (in brackets where the call is not DRAM-bound: no bandwidth comparison); range: of that ratio over "
-            "the repeats; allocating: the time of a lookup that allocates its output, over the preallocated one's\n"
-            + _columns(header, lines, {"regime"}))
+    header = ["n", "moved", "lookup", "contiguous", "copy cold", "copy cached", "lookup/cold", "range", "allocating",
+              "regime"]
+    return ("GB/s, median of the repeats; lookup: into a preallocated output, ids drawn afresh; contiguous: the same "
+            "with contiguous ids; lookup/cold: the lookup's GB/s over the cold copy's (in brackets where the call is "
+            "not DRAM-bound: no bandwidth comparison); range: of that ratio over the repeats; allocating: the time of "
+            "a lookup that allocates its output, over the preallocated one's\n" + _columns(header, lines, {"regime"}))
+
+
+def contiguous_effect(r: BandwidthRow) -> str:
+    """What contiguous ids did to the lookup's bandwidth, paired by round: ``"faster in every round"``, ``"slower
+    in every round"``, or ``"no faster or slower than the repeats can tell apart"`` where the range takes in 1
+    (with one round: ``"faster in the one round timed"``, and so on)."""
+    rounds = "in every round" if r.repeats > 1 else "in the one round timed"
+    if r.contiguous_low > 1:
+        return f"faster {rounds}"
+    if r.contiguous_high < 1:
+        return f"slower {rounds}"
+    return "no faster or slower than the repeats can tell apart"
 
 
 def describe_study_row(r: BandwidthRow) -> str:
@@ -130,9 +155,13 @@ def describe_study_row(r: BandwidthRow) -> str:
         text = (f"{head}: {r.ratio:.2f}x its limit, a copy from a source not in cache ({r.copy_cold_gbs:.3g} GB/s; "
                 f"{rounds}; the source rotates through {format_bytes(r.cold_bytes)}, {COLD_FACTOR}x or more the "
                 f"{format_bytes(r.cache_bytes)} cache, as the rows come from a {format_bytes(r.table_bytes)} table)")
+    text += (f"\nwith contiguous ids: {r.lookup_contiguous_gbs:.3g} GB/s, {contiguous_effect(r)} "
+             f"({r.contiguous_gain:.2f}x, range {r.contiguous_low:.2f}-{r.contiguous_high:.2f})")
     cost = "no cost the repeats can tell apart" if allocation_cost(r) == "≈1x" else f"{r.alloc_cost:.2f}x the time"
     text += (f"\nallocating its output, as nn.Embedding does: {cost} (its time over the preallocated one's, "
              f"range {r.alloc_low:.2f}-{r.alloc_high:.2f})")
+    if r.alloc_faults is not None:
+        text += f", {r.alloc_faults:,.0f} page faults a call"
     if r.peak_gbs:
         text += f"; {r.lookup_into_gbs / r.peak_gbs:.0%} of the device's peak {r.peak_gbs:,.0f} GB/s"
     return text

@@ -6,7 +6,7 @@ import torch
 import torch.nn.functional as F
 from torch.utils.flop_counter import FlopCounterMode
 
-from .checking import as_number, correct, hint, prediction, require, require_keys
+from .checking import as_number, correct, hint, no_guess_yet, prediction, require, require_keys
 
 #: Exercise 6.1: GPT-2's vocabulary and width, and the batch whose repeated id the second part asks about.
 GPT2_TABLE = (50_257, 768)
@@ -50,32 +50,42 @@ def sparse_entries(batch: int = REPEAT_BATCH) -> int:
     return int(embedding.weight.grad._nnz())
 
 
-def check_repeated_entries(entries_with_repeats: int) -> bool:
-    """Exercise 6.1, continued: how many entries a ``sparse=True`` gradient holds when all :data:`REPEAT_BATCH` ids
-    of the batch are the same id; the checker runs the backward and compares."""
-    guess = prediction("entries_with_repeats", entries_with_repeats, int, "10")
-    measured = sparse_entries()
-    require(guess == measured, hint([
-        (guess == 1, "entries_with_repeats = 1 would merge the repeats into one row. Run the backward and read the "
-         "gradient's _nnz(): the lookup's sparse backward keeps one entry per id of the batch, and leaves merging "
-         "them (coalesce()) for later"),
-    ], f"entries_with_repeats = {guess:,} is not what the backward gives. Hint: run it and read the gradient's "
-       "_nnz()"))
-    return correct("how many entries the sparse gradient holds when every id of the batch is the same")
+def check_repeated_bytes(repeated_bytes: int | None) -> bool:
+    """Exercise 6.1, continued, a prediction: the bytes of the ``sparse=True`` gradient, as the backward returns it,
+    of a batch of :data:`REPEAT_BATCH` copies of one id at GPT-2's width; the checker runs the backward to count its
+    entries. True when nothing is wrong: the guess is right, or not made yet."""
+    if no_guess_yet(repeated_bytes=repeated_bytes):
+        return True
+    guess = prediction("repeated_bytes", repeated_bytes, int, "1_000")
+    d = GPT2_TABLE[1]
+    entry = ID_BYTES + FLOAT_BYTES * d
+    answer = sparse_entries() * entry
+    require(guess == answer, hint([
+        (guess == entry, f"{entry:,} bytes is one entry: the 64 copies merged into one. Merging means finding the "
+         "equal ids among the batch, on every backward; what would storing the entries as they come cost?"),
+        (guess in (REPEAT_BATCH * FLOAT_BYTES * d, FLOAT_BYTES * d), "each entry also stores its id: 8 bytes (int64)"),
+        (guess in (REPEAT_BATCH * (ID_BYTES + d), ID_BYTES + d), "an entry's d values are float32, 4 bytes each"),
+    ], f"repeated_bytes = {guess:,} is not what the backward returns. Hint: an entry is an id (int64) and a row of "
+       "d float32 values; how many entries does the backward write for 64 copies of one id?"))
+    return correct("the bytes of the sparse gradient of 64 copies of one id at d = 768, as the backward returns it")
 
 
 def check_largest_batch(largest_n: int) -> bool:
-    """Exercise 6.2: the largest ``n`` whose float32 one-hot, ``n·V·4`` bytes, is no larger than the table's
-    ``V·d·4`` at ``d = 768``."""
+    """Exercise 6.2: the largest ``n`` whose one-hot at its peak, the int64 one-hot and its float32 copy, ``n·V·12``
+    bytes, is no larger than the float32 table's ``V·d·4`` at ``d = 768``: ``n <= d/3``."""
     if isinstance(largest_n, bool) or not isinstance(largest_n, int):
         raise TypeError(f"largest_n must be a whole number of tokens, got {type(largest_n).__name__}")
-    require(largest_n == WIDTH, hint([
-        (largest_n == WIDTH // 2, "largest_n counts the one-hot at 8 bytes an entry: it is compared here as float32, "
-         "4 bytes, like the table"),
-        (largest_n == WIDTH - 1, "largest_n is one short: a one-hot exactly as large as the table takes no more "
-         "memory")], f"largest_n = {largest_n:,} is not the largest batch whose one-hot is no larger than the table. "
-        "Hint: write both sizes in bytes, n·V·4 and V·d·4, and see what cancels"))
-    return correct("the largest batch whose float32 one-hot is no larger than the table, at GPT-2's width")
+    answer = FLOAT_BYTES * WIDTH // (ID_BYTES + FLOAT_BYTES)
+    require(largest_n == answer, hint([
+        (largest_n == WIDTH, "largest_n counts the float32 one-hot alone: while .float() copies it, the int64 "
+         "one-hot F.one_hot returned exists too (section 5)"),
+        (largest_n == WIDTH // 2, "largest_n counts the int64 one-hot alone: while .float() copies it, its float32 "
+         "copy exists too (section 5)"),
+        (largest_n == answer - 1, "largest_n is one short: a one-hot exactly as large as the table takes no more "
+         "memory")], f"largest_n = {largest_n:,} is not the largest batch whose one-hot, at its peak, is no larger "
+        "than the table. Hint: write both sizes in bytes and see what cancels"))
+    return correct("the largest batch whose one-hot, int64 and float32 copy together, is no larger than the float32 "
+                   "table, at GPT-2's width")
 
 
 def _count(sizes: tuple[int, int, int]) -> dict[str, int]:
