@@ -127,9 +127,10 @@ def check_grad_by_hand(grad_by_hand: Callable) -> bool:
     got = returned_tensor(call, grad_by_hand(ids.clone(), grad_out.clone(), _VOCAB), (_VOCAB, _DIM),
                           ": the shape of the table").to(torch.float32)
     bound = _rounding_bound(ids, grad_out)
-    for name, expected in zip(("nn.Embedding's", "nn.Linear's (transposed)"), _backward_grads(ids, grad_out)):
-        require(((got - expected).abs() <= bound).all(), f"{call} differs from {name} backward pass by more than "
-                "rounding. Hint: which numbers of the sum does row v of the table multiply?")
+    names = ("nn.Embedding's backward pass", "nn.Linear's backward pass (transposed)")
+    for name, expected in zip(names, _backward_grads(ids, grad_out), strict=True):
+        require(((got - expected).abs() <= bound).all(), f"{call} differs from {name} by more than rounding. "
+                "Hint: which numbers of the sum does row v of the table multiply?")
     return correct("grad_by_hand equals both layers' backward passes (nn.Linear's transposed): exactly on 3 batches "
                    "whose sums do not round (multiples of 1/8), and up to rounding on a batch of random numbers "
                    "in which ids repeat")
