@@ -23,9 +23,10 @@ from utils.lookup import one_hot
 
 
 def one_hot_product() -> Figure:
+    """The answer's example (notebook 0): the table of nn.Embedding(4, 5) after manual_seed(123), and id 2."""
     generator = torch.Generator().manual_seed(123)
-    weight = torch.randn(10, 6, generator=generator)
-    return one_hot_product_figure(4, weight)
+    weight = torch.randn(4, 5, generator=generator)  # the values of nn.Embedding(4, 5) after manual_seed(123)
+    return one_hot_product_figure(2, weight)
 
 
 def embedding_lookup() -> Figure:

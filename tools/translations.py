@@ -538,10 +538,12 @@ def stamp_titles(stems: list[str]) -> None:
 
 _INTRO = "(introduction)"  # the name of the text before the first `##` heading
 #: what `make sync` writes into both READMEs, left out of the sections' stamps (the titles and
-#: notebook 0's ``answer`` and ``fine-print`` cells are stamped on their own)
+#: notebook 0's ``answer`` and ``fine-print`` cells are stamped on their own; the Start paragraph and the
+#: table's words are in tools/generated.py, in both languages)
 _GENERATED_BLOCKS = {generated.TABLE_BLOCK: "<!-- notebooks table (generated) -->",
                      generated.ANSWER_BLOCK: "<!-- the answer (generated) -->",
-                     generated.FINE_PRINT_BLOCK: "<!-- the fine print (generated) -->"}
+                     generated.FINE_PRINT_BLOCK: "<!-- the fine print (generated) -->",
+                     generated.START_BLOCK: "<!-- the start paragraph (generated) -->"}
 
 
 def readme_sections(text: str) -> list[tuple[str, str]]:

@@ -32,7 +32,7 @@ from utils.cli import OneLineParser
 
 from . import manifest
 from .cli import guard
-from .generated import ANSWER_BLOCK, read_notebook, readme_answer
+from .generated import ANSWER_BLOCK, START_BLOCK, read_notebook, readme_answer
 from .links import is_relative
 from .manifest import EDITIONS, available
 
@@ -139,12 +139,14 @@ class SiteExporter(HTMLExporter):
 
 
 def render_index(site_paths: dict[str, str], problems: list[str]) -> str:
-    """The home page: the README's title, its answer and opening paragraph, the table of notebooks."""
+    """The home page: the README's title, its answer and Start paragraph, the table of notebooks."""
     text = (manifest.ROOT / manifest.ENGLISH.readme).read_text(encoding="utf-8")
     title = re.search(r"^# (.+)$", text, re.M).group(1)
-    # the first paragraph of prose: not a heading, a comment, or a line of links and badges
-    prose = [p.strip() for p in ANSWER_BLOCK.sub("", text).split("\n\n")
-             if p.strip() and not p.lstrip().startswith(("#", "<!--", "[", "!["))]
+    # the Start paragraph; else the first paragraph of prose: not a heading, a comment, or a line of links and badges
+    start = START_BLOCK.search(text)
+    prose = [start.group(1).strip()] if start else [
+        p.strip() for p in ANSWER_BLOCK.sub("", text).split("\n\n")
+        if p.strip() and not p.lstrip().startswith(("#", "<!--", "[", "!["))]
     rows = [{"entry": entry,
              "pages": [(e, site_paths.get(e.repo_path(entry))) for e in EDITIONS],
              "practice": [(e, f"{PRACTICE}/{posixpath.join(e.subdir, entry.filename)}") for e in available(entry)]}

@@ -114,3 +114,58 @@ def once_per_id(ids, grad_out):  # a repeated id counted once
 ])
 def test_bias_grad_by_hand(judge, function, expected):
     judge(exercises.check_bias_grad_by_hand, (function,), expected, never=("sum(0)",))
+
+
+def by_loop(ids, grad_out, V):  # one row at a time, in the batch's order: right, and rounded like nn.Embedding's
+    grad = torch.zeros(V, grad_out.shape[1])
+    for i, v in enumerate(ids.tolist()):
+        grad[v] += grad_out[i]
+    return grad
+
+
+def rounded_off(ids, grad_out, V):  # right on sums that round nothing, off by more than rounding elsewhere
+    exact = grad_by_hand(ids, grad_out, V)
+    return exact if torch.equal(exact, exact * 8 // 1 / 8) else exact + 1e-3
+
+
+@pytest.mark.parametrize(("function", "expected"), [
+    (by_loop, "pass"),
+    (lambda ids, grad_out, V: grad_by_hand(ids.flip(0), grad_out.flip(0), V), "pass"),  # another order of the sums
+    (rounded_off, r"random grad_out, differs from nn\.Embedding's backward pass by more than rounding"),
+    (lambda ids, grad_out, V: grad_by_hand(ids, grad_out, V).half().float(), r"by more than rounding"),
+])
+def test_grad_by_hand_on_random_numbers(judge, function, expected):
+    """The last batch holds random numbers, whose sums round: any order of adding passes, a larger error fails."""
+    judge(exercises.check_grad_by_hand, (function,), expected, never=("index_add", "one_hot(ids).T", ".T @"))
+
+
+def test_the_random_batch_repeats_ids_and_its_bound_covers_both_layers():
+    ids, grad_out = exercises._random_batch()
+    assert ids.bincount(minlength=7).min() == 0 and ids.bincount().max() > 8  # id 6 unused; ids repeat
+    bound = exercises._rounding_bound(ids, grad_out)
+    from_embedding, from_linear = exercises._backward_grads(ids, grad_out)
+    assert ((from_embedding - from_linear).abs() <= bound).all()
+
+
+T = torch.tensor
+ONE_HOT = F.one_hot(T([2, 3, 1]), 4).float()
+POISONED = torch.zeros(4, 5)
+POISONED[0, 1] = float("inf")
+
+
+@pytest.mark.parametrize(("guess", "expected"), [
+    (3, "pass"),
+    (0, r"not 0: the lookup never reads"),
+    (15, r"not every number"),
+    (1, r"more than one"),
+    (5, r"adds up one_hot\[i, v\]"),
+    (3.0, r"nan_count must look like 7"),
+    (True, r"nan_count must look like 7"),
+])
+def test_nan_count(judge, guess, expected):
+    judge(exercises.check_nan_count, (guess, ONE_HOT, POISONED), expected, never=("3 ",))
+
+
+def test_nan_count_judges_nothing_before_a_guess(capsys):
+    assert exercises.check_nan_count(None, ONE_HOT, POISONED) is True
+    assert capsys.readouterr().out.startswith("no guess yet: record nan_count")
