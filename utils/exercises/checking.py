@@ -70,7 +70,8 @@ def no_guess_yet(**guesses: object) -> bool:
     notebook run top to bottom, before the learner has guessed, prints no verdict and no answer)."""
     missing = [name for name, value in guesses.items() if value is None]
     if missing:
-        print(f"no guess yet: record {' and '.join(missing)} in the cell above, then run this cell again")
+        names = ", ".join(missing[:-1]) + " and " * (len(missing) > 1) + missing[-1]  # "a, b and c"
+        print(f"no guess yet: record {names} in the cell above, then run this cell again")
     return bool(missing)
 
 

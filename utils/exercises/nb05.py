@@ -9,7 +9,7 @@ import torch
 
 from ..checks import check_positive
 from ..init_stats import tied_logit_std
-from .checking import as_number, correct, hint, require, require_function, within
+from .checking import as_number, correct, hint, no_guess_yet, require, require_function, within
 
 #: Exercise 5.1: Hugging Face's Llama draws every nn.Linear from N(0, LLAMA_STD²) (its config's initializer_range)
 LLAMA_STD = 0.02
@@ -19,14 +19,13 @@ LLAMA_UP_IN, LLAMA_DOWN_IN = 4096, 11008
 OUTPUT_VARIANCE_CASES = ((LLAMA_UP_IN, LLAMA_STD, 0), (LLAMA_DOWN_IN, LLAMA_STD, 1), (1000, 0.05, 2))
 #: how far a measured output variance may be from the checker's own measurement and from fan_in * weight_std²
 OUTPUT_VARIANCE_TOLERANCE = 0.05
+#: Exercise 5.1: the in_features at which N(0, LLAMA_STD²) keeps the variance at 1: in_features * 0.02² = 1
+UNIT_IN_FEATURES = round(1 / LLAMA_STD**2)
 PREDICTED = "your prediction, a number"
 
 
 def _positive(name: str, value: object, what: str) -> float:
-    """``value`` as a positive, finite float (a tensor of one element is taken too); a prediction still ``None`` is
-    refused with one line asking for it."""
-    require(value is not None or not name.startswith("predicted"),
-            f"record your prediction in {name} first (the cell above still holds None)")
+    """``value`` as a positive, finite float (a tensor of one element is taken too)."""
     return check_positive(name, as_number(name, value, what))
 
 
@@ -52,23 +51,43 @@ def _predicted_variance_hint(predicted: float, fan_in: int, other_fan_in: int) -
     ], f"Hint: each output sums fan_in = {fan_in} products of a weight of std {LLAMA_STD} and an input of variance 1")
 
 
-def check_llama_output_variance(predicted_up: float, predicted_down: float,
-                                output_variance: Callable[[int, float, int], float]) -> bool:
-    """Exercise 5.1: the predicted output variances of Llama 2 7B's up-projection ``nn.Linear(4096, 11008)`` and
-    down-projection ``nn.Linear(11008, 4096)`` drawn from N(0, 0.02²), for inputs of variance 1; then
-    ``output_variance(in_features, weight_std, seed)``, which measures that variance on a layer with 256 outputs.
+def check_llama_predictions(predicted_up: float, predicted_down: float, unit_in_features: float) -> bool:
+    """Exercise 5.1's predictions, judged at once: the output variances of Llama 2 7B's up-projection
+    ``nn.Linear(4096, 11008)`` and down-projection ``nn.Linear(11008, 4096)`` drawn from N(0, 0.02²), for inputs of
+    variance 1, and the ``in_features`` at which that draw keeps the variance at 1.
 
-    The predictions must be ``in_features * 0.02²`` within 2%. The checker calls the function at sizes of its own
-    (``OUTPUT_VARIANCE_CASES``) and compares with its own measurement and with ``in_features * weight_std²``; it
-    requires the same seed to give the same number and another seed another number (a measurement, not a
-    formula). The learner's function runs with the global random state saved and restored (``nn.Linear`` draws its
-    default weight from it). ``TypeError``/``ValueError`` for arguments of the wrong kind.
+    Each variance must be ``in_features * 0.02²`` within 2%, and ``unit_in_features`` ``1 / 0.02²`` within 2%.
+    While a guess is still ``None`` it judges nothing (one line says so). ``TypeError``/``ValueError`` for
+    arguments of the wrong kind.
     """
+    if no_guess_yet(predicted_up=predicted_up, predicted_down=predicted_down, unit_in_features=unit_in_features):
+        return True
     for name, value, fan_in, other in (("predicted_up", predicted_up, LLAMA_UP_IN, LLAMA_DOWN_IN),
                                        ("predicted_down", predicted_down, LLAMA_DOWN_IN, LLAMA_UP_IN)):
         predicted = _positive(name, value, PREDICTED)
         require(within(predicted, fan_in * LLAMA_STD**2, 0.02), f"your {name}, {predicted:.4g}, is not the variance "
                 f"of that layer's outputs. {_predicted_variance_hint(predicted, fan_in, other)}")
+    unit = _positive("unit_in_features", unit_in_features, "a number of input features")
+    require(within(unit, UNIT_IN_FEATURES, 0.02), f"your unit_in_features, {unit:.4g}, does not keep the variance "
+            "at 1. " + hint([
+                (within(unit, 1 / LLAMA_STD, 0.02), "Hint: that makes in_features · 0.02 equal 1; the variance "
+                 "is in_features times the square of the std"),
+                (within(unit, 1 / LLAMA_STD**2 / 3, 0.02) or within(unit, 3 / LLAMA_STD**2, 0.02),
+                 "Hint: Llama's draw is N(0, 0.02²), not the uniform default; no factor 3"),
+            ], "Hint: the output variance is in_features · 0.02² times the input's; set it to 1"))
+    return correct("your two output variances and your in_features for variance 1 are right within 2%")
+
+
+def check_output_variance(output_variance: Callable[[int, float, int], float]) -> bool:
+    """Exercise 5.1, measured: ``output_variance(in_features, weight_std, seed)`` measures the variance of the
+    outputs of a layer with 256 outputs, its weight from N(0, weight_std²), for inputs of variance 1.
+
+    The checker calls the function at sizes of its own (``OUTPUT_VARIANCE_CASES``) and compares with its own
+    measurement and with ``in_features * weight_std²``; it requires the same seed to give the same number and
+    another seed another number (a measurement, not a formula). The learner's function runs with the global
+    random state saved and restored (``nn.Linear`` draws its default weight from it). ``TypeError`` for a result
+    that is not a number.
+    """
     require_function("output_variance", output_variance)
     with torch.random.fork_rng(devices=[]):
         for in_features, weight_std, seed in OUTPUT_VARIANCE_CASES:
@@ -91,47 +110,57 @@ def check_llama_output_variance(predicted_up: float, predicted_down: float,
             "g = torch.Generator().manual_seed(seed), passing generator=g to each draw")
     require(first != other, "seeds 5 and 6 gave the same number: the function computes a formula instead of "
             "measuring. Hint: draw the weight and the inputs, and measure the outputs' variance")
-    return correct("your two predictions match in_features · 0.02² within 2%, and output_variance agrees with the "
-                   "checker's own measurements at 3 sizes and changes with the seed")
+    return correct("output_variance agrees with the checker's own measurements at 3 sizes and changes with the seed")
 
 
-#: Exercise 5.2: the sizes, weight stds, LayerNorm gains and seeds at which the checker calls the learner's function
+#: Exercise 5.2: the sizes, weight stds, LayerNorm scales and seeds at which the checker calls the learner's function
 LOGIT_STD_CASES = ((64, 1.0, 1.0, 0), (256, 0.1, 2.0, 1), (768, 0.02, 0.5, 2))
 #: how far a measured logit std may be from the checker's own measurement and from sqrt(d) * weight_std * gain
 LOGIT_STD_TOLERANCE = 0.03
-#: Exercise 5.2: the gain of the final LayerNorm at which the logits must have std 1
-GAIN = 2.0
+#: Exercise 5.2: the scale (weight) of the final LayerNorm at which the logits must have std 1
+SCALE = 2.0
 #: Exercise 5.2: the vectors reaching the LayerNorm have this std around this mean
 ARRIVING_STD, ARRIVING_MEAN = 3.0, 1.0
 
 
-def _measured_logit_std(d: int, weight_std: float, gain: float, seed: int) -> float:
+def _measured_logit_std(d: int, weight_std: float, scale: float, seed: int) -> float:
     """Exercise 5.2, measured by the checker: a tied table ``[1000, d]`` from N(0, weight_std²), then 512 vectors
-    ``3 * N(0, 1) + 1``, both from one generator seeded with ``seed``; the vectors through a LayerNorm with gain
-    ``gain`` give the hidden states ``h``; the std of ``h @ table.T``."""
+    ``3 * N(0, 1) + 1``, both from one generator seeded with ``seed``; the vectors through a LayerNorm with scale
+    ``scale`` give the hidden states ``h``; the std of ``h @ table.T``."""
     generator = torch.Generator().manual_seed(seed)
     table = torch.randn(1_000, d, generator=generator, dtype=torch.float64) * weight_std
     arriving = ARRIVING_STD * torch.randn(512, d, generator=generator, dtype=torch.float64) + ARRIVING_MEAN
-    hidden = gain * torch.nn.functional.layer_norm(arriving, (d,))
+    hidden = scale * torch.nn.functional.layer_norm(arriving, (d,))
     return float((hidden @ table.T).std())
 
 
 def check_logit_std_prediction(predicted_weight_std: float) -> bool:
-    """Exercise 5.2's prediction, recorded before anything is measured: the weight std that gives logits of
-    std 1 at ``d = 768`` behind a final LayerNorm with gain 2. Only its kind is checked here (a positive number);
-    :func:`check_logit_std_function`, after the measurement, holds it to the answer."""
-    _positive("predicted_weight_std", predicted_weight_std, "your prediction, a std")
-    print("recorded: your prediction; the measurement below will tell whether it holds")
-    return True
+    """Exercise 5.2's prediction, judged at once: the weight std that gives logits of std 1 at ``d = 768`` behind a
+    final LayerNorm with scale 2, for vectors that reach it with std 3 around a mean of 1: ``1 / (2 * sqrt(768))``
+    within 10%. While the guess is still ``None`` it judges nothing (one line says so). ``TypeError``/``ValueError``
+    for a guess that is not a positive number.
+    """
+    if no_guess_yet(predicted_weight_std=predicted_weight_std):
+        return True
+    predicted = _positive("predicted_weight_std", predicted_weight_std, "your prediction, a std")
+    why = hint([
+        (within(predicted * math.sqrt(768), 1, 0.1),
+         "that is the std for hidden states of std 1; the scale 2 doubles them, and each logit is linear in h"),
+        (within(predicted * math.sqrt(768) * SCALE * ARRIVING_STD, 1, 0.1)
+         or within(predicted * math.sqrt(768) * ARRIVING_STD, 1, 0.1),
+         "the LayerNorm divides each vector by its own std: whatever reaches it leaves with std 1, times the scale"),
+    ], "each logit sums d products of a hidden state's entry and a weight of std std(W)")
+    require(within(predicted, 1 / tied_logit_std(768, 1.0, SCALE), 0.1),
+            f"your prediction, {predicted:.4g}, does not give logits of std 1. Hint: {why}")
+    return correct("your weight std gives logits of std 1 within 10%")
 
 
 def check_logit_std_function(measure_logit_std: Callable[[int, float, float, int], float],
-                             weight_std_for_unit_logits: float, predicted_weight_std: float) -> bool:
-    """Exercise 5.2: ``predicted_weight_std``, then ``measure_logit_std(d, weight_std, gain, seed)`` measures the std
-    of a tied layer's logits for hidden states that come out of a LayerNorm with gain ``gain``, and
-    ``weight_std_for_unit_logits`` gives logits of std 1 at ``d = 768`` behind a LayerNorm with gain ``GAIN`` = 2.
+                             weight_std_for_unit_logits: float) -> bool:
+    """Exercise 5.2, measured: ``measure_logit_std(d, weight_std, scale, seed)`` measures the std of a tied layer's
+    logits for hidden states that come out of a LayerNorm with scale ``scale``, and ``weight_std_for_unit_logits``
+    gives logits of std 1 at ``d = 768`` behind a LayerNorm with scale ``SCALE`` = 2.
 
-    The prediction is checked first, against ``1 / (2 * sqrt(768))``, within 10%.
     The checker calls the function at sizes of its own (``LOGIT_STD_CASES``) and compares with its own
     measurement and with ``sqrt(d) * weight_std * gain``; it requires the same seed to give the same number and
     another seed another number (a measurement, not a formula); then it measures the logits that
@@ -139,64 +168,70 @@ def check_logit_std_function(measure_logit_std: Callable[[int, float, float, int
     arguments of the wrong kind.
     """
     require_function("measure_logit_std", measure_logit_std)
-    predicted = _positive("predicted_weight_std", predicted_weight_std, "your prediction, a std")
-    why = hint([
-        (within(predicted * math.sqrt(768), 1, 0.1),
-         "that is the std for hidden states of std 1; the gain 2 doubles them, and each logit is linear in h"),
-        (within(predicted * math.sqrt(768) * GAIN * ARRIVING_STD, 1, 0.1)
-         or within(predicted * math.sqrt(768) * ARRIVING_STD, 1, 0.1),
-         "the LayerNorm divides each vector by its own std: whatever reaches it leaves with std 1, times the gain"),
-    ], "each logit sums d products of a hidden state's entry and a weight of std std(W)")
-    require(within(predicted, 1 / tied_logit_std(768, 1.0, GAIN), 0.1),  # the prediction first
-            f"your prediction, {predicted:.4g}, does not give logits of std 1. Hint: {why}")
-    for d, weight_std, gain, seed in LOGIT_STD_CASES:
-        got = as_number("measure_logit_std(...)", measure_logit_std(d, weight_std, gain, seed),
+    for d, weight_std, scale, seed in LOGIT_STD_CASES:
+        got = as_number("measure_logit_std(...)", measure_logit_std(d, weight_std, scale, seed),
                         "a std, e.g. `.item()`")
-        own, formula = _measured_logit_std(d, weight_std, gain, seed), tied_logit_std(d, weight_std, gain)
-        call = f"measure_logit_std({d}, {weight_std}, {gain}, seed={seed}) returned {got:.4g}"
+        own, formula = _measured_logit_std(d, weight_std, scale, seed), tied_logit_std(d, weight_std, scale)
+        call = f"measure_logit_std({d}, {weight_std}, {scale}, seed={seed}) returned {got:.4g}"
         unnormalised = tied_logit_std(d, weight_std, math.hypot(ARRIVING_STD, ARRIVING_MEAN))
         require(within(got, own, LOGIT_STD_TOLERANCE) and within(got, formula, LOGIT_STD_TOLERANCE), hint([
             (got > 0 and within(got, own**2, LOGIT_STD_TOLERANCE),
              f"{call}, the variance of the logits. Hint: return their std"),
             (got > 0 and within(got, weight_std, LOGIT_STD_TOLERANCE),
              f"{call}, the std of the table. Hint: return the std of the logits, hidden @ table.T"),
-            (gain != 1 and within(got * gain, own, LOGIT_STD_TOLERANCE),
-             f"{call}, as if the gain were 1. Hint: fill the LayerNorm's weight with gain before using it"),
-            (within(got, unnormalised, LOGIT_STD_TOLERANCE) or within(got, unnormalised * gain, LOGIT_STD_TOLERANCE),
+            (scale != 1 and within(got * scale, own, LOGIT_STD_TOLERANCE),
+             f"{call}, as if the scale were 1. Hint: fill the LayerNorm's weight with scale before using it"),
+            (within(got, unnormalised, LOGIT_STD_TOLERANCE) or within(got, unnormalised * scale, LOGIT_STD_TOLERANCE),
              f"{call}, the logits of the vectors as they reach the LayerNorm. Hint: pass them through it first"),
         ], f"{call}, far from the std of the logits that the checker measured with the same draws. Hint: draw the "
            "table [1000, d] times weight_std, then 512 vectors 3 * N(0, 1) + 1 (512, d), from one generator; pass "
-           "the vectors through nn.LayerNorm(d) with its weight filled with gain; take (hidden @ table.T).std()"))
+           "the vectors through nn.LayerNorm(d) with its weight filled with scale; take (hidden @ table.T).std()"))
     first, again, other = (measure_logit_std(64, 1.0, 1.0, seed) for seed in (5, 5, 6))
     require(first == again, "the same seed gave two different numbers. Hint: draw everything from "
             "g = torch.Generator().manual_seed(seed), passing generator=g to each draw")
     require(first != other, "seeds 5 and 6 gave the same number: the function computes a formula instead of "
             "measuring. Hint: draw the table and the vectors, and measure the logits' std")
     weight_std = _positive("weight_std_for_unit_logits", weight_std_for_unit_logits, "a std")
-    measured = _measured_logit_std(768, weight_std, GAIN, 3)  # the situation asked about: a LayerNorm with gain 2
+    measured = _measured_logit_std(768, weight_std, SCALE, 3)  # the situation asked about: a LayerNorm with scale 2
     require(abs(measured - 1) <= LOGIT_STD_TOLERANCE, hint([
         (abs(weight_std - 1 / 768) < 1e-6, "1/768 divides by d where a square root belongs. Hint: the variance is "
          "d * std² times the hidden states' variance, so the std of the logits is sqrt(d) * std * std(h)")],
         f"with weight std {weight_std:.4g} the checker measured logits whose std is "
         f"{'above' if measured > 1 else 'below'} 1. Hint: the logits' std is proportional to the weight std; "
-        "measure it at gain 2 and one weight std, then scale"))
-    return correct("your prediction was right within 10%, measure_logit_std agrees with the checker's own "
-                   "measurements at 3 sizes and changes with the seed, and your weight std gives logits of "
-                   "std 1 at d = 768 behind a LayerNorm with gain 2 in the checker's measurement")
+        "measure it at scale 2 and one weight std, then divide"))
+    return correct("measure_logit_std agrees with the checker's own measurements at 3 sizes and changes with the "
+                   "seed, and your weight_std_for_unit_logits gives logits of std 1 in the checker's measurement")
 
 
 #: Exercise 5.3: the default nn.Linear(V, d) whose weight the learner scales to std 1
 SCALED_SHAPE = (70, 5000)
 
 
-def check_scaled_linear(predicted_max: float, scaled: torch.Tensor) -> bool:
-    """Exercise 5.3: the default weight of ``nn.Linear(5000, 70)`` multiplied to std 1, and the largest ``|w|``
-    predicted for it before the scaling.
+#: Exercise 5.3: the largest |w| of the scaled weight: U(-b, b) scaled to std 1 has bound b / (b / sqrt(3))
+SCALED_MAX = math.sqrt(3)
+
+
+def check_max_prediction(predicted_max: float) -> bool:
+    """Exercise 5.3's prediction, judged at once: the largest ``|w|`` of the default weight of
+    ``nn.Linear(5000, 70)`` multiplied to std 1, within 5% of ``sqrt(3)``. While the guess is still ``None`` it
+    judges nothing (one line says so). ``TypeError``/``ValueError`` for a guess that is not a positive number."""
+    if no_guess_yet(predicted_max=predicted_max):
+        return True
+    predicted = _positive("predicted_max", predicted_max, PREDICTED)
+    why = ("scaling every weight by one number keeps the shape of the distribution: a uniform stays uniform, and "
+           "nothing lies beyond its bound" if predicted > SCALED_MAX else
+           "the std of U(-c, c) is c/sqrt(3), so a uniform of std 1 reaches further than 1")
+    require(within(predicted, SCALED_MAX, 0.05),
+            f"your predicted_max, {predicted:.4g}, is not the largest |w| of the scaled weight. Hint: {why}")
+    return correct("your largest |w| is right within 5%")
+
+
+def check_scaled_linear(scaled: torch.Tensor) -> bool:
+    """Exercise 5.3, done: ``scaled``, the default weight of ``nn.Linear(5000, 70)`` multiplied to std 1.
 
     ``scaled`` must have std 1 (within 1%) and still be nn.Linear's uniform draw, scaled: every ``|w|`` within
-    the scaled bound and the largest close to it; ``predicted_max`` must be within 5% of that bound.
+    the scaled bound and the largest close to it. ``TypeError`` for anything but a float tensor.
     """
-    predicted_max = _positive("predicted_max", predicted_max, PREDICTED)
     if not isinstance(scaled, torch.Tensor) or not scaled.is_floating_point():
         raise TypeError(f"scaled must be a float tensor (the scaled weight), got {type(scaled).__name__}")
     require(tuple(scaled.shape) == SCALED_SHAPE, f"scaled has shape {tuple(scaled.shape)}, expected {SCALED_SHAPE}: "
@@ -205,13 +240,7 @@ def check_scaled_linear(predicted_max: float, scaled: torch.Tensor) -> bool:
     std = float(scaled.std())
     require(abs(std - 1) <= 0.01, f"scaled has std {std:.4g}, not 1. Hint: divide the default weight by its std, "
             "1/sqrt(3 * fan_in), i.e. multiply it by sqrt(3 * fan_in)")
-    bound = math.sqrt(3)  # U(-b, b) scaled to std 1: b / std(U(-b, b)) = sqrt(3)
-    require(bound * (1 - 1e-3) < float(scaled.abs().max()) <= bound * (1 + 1e-5), "scaled has std 1 but is not "
-            "nn.Linear's uniform draw, scaled. Hint: multiply the default weight by one number; do not draw it again")
-    why = ("scaling every weight by one number keeps the shape of the distribution: a uniform stays uniform, and "
-           "nothing lies beyond its bound" if predicted_max > bound else
-           "the std of U(-c, c) is c/sqrt(3), so a uniform of std 1 reaches further than 1")
-    require(within(predicted_max, bound, 0.05),
-            f"your predicted_max, {predicted_max:.4g}, is not the largest |w| of scaled. Hint: {why}")
-    return correct("scaled has std 1 within 1% and is still nn.Linear's uniform draw, and your predicted largest "
-                   "|w| matches it within 5%")
+    require(SCALED_MAX * (1 - 1e-3) < float(scaled.abs().max()) <= SCALED_MAX * (1 + 1e-5), "scaled has std 1 but "
+            "is not nn.Linear's default draw, scaled. Hint: multiply the default weight by one number; do not draw "
+            "it again")
+    return correct("scaled has std 1 within 1% and is a default weight of nn.Linear(5000, 70) times one number")

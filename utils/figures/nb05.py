@@ -7,7 +7,6 @@ import math
 import numpy as np
 import torch
 from matplotlib.figure import Figure
-from matplotlib.ticker import MaxNLocator
 
 from ..init_stats import Expected, normal
 from .drawing import SEQUENCE_COLOURS
@@ -39,9 +38,10 @@ def _draw_histograms(ax, entries, lo: float, hi: float, bins: int, labels: bool)
             ax.stairs(density, edges, fill=True, alpha=0.35, color=colour, label=text)
         else:
             ax.stairs(density, edges, color=colour, lw=1.3, label=text)
-        if expected is not None:
-            x = np.linspace(lo, hi, 2001)
-            ax.plot(x, expected.pdf(x), color="black" if k == 0 else colour, ls="--", lw=1.2)
+        if expected is not None:  # the density averaged over each bin: the height a bar should have
+            cdf = expected.torch_distribution().cdf(torch.as_tensor(edges, dtype=torch.float64)).numpy()
+            ax.stairs(np.diff(cdf) / np.diff(edges), edges, color="black", ls="--", lw=1.0,
+                      zorder=3)  # black, over the histograms: visible where it matches them
     ax.set_xlim(lo, hi)
 
 
@@ -57,7 +57,8 @@ def weight_histograms_figure(panels: dict[str, list[tuple[str, torch.Tensor, obj
     or ``None``. Each legend entry gives
     the observed and the expected std. Heights are ``np.histogram`` counts divided by
     ``n * bin width`` (a density; values outside the range still count in ``n``). The
-    first entry is filled, later ones are outlines; each expected density is dashed.
+    first entry is filled, later ones are outlines; each expected density is dashed black, averaged over each bin (so a
+    bin wider than a whole uniform draw shows ``1/(bin width)``, as its bar does).
     ``zoom=(lo, hi)`` adds an inset with that range on a linear scale.
     """
 
@@ -81,10 +82,10 @@ def weight_histograms_figure(panels: dict[str, list[tuple[str, torch.Tensor, obj
         if zoom is not None:
             inset = ax.inset_axes([0.64, 0.5, 0.34, 0.46])
             _draw_histograms(inset, entries, zoom[0], zoom[1], bins, labels=False)
-            inset.xaxis.set_major_locator(MaxNLocator(4, symmetric=True))
+            inset.set_xticks(np.linspace(zoom[0], zoom[1], 5)[1:-1])  # none at the edges, where labels get cut
             inset.tick_params(labelsize=7)
             inset.set_title("zoom, linear scale", fontsize=7)
-        ax.plot([], [], color="black", ls="--", lw=1.2, label="theoretical density")
+        ax.plot([], [], color="black", ls="--", lw=1.0, label="theoretical density, averaged over each bin")
         if log_y:
             ax.set_yscale("log")
             ax.set_ylim(bottom=1e-3)
