@@ -252,7 +252,7 @@ def _distance(call: str, value: object) -> float:
     return value
 
 
-def check_row_0_distance(predicted_ratio: float,
+def check_row_0_distance(predicted_ratio: float | None,
                          row_0_distance: Callable[[type[torch.optim.Optimizer], float, float, int], float]) -> bool:
     """Exercise 4.5: ``row_0_distance(optimizer_class, lr, weight_decay, steps)``: how far ``steps`` steps of
     ``optimizer_class(..., lr=lr, weight_decay=weight_decay)`` move row 0 of the table ``decay_start``, never looked
@@ -262,12 +262,11 @@ def check_row_0_distance(predicted_ratio: float,
     The checker calls the function with ``torch.optim.Adam`` and ``torch.optim.AdamW`` at
     ``DECAY_EXERCISE_SETTINGS`` and runs the same experiments itself (calling it twice first: it must not change
     ``decay_start``); only the function is graded. The prediction is reported, without its value or the measured
-    one: within 25% of the measured ratio, or below or above it, and why. ``TypeError``/``ValueError`` for a result
-    that is not a distance, or a prediction that is missing or not a number.
+    one: within 25% of the measured ratio, or below or above it, and why; or that none was recorded (``None``).
+    ``TypeError``/``ValueError`` for a result that is not a distance, or a prediction that is not a number.
     """
-    if predicted_ratio is None:
-        raise ValueError("predicted_ratio is still None: record your prediction in its cell first, then measure")
-    predicted_ratio = as_number("predicted_ratio", predicted_ratio, "your prediction, a ratio")
+    if predicted_ratio is not None:
+        predicted_ratio = as_number("predicted_ratio", predicted_ratio, "your prediction, a ratio")
     require_function("row_0_distance", row_0_distance)
     exercise_settings = DECAY_EXERCISE_SETTINGS[0]
     first = "row_0_distance(torch.optim.Adam, lr={}, weight_decay={}, steps={})".format(*exercise_settings)
@@ -293,7 +292,9 @@ def check_row_0_distance(predicted_ratio: float,
                     f"{call} returned a distance that is off. Hint: {why}")
     measured = (_never_seen_row_distance(torch.optim.Adam, *exercise_settings)
                 / _never_seen_row_distance(torch.optim.AdamW, *exercise_settings))
-    if within(predicted_ratio, measured, DECAY_PREDICTION_TOLERANCE):
+    if predicted_ratio is None:
+        print("your prediction: none recorded (predicted_ratio is still None)")
+    elif within(predicted_ratio, measured, DECAY_PREDICTION_TOLERANCE):
         print(f"your prediction: within {DECAY_PREDICTION_TOLERANCE:.0%} of the measured ratio")
     elif predicted_ratio < measured:
         print(f"your prediction: more than {DECAY_PREDICTION_TOLERANCE:.0%} below the measured ratio. Why: Adam "
