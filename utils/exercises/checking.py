@@ -4,9 +4,11 @@ likeliest mistake)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import contextlib
+from collections.abc import Iterable, Iterator
 
 import torch
+import torch.nn.functional as F
 
 
 class ExerciseError(AssertionError):
@@ -101,3 +103,19 @@ def one_of(name: str, value: object, choices: tuple) -> object:
 def within(got: float, expected: float, tolerance: float) -> bool:
     """``got`` is ``expected`` within ``tolerance``, relative (0.01: within 1%)."""
     return abs(got / expected - 1) <= tolerance
+
+
+@contextlib.contextmanager
+def refusing_embedding_functions(why: str) -> Iterator[None]:
+    """While it lasts, ``F.embedding`` and ``torch.embedding`` raise :class:`ExerciseError` with ``why``: for an
+    exercise that asks for the lookup written out, with indexing."""
+
+    def refuse(*args, **kwargs):
+        raise ExerciseError(why)
+
+    saved = F.embedding, torch.embedding
+    F.embedding = torch.embedding = refuse
+    try:
+        yield
+    finally:
+        F.embedding, torch.embedding = saved

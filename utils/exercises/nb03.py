@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import copy
 from collections.abc import Callable
 
@@ -11,7 +10,15 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch.utils.flop_counter import FlopCounterMode
 
-from .checking import ExerciseError, correct, hint, require, require_function, returned_tensor
+from .checking import (
+    ExerciseError,
+    correct,
+    hint,
+    refusing_embedding_functions,
+    require,
+    require_function,
+    returned_tensor,
+)
 
 #: Exercise 3.1: the checker's layers ``(V, d)`` and ids; on the square layer the rows of the weight have the
 #: right shape and the wrong numbers
@@ -105,26 +112,11 @@ def check_tied_output_layer(head: object, table: object) -> bool:
 _SMALL, _WIDE, _PADDING = (7, 3), (1000, 16), 2
 
 
-@contextlib.contextmanager
-def _without_embedding_functions():
-    """While it lasts, ``F.embedding`` and ``torch.embedding`` fail with what exercise 3.3 asks instead."""
-
-    def refuse(*args, **kwargs):
-        raise ExerciseError("MyEmbedding's forward calls F.embedding (or torch.embedding), which keeps the padding "
-                            "row's gradient at zero for you: do that part yourself, with indexing")
-
-    saved = F.embedding, torch.embedding
-    F.embedding = torch.embedding = refuse
-    try:
-        yield
-    finally:
-        F.embedding, torch.embedding = saved
-
-
 def check_parameter_embedding(cls: object) -> bool:
     """Exercise 3.3: a class ``MyEmbedding(num_embeddings, embedding_dim, padding_idx=None)``, without
     ``nn.Embedding``, ``nn.Linear`` or ``F.embedding``: a registered ``weight`` ``[V, d]`` drawn from N(0, 1), its
-    padding row (if any) zero; ``forward(ids)`` returns ``weight[ids]``, and the padding row gets no gradient.
+    padding row (if any) zero; ``forward(ids)`` returns ``weight[ids]``, so the gradient reaches the rows looked up.
+    (Whether the padding row gets a gradient is notebook 4's exercise 4.2: either way passes here.)
 
     The checker builds layers of its own from the class, and leaves the random state as it found it.
     """
@@ -155,27 +147,26 @@ def check_parameter_embedding(cls: object) -> bool:
             "does (torch.randn)")
     padded_rows = padded.weight.detach()
     require(torch.equal(padded_rows[_PADDING], torch.zeros(_SMALL[1])), "MyEmbedding(7, 3, padding_idx=2).weight[2] "
-            "is not zero: set the padding row to zero when the layer is built")
+            "is not zero: set the padding row to zero when the layer is built (under torch.no_grad(), section 5)")
     require(bool((padded_rows[torch.arange(_SMALL[0]) != _PADDING] != 0).any(dim=1).all()),
             "MyEmbedding(7, 3, padding_idx=2) has zero rows besides row 2: zero only the padding row")
     ids = torch.tensor([[1, 0, 2], [_SMALL[0] - 1, 2, 1]])
     for name, layer in layers.items():
-        with _without_embedding_functions():
+        with refusing_embedding_functions("MyEmbedding's forward calls F.embedding (or torch.embedding): index the "
+                                          "weight Parameter with the ids yourself, as section 2's third way does"):
             out = layer(ids)
         require(isinstance(out, torch.Tensor) and tuple(out.shape) == (2, 3, _SMALL[1]), f"{name}(ids) for ids of "
                 f"shape (2, 3) returned shape {tuple(getattr(out, 'shape', ()))}: the ids' shape plus embedding_dim")
         require(torch.equal(out, layer.weight[ids]),
                 f"{name}(ids) differs from weight[ids]. Hint: forward(ids) returns the rows at ids")
+        require(out.requires_grad, f"{name}(ids) carries no gradient back to the weight. Hint: index the Parameter "
+                "itself, not a copy of it (nor its .data)")
         out.sum().backward()
-        expected = torch.bincount(ids.flatten(), minlength=_SMALL[0]).to(out.dtype)[:, None].expand(_SMALL).clone()
-        if layer is padded:
-            expected[_PADDING] = 0
+        expected = torch.bincount(ids.flatten(), minlength=_SMALL[0]).to(out.dtype)[:, None].expand(_SMALL)
         grad = layer.weight.grad
         require(grad is not None, f"no gradient reached {name}.weight. Hint: index the Parameter itself")
-        require(layer is plain or not grad[_PADDING].any(), "a gradient reached the padding row of MyEmbedding(7, 3, "
-                "padding_idx=2): training would move it. Hint: the padding row's gradient adds up the output "
-                "gradients of the positions that look it up; make those positions send nothing back")
-        require(torch.equal(grad, expected), f"the gradient of {name}.weight is not one row of ones per lookup. Hint: "
-                "index the Parameter itself, without changing the rows")
-    return correct("MyEmbedding registers a trainable weight drawn from N(0, 1), returns weight[ids] for ids of shape "
-                   "(2, 3), and its gradient reaches every row looked up except the padding row, which starts at zero")
+        others = torch.arange(_SMALL[0]) != (_PADDING if layer is padded else -1)
+        require(torch.equal(grad[others], expected[others]), f"the gradient of {name}.weight is not one row of ones "
+                "per lookup. Hint: index the Parameter itself, without changing the rows")
+    return correct("MyEmbedding registers a trainable weight drawn from N(0, 1) with its padding row at zero, returns "
+                   "weight[ids] for ids of shape (2, 3), and its gradient reaches the rows looked up")

@@ -114,7 +114,7 @@ def test_tied_output_layer_wrong_layers(judge, head, table, expected):
 
 # --- Exercise 3.3 -----------------------------------------------------------------------------------------------
 
-class Right(nn.Module):
+class Right(nn.Module):  # the worked answer
     def __init__(self, num_embeddings, embedding_dim, padding_idx=None):
         super().__init__()
         self.padding_idx = padding_idx
@@ -124,29 +124,29 @@ class Right(nn.Module):
                 self.weight[padding_idx] = 0.0
 
     def forward(self, ids):
-        return F.embedding(ids, self.weight, self.padding_idx)
-
-
-class Hooked(Right):  # another right answer: zero the padding row of the gradient on its way to the weight
-    def __init__(self, num_embeddings, embedding_dim, padding_idx=None):
-        super().__init__(num_embeddings, embedding_dim, padding_idx)
-        if padding_idx is not None:
-            self.weight.register_hook(lambda grad: grad.index_fill(0, torch.tensor([padding_idx]), 0.0))
-
-    def forward(self, ids):
         return self.weight[ids]
 
 
-class Masked(Right):  # the worked answer: multiply the padding positions' rows by zero
+class Masked(Right):  # notebook 4's exercise 4.2 already: the padding row gets no gradient; right here too
     def forward(self, ids):
         keep = torch.ones_like(ids, dtype=self.weight.dtype) if self.padding_idx is None else \
             (ids != self.padding_idx).to(self.weight.dtype)
         return self.weight[ids] * keep[..., None]
 
 
-class Indexed(Right):  # the padding row starts at zero, but gets a gradient
+class ByFunction(Right):  # the lookup left to F.embedding
     def forward(self, ids):
-        return self.weight[ids]
+        return F.embedding(ids, self.weight, self.padding_idx)
+
+
+class Detached(Right):  # a copy of the rows: nothing flows back to the weight
+    def forward(self, ids):
+        return self.weight.detach()[ids]
+
+
+class Doubled(Right):  # the gradient reaches the rows, twice over
+    def forward(self, ids):
+        return self.weight[ids] + (self.weight[ids] - self.weight[ids].detach())
 
 
 class Unzeroed(Right):
@@ -181,7 +181,7 @@ class Uniform(Right):
                 self.weight[padding_idx] = 0.0
 
 
-class Flipped(Masked):
+class Flipped(Right):
     def forward(self, ids):
         return super().forward(ids).flip(-1)
 
@@ -198,16 +198,17 @@ class Wrapped(nn.Module):
 
 def test_parameter_embedding_leaves_the_random_state_alone(capsys):
     state = torch.random.get_rng_state()
-    assert exercises.check_parameter_embedding(Masked)
+    assert exercises.check_parameter_embedding(Right)
     assert torch.equal(torch.random.get_rng_state(), state)  # the checker's draws leave no trace
 
 
 @pytest.mark.parametrize(("cls", "expected"), [
+    (Right, "pass"),
     (Masked, "pass"),
-    (Hooked, "pass"),
-    (Right, "calls F.embedding.*do that part yourself"),
-    (Indexed, "a gradient reached the padding row.*make those positions send nothing back"),
-    (Unzeroed, r"weight\[2\] is not zero"),
+    (ByFunction, "calls F.embedding.*index the weight Parameter with the ids yourself"),
+    (Detached, "carries no gradient back to the weight.*not a copy"),
+    (Doubled, "not one row of ones per lookup"),
+    (Unzeroed, r"weight\[2\] is not zero.*torch.no_grad\(\)"),
     (NoPadding, "raised TypeError.*padding_idx=None"),
     (PlainTensor, "no parameter named 'weight'.*nn.Parameter"),
     (Uniform, r"std 0\.\d+: draw it from N\(0, 1\)"),

@@ -1,7 +1,11 @@
 """Notebook 4's checkers: the worked answer passes, and each listed wrong answer fails with its hint."""
 
+import re
+
 import pytest
 import torch
+import torch.nn.functional as F
+from torch import nn
 
 from utils.exercises import nb04 as exercises
 
@@ -30,6 +34,108 @@ def _autograd():
 def test_embedding_grad(judge, grad, expected):
     judge(exercises.check_embedding_grad, (grad, GRAD_OUT), expected)
 
+
+# --- Exercise 4.2 -----------------------------------------------------------------------------------------------
+
+class Indexed(nn.Module):  # exercise 3.3's worked answer: the padding row starts at zero, but gets a gradient
+    def __init__(self, num_embeddings, embedding_dim, padding_idx=None):
+        super().__init__()
+        self.padding_idx = padding_idx
+        self.weight = nn.Parameter(torch.randn(num_embeddings, embedding_dim))
+        if padding_idx is not None:
+            with torch.no_grad():
+                self.weight[padding_idx] = 0.0
+
+    def forward(self, ids):
+        return self.weight[ids]
+
+
+class Masked(Indexed):  # the worked answer: multiply the padding positions' rows by zero
+    def forward(self, ids):
+        rows = self.weight[ids]
+        if self.padding_idx is None:
+            return rows
+        return rows * (ids != self.padding_idx).unsqueeze(-1).to(rows.dtype)
+
+
+class Hooked(Indexed):  # another right answer: zero the padding row of the gradient on its way to the weight
+    def __init__(self, num_embeddings, embedding_dim, padding_idx=None):
+        super().__init__(num_embeddings, embedding_dim, padding_idx)
+        if padding_idx is not None:
+            self.weight.register_hook(lambda grad: grad.index_fill(0, torch.tensor([padding_idx]), 0.0))
+
+
+class ByFunction(Indexed):  # F.embedding does the masking itself
+    def forward(self, ids):
+        return F.embedding(ids, self.weight, self.padding_idx)
+
+
+class Detached(Indexed):  # no gradient at all
+    def forward(self, ids):
+        return self.weight.detach()[ids]
+
+
+class MaskedEverywhere(Indexed):  # every row's gradient is zeroed, not only the padding row's
+    def forward(self, ids):
+        return self.weight[ids] * 0 + self.weight.detach()[ids]
+
+
+class Flipped(Masked):
+    def forward(self, ids):
+        return super().forward(ids).flip(-1)
+
+
+class Unzeroed(Masked):
+    def __init__(self, num_embeddings, embedding_dim, padding_idx=None):
+        nn.Module.__init__(self)
+        self.padding_idx = padding_idx
+        self.weight = nn.Parameter(torch.randn(num_embeddings, embedding_dim))
+
+
+class NoPadding(nn.Module):
+    def __init__(self, num_embeddings, embedding_dim):
+        super().__init__()
+        self.weight = nn.Parameter(torch.randn(num_embeddings, embedding_dim))
+
+    def forward(self, ids):
+        return self.weight[ids]
+
+
+class Wrapped(nn.Module):
+    def __init__(self, num_embeddings, embedding_dim, padding_idx=None):
+        super().__init__()
+        self.inner = nn.Embedding(num_embeddings, embedding_dim, padding_idx=padding_idx)
+        self.weight = self.inner.weight
+
+    def forward(self, ids):
+        return self.inner(ids)
+
+
+@pytest.mark.parametrize(("cls", "expected"), [
+    (Masked, "pass"),
+    (Hooked, "pass"),
+    (Indexed, "a gradient reached the padding row.*section 1.*send nothing back"),
+    (ByFunction, "calls F.embedding.*do that part yourself"),
+    (Detached, "carries no gradient back to the weight"),
+    (MaskedEverywhere, "carries no gradient back|not one row of ones per lookup"),
+    (Flipped, r"differs from weight\[ids\]"),
+    (Unzeroed, r"weight\[2\] is not zero.*zeroes the padding row"),
+    (NoPadding, "raised TypeError.*padding_idx=None"),
+    (Wrapped, "holds an nn.Embedding or nn.Linear"),
+    (Masked(6, 4), r"pass the class itself \(MyEmbedding, not MyEmbedding\(...\)\)"),
+    (lambda v, d: None, "expected your nn.Module subclass, got function"),
+])
+def test_padding_gradient(judge, cls, expected):
+    judge(exercises.check_padding_gradient, (cls,), expected)
+
+
+def test_padding_gradient_leaves_the_random_state_alone(capsys):
+    state = torch.random.get_rng_state()
+    assert exercises.check_padding_gradient(Masked)
+    assert torch.equal(torch.random.get_rng_state(), state)
+
+
+# --- Exercise 4.4 -----------------------------------------------------------------------------------------------
 
 MOVED_RIGHT = {"SGD": {1}, "SGD with momentum": {1, 4}, "Adam": {1, 4}, "AdamW": set(range(6))}  # padding_idx=0
 
@@ -84,7 +190,7 @@ def test_break_even_tokens(judge, function, expected):
 
 
 def _train(weight, optimizer_class, lr, weight_decay, steps):
-    """Exercise 4.4's training: a table made from ``weight`` (shared, not copied), ``steps`` steps on ids 1 and 4."""
+    """Exercise 4.5's training: a table made from ``weight`` (shared, not copied), ``steps`` steps on ids 1 and 4."""
     table = torch.nn.Embedding.from_pretrained(weight, freeze=False)
     optimizer = optimizer_class(table.parameters(), lr=lr, weight_decay=weight_decay)
     for _ in range(steps):
@@ -99,7 +205,7 @@ def _start():
 
 
 def row_0_distance(optimizer_class, lr, weight_decay, steps, row=0):
-    """Exercise 4.4's worked answer (``row`` makes a wrong one)."""
+    """Exercise 4.5's worked answer (``row`` makes a wrong one)."""
     start = _start()
     table = _train(start.clone(), optimizer_class, lr, weight_decay, steps)
     return (table.weight[row] - start[row]).norm().item()
@@ -131,9 +237,7 @@ def test_the_predicted_ratio_is_the_lesson():
 @pytest.mark.parametrize(("predicted_ratio", "function", "expected"), [
     (PREDICTED_RATIO, row_0_distance, "pass"),
     (PREDICTED_RATIO, lambda *args: torch.tensor(row_0_distance(*args)), "pass"),  # a 0-d tensor is a number too
-    (1.0, row_0_distance, r"Adam divides the decay term weight_decay \* w by its own size"),  # "both decay alike"
-    (0.1, row_0_distance, "Adam divides"),  # "Adam moves it less"
-    (100.0, row_0_distance, "in proportion to the weight, not zero"),  # as in section 6, where weight_decay was 0.01
+    (1.0, row_0_distance, "pass"),  # "both decay alike": reported, not graded (below)
     (PREDICTED_RATIO, lambda cls, lr, wd, steps: row_0_distance(cls, lr, wd, 1), "in one step; take `steps` steps"),
     (PREDICTED_RATIO, lambda cls, lr, wd, steps: row_0_distance(cls, lr, 0.0, steps),
      "pass weight_decay to the optimizer"),
@@ -144,7 +248,7 @@ def test_the_predicted_ratio_is_the_lesson():
     (PREDICTED_RATIO, lambda *args: 0.2, "returned a distance that is off"),
     (PREDICTED_RATIO, 0.2, "pass your function itself"),
     ("12", row_0_distance, (TypeError, "predicted_ratio must be a number")),
-    (None, row_0_distance, (ValueError, "predicted_ratio is still None: record your prediction")),
+    (None, row_0_distance, "pass"),  # no prediction: reported as such (below)
     (PREDICTED_RATIO, lambda *args: "0.2", (TypeError, r"row_0_distance\(torch.optim.Adam, .*\) must be a number")),
     (PREDICTED_RATIO, lambda *args: torch.zeros(4), (TypeError, "must be a number")),
     (PREDICTED_RATIO, lambda *args: -0.2, (ValueError, "finite distance >= 0, got -0.2")),
@@ -155,11 +259,27 @@ def test_row_0_distance(judge, predicted_ratio, function, expected):
     judge(exercises.check_row_0_distance, (predicted_ratio, function), expected, never=never)
 
 
+@pytest.mark.parametrize(("predicted_ratio", "report"), [
+    (PREDICTED_RATIO, "within 25% of the measured ratio"),
+    (1.0, r"more than 25% below the measured ratio. Why: Adam divides the decay term weight_decay \* w"),  # alike
+    (0.1, "below the measured ratio. Why: Adam divides"),  # "Adam moves it less"
+    (100.0, "above the measured ratio. Why: AdamW .* in proportion to the weight, not zero"),  # section 6's setting
+    (RATIO, "within 25%"),  # a measured value typed in is reported like any other: nothing to gain
+    (None, r"none recorded \(predicted_ratio is still None\)"),
+])
+def test_row_0_distance_reports_the_prediction_without_grading_it(capsys, predicted_ratio, report):
+    assert exercises.check_row_0_distance(predicted_ratio, row_0_distance) is True
+    *lines, last = capsys.readouterr().out.splitlines()
+    assert re.match(f"your prediction: .*{report}", lines[-1]) and last.startswith("correct: ")
+    assert not any(f"{number:.3g}" in lines[-1] for number in (RATIO, predicted_ratio or RATIO))  # no value printed
+
+
 def test_checkers_leave_the_global_rng_alone():
     torch.manual_seed(123)
     expected = torch.rand(3)
     torch.manual_seed(123)
     exercises.check_embedding_grad(UNSCALED / COUNTS, GRAD_OUT)
+    exercises.check_padding_gradient(Masked)
     exercises.check_moved_rows(MOVED_RIGHT)
     exercises.check_break_even_tokens(break_even_tokens)
     exercises.check_row_0_distance(PREDICTED_RATIO, row_0_distance)
