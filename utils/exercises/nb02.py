@@ -76,9 +76,8 @@ def check_mean_of_real_tokens(mean_of_real_tokens: Callable) -> bool:
             require(torch.allclose(got, expected),
                     f"mean_of_real_tokens differs from the mean over the real tokens, for an embedding "
                     f"{layer_name}. Hint: {why}")
-    return correct(f"mean_of_real_tokens matched the checker's mean over the real tokens on {len(_BATCHES)} batches "
-                   f"and {len(layers)} embeddings: with and without padding_idx, and with an inf or a NaN in the pad "
-                   "row")
+    return correct("mean_of_real_tokens matched the checker's mean over the real tokens on 2 batches and 4 "
+                   "embeddings: with and without padding_idx, and with an inf or a NaN in the pad row")
 
 
 def _shared_step() -> tuple[set[int], float]:
