@@ -8,7 +8,7 @@ import torch
 import torch.nn.functional as F
 from torch.utils.flop_counter import FlopCounterMode
 
-from .checking import correct, hint, no_guess_yet, prediction, require, require_tensor
+from .checking import as_number, correct, hint, no_guess_yet, prediction, require, require_tensor
 
 #: Exercise 1.1: the sentences whose one-hot rows the learner predicts, each with the name of its prediction.
 WIDTH_SENTENCES = {"shape_cat": "the cat sat", "shape_log": "the log"}
@@ -38,40 +38,50 @@ def check_one_hot_widths(shape_cat: object, shape_log: object, encode: Callable[
 FLOP_BATCH, FLOP_SIZES = (8, 1024), (50_257, 768)
 
 
-def _counted_flops() -> tuple[int, int]:
-    """FlopCounterMode's counts for the backward passes (the table's gradient) of the one-hot product and of the
-    lookup of :data:`FLOP_BATCH` ids at :data:`FLOP_SIZES`, on the ``meta`` device: shapes only, so no memory is
-    spent on the one-hot rows."""
+def _counted_flops() -> tuple[int, int, int]:
+    """FlopCounterMode's counts for the one-hot product's forward and backward passes, and for the lookup's backward
+    pass (the table's gradient), for :data:`FLOP_BATCH` ids at :data:`FLOP_SIZES`, on the ``meta`` device: shapes
+    only, so no memory is spent on the one-hot rows."""
     (batch, length), (vocab_size, dim) = FLOP_BATCH, FLOP_SIZES
-    one_hot_rows = torch.empty(batch, length, vocab_size, device="meta")
+    one_hot_rows = torch.empty(batch, length, vocab_size, device="meta")  # made from ids: needs no gradient
     table = torch.empty(vocab_size, dim, device="meta", requires_grad=True)
     ids = torch.empty(batch, length, dtype=torch.long, device="meta")
-    counts = []
-    for out in (one_hot_rows @ table, table[ids]):
+    with FlopCounterMode(display=False) as counter:
+        product = one_hot_rows @ table
+    counts = [counter.get_total_flops()]
+    for out in (product, table[ids]):
         with FlopCounterMode(display=False) as counter:
             out.backward(torch.empty_like(out))
         counts.append(counter.get_total_flops())
-    return counts[0], counts[1]
+    return counts[0], counts[1], counts[2]
 
 
-def check_flops_prediction(predicted_product_flops: object) -> bool:
-    """Exercise 1.2: the predicted FLOP count of the one-hot product's backward pass (the table's gradient),
-    against FlopCounterMode's. True when nothing is wrong: the guess is right, or not made yet."""
-    if no_guess_yet(predicted_product_flops=predicted_product_flops):
+def check_flops_prediction(backward_ratio: object, lookup_backward_flops: object) -> bool:
+    """Exercise 1.2: the predicted ratio of FlopCounterMode's counts for the one-hot product's backward and forward
+    passes, and its count for the lookup's backward pass. True when nothing is wrong: the guesses are right, or not
+    made yet."""
+    if no_guess_yet(backward_ratio=backward_ratio, lookup_backward_flops=lookup_backward_flops):
         return True
-    product = prediction("predicted_product_flops", predicted_product_flops, int, "2 * 3 * 4")
-    counted_product, _ = _counted_flops()
-    (batch, length), (vocab_size, dim) = FLOP_BATCH, FLOP_SIZES
-    why = hint([(2 * product == counted_product,
-                 "that is the count of multiply-adds; FlopCounterMode counts a multiply and an add"),
-                (product == 2 * counted_product,
-                 "the one-hot rows need no gradient: only the table's, one matrix product"),
-                (counted_product in (product * batch * length, 2 * product * batch * length),
-                 "that is one token's count: every one of the B·T tokens has its one-hot row")],
-               f"the table's gradient is one_hot.T @ grad_out: which shapes does it multiply? (B, T = {batch}, "
-               f"{length}; V, d = {vocab_size:,}, {dim})")
-    require(product == counted_product, f"predicted_product_flops is not what FlopCounterMode counts. Hint: {why}")
-    return correct("your prediction matches what FlopCounterMode counts for the backward pass of the product")
+    ratio = as_number("backward_ratio", prediction("backward_ratio", backward_ratio, (int, float), "1.5"),
+                      "backward FLOPs over forward FLOPs")
+    lookup = prediction("lookup_backward_flops", lookup_backward_flops, int, "2 * 3 * 4")
+    forward, backward, counted_lookup = _counted_flops()
+    why = hint([(ratio == 2 * backward / forward,
+                 "two products would mean a gradient for both factors: which of them needs one? Where do the one-hot "
+                 "rows come from?"),
+                (ratio == 0, "the table's gradient is a matrix product, and FlopCounterMode counts those")],
+               "an (m, k) @ (k, n) product costs 2·m·k·n FLOPs: compare the sizes of the two products, and count how "
+               "many products the backward pass runs")
+    require(ratio == backward / forward,
+            f"backward_ratio = {ratio:g} is not the ratio of FlopCounterMode's counts. Hint: {why}")
+    why = hint([(lookup in (forward, backward), "that is the product's count: does the lookup's backward multiply "
+                 "matrices?")],
+               "section 5: FlopCounterMode counts only operations it has a formula for (matrix products, convolutions, "
+               "attention). Which of them does adding rows run?")
+    require(lookup == counted_lookup, "lookup_backward_flops is not what FlopCounterMode counts for the lookup. "
+            f"Hint: {why}")
+    return correct("both predictions match FlopCounterMode's counts for the backward passes of the product and of the "
+                   "lookup")
 
 
 #: Exercise 1.3: the four expressions whose exactness the learner predicts, by letter (``x`` one-hot, ``w`` the table)

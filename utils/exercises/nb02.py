@@ -27,25 +27,37 @@ _CORPUS = "The cat sat on the mat. The dog sat on the log."
 _BATCHES = (["the cat", "the zebra sat on the", "the dog sat ."], ["a dog sat on the mat ."])
 
 
+def _layers_for_the_mean(vocab_size: int, pad_id: int) -> dict[str, nn.Embedding]:
+    """Exercise 2.1's layers, by what they are: with ``padding_idx`` (a zero pad row), without (a pad row like any
+    other), and two loaded tables whose pad row holds an ``inf`` and a ``NaN``, as ``from_pretrained`` keeps it."""
+    torch.manual_seed(0)
+    layers = {"with padding_idx": nn.Embedding(vocab_size, 6, padding_idx=pad_id),
+              "without padding_idx": nn.Embedding(vocab_size, 6)}
+    for bad in (float("inf"), float("nan")):
+        table = torch.randn(vocab_size, 6, generator=torch.Generator().manual_seed(1))
+        table[pad_id, 2] = bad
+        layers[f"whose pad row holds {bad}"] = nn.Embedding.from_pretrained(table, padding_idx=pad_id)
+    return layers
+
+
 def check_mean_of_real_tokens(mean_of_real_tokens: Callable) -> bool:
     """Exercise 2.1: ``mean_of_real_tokens(padded, embedding, pad_id)`` -> ``(B, d)``, the mean of each sentence's
     vectors over its real tokens only.
 
-    The checker pads batches of its own and calls it with two embeddings: one with ``padding_idx`` (a zero pad row)
-    and one without (a pad row like any other), comparing with its own masked mean (to float rounding).
+    The checker pads batches of its own and calls it with four embeddings (:func:`_layers_for_the_mean`), comparing
+    with its own mean over the real tokens (to float rounding): the pad positions are left out, whatever they hold.
     """
     require_function("mean_of_real_tokens", mean_of_real_tokens)
     vocab = build_vocab(_CORPUS)
     pad_id = vocab.stoi["<pad>"]
-    torch.manual_seed(0)
-    layers = (nn.Embedding(len(vocab), 6, padding_idx=pad_id), nn.Embedding(len(vocab), 6))
-    for embedding in layers:
+    layers = _layers_for_the_mean(len(vocab), pad_id)
+    for layer_name, embedding in layers.items():
         for sentences in _BATCHES:
             padded = pad_sequence([vocab.encode(s) for s in sentences], batch_first=True, padding_value=pad_id)
             with torch.no_grad():
                 vectors = embedding(padded)  # (B, T, d)
                 real = (padded != pad_id).unsqueeze(-1)  # (B, T, 1)
-                expected = (vectors * real).sum(dim=1) / real.sum(dim=1)
+                expected = vectors.masked_fill(~real, 0.0).sum(dim=1) / real.sum(dim=1)  # the pads left out
                 got = mean_of_real_tokens(padded, embedding, pad_id)
             got = returned_tensor("mean_of_real_tokens(padded, embedding, pad_id)", got, tuple(expected.shape),
                                   f" for a (B, T) = {tuple(padded.shape)} batch: one vector per sentence, (B, d)")
@@ -57,10 +69,15 @@ def check_mean_of_real_tokens(mean_of_real_tokens: Callable) -> bool:
                  "none, so leave the pad positions out of the sum"),
                 (torch.allclose(got, (vectors * real).sum(dim=1)),
                  "that is the sum over the real tokens: divide it by their number"),
+                (bool(got.isnan().any()) and not expected.isnan().any(),
+                 "NaN where the real tokens are finite: a pad position that is multiplied by 0 still counts when it "
+                 "holds inf or NaN (notebook 1, section 4). Leave the pad positions out without multiplying"),
             ], "mask the pad positions (padded != pad_id), sum the rest, and divide by how many there are")
             require(torch.allclose(got, expected),
-                    f"mean_of_real_tokens differs from the mean over the real tokens. Hint: {why}")
-    return correct("mean_of_real_tokens matched the checker's masked mean on 2 batches, with and without padding_idx")
+                    f"mean_of_real_tokens differs from the mean over the real tokens, for an embedding "
+                    f"{layer_name}. Hint: {why}")
+    return correct("mean_of_real_tokens matched the checker's mean over the real tokens on 2 batches and 4 "
+                   "embeddings: with and without padding_idx, and with an inf or a NaN in the pad row")
 
 
 def _shared_step() -> tuple[set[int], float]:

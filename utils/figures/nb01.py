@@ -9,8 +9,10 @@ from matplotlib.patches import Rectangle
 from ..lookup import check_ids, check_weight, one_hot
 from .drawing import HIGHLIGHT, heatmap
 
-#: a weight of at most this many numbers has each one written in its cell
-MAX_WRITTEN = 40
+#: a weight of at most this many numbers has each one written in its cell (notebook 1's is 15 x 4)
+MAX_WRITTEN = 64
+#: the width of a written cell of a table taller than it is wide (its panel is narrow), in units of its height
+WRITTEN_CELL_WIDTH = 1.6
 
 
 def one_hot_product_figure(token_id: int, weight: torch.Tensor, token: str | None = None) -> Figure:
@@ -29,8 +31,10 @@ def one_hot_product_figure(token_id: int, weight: torch.Tensor, token: str | Non
         raise AssertionError("the one-hot product did not select the row; the figure would be wrong")
 
     lo, hi = float(weight.min()), float(weight.max())
-    fig = Figure(figsize=(11, 3.4), layout="constrained")
-    axes = fig.subplots(1, 3, width_ratios=[vocab_size, dim, dim])
+    written = weight.numel() <= MAX_WRITTEN  # small enough to read: the numbers the cells print, in the picture
+    widen = WRITTEN_CELL_WIDTH if written and vocab_size > dim else 1.0  # room for a number such as -1.02
+    fig = Figure(figsize=(11, max(3.4, 0.3 * vocab_size + 0.6) if widen > 1 else 3.4), layout="constrained")
+    axes = fig.subplots(1, 3, width_ratios=[vocab_size, widen * dim, widen * dim])
     name = f" ({token!r})" if token else ""
     heatmap(axes[0], x, f"one-hot row of id {token_id}{name}\n[1, V={vocab_size}]", cmap="Greys", vmin=0, vmax=1)
     for v in range(vocab_size):
@@ -39,10 +43,11 @@ def one_hot_product_figure(token_id: int, weight: torch.Tensor, token: str | Non
     heatmap(axes[1], weight, f"@  weight W  [V={vocab_size}, d={dim}]", vmin=lo, vmax=hi)
     axes[1].set_yticks(range(vocab_size))
     axes[1].add_patch(Rectangle((-0.5, token_id - 0.5), dim, 1, fill=False, ec=HIGHLIGHT, lw=2.5))
-    heatmap(axes[2], product, f"=  one_hot @ W  [1, d={dim}]\nrow {token_id} of W, bit for bit", vmin=lo, vmax=hi)
+    heatmap(axes[2], product, f"=  one_hot @ W  [1, d={dim}]\nrow {token_id} of W, exactly", vmin=lo, vmax=hi)
     axes[2].add_patch(Rectangle((-0.5, -0.5), dim, 1, fill=False, ec=HIGHLIGHT, lw=2.5))
-    if weight.numel() <= MAX_WRITTEN:  # small enough to read: the numbers the cells print, in the picture
+    if written:
         for ax, values in ((axes[1], weight), (axes[2], product)):
+            ax.set_aspect(1 / widen)
             for r, row in enumerate(values.tolist()):
                 for c, value in enumerate(row):
                     dark = value - lo < 0.5 * (hi - lo)  # viridis is dark at its low end

@@ -10,6 +10,8 @@ VOCAB = build_vocab("The cat sat on the mat. The dog sat on the log. The cat saw
 #: the worked answers: the ids of "the cat sat" are 4, 5, 6 and of "the log" 4, 11
 SHAPE_CAT, SHAPE_LOG = (3, 7), (2, 12)
 PRODUCT_FLOPS = 2 * 8 * 1024 * 50_257 * 768
+#: Exercise 1.2's worked answer: one product in the backward pass, as in the forward; none in the lookup's
+BACKWARD_RATIO, LOOKUP_BACKWARD_FLOPS = 1, 0
 WEIGHT = torch.randn(6, 3, generator=torch.Generator().manual_seed(1))
 ONE_HOT = torch.nn.functional.one_hot(torch.tensor([3, 0, 3, 5]), 6).float()
 #: notebook 1's sentence and vocabulary size, for tables other than its own
@@ -33,20 +35,27 @@ def test_one_hot_widths(judge, shape_cat, shape_log, expected):
           never=("(3, 7)", "(2, 12)"))
 
 
-@pytest.mark.parametrize(("product", "expected"), [
-    (PRODUCT_FLOPS, "pass"),
-    (PRODUCT_FLOPS // 2, "count of multiply-adds"),
-    (2 * 50_257 * 768, "one token's count"),
-    (50_257 * 768, "one token's count"),
-    (PRODUCT_FLOPS + 1, "which shapes does it multiply"),
-    (2 * PRODUCT_FLOPS, "the one-hot rows need no gradient"),
-    (float(PRODUCT_FLOPS), "predicted_product_flops must look like"),
-    (..., "record your prediction in predicted_product_flops first"),
-    (True, "predicted_product_flops must look like"),
+@pytest.mark.parametrize(("ratio", "lookup", "expected"), [
+    (BACKWARD_RATIO, LOOKUP_BACKWARD_FLOPS, "pass"),
+    (1.0, LOOKUP_BACKWARD_FLOPS, "pass"),
+    (2, LOOKUP_BACKWARD_FLOPS, "which of them needs one"),  # the rule of thumb: a gradient for the one-hot rows too
+    (0, LOOKUP_BACKWARD_FLOPS, "the table's gradient is a matrix product"),
+    (0.5, LOOKUP_BACKWARD_FLOPS, r"backward_ratio = 0.5 is not.*compare the sizes of the two products"),
+    (BACKWARD_RATIO, PRODUCT_FLOPS, "that is the product's count"),
+    (BACKWARD_RATIO, 2 * 8 * 1024 * 768, "Which of them does adding rows run"),
+    (BACKWARD_RATIO, 0.0, "lookup_backward_flops must look like"),
+    ("1", LOOKUP_BACKWARD_FLOPS, "backward_ratio must look like"),
+    (True, LOOKUP_BACKWARD_FLOPS, "backward_ratio must look like"),
+    (..., LOOKUP_BACKWARD_FLOPS, "record your prediction in backward_ratio first"),
 ])
-def test_flops_prediction(judge, product, expected):
-    judge(exercises.check_flops_prediction, (product,), expected,
-          never=(str(PRODUCT_FLOPS), f"{PRODUCT_FLOPS:,}"))  # a hint, never the count
+def test_flops_prediction(judge, ratio, lookup, expected):
+    judge(exercises.check_flops_prediction, (ratio, lookup), expected,
+          never=(str(PRODUCT_FLOPS), f"{PRODUCT_FLOPS:,}", "ratio is 1", "counts 0"))  # a hint, never the count
+
+
+def test_the_flop_counts_are_the_hand_counts():
+    """The counts the checker compares with: 2·V·(B·T)·d for each pass of the product, nothing for the lookup."""
+    assert exercises._counted_flops() == (PRODUCT_FLOPS, PRODUCT_FLOPS, 0)
 
 
 #: the worked answer: doubling and float64 leave the rows exact; a rounded 0.1 and float16 do not
@@ -86,7 +95,8 @@ def test_exact_expressions_with_tensors_on_a_gpu(judge):
 @pytest.mark.parametrize(("checker", "guesses", "named"), [
     (exercises.check_one_hot_widths, (None, SHAPE_LOG, VOCAB.encode, len(VOCAB)), "shape_cat"),
     (exercises.check_one_hot_widths, (None, None, VOCAB.encode, len(VOCAB)), "shape_cat and shape_log"),
-    (exercises.check_flops_prediction, (None,), "predicted_product_flops"),
+    (exercises.check_flops_prediction, (None, 0), "backward_ratio"),
+    (exercises.check_flops_prediction, (None, None), "backward_ratio and lookup_backward_flops"),
     (exercises.check_exact_expressions, (None, ONE_HOT, WEIGHT), "exact"),
 ])
 def test_no_guess_yet_judges_nothing(capsys, checker, guesses, named):

@@ -10,11 +10,25 @@ from utils.exercises import nb02 as exercises
 def mean_of_real_tokens(padded, embedding, pad_id):
     """Exercise 2.1's worked answer."""
     real = (padded != pad_id).unsqueeze(-1)
+    return embedding(padded).masked_fill(~real, 0.0).sum(dim=1) / real.sum(dim=1)
+
+
+def mean_by_multiplying(padded, embedding, pad_id):
+    """Right for finite tables only: a pad row holding inf or NaN times 0 is NaN."""
+    real = (padded != pad_id).unsqueeze(-1)
     return (embedding(padded) * real).sum(dim=1) / real.sum(dim=1)
+
+
+def mean_by_where(padded, embedding, pad_id):
+    """Right too: torch.where selects, it does not multiply."""
+    real = (padded != pad_id).unsqueeze(-1)
+    return torch.where(real, embedding(padded), 0.0).sum(dim=1) / real.sum(dim=1)
 
 
 @pytest.mark.parametrize(("function", "expected"), [
     (mean_of_real_tokens, "pass"),
+    (mean_by_where, "pass"),
+    (mean_by_multiplying, r"for an embedding whose pad row holds inf\. Hint: NaN where the real tokens are finite"),
     (lambda padded, embedding, pad_id: embedding(padded).mean(dim=1), "the pad positions were counted"),
     (lambda padded, embedding, pad_id: embedding(padded).sum(dim=1) / (padded != pad_id).sum(dim=1, keepdim=True),
      "they are zero only with padding_idx"),  # every row summed, pad rows included, then divided by the real ones

@@ -20,7 +20,9 @@ def test_a_small_weight_has_its_numbers_written_in_the_picture():
     written = figures.one_hot_product_figure(2, weight).axes
     assert [text.get_text() for text in written[2].texts] == [f"{value:.2f}" for value in weight[2].tolist()]
     assert len(written[1].texts) == weight.numel()
-    assert not figures.one_hot_product_figure(2, torch.randn(10, 6)).axes[1].texts  # a larger one: colours only
+    tall = figures.one_hot_product_figure(5, torch.randn(15, 4)).axes  # notebook 1's shape: written too
+    assert len(tall[1].texts) == 60 and len(tall[2].texts) == 4
+    assert not figures.one_hot_product_figure(2, torch.randn(20, 6)).axes[1].texts  # a larger one: colours only
 
 
 def test_one_hot_product_figure_rejects_bad_input():
