@@ -8,7 +8,7 @@ import torch
 
 from ..corpus import CATEGORIES, category_of, labelled_words
 from ..vocab import Vocab
-from .checking import correct, one_of, require
+from .checking import correct, no_guess_yet, one_of, prediction, require
 
 #: Exercise 9.1: the word that no sentence of the corpus mentions (the grammar files it under the animals) ...
 ZEBRA_EXERCISE_WORD = "zebra"
@@ -29,15 +29,18 @@ def _nearest(table: torch.Tensor, vocab: Vocab, word: str, k: int) -> list[str]:
     return [others[i] for i in cosines.topk(k).indices.tolist()]
 
 
-def check_zebra_prediction(predicted_category: str) -> bool:
+def check_zebra_prediction(zebra_category: str | None) -> bool:
     """Exercise 9.1's prediction, read before any training: the category of zebra's nearest words once zebra
     stands where bread stands (a name of :data:`~utils.corpus.CATEGORIES`).
 
-    Only its kind is checked now: the training tells whether it holds, and the checker after it,
-    :func:`check_zebra_learned`, compares it with its measurement.
+    ``None`` (no guess yet) judges nothing. Otherwise only its kind is checked now: the
+    experiment tells whether it holds, and the checker after it, :func:`check_zebra_learned`,
+    compares it with its measurement.
     """
-    one_of("predicted_category", predicted_category, tuple(CATEGORIES))
-    return correct("your prediction is recorded; the training below will tell whether it holds")
+    if no_guess_yet(zebra_category=zebra_category):
+        return True
+    one_of("zebra_category", zebra_category, tuple(CATEGORIES))
+    return correct("your prediction is recorded; the experiment after the worked answer will test it")
 
 
 def _tables(model: object) -> list[torch.nn.Embedding]:
@@ -46,7 +49,7 @@ def _tables(model: object) -> list[torch.nn.Embedding]:
         else []
 
 
-def check_zebra_learned(predicted_category: str, zebra_model: torch.nn.Module, initial: torch.Tensor,
+def check_zebra_learned(zebra_category: str, zebra_model: torch.nn.Module, initial: torch.Tensor,
                         vocab: Vocab) -> bool:
     """Exercise 9.1: a CBOW trained on the corpus plus copies of its sentences with zebra in bread's place, and
     the prediction recorded before the training: the category of zebra's nearest words.
@@ -59,7 +62,7 @@ def check_zebra_learned(predicted_category: str, zebra_model: torch.nn.Module, i
     neighbour of their own category (the model was trained).
     """
     word, stand_in = ZEBRA_EXERCISE_WORD, ZEBRA_EXERCISE_STAND_IN
-    one_of("predicted_category", predicted_category, tuple(CATEGORIES))
+    one_of("zebra_category", prediction("zebra_category", zebra_category, str, '"colour"'), tuple(CATEGORIES))
     require(isinstance(zebra_model, torch.nn.Module), f"zebra_model must be the trained model (CBOW(V, DIM) after "
             f"training), got {type(zebra_model).__name__}")
     tables = _tables(zebra_model)
@@ -83,8 +86,8 @@ def check_zebra_learned(predicted_category: str, zebra_model: torch.nn.Module, i
     require(all(category_of(w) == category_of(stand_in) for w in neighbours), f"{word}'s nearest words are "
             f"{', '.join(neighbours)}, not all of {stand_in}'s category. Hint: {word} must stand where {stand_in} "
             f"stands: copy whole sentences that contain {stand_in} and replace {stand_in} by {word}")
-    require(predicted_category == category_of(stand_in), f"your model is right, but your predicted_category, "
-            f"{predicted_category!r}, is not the category of {word}'s nearest words. Hint: the model never reads the "
+    require(zebra_category == category_of(stand_in), f"the model is right, but your zebra_category, "
+            f"{zebra_category!r}, is not the category of {word}'s nearest words. Hint: the model never reads the "
             f"grammar's categories; training moves {word}'s row towards the rows of the words that fill the same slots "
             "in the same contexts")
     return correct("zebra's row moved, the category you predicted is that of the 3 nearest words the checker "
@@ -95,15 +98,18 @@ def check_zebra_learned(predicted_category: str, zebra_model: torch.nn.Module, i
 NARROW_LOSS_ORDER = (1, 2, 8)
 
 
-def check_narrow_predictions(predicted_loss_order: list[int], d1_possible_cosines: set[float]) -> bool:
+def check_narrow_predictions(predicted_loss_order: list[int] | None, d1_possible_cosines: set[float] | None) -> bool:
     """Exercise 9.2's predictions, read before any training: the widths 1, 2 and 8 ordered from the highest final
     loss to the lowest, and every value the cosine similarity of two (non-zero) rows of a ``d = 1`` table can take.
 
-    Only the kinds are checked now: :func:`check_narrow_tables`, after the training, compares them with its
-    measurement. ``TypeError`` for values of the wrong kind.
+    ``None`` (no guess yet) judges nothing. Otherwise only the kinds are checked now:
+    :func:`check_narrow_tables`, after the experiment, compares them with its measurement.
+    ``TypeError`` for values of the wrong kind.
     """
+    if no_guess_yet(predicted_loss_order=predicted_loss_order, d1_possible_cosines=d1_possible_cosines):
+        return True
     _check_narrow_prediction_kinds(predicted_loss_order, d1_possible_cosines)
-    return correct("both predictions are recorded; the training below will tell whether they hold")
+    return correct("both predictions are recorded; the experiment after the worked answer will test them")
 
 
 def _check_narrow_prediction_kinds(predicted_loss_order: list[int], d1_possible_cosines: set[float]) -> None:
@@ -126,6 +132,8 @@ def check_narrow_tables(models: dict[int, torch.nn.Module], contexts: torch.Tens
     similarities between the rows of the ``d = 1`` table, printing neither (a stored output of
     the checker must not show the answer).
     """
+    prediction("predicted_loss_order", predicted_loss_order, (list, tuple), "[8, 2, 1]")
+    prediction("d1_possible_cosines", d1_possible_cosines, (set, frozenset, list, tuple), "{0.5}")
     _check_narrow_prediction_kinds(predicted_loss_order, d1_possible_cosines)
     require(isinstance(models, dict) and all(isinstance(d, int) for d in models),
             f"models must be a dict from the width d (an int) to a trained model, got {models!r}")
@@ -150,7 +158,7 @@ def check_narrow_tables(models: dict[int, torch.nn.Module], contexts: torch.Tens
     wide = max(losses)  # the notebook's model: d = 8 in the prediction
     measured_order = [8 if d == wide else d for d in sorted(losses, key=losses.get, reverse=True) if d in (1, 2, wide)]
     require(list(predicted_loss_order) == measured_order,  # from the highest loss to the lowest
-            f"your models are right, but your predicted_loss_order, {list(predicted_loss_order)}, is not the order of "
+            f"the models are right, but your predicted_loss_order, {list(predicted_loss_order)}, is not the order of "
             "their final losses on the corpus. Why: a narrower table gives each word fewer numbers to fit its contexts "
             "with")
     rows = _tables(models[1])[0].weight.detach().cpu().double()
@@ -158,7 +166,7 @@ def check_narrow_tables(models: dict[int, torch.nn.Module], contexts: torch.Tens
     unit = rows / rows.norm(dim=1, keepdim=True)
     pairs = ~torch.eye(len(unit), dtype=torch.bool)  # two different rows
     measured_cosines = {float(c) for c in (unit @ unit.T)[pairs].round(decimals=6).unique().tolist()}
-    require({float(c) for c in d1_possible_cosines} == measured_cosines, f"your models are right, but your "
+    require({float(c) for c in d1_possible_cosines} == measured_cosines, f"the models are right, but your "
             f"d1_possible_cosines, {sorted(d1_possible_cosines)}, are not the values the checker measured between "
             "the rows of the d = 1 table. Why: "
             "cos(a, b) = a·b / (|a| |b|), with a and b numbers")
