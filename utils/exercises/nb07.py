@@ -8,7 +8,7 @@ from collections.abc import Callable
 import torch
 import torch.nn.functional as F
 
-from .checking import ExerciseError, as_number, correct, hint, one_of, require, require_keys, require_tensor
+from .checking import ExerciseError, as_number, correct, hint, one_of, recorded, require, require_keys, require_tensor
 
 
 def check_bag_mean_matrix(matrix: torch.Tensor, ids: torch.Tensor, offsets: torch.Tensor,
@@ -63,8 +63,7 @@ def check_tying_predictions(predicted_uniform_head: str, predicted_trend: str) -
         require(value is not None, f"record your prediction in {name} first (the cell above still holds None)")
     one_of("predicted_uniform_head", predicted_uniform_head, TYING_HEADS)
     one_of("predicted_trend", predicted_trend, TYING_TRENDS)
-    print("recorded: both predictions; the measurement below will tell whether they hold")
-    return True
+    return recorded("both predictions; the measurement below will tell whether they hold")
 
 
 #: Exercise 7.2: the vocabulary size, the widths and the seed of the tied and untied models

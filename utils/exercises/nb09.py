@@ -8,7 +8,7 @@ import torch
 
 from ..corpus import CATEGORIES, category_of, labelled_words
 from ..vocab import Vocab
-from .checking import correct, no_guess_yet, one_of, prediction, require
+from .checking import correct, no_guess_yet, one_of, prediction, recorded, require
 
 #: Exercise 9.1: the word that no sentence of the corpus mentions (the grammar files it under the animals) ...
 ZEBRA_EXERCISE_WORD = "zebra"
@@ -40,7 +40,7 @@ def check_zebra_prediction(zebra_category: str | None) -> bool:
     if no_guess_yet(zebra_category=zebra_category):
         return True
     one_of("zebra_category", zebra_category, tuple(CATEGORIES))
-    return correct("your prediction is recorded; the experiment after the worked answer will test it")
+    return recorded("your prediction; the experiment after the worked answer will test it")
 
 
 def _tables(model: object) -> list[torch.nn.Embedding]:
@@ -109,7 +109,7 @@ def check_narrow_predictions(predicted_loss_order: list[int] | None, d1_possible
     if no_guess_yet(predicted_loss_order=predicted_loss_order, d1_possible_cosines=d1_possible_cosines):
         return True
     _check_narrow_prediction_kinds(predicted_loss_order, d1_possible_cosines)
-    return correct("both predictions are recorded; the experiment after the worked answer will test them")
+    return recorded("both predictions; the experiment after the worked answer will test them")
 
 
 def _check_narrow_prediction_kinds(predicted_loss_order: list[int], d1_possible_cosines: set[float]) -> None:

@@ -12,9 +12,13 @@ ROOT = Path(__file__).resolve().parents[3]
 MODULES = sorted((ROOT / "utils" / "exercises").glob("*.py"))
 
 
+#: the lines a checker prints when it passes: a verdict, or a prediction recorded to be judged later
+SUCCESS = ("correct", "recorded")
+
+
 def _calls_of_correct(tree):
     return [node for node in ast.walk(tree) if isinstance(node, ast.Call)
-            and (getattr(node.func, "id", None) == "correct" or getattr(node.func, "attr", None) == "correct")]
+            and (getattr(node.func, "id", None) in SUCCESS or getattr(node.func, "attr", None) in SUCCESS)]
 
 
 @pytest.mark.parametrize("path", MODULES, ids=lambda path: path.stem)
@@ -39,7 +43,8 @@ def test_each_success_line_is_the_one_its_notebook_shows(path):
     notebook, = (ROOT / "notebooks").glob(f"{path.stem[2:]}_*.ipynb")
     lines = [line for cell in json.loads(notebook.read_text(encoding="utf-8"))["cells"]
              for output in cell.get("outputs", []) for line in "".join(output.get("text", "")).splitlines()]
-    shown = {line for line in lines if line.startswith("correct: ")}
-    messages = {f"correct: {call.args[0].value}" for call in _calls_of_correct(ast.parse(path.read_text("utf-8")))}
+    shown = {line for line in lines if line.startswith(("correct: ", "recorded: "))}
+    messages = {f"{getattr(call.func, 'id', None) or call.func.attr}: {call.args[0].value}"
+                for call in _calls_of_correct(ast.parse(path.read_text("utf-8")))}
     # A prediction's checker, stored with its guess still None, shows "no guess yet" instead of its success line.
     assert shown <= messages and len(messages - shown) == sum(line.startswith("no guess yet") for line in lines)
