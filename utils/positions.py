@@ -17,7 +17,7 @@ from .checks import check_int
 def sinusoidal_frequencies(dim: int, base: float = 10_000.0, dtype: torch.dtype = torch.float32) -> torch.Tensor:
     """The angular frequencies ``omega_i = base ** (-2i / dim)``, ``i = 0 .. dim/2 - 1``: shape ``(dim // 2,)``.
 
-    Taught in notebook 7.
+    Used by :func:`sinusoidal_positions`.
     """
     check_int("dim", dim)
     if dim % 2:

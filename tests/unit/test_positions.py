@@ -16,6 +16,17 @@ def test_table_follows_the_formula():
             assert table[p, 2 * i + 1].item() == pytest.approx(math.cos(p * omega), abs=1e-12)
 
 
+def test_table_is_notebook_7s_formula_bit_for_bit():
+    """Notebook 7 builds the table from the formula in a cell, then uses this function for its fixed layer."""
+    n_positions, dim = 64, 32
+    omega = 10_000.0 ** (-torch.arange(0, dim, 2, dtype=torch.float64) / dim)  # the notebook's cell, as written
+    angles = torch.arange(n_positions, dtype=torch.float64)[:, None] * omega
+    table = torch.stack([torch.sin(angles), torch.cos(angles)], dim=-1).flatten(1)
+    assert torch.equal(sinusoidal_frequencies(dim, dtype=torch.float64), omega)
+    assert torch.equal(sinusoidal_positions(n_positions, dim), table.float())
+    assert torch.equal(sinusoidal_positions(n_positions, dim, dtype=torch.float64), table)
+
+
 def test_position_zero_and_range():
     table = sinusoidal_positions(100, 16)
     assert table.dtype == torch.float32

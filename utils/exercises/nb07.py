@@ -50,20 +50,24 @@ def check_bag_mean_matrix(matrix: torch.Tensor, ids: torch.Tensor, offsets: torc
     return correct("A @ W equals EmbeddingBag(mode='mean') on every bag, the empty one included")
 
 
-#: Exercise 7.2's predictions: the heads, and the ways the other head's initial loss can move as d grows
+#: Exercise 7.2's predictions: the two heads, and the ways a head's initial loss can move as d grows
 TYING_HEADS, TYING_TRENDS = ("tied", "untied"), ("rises", "falls", "stays")
+#: a head's loss "stays" when its value at the largest d is within this much of its value at the smallest
+TYING_STAYS_WITHIN = 0.5
 
 
-def check_tying_predictions(predicted_uniform_head: str, predicted_trend: str) -> bool:
-    """Exercise 7.2's predictions, recorded before any loss is measured: the head that starts like a model that
-    knows nothing (``"tied"`` or ``"untied"``), and how the other head's initial loss moves as ``d`` grows
-    (``"rises"``, ``"falls"`` or ``"stays"``). ``ValueError`` for any other value. Only the kinds are checked
-    here: :func:`check_tying_initial_loss`, after the measurement, compares them with it."""
-    for name, value in (("predicted_uniform_head", predicted_uniform_head), ("predicted_trend", predicted_trend)):
+def check_tying_predictions(predicted_closer: str, tied_trend: str, untied_trend: str) -> bool:
+    """Exercise 7.2's predictions, recorded before any loss is measured: the head whose initial loss at the
+    smallest ``d`` is closer to ``ln V`` (``"tied"`` or ``"untied"``), and how each head's initial loss moves as
+    ``d`` grows (``"rises"``, ``"falls"`` or ``"stays"``). ``ValueError`` for any other value. Only the kinds are
+    checked here: :func:`check_tying_initial_loss`, after the measurement, compares them with it."""
+    guesses = {"predicted_closer": predicted_closer, "tied_trend": tied_trend, "untied_trend": untied_trend}
+    for name, value in guesses.items():
         require(value is not None, f"record your prediction in {name} first (the cell above still holds None)")
-    one_of("predicted_uniform_head", predicted_uniform_head, TYING_HEADS)
-    one_of("predicted_trend", predicted_trend, TYING_TRENDS)
-    return recorded("both predictions; the measurement below will tell whether they hold")
+    one_of("predicted_closer", predicted_closer, TYING_HEADS)
+    one_of("tied_trend", tied_trend, TYING_TRENDS)
+    one_of("untied_trend", untied_trend, TYING_TRENDS)
+    return recorded("your three predictions; the measurement below will tell whether they hold")
 
 
 #: Exercise 7.2: the vocabulary size, the widths and the seed of the tied and untied models
@@ -83,9 +87,15 @@ def _initial_lm_loss(model_class: Callable[..., torch.nn.Module], dim: int, tie:
         return torch.nn.functional.cross_entropy(logits.flatten(0, 1), ids[:, 1:].flatten()).item()
 
 
+def _trend(losses: list[float]) -> str:
+    """How a loss moves from the smallest ``d`` to the largest: ``"rises"``, ``"falls"`` or ``"stays"``."""
+    change = losses[-1] - losses[0]
+    return "stays" if abs(change) <= TYING_STAYS_WITHIN else ("rises" if change > 0 else "falls")
+
+
 def check_tying_initial_loss(initial_loss: dict[tuple[int, bool], float], model_class: Callable[..., torch.nn.Module],
-                             ids: torch.Tensor, context_length: int, predicted_uniform_head: str,
-                             predicted_trend: str) -> bool:
+                             ids: torch.Tensor, context_length: int, predicted_closer: str, tied_trend: str,
+                             untied_trend: str) -> bool:
     """Exercise 7.2: the loss at initialisation of a tied and an untied ``model_class``, for each width.
 
     ``initial_loss[(d, tie)]``: the next-token cross-entropy of
@@ -123,16 +133,21 @@ def check_tying_initial_loss(initial_loss: dict[tuple[int, bool], float], model_
             and all(a + 1 < b for a, b in zip(tied, tied[1:], strict=False)) and tied[0] > untied[0] + 1,
             "these losses do not show what the exercise is about (untied near ln V, tied far above and growing "
             "with d): pass the notebook's TinyLM, unchanged")
-    one_of("predicted_uniform_head", predicted_uniform_head, TYING_HEADS)
-    one_of("predicted_trend", predicted_trend, TYING_TRENDS)
-    require(predicted_uniform_head == "untied",
-            f"your losses are right, but your predicted_uniform_head, {predicted_uniform_head!r}, is not the head "
-            "whose losses sit near ln V: look at your initial_loss. Why: compare the std of the two heads' weights "
-            "at initialisation, N(0, 1) for the embedding and nn.Linear's default 1/sqrt(3 * fan_in), and what "
-            "each does to the logits")
-    require(predicted_trend == "rises",
-            f"your losses are right, but your predicted_trend, {predicted_trend!r}, is not what the tied head's "
-            "loss does as d grows: look at your initial_loss. Why: a logit sums d products; how does its std "
-            "change with d when the rows are N(0, 1)?")
-    return correct("all six losses match the checker's own models, built from the same seed, and both your "
+    one_of("predicted_closer", predicted_closer, TYING_HEADS)
+    one_of("tied_trend", tied_trend, TYING_TRENDS)
+    one_of("untied_trend", untied_trend, TYING_TRENDS)
+    closer = "tied" if abs(tied[0] - uniform) < abs(untied[0] - uniform) else "untied"
+    smallest = TYING_EXERCISE_DIMS[0]
+    require(predicted_closer == closer,
+            f"your losses are right, but your predicted_closer, {predicted_closer!r}, is not the head whose loss "
+            f"at d = {smallest} is closer to ln V: look at your initial_loss. Why: compare the std of the two heads' "
+            "weights at initialisation, N(0, 1) for the embedding and nn.Linear's default 1/sqrt(3 * fan_in), and "
+            "what each does to the logits")
+    for name, predicted, losses in (("tied_trend", tied_trend, tied), ("untied_trend", untied_trend, untied)):
+        head = name.split("_")[0]
+        require(predicted == _trend(losses),
+                f"your losses are right, but your {name}, {predicted!r}, is not what the {head} head's loss does as "
+                f"d grows (it 'stays' if it moves by at most {TYING_STAYS_WITHIN}): look at your initial_loss. Why: "
+                f"a logit sums d products; how does its std change with d, given the std of the {head} head's rows?")
+    return correct("all six losses match the checker's own models, built from the same seed, and your three "
                    "predictions match what they show")

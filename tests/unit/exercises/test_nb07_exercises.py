@@ -51,7 +51,7 @@ class Scaled(TinyLM):  # a tied table re-initialised small: no longer the lesson
 
 
 TYING_IDS = torch.randint(0, exercises.TYING_EXERCISE_VOCAB, (4, 9), generator=torch.Generator().manual_seed(7))
-PREDICTED = ("untied", "rises")  # Exercise 7.2's predictions, the ones the losses show
+PREDICTED = ("untied", "rises", "stays")  # Exercise 7.2's predictions, the ones the losses show
 
 
 def initial_losses(model_class=TinyLM):
@@ -80,9 +80,11 @@ LOSSES = initial_losses()
     ({(dim, tie): (10.0 + dim / 32 if tie else 6.9) for dim, tie in LOSSES}, TinyLM, TYING_IDS, PREDICTED,
      r"initial_loss\[\(16, False\)\] = 6.900 is not the loss"),  # typed in: plausible numbers
     (initial_losses(Scaled), Scaled, TYING_IDS, PREDICTED, "pass the notebook's TinyLM, unchanged"),
-    (LOSSES, TinyLM, TYING_IDS, ("tied", "rises"), "your losses are right, but your predicted_uniform_head, 'tied'"),
-    (LOSSES, TinyLM, TYING_IDS, ("untied", "stays"), "your losses are right, but your predicted_trend, 'stays'"),
-    (LOSSES, TinyLM, TYING_IDS, ("untied", "up"), (ValueError, "predicted_trend must be one of")),
+    (LOSSES, TinyLM, TYING_IDS, ("tied", "rises", "stays"), "your losses are right, but your predicted_closer, 'tied'"),
+    (LOSSES, TinyLM, TYING_IDS, ("untied", "stays", "stays"), "your losses are right, but your tied_trend, 'stays'"),
+    (LOSSES, TinyLM, TYING_IDS, ("untied", "rises", "rises"), "your losses are right, but your untied_trend, 'rises'"),
+    (LOSSES, TinyLM, TYING_IDS, ("untied", "rises", "falls"), "your losses are right, but your untied_trend, 'falls'"),
+    (LOSSES, TinyLM, TYING_IDS, ("untied", "up", "stays"), (ValueError, "tied_trend must be one of")),
     (list(LOSSES.values()), TinyLM, TYING_IDS, PREDICTED, "initial_loss must be a dict"),
     ({k: v for k, v in LOSSES.items() if k != (256, False)}, TinyLM, TYING_IDS, PREDICTED,
      r"missing \[\(256, False\)\]"),
@@ -105,17 +107,21 @@ def test_tying_initial_loss_leaves_the_global_rng_alone():
     assert torch.equal(torch.get_rng_state(), state)
 
 
-@pytest.mark.parametrize(("head", "trend", "expected"), [
-    *[(head, trend, "recorded") for head in ("tied", "untied") for trend in ("rises", "falls", "stays")],  # any
-    (None, "rises", r"record your prediction in predicted_uniform_head first"),
-    ("untied", "up", (ValueError, r"predicted_trend must be one of \('rises', 'falls', 'stays'\), got 'up'")),
-    (True, "rises", (ValueError, "predicted_uniform_head must be one of")),
+TRENDS = ("rises", "falls", "stays")
+
+
+@pytest.mark.parametrize(("predicted", "expected"), [
+    *[((head, tied, untied), "recorded") for head in ("tied", "untied") for tied in TRENDS for untied in TRENDS],
+    ((None, "rises", "stays"), r"record your prediction in predicted_closer first"),
+    (("untied", "rises", None), r"record your prediction in untied_trend first"),
+    (("untied", "up", "stays"), (ValueError, r"tied_trend must be one of \('rises', 'falls', 'stays'\), got 'up'")),
+    ((True, "rises", "stays"), (ValueError, "predicted_closer must be one of")),
 ])
-def test_tying_predictions(judge, capsys, head, trend, expected):
+def test_tying_predictions(judge, capsys, predicted, expected):
     """Recorded before the measurement, judged after it: any prediction of the right kind is recorded
     ("recorded:", never "correct:"); a guess still None is refused."""
     if expected == "recorded":
-        assert exercises.check_tying_predictions(head, trend) is True
+        assert exercises.check_tying_predictions(*predicted) is True
         assert capsys.readouterr().out.splitlines()[-1].startswith("recorded: ")
         return
-    judge(exercises.check_tying_predictions, (head, trend), expected)
+    judge(exercises.check_tying_predictions, predicted, expected)
