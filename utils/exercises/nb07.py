@@ -8,46 +8,66 @@ from collections.abc import Callable
 import torch
 import torch.nn.functional as F
 
-from .checking import ExerciseError, as_number, correct, hint, one_of, recorded, require, require_keys, require_tensor
+from .checking import (
+    ExerciseError,
+    as_number,
+    correct,
+    hint,
+    no_guess_yet,
+    one_of,
+    recorded,
+    require,
+    require_keys,
+    require_tensor,
+)
+
+#: Exercise 7.1: four bags of ids, given to the learner only as their mean multi-hot rows (bag 1 is empty)
+MYSTERY_BAGS = ([4, 4, 10, 6, 7, 11], [], [4, 5, 6], [4, 4, 5, 12, 10])
 
 
-def check_bag_mean_matrix(matrix: torch.Tensor, ids: torch.Tensor, offsets: torch.Tensor,
-                          weight: torch.Tensor) -> bool:
-    """Exercise 7.1: ``A`` ``(num_bags, V)`` with ``A @ weight`` = ``EmbeddingBag(mode="mean")(ids, offsets)``.
+def mystery_bag_rows(vocab_size: int) -> torch.Tensor:
+    """Exercise 7.1's matrix ``(4, vocab_size)``: row ``b`` holds the counts of the ids of bag ``b`` of
+    :data:`MYSTERY_BAGS` divided by its length, the row that ``EmbeddingBag(mode="mean")`` multiplies by ``W``."""
+    rows = torch.zeros(len(MYSTERY_BAGS), vocab_size)
+    for bag, ids in enumerate(MYSTERY_BAGS):
+        if ids:
+            rows[bag] = torch.bincount(torch.tensor(ids), minlength=vocab_size).float() / len(ids)
+    return rows
 
-    Row ``b`` holds the counts of bag ``b`` divided by its length; an empty bag is a row of zeros.
-    ``weight`` is the table ``[V, d]``: the checker also multiplies ``A`` by it and compares
-    with ``F.embedding_bag(ids, weight, offsets, mode="mean")``.
+
+def check_bag_mean_ids(ids: torch.Tensor, offsets: torch.Tensor, rows: torch.Tensor, weight: torch.Tensor) -> bool:
+    """Exercise 7.1: ids and offsets for which ``EmbeddingBag(mode="mean")`` gives ``rows @ weight``.
+
+    ``rows`` ``(num_bags, V)``: each bag's counts divided by its length (zeros for an empty bag); ``weight`` the
+    table ``[V, d]``. The checker computes ``F.embedding_bag(ids, weight, offsets, mode="mean")`` and compares.
     """
     if not isinstance(weight, torch.Tensor) or weight.dim() != 2:
         raise TypeError(f"weight must be the table W, a 2-D tensor [V, d]; got {type(weight).__name__}")
-    vocab_size = weight.shape[0]
+    vocab_size, num_bags = weight.shape[0], len(rows)
+    for name, value in (("my_flat", ids), ("my_offsets", offsets)):
+        require_tensor(name, value)
+        require(value.dim() == 1 and not value.is_floating_point(),
+                f"{name} must be a 1-D tensor of whole numbers, e.g. torch.tensor([0, 3])")
     ids, offsets = ids.detach().cpu().long(), offsets.detach().cpu().long()
-    expected_shape = (len(offsets), vocab_size)
-    require_tensor("the matrix", matrix, expected_shape, ": one row per bag, one column per vocabulary entry")
-    require(matrix.is_floating_point(),
-            f"the matrix has dtype {matrix.dtype}; it holds fractions, so it must be a float tensor")
-    ends = torch.cat([offsets[1:], torch.tensor([len(ids)])])
-    expected = torch.zeros(expected_shape, dtype=torch.float64)
-    for bag, (start, end) in enumerate(zip(offsets.tolist(), ends.tolist(), strict=True)):
-        if end > start:
-            expected[bag] = torch.bincount(ids[start:end], minlength=vocab_size).double() / (end - start)
-    got = matrix.detach().cpu().double()
-    require(not got.isnan().any(), "the matrix holds NaN: an empty bag has length 0, and EmbeddingBag returns zeros "
-            "for it (do not divide by zero)")
-    off = (~torch.isclose(got, expected, rtol=0, atol=1e-6)).any(dim=1).nonzero().flatten().tolist()
+    require(len(offsets) == num_bags, f"my_offsets has {len(offsets)} entries: give one start per bag, {num_bags}")
+    require(offsets[0] == 0 and bool((offsets[1:] >= offsets[:-1]).all()) and offsets[-1] <= len(ids),
+            "my_offsets must start at 0 and never decrease, and no bag may start past the end of my_flat")
+    require(bool(((ids >= 0) & (ids < vocab_size)).all()), f"my_flat holds ids outside 0..{vocab_size - 1}")
+    table, target = weight.detach().cpu().double(), rows.detach().cpu().double()
+    got = F.embedding_bag(ids, table, offsets, mode="mean")  # (num_bags, d): EmbeddingBag's answer for yours
+    off = (~torch.isclose(got, target @ table, rtol=0, atol=1e-6)).any(dim=1).nonzero().flatten().tolist()
     if off:
-        start, end = offsets[off[0]].item(), ends[off[0]].item()
-        why = hint([(torch.allclose(got[off[0]], torch.bincount(ids[start:end], minlength=vocab_size).double()),
-                     "these are the counts (mode='sum'); the mean divides them by the bag's length")],
-                   "bag b holds ids[offsets[b]:offsets[b + 1]] (the last bag runs to the end), and a repeated id "
-                   "counts once per occurrence")
-        raise ExerciseError(f"row {off[0]} (ids {ids[start:end].tolist()}) is off. Hint: {why}")
-    table = weight.detach().cpu().double()
-    bag_means = F.embedding_bag(ids, table, offsets, mode="mean")  # (num_bags, d): EmbeddingBag's own answer
-    require(torch.allclose(got @ table, bag_means, rtol=0, atol=1e-6), "A @ W differs from F.embedding_bag(ids, W, "
-            "offsets, mode='mean'): pass the notebook's table W as the last argument")
-    return correct("A @ W equals EmbeddingBag(mode='mean') on every bag, the empty one included")
+        bag = off[0]
+        ends = torch.cat([offsets[1:], torch.tensor([len(ids)])])
+        length = (ends[bag] - offsets[bag]).item()
+        why = hint([(length == 0, "that bag is empty, and an empty bag gives a row of zeros; this row is not zero"),
+                    (not target[bag].any(), "this row is all zeros: which bag gives a row of zeros?")],
+                   "each entry is how often an id occurs in the bag, divided by the bag's length: which length "
+                   "makes every entry of this row a whole count? (bag b is my_flat[my_offsets[b]:my_offsets[b + 1]], "
+                   "and the last bag runs to the end)")
+        raise ExerciseError(f"bag {bag} (ids {ids[offsets[bag]:ends[bag]].tolist()}) gives another mean. Hint: {why}")
+    return correct("EmbeddingBag(mode='mean') of your ids and offsets equals A_ex @ W on every bag, the empty one "
+                   "included")
 
 
 #: Exercise 7.2's predictions: the two heads, and the ways a head's initial loss can move as d grows
@@ -56,14 +76,14 @@ TYING_HEADS, TYING_TRENDS = ("tied", "untied"), ("rises", "falls", "stays")
 TYING_STAYS_WITHIN = 0.5
 
 
-def check_tying_predictions(predicted_closer: str, tied_trend: str, untied_trend: str) -> bool:
+def check_tying_predictions(predicted_closer: str | None, tied_trend: str | None, untied_trend: str | None) -> bool:
     """Exercise 7.2's predictions, recorded before any loss is measured: the head whose initial loss at the
     smallest ``d`` is closer to ``ln V`` (``"tied"`` or ``"untied"``), and how each head's initial loss moves as
     ``d`` grows (``"rises"``, ``"falls"`` or ``"stays"``). ``ValueError`` for any other value. Only the kinds are
-    checked here: :func:`check_tying_initial_loss`, after the measurement, compares them with it."""
-    guesses = {"predicted_closer": predicted_closer, "tied_trend": tied_trend, "untied_trend": untied_trend}
-    for name, value in guesses.items():
-        require(value is not None, f"record your prediction in {name} first (the cell above still holds None)")
+    checked here: :func:`check_tying_initial_loss`, after the measurement, compares them with it. While a guess is
+    still ``None`` it judges nothing."""
+    if no_guess_yet(predicted_closer=predicted_closer, tied_trend=tied_trend, untied_trend=untied_trend):
+        return True
     one_of("predicted_closer", predicted_closer, TYING_HEADS)
     one_of("tied_trend", tied_trend, TYING_TRENDS)
     one_of("untied_trend", untied_trend, TYING_TRENDS)
@@ -149,5 +169,5 @@ def check_tying_initial_loss(initial_loss: dict[tuple[int, bool], float], model_
                 f"your losses are right, but your {name}, {predicted!r}, is not what the {head} head's loss does as "
                 f"d grows (it 'stays' if it moves by at most {TYING_STAYS_WITHIN}): look at your initial_loss. Why: "
                 f"a logit sums d products; how does its std change with d, given the std of the {head} head's rows?")
-    return correct("all six losses match the checker's own models, built from the same seed, and your three "
-                   "predictions match what they show")
+    return correct("all six losses match the checker's own models, built from the same seed, and the predictions in "
+                   "predicted_closer, tied_trend and untied_trend match what they show")

@@ -8,25 +8,32 @@ import torch.nn as nn
 
 from utils.exercises import nb07 as exercises
 
-IDS, OFFSETS = torch.tensor([1, 2, 1, 3, 0]), torch.tensor([0, 3, 3])
-WEIGHT = torch.randn(4, 3, generator=torch.Generator().manual_seed(0))  # the table W [V, d]
-BAG_MEANS = torch.tensor([[0, 2 / 3, 1 / 3, 0], [0, 0, 0, 0], [0.5, 0, 0, 0.5]])
-COUNTS = torch.tensor([[0, 2.0, 1, 0], [0, 0, 0, 0], [1, 0, 0, 1]])
+WEIGHT = torch.randn(13, 3, generator=torch.Generator().manual_seed(0))  # the table W [V, d]
+ROWS = exercises.mystery_bag_rows(13)  # (4, V): bags of 6, 0, 3 and 5 ids
+FLAT = torch.tensor([id_ for bag in exercises.MYSTERY_BAGS for id_ in bag])
+OFFSETS = torch.tensor([0, 6, 6, 9])
 
 
-@pytest.mark.parametrize(("matrix", "weight", "expected"), [
-    (BAG_MEANS, WEIGHT, "pass"),
-    (COUNTS, WEIGHT, r"row 0 .* these are the counts \(mode='sum'\)"),
-    (torch.tensor([[0, 0.5, 0.5, 0], [0, 0, 0, 0], [0.5, 0, 0, 0.5]]), WEIGHT,
-     "row 0 .* counts once per occurrence"),  # "1" counted once in bag 0
-    (BAG_MEANS.index_fill(0, torch.tensor([1]), float("nan")), WEIGHT, "NaN: an empty bag"),
-    (BAG_MEANS[:2], WEIGHT, r"shape \(2, 4\), expected \(3, 4\)"),
-    (COUNTS.long(), WEIGHT, "must be a float tensor"),
-    (BAG_MEANS.tolist(), WEIGHT, "must be a torch.Tensor"),
-    (BAG_MEANS, 4, (TypeError, "weight must be the table W")),
+def test_mystery_rows_are_embedding_bags_own():
+    assert torch.allclose(ROWS @ WEIGHT, torch.nn.functional.embedding_bag(FLAT, WEIGHT, OFFSETS, mode="mean"))
+
+
+@pytest.mark.parametrize(("ids", "offsets", "weight", "expected"), [
+    (FLAT, OFFSETS, WEIGHT, "pass"),
+    (torch.tensor([id_ for bag in exercises.MYSTERY_BAGS for id_ in bag[::-1]]), OFFSETS, WEIGHT, "pass"),  # reordered
+    (torch.cat([FLAT[:6], FLAT[:6], FLAT[6:]]), torch.tensor([0, 12, 12, 15]), WEIGHT, "pass"),  # bag 0 twice over
+    (FLAT, torch.tensor([0, 6, 7, 9]), WEIGHT, "bag 1 .*this row is all zeros"),
+    (FLAT[1:], torch.tensor([0, 5, 5, 8]), WEIGHT, "bag 0 .*which length makes every entry"),  # one "the" short
+    (torch.cat([FLAT[:6], FLAT[9:]]), torch.tensor([0, 6, 6, 6]), WEIGHT, "bag 2 .*that bag is empty"),
+    (FLAT, OFFSETS[:3], WEIGHT, "my_offsets has 3 entries"),
+    (FLAT, torch.tensor([0, 6, 3, 9]), WEIGHT, "never decrease"),
+    (FLAT.float(), OFFSETS, WEIGHT, "1-D tensor of whole numbers"),
+    (FLAT.tolist(), OFFSETS, WEIGHT, "must be a torch.Tensor"),
+    (FLAT + 13, OFFSETS, WEIGHT, "ids outside"),
+    (FLAT, OFFSETS, 4, (TypeError, "weight must be the table W")),
 ])
-def test_bag_mean_matrix(judge, matrix, weight, expected):
-    judge(exercises.check_bag_mean_matrix, (matrix, IDS, OFFSETS, weight), expected, never=("0.66", "0.33"))
+def test_bag_mean_ids(judge, ids, offsets, weight, expected):
+    judge(exercises.check_bag_mean_ids, (ids, offsets, ROWS, weight), expected, never=("[0, 6, 6, 9]",))
 
 
 class TinyLM(nn.Module):  # notebook 7's model
@@ -112,14 +119,18 @@ TRENDS = ("rises", "falls", "stays")
 
 @pytest.mark.parametrize(("predicted", "expected"), [
     *[((head, tied, untied), "recorded") for head in ("tied", "untied") for tied in TRENDS for untied in TRENDS],
-    ((None, "rises", "stays"), r"record your prediction in predicted_closer first"),
-    (("untied", "rises", None), r"record your prediction in untied_trend first"),
+    ((None, "rises", "stays", "predicted_closer"), "no guess yet"),
+    (("untied", "rises", None, "untied_trend"), "no guess yet"),
     (("untied", "up", "stays"), (ValueError, r"tied_trend must be one of \('rises', 'falls', 'stays'\), got 'up'")),
     ((True, "rises", "stays"), (ValueError, "predicted_closer must be one of")),
 ])
 def test_tying_predictions(judge, capsys, predicted, expected):
     """Recorded before the measurement, judged after it: any prediction of the right kind is recorded
-    ("recorded:", never "correct:"); a guess still None is refused."""
+    ("recorded:", never "correct:"); while a guess is still None, nothing is judged."""
+    if expected == "no guess yet":  # the last entry: the name the line asks for
+        assert exercises.check_tying_predictions(*predicted[:3]) is True
+        assert capsys.readouterr().out.startswith(f"no guess yet: record {predicted[3]} ")
+        return
     if expected == "recorded":
         assert exercises.check_tying_predictions(*predicted) is True
         assert capsys.readouterr().out.splitlines()[-1].startswith("recorded: ")
