@@ -135,7 +135,7 @@ def all_reduce_sum(partial: torch.Tensor, group: Any = None) -> torch.Tensor:
     Taught in notebook 8.
     """
     if not dist.is_initialized():
-        raise RuntimeError("all_reduce_sum needs a process group: call it inside process_group(...)")
+        raise RuntimeError("all_reduce_sum needs a process group: run it in the processes that launch starts")
     return AllReduceSum.apply(partial, group)
 
 

@@ -40,7 +40,7 @@ def test_parallel_run_equals_one_device_exactly(world_size):
 
 @pytest.mark.parametrize("world_size", [1, 3])
 def test_a_backward_that_all_reduces_too_gives_p_times_the_gradient(world_size):
-    """Exercise 8.3's mistake, on real processes: every weight gradient is P times its single-device slice."""
+    """Going deeper's mistake, on real processes: every weight gradient is P times its single-device slice."""
     spec = D.ProblemSpec(vocab_size=11, dim=4, batch=2, seq_len=6, seed=world_size)
     weight, ids, grad_out = D.make_problem(spec)
     grads = launch(D.all_reduced_backward_step, world_size, args=(weight, ids, grad_out), timeout_s=30)
@@ -49,11 +49,26 @@ def test_a_backward_that_all_reduces_too_gives_p_times_the_gradient(world_size):
     assert torch.equal(torch.cat(grads), world_size * weight_grad) and weight_grad.any()
 
 
+@pytest.mark.parametrize("world_size", [1, 3])
+def test_with_the_loss_on_rank_0_alone_only_the_all_reducing_backward_is_right(world_size):
+    """Exercise 8.3, on real processes: the identity leaves every other rank a zero gradient; the all-reduce in the
+    backward gives every rank its slice of the single-device gradient."""
+    spec = D.ProblemSpec(vocab_size=11, dim=4, batch=2, seq_len=6, seed=world_size)
+    weight, ids, grad_out = D.make_problem(spec)
+    grads = launch(D.loss_on_rank_0_step, world_size, args=(weight, ids, grad_out), timeout_s=30)
+    _, weight_grad = D.single_device_reference(spec)
+    bounds = vocab_parallel.shard_bounds(11, world_size)
+    for rank, ((identity, all_reduced), (start, end)) in enumerate(zip(grads, bounds, strict=True)):
+        assert torch.equal(identity, weight_grad[start:end] if rank == 0 else torch.zeros(end - start, 4))
+        assert torch.equal(all_reduced, weight_grad[start:end])
+    assert weight_grad[bounds[-1][0]:].any()  # the last rank's slice is not all zeros: the comparison means something
+
+
 def test_exercise_8_3s_checker_measures_on_four_processes(capsys):
-    assert exercises.check_both_ways_factor(4) is True
+    assert exercises.check_loss_on_rank_0(0, 1) is True
     assert capsys.readouterr().out.startswith("correct: on 4 real processes")
-    with pytest.raises(ExerciseError, match="wrong_factor = 1 is not what 4 processes measured"):
-        exercises.check_both_ways_factor(1)
+    with pytest.raises(ExerciseError, match="all_reduce_factor = 4 is not what 4 processes measured"):
+        exercises.check_loss_on_rank_0(0, 4)
 
 
 @pytest.mark.skipif(not D.ROWWISE_AVAILABLE, reason=f"RowwiseParallel needs {D.ROWWISE_NEEDS}")

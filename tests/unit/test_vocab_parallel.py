@@ -107,7 +107,7 @@ def test_the_layer_rejects_bad_arguments():
         D.VocabParallelEmbedding(10, 2, rank=3, world_size=3)
     assert D.VocabParallelEmbedding.from_full_weight(torch.zeros(4, 2), 1, 2).weight.shape == (2, 2)
     layer = D.VocabParallelEmbedding(10, 2, rank=0, world_size=2)
-    with pytest.raises(RuntimeError, match=r"needs a process group: call it inside process_group"):
+    with pytest.raises(RuntimeError, match=r"needs a process group: run it in the processes that launch starts"):
         layer(torch.tensor([0]))
 
 

@@ -8,8 +8,9 @@ tensors; :func:`run_vocab_parallel` does the same on a seeded :class:`ProblemSpe
 command line and the tests). The worker lives here, in a module, because the new processes
 import it by module and name.
 
-:func:`all_reduced_backward_step` runs the same layer with a mistake, a backward that all-reduces
-too (:class:`AllReduceBothWays`): notebook 8's Exercise 8.3 and its Going deeper measure what it does.
+:func:`all_reduced_backward_step` runs the same layer with a backward that all-reduces too
+(:class:`AllReduceBothWays`): wrong when every process takes the same loss (notebook 8, Going deeper), right when
+only rank 0 takes it (:func:`loss_on_rank_0_step`, notebook 8's Exercise 8.3).
 
 :func:`run_rowwise_parallel` runs the same problem through PyTorch's own engine:
 ``torch.distributed.tensor.parallel.RowwiseParallel`` applied to an ``nn.Embedding``
@@ -23,15 +24,19 @@ the notebook's imports cell holds only imports and its first run finds the serve
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 import torch
 import torch.distributed as dist
 import torch.nn as nn
 import torch.nn.functional as F
 
+from .. import vocab_parallel
 from ..checks import check_int
-from ..vocab_parallel import AllReduceSum, VocabParallelEmbedding, local_lookup, shard_bounds
+from ..vocab_parallel import AllReduceSum, VocabParallelEmbedding, all_reduce_sum, local_lookup, shard_bounds
 from .launcher import DEFAULT_TIMEOUT_S, backend_for, launch, prepare_workers_in_a_kernel
 
 try:  # public from PyTorch 2.5 on (pytorch/pytorch#133881 moved DTensor out of torch.distributed._tensor)
@@ -106,6 +111,27 @@ class RankResult:
     backend: str
 
 
+@contextmanager
+def handed_to_all_reduce() -> Iterator[list[torch.Tensor]]:
+    """Within the ``with`` block, a list of every tensor that the layer's forward hands to ``all_reduce_sum``.
+
+    :class:`~utils.vocab_parallel.VocabParallelEmbedding`'s forward looks ``all_reduce_sum`` up in its module at
+    each call: for the block, the module holds a version that keeps a detached copy of its argument, then sums as
+    before. Used by :func:`vocab_parallel_step`, to return the partial that went into the all-reduce.
+    """
+    handed: list[torch.Tensor] = []
+
+    def keep_and_sum(partial: torch.Tensor, group: Any = None) -> torch.Tensor:
+        handed.append(partial.detach().clone())
+        return all_reduce_sum(partial, group)
+
+    vocab_parallel.all_reduce_sum = keep_and_sum
+    try:
+        yield handed
+    finally:
+        vocab_parallel.all_reduce_sum = all_reduce_sum
+
+
 def vocab_parallel_step(rank: int, world_size: int, weight: torch.Tensor, ids: torch.Tensor,
                         grad_out: torch.Tensor) -> RankResult:
     """What each process runs, inside the process group the launcher started (notebook 8, section 5).
@@ -119,10 +145,10 @@ def vocab_parallel_step(rank: int, world_size: int, weight: torch.Tensor, ids: t
     device = torch.device("cuda", torch.cuda.current_device()) if backend == "nccl" else torch.device("cpu")
     layer = VocabParallelEmbedding.from_full_weight(weight, rank, world_size, device=device)  # a copy of its rows
     ids, grad_out = ids.to(device), grad_out.to(device)
-    output = layer(ids)  # the forward: local lookup + all_reduce(SUM)
+    with handed_to_all_reduce() as handed:  # keeps each tensor that the forward hands to all_reduce_sum
+        output = layer(ids)  # the forward: local lookup + all_reduce(SUM)
     (output * grad_out).sum().backward()
-    # the forward's first step, repeated here so that it can be returned: the partial before the all-reduce
-    partial = local_lookup(ids, layer.weight.detach(), layer.start)
+    (partial,) = handed  # this process's partial output, as it went into the all-reduce
     owned = (ids >= layer.start) & (ids < layer.end)
     return RankResult(rank, world_size, layer.start, layer.end, owned.cpu(), partial.cpu(), output.detach().cpu(),
                       layer.weight.grad.cpu(), layer.weight.numel() * layer.weight.element_size(), backend)
@@ -158,11 +184,12 @@ def compare_with_single_device(results: list[RankResult], reference: tuple[torch
     }
 
 
-# --- Exercise 8.3's mistake: a backward that all-reduces too ---------------------------
+# --- a backward that all-reduces too (Going deeper), and a loss on rank 0 alone (Exercise 8.3) ---
 
 
 class AllReduceBothWays(AllReduceSum):
-    """:class:`~utils.vocab_parallel.AllReduceSum` with a backward that all-reduces as well (a mistake)."""
+    """:class:`~utils.vocab_parallel.AllReduceSum` with a backward that all-reduces as well: ``P`` times too large
+    when every process takes the same loss."""
 
     @staticmethod
     def backward(ctx, grad_output: torch.Tensor) -> tuple[torch.Tensor, None]:
@@ -182,6 +209,23 @@ def all_reduced_backward_step(rank: int, world_size: int, weight: torch.Tensor, 
     output = AllReduceBothWays.apply(local_lookup(ids, layer.weight, layer.start), None)
     (output * grad_out).sum().backward()
     return layer.weight.grad.cpu()
+
+
+def loss_on_rank_0_step(rank: int, world_size: int, weight: torch.Tensor, ids: torch.Tensor,
+                        grad_out: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Exercise 8.3: only rank 0 takes the loss ``(output * grad_out).sum()``; the other processes backpropagate
+    zeros. This process's weight gradients ``[end - start, d]`` (on the CPU): with :class:`AllReduceSum`'s identity
+    backward, then with :class:`AllReduceBothWays`'s backward, which all-reduces."""
+    backend = dist.get_backend()
+    device = torch.device("cuda", torch.cuda.current_device()) if backend == "nccl" else torch.device("cpu")
+    ids, grad_out = ids.to(device), grad_out.to(device)
+    grads = []
+    for function in (AllReduceSum, AllReduceBothWays):
+        layer = VocabParallelEmbedding.from_full_weight(weight, rank, world_size, device=device)
+        output = function.apply(local_lookup(ids, layer.weight, layer.start), None)
+        output.backward(grad_out if rank == 0 else torch.zeros_like(grad_out))  # the loss's gradient: rank 0's only
+        grads.append(layer.weight.grad.cpu())
+    return grads[0], grads[1]
 
 
 # --- the same split by PyTorch's own engine: RowwiseParallel ---------------------------

@@ -10,7 +10,7 @@ import torch.nn.functional as F
 from ..distributed.launcher import launch
 from ..distributed.vocab_parallel_run import (
     ProblemSpec,
-    all_reduced_backward_step,
+    loss_on_rank_0_step,
     make_problem,
     single_device_reference,
 )
@@ -160,37 +160,51 @@ def check_parallel_bag_mean(fn: Callable[[torch.Tensor, torch.Tensor, int], torc
                    "are added, and the total is divided by L")
         require(torch.allclose(got, expected, rtol=1e-5, atol=1e-6),
                 f"{where} is not the bag mean of F.embedding_bag(bags, weight, mode='mean'). Hint: {why}")
-    return correct("your bag means equal F.embedding_bag(mode='mean') on the whole table, for P = 2 and P = 3")
+    return correct("your bag means match F.embedding_bag(mode='mean') on the whole table to float32 rounding, "
+                   "for P = 2 and P = 3")
 
 
-#: Exercise 8.3: the processes the checker starts, on section 5's seeded problem
-_BOTH_WAYS_WORLD_SIZE, _BOTH_WAYS_SPEC = 4, ProblemSpec()
+#: Exercise 8.3: the processes the checker starts, on section 5's seeded problem, and the rank the exercise asks about
+_RANK_0_LOSS_WORLD_SIZE, _RANK_0_LOSS_SPEC, _ASKED_RANK = 4, ProblemSpec(), 1
 
 
-def both_ways_gradients() -> tuple[torch.Tensor, torch.Tensor]:
-    """``(measured, right)``, each ``[V, d]``: the weight gradients of :data:`_BOTH_WAYS_WORLD_SIZE` real processes
-    whose all-reduce also all-reduces in the backward (concatenated in rank order), and the single-device one."""
-    weight, ids, grad_out = make_problem(_BOTH_WAYS_SPEC)
-    grads = launch(all_reduced_backward_step, _BOTH_WAYS_WORLD_SIZE, args=(weight, ids, grad_out))
-    return torch.cat(grads), single_device_reference(_BOTH_WAYS_SPEC)[1]
+def loss_on_rank_0_gradients() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """``(identity, all-reducing, right)``: rank 1's weight gradient when only rank 0 of 4 real processes takes the
+    loss, with ``AllReduceSum``'s identity backward and with a backward that all-reduces
+    (:func:`~utils.distributed.vocab_parallel_run.loss_on_rank_0_step`), and rank 1's slice of the single-device
+    gradient of that loss."""
+    weight, ids, grad_out = make_problem(_RANK_0_LOSS_SPEC)
+    results = launch(loss_on_rank_0_step, _RANK_0_LOSS_WORLD_SIZE, args=(weight, ids, grad_out))
+    start, end = shard_bounds(len(weight), _RANK_0_LOSS_WORLD_SIZE)[_ASKED_RANK]
+    identity, all_reduced = results[_ASKED_RANK]
+    return identity, all_reduced, single_device_reference(_RANK_0_LOSS_SPEC)[1][start:end]
 
 
-def check_both_ways_factor(wrong_factor: object) -> bool:
-    """Exercise 8.3: how many times the right weight gradient each of 4 processes gets when ``AllReduceSum``'s
-    backward all-reduces too, predicted, then measured on 4 real processes (:func:`both_ways_gradients`).
-    True when nothing is wrong: the guess is right, or not made yet."""
-    if no_guess_yet(wrong_factor=wrong_factor):
+def check_loss_on_rank_0(identity_factor: object, all_reduce_factor: object) -> bool:
+    """Exercise 8.3: only rank 0 of 4 processes takes the loss, the others backpropagate zeros. How many times its
+    slice of the single-device gradient rank 1's weight gradient is, with the identity backward and with one that
+    all-reduces: predicted, then measured on 4 real processes (:func:`loss_on_rank_0_gradients`).
+    True when nothing is wrong: the guesses are right, or not made yet."""
+    if no_guess_yet(identity_factor=identity_factor, all_reduce_factor=all_reduce_factor):
         return True
-    factor = as_number("wrong_factor", prediction("wrong_factor", wrong_factor, (int, float), "3"),
-                       "how many times the right gradient")
-    measured, right = both_ways_gradients()
-    why = hint([(factor == 1, "the backward adds the 4 processes' output gradients: is each a different part of "
-                 "the gradient, or the same whole?"),
-                (factor == 1 / _BOTH_WAYS_WORLD_SIZE, "all_reduce(SUM) adds the processes' tensors; it does not "
-                 "average them")],
-               "what does grad_output hold on each process before that all-reduce, and what does adding it up "
-               "over 4 processes give?")
-    require(torch.equal(measured, factor * right),
-            f"wrong_factor = {factor:g} is not what 4 processes measured. Hint: {why}")
-    return correct("on 4 real processes, every weight gradient was wrong_factor times its slice of the "
-                   "single-device one")
+    factors = {name: as_number(name, prediction(name, value, (int, float), "3"), "how many times the right gradient")
+               for name, value in (("identity_factor", identity_factor), ("all_reduce_factor", all_reduce_factor))}
+    identity, all_reduced, right = loss_on_rank_0_gradients()
+    require(bool(right.any()), "rank 1's slice of the single-device gradient is all zeros: nothing to compare with")
+    hints = {
+        "identity_factor": hint([(factors["identity_factor"] == 1, "that is what the identity gives when every "
+                                  "process takes the same loss: what grad_output does rank 1 receive here?")],
+                                "the identity passes rank 1's own grad_output on to its rows: what is it when "
+                                "rank 1 takes no loss?"),
+        "all_reduce_factor": hint([(factors["all_reduce_factor"] == _RANK_0_LOSS_WORLD_SIZE, "the all-reduce adds "
+                                    "the 4 processes' grad_output: how many of them are not zero?"),
+                                   (factors["all_reduce_factor"] == 0, "the all-reduce adds the grad_output of all "
+                                    "4 processes, rank 0's included")],
+                                  "what does the sum of the 4 processes' grad_output hold, rank 0's among them?"),
+    }
+    for name, measured in (("identity_factor", identity), ("all_reduce_factor", all_reduced)):
+        require(torch.equal(measured, factors[name] * right),
+                f"{name} = {factors[name]:g} is not what 4 processes measured. Hint: {hints[name]}")
+    return correct("on 4 real processes with the loss on rank 0 alone, rank 1's weight gradient was identity_factor "
+                   "times its slice of the single-device one with the identity backward, and all_reduce_factor "
+                   "times with a backward that all-reduces")

@@ -17,7 +17,7 @@ def vocab_parallel_figure(weight: torch.Tensor, ids: torch.Tensor, world_size: i
 
     ``weight``: ``[V, d]``; ``ids``: ``(n,)`` int64. The partials are computed with
     :func:`utils.vocab_parallel.local_lookup` (what each process computes) and their sum
-    is checked to equal ``weight[ids]`` exactly.
+    is checked to equal ``weight[ids]`` exactly. Every panel shares one colour scale, drawn last (``fig.axes[-1]``).
     """
 
     weight = check_weight(weight).detach().cpu()
@@ -33,7 +33,8 @@ def vocab_parallel_figure(weight: torch.Tensor, ids: torch.Tensor, world_size: i
     owner = owner_of(ids, len(weight), world_size).tolist()
 
     lo, hi = float(weight.min()), float(weight.max())
-    fig = Figure(figsize=((2.4 if wide else 1.5) * (world_size + 2), 4.6), layout="constrained")
+    width = (2.4 if wide else 1.5) * (world_size + 2) + 1  # + 1 inch: the colour scale
+    fig = Figure(figsize=(width, 4.6), layout="constrained")
     axes = fig.subplots(1, world_size + 2)
     heatmap(axes[0], weight, f"table W  [V={vocab_size}, d={dim}]\nsplit by rows", vmin=lo, vmax=hi)
     axes[0].set_yticks(range(vocab_size))
@@ -41,7 +42,7 @@ def vocab_parallel_figure(weight: torch.Tensor, ids: torch.Tensor, world_size: i
     for rank, (start, end) in enumerate(bounds):
         color = colours[rank]
         axes[0].add_patch(Rectangle((-0.45, start - 0.45), dim - 0.1, end - start - 0.1, fill=False, ec=color, lw=3))
-        label = f" rank {rank}\n rows {start}-{end - 1}" if end - start > 1 else f" rank {rank}: row {start}"
+        label = f" rank {rank}\n rows [{start}, {end})" if end - start > 1 else f" rank {rank}: row {start}"
         axes[0].text(dim - 0.2, (start + end - 1) / 2, label, color=color, ha="left", va="center",
                      fontsize=9 if end - start > 1 else 7, fontweight="bold")
 
@@ -52,8 +53,8 @@ def vocab_parallel_figure(weight: torch.Tensor, ids: torch.Tensor, world_size: i
 
     for rank, (partial, (start, end)) in enumerate(zip(partials, bounds, strict=True)):
         ax = axes[rank + 1]
-        title = f"rank {rank}: rows {start}-{end - 1}\nlooks up its ids, zeros the rest" if wide else \
-            f"rank {rank}\n" + (f"rows {start}-{end - 1}" if end - start > 1 else f"row {start}")
+        title = f"rank {rank}: rows [{start}, {end})\nlooks up its ids, zeros the rest" if wide else \
+            f"rank {rank}\n" + (f"rows [{start}, {end})" if end - start > 1 else f"row {start}")
         heatmap(ax, partial, title, vmin=lo, vmax=hi)
         id_ticks(ax)
         for row, r in enumerate(owner):
@@ -67,6 +68,7 @@ def vocab_parallel_figure(weight: torch.Tensor, ids: torch.Tensor, world_size: i
             vmin=lo, vmax=hi)
     id_ticks(axes[-1])
     axes[1].set_ylabel("token ids, coloured by the rank that holds them", fontsize=8)
+    fig.colorbar(axes[-1].images[0], ax=list(axes), shrink=0.7, pad=0.01, label="value (one scale for all panels)")
     fig.suptitle(f"A vocabulary-parallel lookup over {world_size} process{'es' if world_size > 1 else ''}: "
                  "each holds a block of rows, and one all-reduce adds the partial results", fontsize=11)
     return fig

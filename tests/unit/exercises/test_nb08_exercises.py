@@ -55,7 +55,8 @@ def test_shortcut_weights(judge, weights, expected):
 @pytest.mark.parametrize(("checker", "guesses", "named"), [
     (exercises.check_shortcut_weights, (None, 0.5), "row_0_weight"),
     (exercises.check_shortcut_weights, (None, None), "row_0_weight and row_7_weight"),
-    (exercises.check_both_ways_factor, (None,), "wrong_factor"),
+    (exercises.check_loss_on_rank_0, (None, 1), "identity_factor"),
+    (exercises.check_loss_on_rank_0, (None, None), "identity_factor and all_reduce_factor"),
 ])
 def test_no_guess_yet_judges_nothing(capsys, checker, guesses, named):
     """Run top to bottom before the learner guesses: one line asking for the guess, no verdict, no failure."""
@@ -65,22 +66,24 @@ def test_no_guess_yet_judges_nothing(capsys, checker, guesses, named):
 
 @pytest.fixture
 def four_processes_measured(monkeypatch):
-    """Exercise 8.3's measurement as 4 processes give it (tests/processes runs the real one): 4 times the right
-    gradient."""
-    right = torch.arange(44.0).reshape(11, 4) / 8
-    monkeypatch.setattr(exercises, "both_ways_gradients", lambda: (4 * right, right))
+    """Exercise 8.3's measurement as 4 processes give it (tests/processes runs the real one): with the loss on rank
+    0 alone, rank 1's gradient is 0 times its slice with the identity backward, 1 time with the all-reducing one."""
+    right = torch.arange(12.0).reshape(3, 4) / 8
+    monkeypatch.setattr(exercises, "loss_on_rank_0_gradients", lambda: (0 * right, right.clone(), right))
 
 
-@pytest.mark.parametrize(("factor", "expected"), [
-    (4, "pass"),
-    (4.0, "pass"),
-    (1, "wrong_factor = 1 is not .* the same whole"),
-    (0.25, "wrong_factor = 0.25 is not .* it does not average them"),
-    (2, "wrong_factor = 2 is not .* what does grad_output hold on each process"),
-    ("4", "wrong_factor must look like 3, got str"),
+@pytest.mark.parametrize(("factors", "expected"), [
+    ((0, 1), "pass"),
+    ((0.0, 1.0), "pass"),
+    ((1, 1), "identity_factor = 1 is not .* what grad_output does rank 1 receive here"),
+    ((2, 1), "identity_factor = 2 is not .* what is it when rank 1 takes no loss"),
+    ((0, 4), "all_reduce_factor = 4 is not .* how many of them are not zero"),
+    ((0, 0), "all_reduce_factor = 0 is not .* rank 0's included"),
+    ((0, 2), "all_reduce_factor = 2 is not .* what does the sum of the 4 processes' grad_output hold"),
+    (("0", 1), "identity_factor must look like 3, got str"),
 ])
-def test_both_ways_factor(judge, four_processes_measured, factor, expected):
-    judge(exercises.check_both_ways_factor, (factor,), expected)
+def test_loss_on_rank_0(judge, four_processes_measured, factors, expected):
+    judge(exercises.check_loss_on_rank_0, factors, expected)
 
 
 def test_shortcut_weights_are_measured():
