@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 import torch
 import torch.nn.functional as F
+from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils.flop_counter import FlopCounterMode
 
 from .checking import as_number, correct, hint, no_guess_yet, prediction, require, require_tensor
@@ -38,34 +39,60 @@ def check_one_hot_widths(shape_cat: object, shape_log: object, encode: Callable[
 FLOP_BATCH, FLOP_SIZES = (8, 1024), (50_257, 768)
 
 
-def _counted_flops() -> tuple[int, int, int]:
-    """FlopCounterMode's counts for the one-hot product's forward and backward passes, and for the lookup's backward
-    pass (the table's gradient), for :data:`FLOP_BATCH` ids at :data:`FLOP_SIZES`, on the ``meta`` device: shapes
-    only, so no memory is spent on the one-hot rows."""
+def _counted_flops() -> tuple[int, int]:
+    """FlopCounterMode's counts for the one-hot product's forward and backward passes, for :data:`FLOP_BATCH` ids at
+    :data:`FLOP_SIZES`, on the ``meta`` device: shapes only, so no memory is spent on the one-hot rows."""
     (batch, length), (vocab_size, dim) = FLOP_BATCH, FLOP_SIZES
     one_hot_rows = torch.empty(batch, length, vocab_size, device="meta")  # made from ids: needs no gradient
     table = torch.empty(vocab_size, dim, device="meta", requires_grad=True)
-    ids = torch.empty(batch, length, dtype=torch.long, device="meta")
     with FlopCounterMode(display=False) as counter:
         product = one_hot_rows @ table
-    counts = [counter.get_total_flops()]
-    for out in (product, table[ids]):
-        with FlopCounterMode(display=False) as counter:
-            out.backward(torch.empty_like(out))
-        counts.append(counter.get_total_flops())
-    return counts[0], counts[1], counts[2]
+    forward = counter.get_total_flops()
+    with FlopCounterMode(display=False) as counter:
+        product.backward(torch.empty_like(product))
+    return forward, counter.get_total_flops()
 
 
-def check_flops_prediction(backward_ratio: object, lookup_backward_flops: object) -> bool:
+class _AdditionRecorder(TorchDispatchMode):
+    """Records the operations run under it and counts the numbers that the accumulating ones (``index_put`` with
+    ``accumulate=True``, ``index_add``) add into their target."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.additions = 0
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        name = func.overloadpacket.__name__
+        if name in ("index_put", "index_put_", "_index_put_impl_"):
+            if (args[3] if len(args) > 3 else kwargs.get("accumulate", False)):
+                self.additions += args[2].numel()  # the values, each added into the target
+        elif name in ("index_add", "index_add_"):
+            self.additions += args[3].numel()  # the source, each added into the target
+        return func(*args, **kwargs)
+
+
+def _recorded_lookup_additions() -> int:
+    """The additions the lookup's backward pass runs (the table's gradient), for :data:`FLOP_BATCH` ids at
+    :data:`FLOP_SIZES`, on the ``meta`` device: recorded from the operations it dispatches, not from a formula."""
+    (batch, length), (vocab_size, dim) = FLOP_BATCH, FLOP_SIZES
+    table = torch.empty(vocab_size, dim, device="meta", requires_grad=True)
+    rows = table[torch.empty(batch, length, dtype=torch.long, device="meta")]
+    with _AdditionRecorder() as recorder:
+        rows.backward(torch.empty_like(rows))
+    return recorder.additions
+
+
+def check_flops_prediction(backward_ratio: object, lookup_backward_additions: object) -> bool:
     """Exercise 1.2: the predicted ratio of FlopCounterMode's counts for the one-hot product's backward and forward
-    passes, and its count for the lookup's backward pass. True when nothing is wrong: the guesses are right, or not
-    made yet."""
-    if no_guess_yet(backward_ratio=backward_ratio, lookup_backward_flops=lookup_backward_flops):
+    passes, and the number of additions the lookup's backward pass runs. True when nothing is wrong: the guesses are
+    right, or not made yet."""
+    if no_guess_yet(backward_ratio=backward_ratio, lookup_backward_additions=lookup_backward_additions):
         return True
     ratio = as_number("backward_ratio", prediction("backward_ratio", backward_ratio, (int, float), "1.5"),
                       "backward FLOPs over forward FLOPs")
-    lookup = prediction("lookup_backward_flops", lookup_backward_flops, int, "2 * 3 * 4")
-    forward, backward, counted_lookup = _counted_flops()
+    additions = prediction("lookup_backward_additions", lookup_backward_additions, int, "2 * 3 * 4")
+    forward, backward = _counted_flops()
     why = hint([(ratio == 2 * backward / forward,
                  "two products would mean a gradient for both factors: which of them needs one? Where do the one-hot "
                  "rows come from?"),
@@ -74,14 +101,18 @@ def check_flops_prediction(backward_ratio: object, lookup_backward_flops: object
                "many products the backward pass runs")
     require(ratio == backward / forward,
             f"backward_ratio = {ratio:g} is not the ratio of FlopCounterMode's counts. Hint: {why}")
-    why = hint([(lookup in (forward, backward), "that is the product's count: does the lookup's backward multiply "
-                 "matrices?")],
-               "section 5: FlopCounterMode counts only operations it has a formula for (matrix products, convolutions, "
-               "attention). Which of them does adding rows run?")
-    require(lookup == counted_lookup, "lookup_backward_flops is not what FlopCounterMode counts for the lookup. "
-            f"Hint: {why}")
-    return correct("both predictions match FlopCounterMode's counts for the backward passes of the product and of the "
-                   "lookup")
+    (batch, length), (vocab_size, dim) = FLOP_BATCH, FLOP_SIZES
+    why = hint([(additions == 0, "FlopCounterMode's 0 is no measurement (section 5): adding rows is arithmetic"),
+                (additions in (forward, forward // 2), "that is the product's count: does the lookup touch the rows "
+                 "of the table that no id picked?"),
+                (additions == vocab_size * dim, "the gradient has V·d entries, but rows that no id picked get "
+                 "nothing added: count what is added, not where it goes"),
+                (additions == batch * length, "each row of grad_out holds more than one number")],
+               "what shape has grad_out, and how many times is each of its numbers added into the gradient?")
+    require(additions == _recorded_lookup_additions(),
+            f"lookup_backward_additions is not the number of additions the lookup's backward pass runs. Hint: {why}")
+    return correct("backward_ratio matches FlopCounterMode's counts for the product's two passes, and "
+                   "lookup_backward_additions matches the additions recorded in the lookup's backward pass")
 
 
 #: Exercise 1.3: the four expressions whose exactness the learner predicts, by letter (``x`` one-hot, ``w`` the table)

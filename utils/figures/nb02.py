@@ -12,7 +12,7 @@ from .drawing import TAB10, annotated_heatmap
 
 
 def embedding_lookup_figure(ids: torch.Tensor, weight: torch.Tensor) -> Figure:
-    """Three panels: the ``(B, T)`` ids, the weight with the rows they pick framed, and ``E(ids)``.
+    """Three panels: the ``(B, T)`` ids, the weight with the rows they pick framed, and ``embedding(ids)``.
 
     ``ids``: ``(B, T)`` (or ``(T,)``) integer tensor; ``weight``: ``[V, d]`` with ``V <= 10``
     (one colour per id) and at most 12 ids. The output panel is computed with
@@ -58,8 +58,9 @@ def embedding_lookup_figure(ids: torch.Tensor, weight: torch.Tensor) -> Figure:
         ax_w.add_patch(Rectangle((-0.5, v - 0.5), dim, 1, fill=False, ec=TAB10[v], lw=3))
         ax_w.get_yticklabels()[v].set_color(TAB10[v])
     # the output, one row per id, framed in the same colour and linked to its source row
-    annotated_heatmap(ax_out, rows, f"E(ids)  (B, T, d) = {tuple(out.shape)}\nshown as B·T = {len(flat_ids)} rows",
-                       limit)
+    annotated_heatmap(ax_out, rows,
+                      f"embedding(ids)  (B, T, d) = {tuple(out.shape)}\nshown as B·T = {len(flat_ids)} rows",
+                      limit)
     labels = [f"[{b},{t}] ← id {int(ids[b, t])}" for b in range(batch) for t in range(steps)]
     ax_out.yaxis.tick_right()  # labels on the right, so the links from the weight's rows stay clear
     ax_out.set_yticks(range(len(flat_ids)), labels)
@@ -68,6 +69,6 @@ def embedding_lookup_figure(ids: torch.Tensor, weight: torch.Tensor) -> Figure:
         ax_out.get_yticklabels()[k].set_color(TAB10[v])
         fig.add_artist(ConnectionPatch(xyA=(dim - 0.5, v), coordsA=ax_w.transData, xyB=(-0.5, k),
                                        coordsB=ax_out.transData, color=TAB10[v], lw=1.2, alpha=0.7))
-    fig.suptitle("nn.Embedding looks rows up: E(ids)[b, t] = weight[ids[b, t]], copied, nothing multiplied",
+    fig.suptitle("nn.Embedding looks rows up: embedding(ids)[b, t] = weight[ids[b, t]], copied, nothing multiplied",
                  fontsize=12)
     return fig

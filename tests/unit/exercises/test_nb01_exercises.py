@@ -10,8 +10,9 @@ VOCAB = build_vocab("The cat sat on the mat. The dog sat on the log. The cat saw
 #: the worked answers: the ids of "the cat sat" are 4, 5, 6 and of "the log" 4, 11
 SHAPE_CAT, SHAPE_LOG = (3, 7), (2, 12)
 PRODUCT_FLOPS = 2 * 8 * 1024 * 50_257 * 768
-#: Exercise 1.2's worked answer: one product in the backward pass, as in the forward; none in the lookup's
-BACKWARD_RATIO, LOOKUP_BACKWARD_FLOPS = 1, 0
+#: Exercise 1.2's worked answer: one product in the backward pass, as in the forward; the lookup's backward adds each
+#: of grad_out's B·T·d numbers once
+BACKWARD_RATIO, LOOKUP_ADDITIONS = 1, 8 * 1024 * 768
 WEIGHT = torch.randn(6, 3, generator=torch.Generator().manual_seed(1))
 ONE_HOT = torch.nn.functional.one_hot(torch.tensor([3, 0, 3, 5]), 6).float()
 #: notebook 1's sentence and vocabulary size, for tables other than its own
@@ -36,26 +37,43 @@ def test_one_hot_widths(judge, shape_cat, shape_log, expected):
 
 
 @pytest.mark.parametrize(("ratio", "lookup", "expected"), [
-    (BACKWARD_RATIO, LOOKUP_BACKWARD_FLOPS, "pass"),
-    (1.0, LOOKUP_BACKWARD_FLOPS, "pass"),
-    (2, LOOKUP_BACKWARD_FLOPS, "which of them needs one"),  # the rule of thumb: a gradient for the one-hot rows too
-    (0, LOOKUP_BACKWARD_FLOPS, "the table's gradient is a matrix product"),
-    (0.5, LOOKUP_BACKWARD_FLOPS, r"backward_ratio = 0.5 is not.*compare the sizes of the two products"),
+    (BACKWARD_RATIO, LOOKUP_ADDITIONS, "pass"),
+    (1.0, LOOKUP_ADDITIONS, "pass"),
+    (2, LOOKUP_ADDITIONS, "which of them needs one"),  # the rule of thumb: a gradient for the one-hot rows too
+    (0, LOOKUP_ADDITIONS, "the table's gradient is a matrix product"),
+    (0.5, LOOKUP_ADDITIONS, r"backward_ratio = 0.5 is not.*compare the sizes of the two products"),
+    (BACKWARD_RATIO, 0, "FlopCounterMode's 0 is no measurement"),  # recall of section 5's count, not the work done
     (BACKWARD_RATIO, PRODUCT_FLOPS, "that is the product's count"),
-    (BACKWARD_RATIO, 2 * 8 * 1024 * 768, "Which of them does adding rows run"),
-    (BACKWARD_RATIO, 0.0, "lookup_backward_flops must look like"),
-    ("1", LOOKUP_BACKWARD_FLOPS, "backward_ratio must look like"),
-    (True, LOOKUP_BACKWARD_FLOPS, "backward_ratio must look like"),
-    (..., LOOKUP_BACKWARD_FLOPS, "record your prediction in backward_ratio first"),
+    (BACKWARD_RATIO, PRODUCT_FLOPS // 2, "that is the product's count"),
+    (BACKWARD_RATIO, 50_257 * 768, "rows that no id picked get nothing added"),
+    (BACKWARD_RATIO, 8 * 1024, "more than one number"),
+    (BACKWARD_RATIO, 2 * LOOKUP_ADDITIONS, r"lookup_backward_additions is not.*what shape has grad_out"),
+    (BACKWARD_RATIO, float(LOOKUP_ADDITIONS), "lookup_backward_additions must look like"),
+    ("1", LOOKUP_ADDITIONS, "backward_ratio must look like"),
+    (True, LOOKUP_ADDITIONS, "backward_ratio must look like"),
+    (..., LOOKUP_ADDITIONS, "record your prediction in backward_ratio first"),
 ])
 def test_flops_prediction(judge, ratio, lookup, expected):
     judge(exercises.check_flops_prediction, (ratio, lookup), expected,
-          never=(str(PRODUCT_FLOPS), f"{PRODUCT_FLOPS:,}", "ratio is 1", "counts 0"))  # a hint, never the count
+          never=(str(PRODUCT_FLOPS), f"{PRODUCT_FLOPS:,}", "ratio is 1", str(LOOKUP_ADDITIONS),
+                 f"{LOOKUP_ADDITIONS:,}", "B·T·d"))  # a hint, never the count
 
 
 def test_the_flop_counts_are_the_hand_counts():
-    """The counts the checker compares with: 2·V·(B·T)·d for each pass of the product, nothing for the lookup."""
-    assert exercises._counted_flops() == (PRODUCT_FLOPS, PRODUCT_FLOPS, 0)
+    """The counts the checker compares with: 2·V·(B·T)·d for each pass of the product, B·T·d additions for the
+    lookup's backward pass, whichever ids the batch holds."""
+    assert exercises._counted_flops() == (PRODUCT_FLOPS, PRODUCT_FLOPS)
+    assert exercises._recorded_lookup_additions() == LOOKUP_ADDITIONS
+
+
+def test_the_recorder_counts_the_additions_of_a_real_backward_pass():
+    """On real tensors too: the lookup's backward adds every number of grad_out once, repeated ids included."""
+    table = torch.zeros(5, 3, requires_grad=True)
+    rows = table[torch.tensor([[1, 1], [4, 1]])]
+    with exercises._AdditionRecorder() as recorder:
+        rows.backward(torch.ones_like(rows))
+    assert recorder.additions == rows.numel() == 12
+    assert table.grad[1].tolist() == [3.0, 3.0, 3.0]
 
 
 #: the worked answer: doubling and float64 leave the rows exact; a rounded 0.1 and float16 do not
@@ -95,8 +113,8 @@ def test_exact_expressions_with_tensors_on_a_gpu(judge):
 @pytest.mark.parametrize(("checker", "guesses", "named"), [
     (exercises.check_one_hot_widths, (None, SHAPE_LOG, VOCAB.encode, len(VOCAB)), "shape_cat"),
     (exercises.check_one_hot_widths, (None, None, VOCAB.encode, len(VOCAB)), "shape_cat and shape_log"),
-    (exercises.check_flops_prediction, (None, 0), "backward_ratio"),
-    (exercises.check_flops_prediction, (None, None), "backward_ratio and lookup_backward_flops"),
+    (exercises.check_flops_prediction, (None, LOOKUP_ADDITIONS), "backward_ratio"),
+    (exercises.check_flops_prediction, (None, None), "backward_ratio and lookup_backward_additions"),
     (exercises.check_exact_expressions, (None, ONE_HOT, WEIGHT), "exact"),
 ])
 def test_no_guess_yet_judges_nothing(capsys, checker, guesses, named):
