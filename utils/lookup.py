@@ -118,7 +118,7 @@ def one_hot_multiply_adds(num_tokens: int, vocab_size: int, embedding_dim: int) 
     ``V * d`` multiply-adds per token, of which ``d`` multiply by the single 1.
     (A FLOP counter reports twice the multiply-adds: a multiply and an add each.)
 
-    Taught in notebook 6.
+    Used by utils.bench.measure, the benchmark of notebook 6's Going deeper.
     """
     check_int("num_tokens", num_tokens, minimum=0)
     check_int("vocab_size", vocab_size)
@@ -137,7 +137,7 @@ def one_hot_bytes(num_tokens: int, vocab_size: int, itemsize: int = 4, *, cast_p
     (``V/2`` in float32). ``F.one_hot`` returns int64, 8 bytes an entry, and while ``.float()``
     copies it both exist: ``cast_peak=True`` counts that peak, ``n·V·(8 + itemsize)``.
 
-    Taught in notebook 6.
+    Taught in notebook 1.
     """
     check_int("num_tokens", num_tokens, minimum=0)
     check_int("vocab_size", vocab_size)
@@ -151,7 +151,7 @@ def bytes_moved(num_tokens: int, embedding_dim: int, itemsize: int = 4, *, ids: 
     ``n·8 + 2·n·d·itemsize``; with ``ids=False``, a plain copy of the ``(n, d)`` output: ``2·n·d·itemsize``.
     The lookup does no arithmetic, so these bytes are all its work.
 
-    Taught in notebook 6.
+    Used by utils.bench, the benchmark of notebook 6's Going deeper.
     """
     check_int("num_tokens", num_tokens, minimum=0)
     check_int("embedding_dim", embedding_dim)

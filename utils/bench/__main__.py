@@ -2,7 +2,7 @@
 
 - ``sweep``: time the lookup and the dense and sparse one-hot products, forward and forward + backward
   (default: GPT-2's sizes; ``--preset quick|full``: the notebook's three sweeps);
-- ``bandwidth``: the lookup against a copy of the same bytes, its limit (default: GPT-2's sizes);
+- ``bandwidth``: the lookup beside a copy of the same bytes, its yardstick (default: GPT-2's sizes);
 - ``regimes``: the same study over the tokens per call, 16 to 131,072, each size's regime.
 
 Every run ends with its noise verdict. A bad argument gets one line and exit status 2, never a traceback.
@@ -60,7 +60,7 @@ def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentPars
                                             "n=2048); the dense product takes seconds a call there.")
     study = commands.add_parser("bandwidth", parents=[common], help="the lookup against a copy of the same bytes",
                                 description="The lookup of ids drawn afresh against a copy of the same bytes from "
-                                            "a source not in cache, its limit. Default: GPT-2's sizes.")
+                                            "a source not in cache, its yardstick. Default: GPT-2's sizes.")
     for command in (sweep, study):
         command.add_argument("--vocab-sizes", type=_sizes, default=[GPT2.vocab_size], help="comma-separated V")
         command.add_argument("--dims", type=_sizes, default=[GPT2.embedding_dim], help="comma-separated d")

@@ -1,8 +1,8 @@
-"""What limits the lookup: a copy of the same bytes beside it (``python -m utils.bench bandwidth|regimes``).
+"""The lookup beside a copy of the same bytes (``python -m utils.bench bandwidth|regimes``).
 
-The lookup does no arithmetic, so once a call is large enough for its fixed cost not to matter, memory
-limits it. Its yardstick is a plain copy of the same bytes, and a fair copy reads from where the
-lookup's rows come from. On each case, :func:`study` times, in interleaved rounds:
+The lookup does no arithmetic: it moves bytes. Its yardstick is a plain copy of the same bytes, read from where
+the lookup's rows come from; a yardstick, not a bound (a lookup can beat it). On each case, :func:`study`
+times, in interleaved rounds:
 
 - ``lookup``: ``F.embedding(ids, W)``, ids drawn afresh (:func:`.measure.id_batches`), allocating its
   output, as a model's ``nn.Embedding`` does;
@@ -11,13 +11,12 @@ lookup's rows come from. On each case, :func:`study` times, in interleaved round
   table read in order, as the copy reads its source, so the difference from ``lookup_into`` is the jumps from row
   to row;
 - ``copy_cold``: ``out.copy_(src)``, ``src`` the next ``(n, d)`` slice of a buffer at least
-  :data:`COLD_FACTOR` times the last-level cache, so never in cache: the lookup's limit where its rows
-  come from DRAM;
+  :data:`COLD_FACTOR` times the last-level cache, so never in cache;
 - ``copy_cached``: ``out.copy_(src)`` from the same source every call: in cache while it fits;
-- ``floor``: ``lookup_into`` of :data:`FLOOR_TOKENS` ids, the fixed cost of any call.
+- ``floor``: ``lookup_into`` of :data:`FLOOR_TOKENS` ids, a small call's time.
 
-Each case falls in a regime (:data:`REGIMES`), and the cold copy is called the limit only in the
-DRAM-bound one. On a CPU, the page faults of the allocating lookup are counted too (:func:`page_faults`).
+Each case's table fits the last-level cache or not (:data:`REGIMES`). On a CPU, the page faults of the
+allocating lookup are counted too (:func:`page_faults`).
 """
 
 from __future__ import annotations
@@ -62,12 +61,11 @@ FALLBACK_CACHE = 32 * 2**20
 #: The largest cache the cold copy is sized against: a GPU's L2 is 50 MiB (H100) to about 128 MiB (B200), so
 #: the cold source stays at most 4 x this, however large a future cache is reported.
 MAX_CACHE = 256 * 2**20
-#: The size of the smallest call, whose time is the floor every call pays.
+#: The size of a small call, timed beside each case.
 FLOOR_TOKENS = 16
-#: ``per-call overhead``: within twice the floor's time, a call's time is mostly what any call costs.
-#: ``cache-resident``: the table fits the last-level cache, so its rows come from cache.
-#: ``DRAM-bound``: rows drawn afresh from a table larger than the cache come from DRAM: the cold copy is the limit.
-REGIMES = ("per-call overhead", "cache-resident", "DRAM-bound")
+#: ``cache-resident``: the table fits the last-level cache. ``DRAM-bound``: it does not, so rows drawn afresh come
+#: mostly from DRAM, as the cold copy's bytes do. Decided from the sizes alone.
+REGIMES = ("cache-resident", "DRAM-bound")
 #: Tokens per call for :func:`study` by size: from the per-call floor to past the caches. The quick sweep's
 #: largest call moves 96 MiB, past a 32 MiB CPU cache and an H100's 50 MiB L2.
 REGIME_TOKENS = {"quick": (16, 256, 2_048, 16_384),
@@ -154,7 +152,8 @@ def study_memory_needed(case: Case, dtype: torch.dtype | str, cache_bytes: int) 
 class BandwidthRow:
     """The study of one case: each variant's median bandwidth over the rounds (GB/s, from the bytes the
     lesson counts, :func:`utils.lookup.bytes_moved`), the regime, and three ratios with their range over
-    the rounds: ``ratio`` (the preallocated lookup's bandwidth over the cold copy's), ``contiguous_gain`` (the
+    the rounds, each the median of the per-round ratios: ``ratio`` (the preallocated lookup's bandwidth over the
+    cold copy's), ``contiguous_ratio`` (the same with contiguous ids), ``contiguous_gain`` (the
     lookup's bandwidth with contiguous ids over its bandwidth with ids drawn afresh) and ``alloc_cost`` (the
     allocating lookup's time over the preallocated one's); ``ratio_spread``, the ratio's :func:`.measure.spread`;
     ``alloc_faults``, the allocating lookup's page faults per call (:func:`page_faults`; CPU only).
@@ -183,6 +182,9 @@ class BandwidthRow:
     ratio_low: float | None = None
     ratio_high: float | None = None
     ratio_spread: float | None = None
+    contiguous_ratio: float | None = None
+    contiguous_ratio_low: float | None = None
+    contiguous_ratio_high: float | None = None
     contiguous_gain: float | None = None
     contiguous_low: float | None = None
     contiguous_high: float | None = None
@@ -203,9 +205,15 @@ class BandwidthRow:
         return Case(self.vocab_size, self.embedding_dim, self.num_tokens)
 
     @property
+    def widest_range(self) -> float:
+        """The wider of the two ratios' ranges over the rounds (lowest to highest round), over its median."""
+        return max((self.ratio_high - self.ratio_low) / self.ratio,
+                   (self.contiguous_ratio_high - self.contiguous_ratio_low) / self.contiguous_ratio)
+
+    @property
     def noisy(self) -> bool:
-        """Whether the ratio's rounds spread (:func:`.measure.spread`) by more than :data:`NOISY_SPREAD`."""
-        return self.status == "ok" and self.ratio_spread > NOISY_SPREAD
+        """Whether a ratio's rounds range over more than :data:`NOISY_SPREAD` of its median."""
+        return self.status == "ok" and self.widest_range > NOISY_SPREAD
 
 
 def _variants(case: Case, weight: torch.Tensor, storage: torch.Tensor, cache_bytes: int,
@@ -238,11 +246,9 @@ def _variants(case: Case, weight: torch.Tensor, storage: torch.Tensor, cache_byt
     return {**calls, "floor": lambda: torch.index_select(weight, 0, next(floor_ids), out=floor_out)}
 
 
-def regime(lookup_seconds: float, floor_seconds: float, table_bytes: int, cache_bytes: int) -> str:
-    """The regime of a call (:data:`REGIMES`): its time against the floor's, its table against the cache."""
-    if lookup_seconds < 2 * floor_seconds:
-        return REGIMES[0]
-    return REGIMES[1] if table_bytes <= cache_bytes else REGIMES[2]
+def regime(table_bytes: int, cache_bytes: int) -> str:
+    """The regime of a case (:data:`REGIMES`): its table against the last-level cache, from the sizes alone."""
+    return REGIMES[0] if table_bytes <= cache_bytes else REGIMES[1]
 
 
 def study(cases: Case | Sequence[Case], settings: Settings) -> list[BandwidthRow]:
@@ -296,14 +302,17 @@ def _measured_row(times: dict[str, list[float]], common: dict, item: int, device
     gbs = {v: [(lookup_bytes if v.startswith("lookup") else copy_bytes) / s / 1e9 for s in times[v]]
            for v in VARIANTS}
     ratios = [a / b for a, b in zip(gbs["lookup_into"], gbs["copy_cold"], strict=True)]
+    contiguous = [a / b for a, b in zip(gbs["lookup_contiguous"], gbs["copy_cold"], strict=True)]
     alloc = [a / b for a, b in zip(times["lookup"], times["lookup_into"], strict=True)]
     gains = [a / b for a, b in zip(gbs["lookup_contiguous"], gbs["lookup_into"], strict=True)]
     seconds, floor = statistics.median(times["lookup_into"]), statistics.median(times["floor"])
     return BandwidthRow(
-        status="ok", reason="", regime=regime(seconds, floor, common["table_bytes"], common["cache_bytes"]),
+        status="ok", reason="", regime=regime(common["table_bytes"], common["cache_bytes"]),
         **{f"{v}_gbs": statistics.median(gbs[v]) for v in VARIANTS},
         lookup_into_seconds=seconds, floor_seconds=floor,
         ratio=statistics.median(ratios), ratio_low=min(ratios), ratio_high=max(ratios), ratio_spread=spread(ratios),
+        contiguous_ratio=statistics.median(contiguous), contiguous_ratio_low=min(contiguous),
+        contiguous_ratio_high=max(contiguous),
         contiguous_gain=statistics.median(gains), contiguous_low=min(gains), contiguous_high=max(gains),
         alloc_cost=statistics.median(alloc), alloc_low=min(alloc), alloc_high=max(alloc), alloc_faults=faults,
         peak_gbs=device_peak_bandwidth(device), **common)

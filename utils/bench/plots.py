@@ -134,10 +134,10 @@ _VARIANT_STYLE = {
     "lookup": {"color": TAB10[0], "marker": "o", "linestyle": ":", "label": "lookup, allocating its output"},
     "lookup_into": {"color": TAB10[0], "marker": "o", "label": "lookup into a preallocated output", "zorder": 4},
     "lookup_contiguous": {"color": TAB10[1], "marker": "^", "label": "the same, contiguous ids"},
-    "copy_cold": {"color": "#2b2b2b", "marker": "D", "label": "copy, source not in cache (the limit)"},
+    "copy_cold": {"color": "#2b2b2b", "marker": "D", "label": "copy, source not in cache"},
     "copy_cached": {"color": "#9a9a9a", "marker": "D", "linestyle": "--", "label": "copy, same source every call"},
 }
-_REGIME_COLORS = dict(zip(REGIMES, ("#fdebd0", "#e8f4fa", "#eaf5ea"), strict=True))
+_REGIME_COLORS = dict(zip(REGIMES, ("#e8f4fa", "#eaf5ea"), strict=True))
 
 
 def bandwidth_regimes_figure(rows: list[BandwidthRow]) -> Figure:

@@ -8,7 +8,7 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from .bandwidth import COLD_FACTOR, FLOOR_TOKENS, REGIMES, BandwidthRow
+from .bandwidth import COLD_FACTOR, REGIMES, BandwidthRow
 from .measure import METHODS, NOISY_SPREAD, PASSES, Case, Timing, check_choices, format_bytes
 
 
@@ -41,13 +41,18 @@ def _columns(header: list[str], lines: list[list[str]], left: set[str]) -> str:
     return "\n".join([fmt(header)] + [fmt(line) for line in lines])
 
 
+#: How the tables name each pass: a backward is timed with its forward.
+PASS_LABELS = {"forward": "forward", "backward": "fwd+bwd"}
+
+
 def format_timings(rows: Sequence[Timing]) -> str:
-    """The timings as a text table: sizes, method, pass, median time and its spread, memory, check, status."""
+    """The timings as a text table: sizes, method, pass (``fwd+bwd`` for the backward, timed with its forward),
+    median time and its spread, memory, check, status."""
     lines = []
     for r in rows:
         ok = r.status == "ok"
         lines.append([
-            f"{r.vocab_size:,}", f"{r.embedding_dim:,}", f"{r.num_tokens:,}", r.method, r.pass_,
+            f"{r.vocab_size:,}", f"{r.embedding_dim:,}", f"{r.num_tokens:,}", r.method, PASS_LABELS[r.pass_],
             format_time(r.seconds), f"{r.spread:.0%}" if ok and r.repeats > 1 else "-", format_bytes(r.input_bytes),
             format_bytes(r.peak_bytes) if ok else "-",
             ("exact" if r.exact else f"<= {r.max_abs_diff:.1g}") if ok else "-", "ok" if ok else "skipped",
@@ -63,7 +68,8 @@ def peak_legend(rows: Sequence[Timing]) -> str:
     how = {frozenset({"measured"}): "measured by torch.cuda.max_memory_allocated",
            frozenset({"counted"}): "counted from the sizes, not measured (only a GPU run measures it)"}.get(
         frozenset(sources), "measured by torch.cuda.max_memory_allocated on a GPU, else counted from the sizes")
-    return ("time: median of the repeats; spread: the range of their middle half, over the median; input: what the "
+    return ("pass: forward, or fwd+bwd (forward and backward); time: median of the repeats; "
+            "spread: the range of their middle half, over the median; input: what the "
             f"method builds from the ids; peak: the most one call allocates, {how}")
 
 
@@ -77,24 +83,29 @@ def environment_line(rows: Sequence[Timing | BandwidthRow]) -> str:
 
 
 def verdict(rows: Sequence[Timing | BandwidthRow]) -> str:
-    """Whether one run's figures can be trusted: the widest spread of their interleaved repeats, in words.
+    """Whether one run's figures agree with themselves: the widest spread of their interleaved repeats, in words,
+    measured as the table printed it.
 
-    For timings, each one's :func:`.measure.spread`; for the bandwidth study, its ratio's. Over
-    :data:`NOISY_SPREAD` (20%), the machine was busy and one number is not reliable.
+    For timings, each one's :func:`.measure.spread` (the range of the middle half); for the bandwidth study, the
+    full range of each ratio's rounds, as its ``range`` columns print it. Over :data:`NOISY_SPREAD` (20%), one
+    number is not reliable.
     """
     measured = [r for r in rows if r.status == "ok" and r.repeats > 1]
     if not measured:
         return "one repeat at most: no spread to judge the noise by; run with more repeats"
     repeats = min(r.repeats for r in measured)
-    spreads = {r: r.ratio_spread if isinstance(r, BandwidthRow) else r.spread for r in measured}
+    spreads = {r: r.widest_range if isinstance(r, BandwidthRow) else r.spread for r in measured}
     worst = max(spreads, key=spreads.get)
-    what = "the lookup/cold-copy ratio" if isinstance(worst, BandwidthRow) else f"{worst.method} {worst.pass_}"
+    study = isinstance(worst, BandwidthRow)
+    what = "a ratio to the cold copy" if study else f"{worst.method} {PASS_LABELS[worst.pass_]}"
     where = f"{what} at {worst.case.label()}"
+    span = "the range of every ratio's rounds spans" if study else "the middle half of every figure's repeats spans"
+    one = f"the range of the rounds of {where} spans" if study else f"the middle half of the repeats of {where} spans"
     if spreads[worst] <= NOISY_SPREAD:
-        return (f"reliable: over {repeats} interleaved repeats, the middle half of every figure's repeats spans at "
-                f"most {spreads[worst]:.0%} of its median (widest: {where}; the limit is {NOISY_SPREAD:.0%})")
-    return (f"noisy: over {repeats} interleaved repeats, the middle half of the repeats of {where} spans "
-            f"{spreads[worst]:.0%} of its median (over {NOISY_SPREAD:.0%}), so one number is not reliable: the machine "
+        return (f"consistent within this run: over {repeats} interleaved repeats, {span} at most "
+                f"{spreads[worst]:.0%} of its median (widest: {where}; the limit is {NOISY_SPREAD:.0%})")
+    return (f"noisy: over {repeats} interleaved repeats, {one} {spreads[worst]:.0%} of its median (over "
+            f"{NOISY_SPREAD:.0%}), so one number is not reliable: the machine "
             "was busy, or the call's own time varies (a large allocation can fault in fresh pages); run again at a "
             "quiet moment or with more repeats")
 
@@ -106,23 +117,26 @@ def allocation_cost(r: BandwidthRow) -> str:
 
 
 def format_study(rows: Sequence[BandwidthRow]) -> str:
-    """The bandwidth study as a text table, one line per case: GB/s of each variant, the ratio, the regime."""
+    """The bandwidth study as a text table, one line per case: GB/s of each variant, the two ratios to the cold
+    copy (each the median of its per-round ratios) with their range, the cost of allocating."""
     lines = []
     for r in rows:
         if r.status != "ok":
-            lines.append([f"{r.num_tokens:,}", format_bytes(r.bytes_moved), *["-"] * 7, "skipped"])
+            lines.append([f"{r.num_tokens:,}", format_bytes(r.bytes_moved), *["-"] * 8, "skipped"])
             continue
-        ratio = f"{r.ratio:.2f}" if r.regime == REGIMES[2] else f"({r.ratio:.2f})"
         lines.append([f"{r.num_tokens:,}", format_bytes(r.bytes_moved),
                       *(f"{gbs:.3g}" for gbs in (r.lookup_into_gbs, r.lookup_contiguous_gbs, r.copy_cold_gbs,
                                                   r.copy_cached_gbs)),
-                      ratio, f"{r.ratio_low:.2f}-{r.ratio_high:.2f}", allocation_cost(r), r.regime])
-    header = ["n", "moved", "lookup", "contiguous", "copy cold", "copy cached", "lookup/cold", "range", "allocating",
-              "regime"]
-    return ("GB/s, median of the repeats; lookup: into a preallocated output, ids drawn afresh; contiguous: the same "
-            "with contiguous ids; lookup/cold: the lookup's GB/s over the cold copy's (in brackets where the call is "
-            "not DRAM-bound: no bandwidth comparison); range: of that ratio over the repeats; allocating: the time of "
-            "a lookup that allocates its output, over the preallocated one's\n" + _columns(header, lines, {"regime"}))
+                      f"{r.ratio:.2f}", f"{r.ratio_low:.2f}-{r.ratio_high:.2f}", f"{r.contiguous_ratio:.2f}",
+                      f"{r.contiguous_ratio_low:.2f}-{r.contiguous_ratio_high:.2f}", allocation_cost(r)])
+    header = ["n", "moved", "lookup", "contiguous", "copy cold", "copy cached", "lookup/cold", "range",
+              "contig/cold", "range", "allocating"]
+    return ("GB/s: the median of the repeats. lookup: into a preallocated output, ids drawn afresh. contiguous: the "
+            "same, contiguous ids.\nlookup/cold, contig/cold: in each round, that lookup's GB/s over the cold copy's; "
+            "printed: the median of those per-round ratios (close to, not always equal to, the quotient of the "
+            "printed medians); range: lowest and highest round.\nallocating: a lookup that allocates its output, its "
+            "time over the preallocated one's (≈1x: the rounds cannot tell them apart).\n"
+            + _columns(header, lines, set()))
 
 
 def contiguous_effect(r: BandwidthRow) -> str:
@@ -145,18 +159,17 @@ def describe_study_row(r: BandwidthRow) -> str:
     head = (f"lookup at {r.case.label()}, ids drawn afresh, into a preallocated output: {r.lookup_into_gbs:.3g} GB/s, "
             f"{format_time(r.lookup_into_seconds)} a call")
     if r.regime == REGIMES[0]:
-        text = (f"{head}: within twice the {format_time(r.floor_seconds)} of a {FLOOR_TOKENS}-token call, so per-call "
-                f"overhead: its {r.ratio:.2f}x a cold copy ({rounds}) compares two fixed costs, not bandwidths")
-    elif r.regime == REGIMES[1]:
-        text = (f"{head}: its {format_bytes(r.table_bytes)} table fits the {format_bytes(r.cache_bytes)} cache, so "
-                f"its rows come from cache and no copy from DRAM limits it ({r.ratio:.2f}x a cold copy; a copy whose "
-                f"source is in cache: {r.copy_cached_gbs:.3g} GB/s)")
+        text = (f"{head}: its {format_bytes(r.table_bytes)} table fits the {format_bytes(r.cache_bytes)} cache "
+                f"({r.ratio:.2f}x a cold copy, {rounds}; a copy whose source is in cache: "
+                f"{r.copy_cached_gbs:.3g} GB/s)")
     else:
-        text = (f"{head}: {r.ratio:.2f}x its limit, a copy from a source not in cache ({r.copy_cold_gbs:.3g} GB/s; "
+        text = (f"{head}: {r.ratio:.2f}x a copy from a source not in cache ({r.copy_cold_gbs:.3g} GB/s; "
                 f"{rounds}; the source rotates through {format_bytes(r.cold_bytes)}, {COLD_FACTOR}x or more the "
                 f"{format_bytes(r.cache_bytes)} cache, as the rows come from a {format_bytes(r.table_bytes)} table)")
     text += (f"\nwith contiguous ids: {r.lookup_contiguous_gbs:.3g} GB/s, {contiguous_effect(r)} "
-             f"({r.contiguous_gain:.2f}x, range {r.contiguous_low:.2f}-{r.contiguous_high:.2f})")
+             f"({r.contiguous_gain:.2f}x, range {r.contiguous_low:.2f}-{r.contiguous_high:.2f}); "
+             f"{r.contiguous_ratio:.2f}x the cold copy (range {r.contiguous_ratio_low:.2f}-"
+             f"{r.contiguous_ratio_high:.2f})")
     cost = "no cost the repeats can tell apart" if allocation_cost(r) == "≈1x" else f"{r.alloc_cost:.2f}x the time"
     text += (f"\nallocating its output, as nn.Embedding does: {cost} (its time over the preallocated one's, "
              f"range {r.alloc_low:.2f}-{r.alloc_high:.2f})")

@@ -6,11 +6,10 @@ import torch
 import torch.nn.functional as F
 from torch.utils.flop_counter import FlopCounterMode
 
-from .checking import as_number, correct, hint, no_guess_yet, prediction, require, require_keys
+from .checking import as_number, correct, hint, no_guess_yet, require, require_keys
 
-#: Exercise 6.1: GPT-2's vocabulary and width, and the batch whose repeated id the second part asks about.
+#: Exercise 6.1: GPT-2's vocabulary and width.
 GPT2_TABLE = (50_257, 768)
-REPEAT_BATCH = 64
 #: Bytes of one id (int64) and of one float32 value.
 ID_BYTES, FLOAT_BYTES = 8, 4
 #: Exercise 6.2: GPT-2's width.
@@ -19,55 +18,28 @@ WIDTH = 768
 FLOP_SIZES = (32, 2_000, 8)
 
 
-def crossover_batch(vocab_size: int, embedding_dim: int) -> int:
-    """The smallest batch ``n`` whose ``sparse=True`` gradient, ``n`` ids (int64) and ``n`` rows of ``d`` float32
-    values, takes at least the bytes of the dense ``[V, d]`` float32 gradient: ``n·(8 + 4·d) >= V·d·4``."""
-    per_id = ID_BYTES + FLOAT_BYTES * embedding_dim
-    return -(-vocab_size * embedding_dim * FLOAT_BYTES // per_id)
+def largest_coalesced_bytes(vocab_size: int, embedding_dim: int) -> int:
+    """The most bytes a coalesced ``sparse=True`` gradient can take: one entry per distinct id, at most ``V`` of
+    them, each an int64 id and ``d`` float32 values: ``V·(8 + 4·d)``."""
+    return vocab_size * (ID_BYTES + FLOAT_BYTES * embedding_dim)
 
 
-def check_crossover(crossover_n: int) -> bool:
-    """Exercise 6.1: the smallest batch at GPT-2's sizes from which the sparse gradient is no smaller than the dense
-    one (:func:`crossover_batch`)."""
-    guess = prediction("crossover_n", crossover_n, int, "50_000")
+def check_largest_coalesced(largest_coalesced: int) -> bool:
+    """Exercise 6.1: the most bytes a coalesced sparse gradient can take at GPT-2's sizes, whatever the batch
+    (:func:`largest_coalesced_bytes`)."""
+    if isinstance(largest_coalesced, bool) or not isinstance(largest_coalesced, int):
+        raise TypeError(f"largest_coalesced must be a whole number of bytes, got {type(largest_coalesced).__name__}")
     V, d = GPT2_TABLE
-    answer = crossover_batch(V, d)
-    require(guess == answer, hint([
-        (guess == V, "crossover_n counts only the values: each of the n entries also stores its id, 8 bytes"),
-        (guess == answer - 1, "crossover_n is one short: there the sparse gradient is still a little smaller "
-         "(round n up, not down)"),
-        (guess == -(-V * d * FLOAT_BYTES // (ID_BYTES + d)), "an entry's d values are float32, 4 bytes each"),
-    ], f"crossover_n = {guess:,} is not the smallest such batch. Hint: write both sizes in bytes, n·(8 + 4·d) for "
-       "the sparse gradient and V·d·4 for the dense one, and solve for n"))
-    return correct("the smallest batch whose sparse gradient takes at least the dense gradient's bytes, at GPT-2's "
-                   "sizes")
-
-
-def sparse_entries(batch: int = REPEAT_BATCH) -> int:
-    """How many entries the ``sparse=True`` gradient of a lookup of ``batch`` copies of one id holds, measured."""
-    embedding = torch.nn.Embedding(10, 2, sparse=True)
-    embedding(torch.full((batch,), 3)).sum().backward()
-    return int(embedding.weight.grad._nnz())
-
-
-def check_repeated_bytes(repeated_bytes: int | None) -> bool:
-    """Exercise 6.1, continued, a prediction: the bytes of the ``sparse=True`` gradient, as the backward returns it,
-    of a batch of :data:`REPEAT_BATCH` copies of one id at GPT-2's width; the checker runs the backward to count its
-    entries. True when nothing is wrong: the guess is right, or not made yet."""
-    if no_guess_yet(repeated_bytes=repeated_bytes):
-        return True
-    guess = prediction("repeated_bytes", repeated_bytes, int, "1_000")
-    d = GPT2_TABLE[1]
-    entry = ID_BYTES + FLOAT_BYTES * d
-    answer = sparse_entries() * entry
-    require(guess == answer, hint([
-        (guess == entry, f"{entry:,} bytes is one entry: the 64 copies merged into one. Merging means finding the "
-         "equal ids among the batch, on every backward; what would storing the entries as they come cost?"),
-        (guess in (REPEAT_BATCH * FLOAT_BYTES * d, FLOAT_BYTES * d), "each entry also stores its id: 8 bytes (int64)"),
-        (guess in (REPEAT_BATCH * (ID_BYTES + d), ID_BYTES + d), "an entry's d values are float32, 4 bytes each"),
-    ], f"repeated_bytes = {guess:,} is not what the backward returns. Hint: an entry is an id (int64) and a row of "
-       "d float32 values; how many entries does the backward write for 64 copies of one id?"))
-    return correct("the bytes of the sparse gradient of 64 copies of one id at d = 768, as the backward returns it")
+    answer = largest_coalesced_bytes(V, d)
+    require(largest_coalesced == answer, hint([
+        (largest_coalesced == V * d * FLOAT_BYTES, "that is the dense gradient's size: each entry of the sparse "
+         "one also stores its id, 8 bytes"),
+        (largest_coalesced == V * (ID_BYTES + d), "an entry's d values are float32, 4 bytes each"),
+        (largest_coalesced > answer, "after .coalesce() no two entries share an id: how many different ids can a "
+         "table of V rows have?"),
+    ], f"largest_coalesced = {largest_coalesced:,} is not the most a coalesced gradient can take. Hint: however "
+       "long the batch, how many entries can remain once the entries of equal ids are merged?"))
+    return correct("the most bytes a coalesced sparse gradient can take at GPT-2's sizes, whatever the batch")
 
 
 def check_largest_batch(largest_n: int) -> bool:
@@ -104,10 +76,13 @@ def _count(sizes: tuple[int, int, int]) -> dict[str, int]:
     return counts
 
 
-def check_predicted_flops(predicted_flops: dict[str, int]) -> bool:
-    """Exercise 6.3: ``{"dense": flops, "lookup": flops}``, what FlopCounterMode counts for each, forward and
-    backward, at ``FLOP_SIZES``, with the one-hot requiring a gradient as well as ``W``; the checker runs the
-    counter (on the meta device) and compares."""
+def check_predicted_flops(predicted_flops: dict[str, int] | None) -> bool:
+    """Exercise 6.3, a prediction: ``{"dense": flops, "lookup": flops}``, what FlopCounterMode counts for each,
+    forward and backward, at ``FLOP_SIZES``, with the one-hot requiring a gradient as well as ``W``; the checker
+    runs the counter (on the meta device) and compares. True when nothing is wrong: the guess is right, or not
+    made yet."""
+    if no_guess_yet(predicted_flops=predicted_flops):
+        return True
     guesses = {key: as_number(f"predicted_flops[{key!r}]", value, "a count of FLOPs")
                for key, value in require_keys("predicted_flops", predicted_flops, ["dense", "lookup"],
                                               "'dense' and 'lookup' to a count").items()}
