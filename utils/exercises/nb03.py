@@ -23,6 +23,7 @@ from .checking import (
     returned_tensor,
 )
 
+
 def _square_without_transpose() -> str:
     """What ``nn.Linear(4, 4)`` returns on one-hot rows after its weight is copied from an ``nn.Embedding(4, 4)``
     without the transpose: ``"rows"`` (the embedding's rows at the ids), ``"columns"`` or ``"other numbers"``."""
