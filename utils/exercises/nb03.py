@@ -14,11 +14,70 @@ from .checking import (
     ExerciseError,
     correct,
     hint,
+    no_guess_yet,
+    one_of,
+    prediction,
     refusing_embedding_functions,
     require,
     require_function,
     returned_tensor,
 )
+
+
+def _square_without_transpose() -> str:
+    """What ``nn.Linear(4, 4)`` returns on one-hot rows after its weight is copied from an ``nn.Embedding(4, 4)``
+    without the transpose: ``"rows"`` (the embedding's rows at the ids), ``"columns"`` or ``"other numbers"``."""
+    generator = torch.Generator().manual_seed(5)
+    table, ids = torch.randn(4, 4, generator=generator), torch.tensor([2, 3, 1])
+    embedding, linear = nn.Embedding.from_pretrained(table), nn.Linear(4, 4, bias=False)
+    with torch.no_grad():
+        linear.weight.copy_(embedding.weight)
+        got = linear(F.one_hot(ids, 4).float())
+    return ("rows" if torch.equal(got, embedding(ids)) else "columns" if torch.equal(got, table[:, ids].T)
+            else "other numbers")
+
+
+def check_square_guess(square_guess: object) -> bool:
+    """Section 1's prediction: what ``L_square(one_hot(ids))`` gives once a square ``nn.Linear``'s weight is copied
+    from an embedding's without the transpose. Judged on the checker's own layers; nothing while it is None."""
+    if no_guess_yet(square_guess=square_guess):
+        return True
+    guess = one_of("square_guess", prediction("square_guess", square_guess, str, '"rows"'),
+                   ("error", "rows", "columns"))
+    require(guess == _square_without_transpose(), hint([
+        (guess == "error", "the weight is [4, 4] and the one-hot rows are (3, 4): which shape check could fail?"),
+        (guess == "rows", "nn.Linear computes x @ weight.T, and weight now holds the embedding's table untransposed: "
+         "which part of that table does a one-hot row pick out of table.T?")],
+        "nn.Linear computes x @ weight.T; a one-hot row picks one row of weight.T"))
+    return correct("square_guess is what a square nn.Linear returns on one-hot rows with the embedding's table "
+                   "copied in untransposed")
+
+
+def _sharing_candidates() -> set[int]:
+    """The numbers of section 5's six candidates that share memory with the embedding's weight, measured."""
+    weight = nn.Embedding(4, 5).weight
+    candidates = [weight.T, weight.T.detach(), weight.data.T, nn.Parameter(weight.T),
+                  nn.Parameter(weight.T.detach()), nn.Parameter(weight.T.detach().clone())]
+    return {number for number, t in enumerate(candidates, start=1) if t.data_ptr() == weight.data_ptr()}
+
+
+def check_shares_guess(shares_guess: object) -> bool:
+    """Section 5's prediction: the numbers (1 to 6) of the candidates that share memory with ``emb.weight``.
+    Judged on the checker's own embedding; nothing while it is None."""
+    if no_guess_yet(shares_guess=shares_guess):
+        return True
+    guess = prediction("shares_guess", shares_guess, (set, frozenset, list, tuple), "{1, 6}")
+    guess = set(guess)
+    require(guess <= set(range(1, 7)), f"shares_guess holds {sorted(guess - set(range(1, 7)))}: the candidates are "
+            "numbered 1 to 6")
+    actual = _sharing_candidates()
+    require(guess == actual, hint([
+        (bool((actual - guess) & {4, 5}), "does nn.Parameter(t) copy t's numbers, or wrap the same memory?"),
+        (bool((actual - guess) & {2, 3}), "does .detach() (or .data) copy the numbers, or only leave the graph?"),
+        (bool(guess - actual), "one of the six makes its own copy of the numbers: which operation copies?")],
+        "a transpose is a view: the same memory, read in another order"))
+    return correct("shares_guess names exactly the candidates that share memory with the embedding's weight")
+
 
 #: Exercise 3.1: the checker's layers ``(V, d)`` and ids; on the square layer the rows of the weight have the
 #: right shape and the wrong numbers

@@ -12,6 +12,8 @@ from .checking import (
     as_number,
     correct,
     hint,
+    no_guess_yet,
+    prediction,
     refusing_embedding_functions,
     require,
     require_function,
@@ -131,6 +133,44 @@ _MOVED_OPTIMIZERS = {
     "AdamW": (torch.optim.AdamW, {"weight_decay": 0.01}, "AdamW's decoupled weight decay shrinks every non-zero row "
               "by lr * weight_decay * w, looked up or not, whatever its gradient"),
 }
+
+
+#: Section 6's experiment: the ids each of three steps looks up in a 10-row table
+OPTIM_STEPS = ((1, 3, 6), (2, 5), (2, 5))
+_OPTIM_HINTS = {
+    "SGD": "SGD's step is -lr * gradient: which rows have a non-zero gradient in step 3 (sections 1 and 2)?",
+    "Adam": "Adam keeps running averages of past gradients: a row looked up in step 1 still has a non-zero average "
+            "in step 3. And a row never looked up?",
+}
+
+
+def _moved_in_step_3(optimizer_class: type[torch.optim.Optimizer]) -> set[int]:
+    """The rows of a 10-row table that the third step of :data:`OPTIM_STEPS` changes (loss ``sum(E(ids)²)``)."""
+    table = torch.nn.Embedding.from_pretrained(torch.randn(10, 4, generator=torch.Generator().manual_seed(6)),
+                                               freeze=False)
+    optimizer = optimizer_class(table.parameters(), lr=0.1)
+    for step_ids in OPTIM_STEPS:
+        before = table.weight.detach().clone()
+        optimizer.zero_grad()
+        table(torch.tensor(step_ids)).pow(2).sum().backward()
+        optimizer.step()
+    return set((table.weight.detach() != before).any(dim=1).nonzero().flatten().tolist())
+
+
+def check_optimizer_guess(guess: object) -> bool:
+    """Section 6's prediction: ``{"SGD": {...}, "Adam": {...}}``, the rows step 3 changes with each. Judged on the
+    checker's own table; nothing while it is None."""
+    if no_guess_yet(guess=guess):
+        return True
+    require_keys("guess", prediction("guess", guess, dict, '{"SGD": {1}, "Adam": {1}}'), ["SGD", "Adam"],
+                 "an optimizer's name to a set of rows")
+    for name, optimizer_class in (("SGD", torch.optim.SGD), ("Adam", torch.optim.Adam)):
+        rows = guess[name]
+        require(isinstance(rows, (set, frozenset, list, tuple)),
+                f"guess[{name!r}] must be a set of row ids, got {type(rows).__name__}")
+        require(set(rows) == _moved_in_step_3(optimizer_class),
+                f"{name}: rows {sorted(set(rows))} are not the rows step 3 changes. Hint: {_OPTIM_HINTS[name]}")
+    return correct("both guesses are the rows step 3 changed in the checker's own run of SGD and of Adam")
 
 
 def _moved_rows_in_second_step(name: str) -> set[int]:

@@ -219,3 +219,36 @@ def test_parameter_embedding_leaves_the_random_state_alone(capsys):
 ])
 def test_parameter_embedding(judge, cls, expected):
     judge(exercises.check_parameter_embedding, (cls,), expected)
+
+
+# --- Section 1's and section 5's predictions ----------------------------------------------------------------------
+
+@pytest.mark.parametrize(("guess", "expected"), [
+    ("columns", "pass"),
+    ("error", "which shape check could fail"),
+    ("rows", "which part of that table"),
+    ("cols", (ValueError, "must be one of")),
+    (3, "must look like"),
+])
+def test_square_guess(judge, guess, expected):
+    judge(exercises.check_square_guess, (guess,), expected, never=() if guess == "cols" else ("columns",))
+
+
+@pytest.mark.parametrize(("guess", "expected"), [
+    ({1, 2, 3, 4, 5}, "pass"),
+    ([5, 4, 3, 2, 1], "pass"),
+    ({1, 2, 3}, "does nn.Parameter"),
+    ({1, 4, 5}, r"does \.detach\(\)"),
+    ({1, 2, 3, 4, 5, 6}, "which operation copies"),
+    ({2, 3, 4, 5}, "a transpose is a view"),
+    ({0, 1}, "numbered 1 to 6"),
+    ("1, 2", "must look like"),
+])
+def test_shares_guess(judge, guess, expected):
+    judge(exercises.check_shares_guess, (guess,), expected, never=("{1, 2, 3, 4, 5}",))
+
+
+@pytest.mark.parametrize("checker", [exercises.check_square_guess, exercises.check_shares_guess])
+def test_predictions_judge_nothing_yet(capsys, checker):
+    assert checker(None) is True
+    assert capsys.readouterr().out.startswith("no guess yet")

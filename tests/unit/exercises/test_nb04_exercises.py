@@ -284,3 +284,21 @@ def test_checkers_leave_the_global_rng_alone():
     exercises.check_break_even_tokens(break_even_tokens)
     exercises.check_row_0_distance(PREDICTED_RATIO, row_0_distance)
     assert torch.equal(torch.rand(3), expected)
+
+
+# --- Section 6's prediction ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("guess", "expected"), [
+    ({"SGD": {2, 5}, "Adam": {1, 2, 3, 5, 6}}, "pass"),
+    ({"SGD": {1, 2, 3, 5, 6}, "Adam": {1, 2, 3, 5, 6}}, "SGD: rows .* Hint: SGD's step"),
+    ({"SGD": {2, 5}, "Adam": {2, 5}}, "Adam: rows .* running averages"),
+    ({"SGD": {2, 5}}, "missing"),
+    ({"SGD": 2, "Adam": {2}}, "must be a set of row ids"),
+])
+def test_optimizer_guess(judge, guess, expected):
+    judge(exercises.check_optimizer_guess, (guess,), expected, never=("{1, 2, 3, 5, 6}",))
+
+
+def test_optimizer_guess_judges_nothing_yet(capsys):
+    assert exercises.check_optimizer_guess(None) is True
+    assert capsys.readouterr().out.startswith("no guess yet")
