@@ -9,7 +9,7 @@ import torch
 
 from ..checks import check_positive
 from ..init_stats import tied_logit_std
-from .checking import as_number, correct, hint, no_guess_yet, require, require_function, within
+from .checking import as_number, correct, hint, no_guess_yet, one_of, require, require_function, within
 
 #: Exercise 5.1: Hugging Face's Llama draws every nn.Linear from N(0, LLAMA_STD²) (its config's initializer_range)
 LLAMA_STD = 0.02
@@ -22,6 +22,8 @@ OUTPUT_VARIANCE_TOLERANCE = 0.05
 #: Exercise 5.1: the in_features at which N(0, LLAMA_STD²) keeps the variance at 1: in_features * 0.02² = 1
 UNIT_IN_FEATURES = round(1 / LLAMA_STD**2)
 PREDICTED = "your prediction, a number"
+#: Section 7's prediction: where the loss of an untrained tied layer of std 1 lies, at GPT-2's d = 768
+LOSS_AT_STD_1_CHOICES = ("near ln V", "far above ln V")
 
 
 def _positive(name: str, value: object, what: str) -> float:
@@ -244,3 +246,20 @@ def check_scaled_linear(scaled: torch.Tensor) -> bool:
             "is not nn.Linear's default draw, scaled. Hint: multiply the default weight by one number; do not draw "
             "it again")
     return correct("scaled has std 1 within 1% and is a default weight of nn.Linear(5000, 70) times one number")
+
+
+def check_loss_at_std_1(loss_at_std_1: object) -> bool:
+    """Section 7's prediction: is the loss of an untrained tied output layer of std 1, at GPT-2's sizes, near
+    ``ln V`` or far above it? Logits of std ``sqrt(768) ≈ 28`` put almost all the probability on one arbitrary
+    token, so a target unrelated to the weights gets almost none: far above.
+
+    While the guess is ``None`` it judges nothing (one line says so). ``ValueError`` for anything but the two
+    choices; a wrong choice fails with a hint, never the loss.
+    """
+    if no_guess_yet(loss_at_std_1=loss_at_std_1):
+        return True
+    guess = one_of("loss_at_std_1", loss_at_std_1, LOSS_AT_STD_1_CHOICES)
+    require(guess == "far above ln V", "not what the cell below will show. Hint: logits of std 28 differ by dozens; "
+            "what share of the probability does the largest one take, and what is left for a target the model "
+            "picked without looking at it? The loss is -ln of that target's probability")
+    return correct("your choice for the loss at std 1 (the cell below prints it)")

@@ -214,3 +214,16 @@ def test_checkers_leave_the_global_rng_alone():
     exercises.check_logit_std_function(measure_logit_std, HALF)
     exercises.check_output_variance(output_variance)  # its nn.Linear draws from the global state
     assert torch.equal(torch.rand(3), expected)
+
+
+def test_loss_at_std_1_prediction(capsys):
+    """Section 7's prediction: None judges nothing, the right choice passes, the wrong one hints without the loss."""
+    assert exercises.check_loss_at_std_1(None)
+    assert capsys.readouterr().out.startswith("no guess yet")
+    assert exercises.check_loss_at_std_1("far above ln V")
+    assert capsys.readouterr().out.startswith("correct:")
+    with pytest.raises(AssertionError, match="Hint") as wrong:
+        exercises.check_loss_at_std_1("near ln V")
+    assert "far above" not in str(wrong.value) and "113" not in str(wrong.value)
+    with pytest.raises(ValueError, match="must be one of"):
+        exercises.check_loss_at_std_1("10")
