@@ -48,10 +48,11 @@ def check_id_row(ids: torch.Tensor, vocab_size: int, what: str) -> torch.Tensor:
 
 
 def loss_curves_figure(curves: dict[str, list[float]], title: str = "Training loss", *, xlabel: str = "SGD step",
-                       baseline: tuple[str, float] | None = None) -> Figure:
+                       baseline: tuple[str, float] | list[tuple[str, float]] | None = None) -> Figure:
     """Loss per step for each named run on one axis (later runs dashed, so overlapping curves stay visible).
 
-    ``baseline``: ``(label, value)`` of a dotted horizontal line, e.g. the uniform guess's loss ``ln V``.
+    ``baseline``: ``(label, value)`` of a dotted horizontal line, e.g. the uniform guess's loss ``ln V``, or a list of
+    them (each in its own grey).
     """
     if not curves:
         raise ValueError("curves must hold at least one run")
@@ -61,9 +62,10 @@ def loss_curves_figure(curves: dict[str, list[float]], title: str = "Training lo
     for k, (label, losses) in enumerate(curves.items()):
         style = styles[min(k, 1)] if len(curves) > 1 else {"lw": 2}  # one run: a plain line
         ax.plot(range(1, len(losses) + 1), list(losses), label=label, color=SEQUENCE_COLOURS[k % 5], **style)
-    if baseline is not None:
-        label, value = baseline
-        ax.axhline(float(value), color="black", ls=":", lw=1.2, label=label)
+    baselines = [] if baseline is None else [baseline] if isinstance(baseline, tuple) else list(baseline)
+    for k, (label, value) in enumerate(baselines):
+        ax.axhline(float(value), color=("black", "dimgrey", "darkgrey")[k % 3], ls=(":", "-.", "--")[k % 3], lw=1.2,
+                   label=label)
     ax.set_xlabel(xlabel)
     ax.set_ylabel("cross-entropy loss")
     ax.set_title(title, fontsize=11)

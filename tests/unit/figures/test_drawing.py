@@ -18,3 +18,10 @@ def test_loss_curves_figure_draws_a_baseline():
     assert [list(line.get_ydata()) for line in ax.get_lines()] == [[3.0, 2.0], [3.5, 3.5]]
     assert ax.get_xlabel() == "Adam step"
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["a", "ln V"]
+
+
+def test_loss_curves_figure_draws_several_baselines():
+    fig = figures.loss_curves_figure({"a": [3.0, 2.0]}, baseline=[("ln V", 3.5), ("floor", 1.0)])
+    ax = fig.axes[0]
+    assert [list(line.get_ydata()) for line in ax.get_lines()] == [[3.0, 2.0], [3.5, 3.5], [1.0, 1.0]]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["a", "ln V", "floor"]
