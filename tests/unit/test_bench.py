@@ -232,10 +232,10 @@ def test_a_method_that_computes_something_else_is_never_timed(monkeypatch):
 # --- timing ------------------------------------------------------------------------------------
 
 
-def test_time_per_call_is_torch_timer_with_the_thread_count_it_was_given():
+def test_time_call_is_torch_timer_with_the_thread_count_it_was_given():
     threads_seen = set()
     before = torch.get_num_threads()
-    seconds = measure.time_per_call(lambda: threads_seen.add(torch.get_num_threads()), Settings(min_run_time=0.01))
+    seconds, _ = measure.time_call(lambda: threads_seen.add(torch.get_num_threads()), Settings(min_run_time=0.01))
     assert threads_seen == {1} and torch.get_num_threads() == before and seconds > 0
     assert measure.Timer.__module__.startswith("torch.utils.benchmark")  # PyTorch's own, not a copy
     calls = []

@@ -442,11 +442,6 @@ def time_call(call: Callable[[], object], settings: Settings, number: int | None
     return statistics.median(blocks), number
 
 
-def time_per_call(call: Callable[[], object], settings: Settings) -> float:
-    """Median seconds per call of ``call()``, by ``torch.utils.benchmark.Timer(...).blocked_autorange``."""
-    return time_call(call, settings)[0]
-
-
 def interleaved(calls: dict, settings: Settings, bar: tqdm | None = None) -> dict:
     """``{key: [seconds per call, one per round]}``: ``settings.repeats`` rounds, each timing every call in turn
     (on a CPU, with the allocator steadied first: :func:`steady_cpu_allocator`). The first round finds each

@@ -83,6 +83,24 @@ def no_guess_yet(**guesses: object) -> bool:
     return bool(missing)
 
 
+def looked_up_rows(name: str, layer, ids: torch.Tensor, refusal: str):
+    """Exercises 3.3 and 4.2: run ``layer(ids)`` with ``F.embedding`` refused (``refusal`` says why), check it returns
+    ``layer.weight[ids]`` with a gradient, run a backward of its sum, and return the weight's gradient."""
+    with refusing_embedding_functions(refusal):
+        out = layer(ids)
+    shape = (*ids.shape, layer.weight.shape[1])
+    require(isinstance(out, torch.Tensor) and tuple(out.shape) == shape, f"{name}(ids) for ids of shape "
+            f"{tuple(ids.shape)} returned shape {tuple(getattr(out, 'shape', ()))}: the ids' shape plus embedding_dim")
+    require(torch.equal(out, layer.weight[ids]), f"{name}(ids) differs from weight[ids]. Hint: forward(ids) returns "
+            "the rows at ids")
+    require(out.requires_grad, f"{name}(ids) carries no gradient back to the weight. Hint: index the Parameter "
+            "itself, not a copy of it (nor its .data)")
+    out.sum().backward()
+    grad = layer.weight.grad
+    require(grad is not None, f"no gradient reached {name}.weight. Hint: index the Parameter itself")
+    return grad
+
+
 def returned_tensor(call: str, value: object, shape: tuple[int, ...] | None = None, why: str = "") -> torch.Tensor:
     """What the learner's function returned for the checker's ``call``: a tensor (of ``shape``), detached, on the
     CPU."""

@@ -14,10 +14,10 @@ from .checking import (
     ExerciseError,
     correct,
     hint,
+    looked_up_rows,
     no_guess_yet,
     one_of,
     prediction,
-    refusing_embedding_functions,
     require,
     require_function,
     returned_tensor,
@@ -211,19 +211,9 @@ def check_parameter_embedding(cls: object) -> bool:
             "MyEmbedding(7, 3, padding_idx=2) has zero rows besides row 2: zero only the padding row")
     ids = torch.tensor([[1, 0, 2], [_SMALL[0] - 1, 2, 1]])
     for name, layer in layers.items():
-        with refusing_embedding_functions("MyEmbedding's forward calls F.embedding (or torch.embedding): index the "
-                                          "weight Parameter with the ids yourself, as section 2's third way does"):
-            out = layer(ids)
-        require(isinstance(out, torch.Tensor) and tuple(out.shape) == (2, 3, _SMALL[1]), f"{name}(ids) for ids of "
-                f"shape (2, 3) returned shape {tuple(getattr(out, 'shape', ()))}: the ids' shape plus embedding_dim")
-        require(torch.equal(out, layer.weight[ids]),
-                f"{name}(ids) differs from weight[ids]. Hint: forward(ids) returns the rows at ids")
-        require(out.requires_grad, f"{name}(ids) carries no gradient back to the weight. Hint: index the Parameter "
-                "itself, not a copy of it (nor its .data)")
-        out.sum().backward()
-        expected = torch.bincount(ids.flatten(), minlength=_SMALL[0]).to(out.dtype)[:, None].expand(_SMALL)
-        grad = layer.weight.grad
-        require(grad is not None, f"no gradient reached {name}.weight. Hint: index the Parameter itself")
+        grad = looked_up_rows(name, layer, ids, "MyEmbedding's forward calls F.embedding (or torch.embedding): "
+                              "index the weight Parameter with the ids yourself, as section 2's third way does")
+        expected = torch.bincount(ids.flatten(), minlength=_SMALL[0]).to(grad.dtype)[:, None].expand(_SMALL)
         others = torch.arange(_SMALL[0]) != (_PADDING if layer is padded else -1)
         require(torch.equal(grad[others], expected[others]), f"the gradient of {name}.weight is not one row of ones "
                 "per lookup. Hint: index the Parameter itself, without changing the rows")

@@ -12,9 +12,9 @@ from .checking import (
     as_number,
     correct,
     hint,
+    looked_up_rows,
     no_guess_yet,
     prediction,
-    refusing_embedding_functions,
     require,
     require_function,
     require_keys,
@@ -95,22 +95,12 @@ def check_padding_gradient(cls: object) -> bool:
             "Hint: keep exercise 3.3's __init__, which zeroes the padding row")
     ids = torch.tensor([[1, 0, 2], [_PADDED_SIZE[0] - 1, 2, 1]])  # the padding id twice
     for name, layer in layers.items():
-        with refusing_embedding_functions("MyEmbedding's forward calls F.embedding (or torch.embedding), which keeps "
-                                          "the padding row's gradient at zero for you: do that part yourself"):
-            out = layer(ids)
-        require(isinstance(out, torch.Tensor) and tuple(out.shape) == (2, 3, _PADDED_SIZE[1]), f"{name}(ids) for ids "
-                f"of shape (2, 3) returned shape {tuple(getattr(out, 'shape', ()))}: the ids' shape plus embedding_dim")
-        require(torch.equal(out, layer.weight[ids]),
-                f"{name}(ids) differs from weight[ids]. Hint: forward(ids) still returns the rows at ids")
-        require(out.requires_grad, f"{name}(ids) carries no gradient back to the weight. Hint: index the Parameter "
-                "itself, not a copy of it (nor its .data)")
-        out.sum().backward()
-        expected = torch.bincount(ids.flatten(), minlength=_PADDED_SIZE[0]).to(out.dtype)[:, None]
+        grad = looked_up_rows(name, layer, ids, "MyEmbedding's forward calls F.embedding (or torch.embedding), which "
+                              "keeps the padding row's gradient at zero for you: do that part yourself")
+        expected = torch.bincount(ids.flatten(), minlength=_PADDED_SIZE[0]).to(grad.dtype)[:, None]
         expected = expected.expand(_PADDED_SIZE).clone()
         if layer is padded:
             expected[_PADDING] = 0
-        grad = layer.weight.grad
-        require(grad is not None, f"no gradient reached {name}.weight. Hint: index the Parameter itself")
         require(layer is plain or not grad[_PADDING].any(), "a gradient reached the padding row of MyEmbedding(7, 3, "
                 "padding_idx=2): training would move it. Hint: the padding row's gradient adds up the output "
                 "gradients of the positions that look it up (section 1); make those positions send nothing back")
