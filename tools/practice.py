@@ -1,13 +1,12 @@
 """Practice copies of the notebooks: ``python -m tools.practice`` (``make practice``).
 
 For every notebook of every edition it writes a copy to ``build/practice/`` (the
-Chinese edition to ``build/practice/zh/``) with all outputs cleared and each exercise's
-answer cell (tagged ``solution``) turned into a stub: the lines between nbgrader's markers
-``### BEGIN SOLUTION`` and ``### END SOLUTION`` become one ``raise NotImplementedError`` with a hint
-naming the exercise, so a function answer keeps its signature and docstring. The checker cell after
-each stub is left as it is: it rejects the stub until the learner replaces it. Made again, it keeps a copy
-the learner has worked in. ``--branch FOLDER`` writes the practice branch's tree instead, which the
-site's workflow pushes for learners who never clone (Colab opens the copies there).
+Chinese edition to ``build/practice/zh/``) with all outputs cleared and the worked answers
+(the cells tagged ``solution``) left out. What is left of each exercise is what the learner
+works in: the answer cell (a stub that raises ``NotImplementedError``, or a guess that is ``None``)
+and the checker cell under it, which says the exercise is not answered yet until it is. Made again,
+it keeps a copy the learner has worked in. ``--branch FOLDER`` writes the practice branch's tree instead,
+which the site's workflow pushes for learners who never clone (Colab opens the copies there).
 """
 
 from __future__ import annotations
@@ -26,7 +25,7 @@ from utils.cli import OneLineParser
 
 from . import manifest
 from .cli import guard
-from .generated import HEADER_ID, SOLUTION_MARKER, SOLUTION_TAG, TITLE_LINE, dumps_notebook, read_notebook
+from .generated import HEADER_ID, SOLUTION_TAG, dumps_notebook, read_notebook
 from .links import HTML_TARGET, MD_TARGET, rebase_link, rebase_links, stays
 from .manifest import Edition, Notebook, available
 
@@ -34,70 +33,18 @@ PRACTICE_DIR = manifest.ROOT / "build" / "practice"
 NOTE_ID = "practice-note"
 
 TEXT = {
-    "en": {
-        "label": "Exercise {number}",
-        "hint": "{label}: your answer here (see the exercise above), then run its checker cell to check it",
-        "note": "**Practice copy.** The answer cell of each exercise is replaced by a stub that raises "
-                "`NotImplementedError`: write your own answer in its place, then run the exercise's checker cell "
-                "(`exercises.check_...`; for a prediction, record your guess where it says `None` first). "
-                "The notebook with worked answers is [{name}]({link}).",
-    },
-    "zh": {
-        "label": "练习 {number}",
-        "hint": "{label}：请在这里写出你的答案（见上面的练习说明），然后运行这道练习的检查单元格",
-        "note": "**练习版。** 每道练习的答案单元格都换成了会抛出 `NotImplementedError` 的占位代码："
-                "请在原处写下你自己的答案，然后运行这道练习的检查单元格"
-                "（`exercises.check_...`；预测题先把猜测填进写着 `None` 的地方）。"
-                "附有参考答案的笔记本是 [{name}]({link})。",
-    },
+    "en": "**Practice copy.** The notebook without its worked answers. Under each exercise, put your answer where "
+          "the cell raises `NotImplementedError` or holds `None`, then run the checker cell below it. "
+          "The notebook with worked answers is [{name}]({link}).",
+    "zh": "**练习版。** 这是去掉了参考答案的笔记本。在每道练习下面，把抛出 `NotImplementedError` 或写着 `None` "
+          "的地方换成你的答案，再运行它下面的检查单元格。附有参考答案的笔记本是 [{name}]({link})。",
 }
-_LABEL = re.compile(r"\*\*(?:Exercise|练习)\s*(\d+(?:\.\d+)*)")
 
 
-def _text(lang: str) -> dict:
+def _text(lang: str) -> str:
     if lang not in TEXT:
         raise ValueError(f"no practice texts for language {lang!r}; expected one of {sorted(TEXT)}")
     return TEXT[lang]
-
-
-def stub_source(solution: str, label: str, lang: str = "en", where: str = "the answer cell") -> str:
-    """The stub that replaces an answer cell: each region between ``### BEGIN SOLUTION`` and ``### END SOLUTION``
-    becomes ``raise NotImplementedError(hint)`` at the marker's indentation, ``label`` (``"Exercise 1.2"``)
-    leading the hint; the rest stays but for the ``#@title`` line (the stub is not a worked answer).
-    ``where`` names the cell in the errors: a cell without markers, or with markers out of order."""
-    hint = json.dumps(_text(lang)["hint"].format(label=label), ensure_ascii=False)  # JSON's escapes are Python's
-    lines = solution.split("\n")
-    stub, inside, regions = [], False, 0
-    for line in lines[bool(TITLE_LINE.match(lines[0])):]:  # the title says "Worked answer"
-        marker = SOLUTION_MARKER.fullmatch(line.strip())
-        if marker is None:
-            if not inside:
-                stub.append(line)
-            continue
-        begins = marker.group(1) == "BEGIN"
-        if begins == inside:
-            raise ValueError(f"{where}: {line.strip()!r} out of order; "
-                             "expected each ### BEGIN SOLUTION to be closed by an ### END SOLUTION")
-        inside = begins
-        if begins:
-            regions += 1
-            stub.append(line[:len(line) - len(line.lstrip())] + f"raise NotImplementedError({hint})")
-    if inside:
-        raise ValueError(f"{where}: ### BEGIN SOLUTION without its ### END SOLUTION")
-    if not regions:
-        raise ValueError(f"{where}: no ### BEGIN SOLUTION ... ### END SOLUTION; "
-                         "expected the lines a learner writes between them")
-    return "\n".join(stub)
-
-
-def exercise_label(cells: list, index: int, fallback: str, lang: str = "en") -> str:
-    """``Exercise 1.2``: from the nearest markdown cell above ``cells[index]`` that names one."""
-    for cell in reversed(cells[:index]):
-        if SOLUTION_TAG in cell.metadata.get("tags", []):
-            break  # the previous exercise: this one's text had no label
-        if cell.cell_type == "markdown" and _LABEL.search(cell.source):
-            return _text(lang)["label"].format(number=_LABEL.findall(cell.source)[-1])
-    return _text(lang)["label"].format(number=fallback)
 
 
 def published_links(source: str, folder: Path) -> str:
@@ -118,28 +65,22 @@ def practice_notebook(nb_node: nbformat.NotebookNode, entry: Notebook, edition: 
 
     ``published``: for a copy that leaves the repository (the web site, the practice branch that
     Colab opens): its links point into the repository on GitHub instead of to files beside it."""
-    practice, solutions = copy.deepcopy(nb_node), 0
-    for index, cell in enumerate(practice.cells):
+    practice = copy.deepcopy(nb_node)
+    solutions = [cell for cell in practice.cells if SOLUTION_TAG in cell.metadata.get("tags", [])]
+    if not solutions:
+        raise ValueError(f"{edition.repo_path(entry)}: no cell is tagged {SOLUTION_TAG!r}; "
+                         "expected one worked answer per exercise")
+    practice.cells = [cell for cell in practice.cells if SOLUTION_TAG not in cell.metadata.get("tags", [])]
+    for cell in practice.cells:
         if cell.cell_type == "markdown":
             cell.source = (published_links(cell.source, edition.folder) if published
                            else rebase_links(cell.source, edition.folder, out_folder))
-            continue
-        cell.outputs, cell.execution_count = [], None
-        cell.metadata.pop("execution", None)
-        if SOLUTION_TAG in cell.metadata.get("tags", []):
-            solutions += 1
-            label = exercise_label(practice.cells, index, f"{entry.number}.{solutions}", edition.code)
-            cell.source = stub_source(cell.source, label, edition.code,
-                                      where=f"{edition.repo_path(entry)}, cell {cell.get('id')}")
-            cell.metadata.pop("cellView", None)  # the stub is for writing in: not folded
-            if cell.metadata.get("jupyter", {}).pop("source_hidden", None) and not cell.metadata["jupyter"]:
-                del cell.metadata["jupyter"]
-    if solutions == 0:
-        raise ValueError(f"{edition.repo_path(entry)}: no cell is tagged {SOLUTION_TAG!r}; "
-                         "expected one answer cell per exercise")
+        else:
+            cell.outputs, cell.execution_count = [], None
+            cell.metadata.pop("execution", None)
     link = (manifest.blob_url(edition.repo_path(entry)) if published
             else Path(os.path.relpath(edition.path(entry), out_folder)).as_posix())
-    note = nbformat.v4.new_markdown_cell(_text(edition.code)["note"].format(name=edition.repo_path(entry), link=link))
+    note = nbformat.v4.new_markdown_cell(_text(edition.code).format(name=edition.repo_path(entry), link=link))
     note.id = NOTE_ID
     after = next((i + 1 for i, cell in enumerate(practice.cells) if cell.get("id") == HEADER_ID), 0)
     practice.cells.insert(after, note)
@@ -204,8 +145,8 @@ def write_branch(folder: Path) -> list[Path]:
 # Practice copies of the course
 
 This branch is generated from `{manifest.REPO_REF}` by the site's workflow on every push; do not edit it.
-Each notebook here is a practice copy: outputs cleared, and each exercise's answer replaced by a
-stub for you to write. Open one in Colab:
+Each notebook here is a practice copy: outputs cleared, and the worked answers left out, so that
+you write each answer yourself. Open one in Colab:
 
 {rows}
 
@@ -229,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"wrote {path}")
     for path in kept:
         print(f"kept {path}: you have worked in it (move it away, or delete it, for a fresh copy)")
-    print(f"{len(written)} practice copies: outputs cleared, exercise answers replaced by stubs")
+    print(f"{len(written)} practice copies: outputs cleared, worked answers left out")
     if out == PRACTICE_DIR:
         print("Open them in JupyterLab: python course.py lab --practice")
     return 0

@@ -12,12 +12,12 @@ Loaded by tools/pytest_course.py. When nbval collects an English notebook of the
   the course;
 - **papermill**: its ``device`` parameter is injected by papermill's own steps before it
   runs a notebook (``load_notebook_node`` and ``parameterize_notebook``);
-- **the practice copy** (``make practice``): its exercise section, stubs instead of answers,
-  runs just before the worked one. Each stub raises and each checker rejects it; then the
-  worked answers, whose stored outputs nbval compares, must pass.
+- **the practice copy** (``make practice``), which is the notebook without its worked answers:
+  each exercise's checker cell, run on the answer cell as given, says in one line that the
+  exercise is not answered yet and raises nothing; then the worked answer passes the same checker.
 
 The last item of each notebook, ``clients``, checks what nbval does not: the set-up cell's
-fetch, papermill's cell, the practice section, and (under ``--nbval-lax``, as in the GPU
+fetch, papermill's cell, the practice copy's cells, and (under ``--nbval-lax``, as in the GPU
 job with ``COURSE_DEVICE=cuda``) that no cell wrote a warning.
 """
 
@@ -45,7 +45,8 @@ from tools.run import stderr_outputs
 
 #: the ``device`` parameter: unset, each notebook's default; the GPU job sets COURSE_DEVICE=cuda
 DEVICE_ENV = "COURSE_DEVICE"
-PRACTICE_SUFFIX = "-practice"
+#: how a checker cell of the learner's begins its one line, run before they have answered
+NOT_ANSWERED = "not answered yet: "
 CHECK_ID = "test-where-is-utils"
 #: nbval waits 5 s for each output message once a cell has replied, and fails the cell if one is later,
 #: which a busy machine can make it (the cell itself is bounded by --nbval-cell-timeout)
@@ -154,24 +155,8 @@ def colab_environment() -> dict[str, str]:
     return env
 
 
-def _has_heading(cell: nbformat.NotebookNode, heading: str) -> bool:
-    return cell.cell_type == "markdown" and any(line.strip() == heading for line in cell.source.splitlines())
-
-
 def _errors(cell: nbformat.NotebookNode) -> list:
     return [output for output in cell.outputs if output.output_type == "error"]
-
-
-def _exercises_start(nb: nbformat.NotebookNode) -> int:
-    return next(i for i, cell in enumerate(nb.cells) if _has_heading(cell, "## Exercises"))
-
-
-def _exercises_end(nb: nbformat.NotebookNode, start: int) -> int:
-    """Where the exercises end: at a ``## Going deeper`` part (which the drills need not run twice), else the footer."""
-    for i in range(start + 1, len(nb.cells)):
-        if nb.cells[i].get("id") == generated.FOOTER_ID or _has_heading(nb.cells[i], GOING_DEEPER):
-            return i
-    raise ValueError("the notebook has no footer cell after its exercises; run `make sync`")
 
 
 def _unchecked(cell: nbformat.NotebookNode) -> nbformat.NotebookNode:
@@ -183,8 +168,7 @@ def _unchecked(cell: nbformat.NotebookNode) -> nbformat.NotebookNode:
 
 def client_notebook(entry: manifest.Notebook) -> nbformat.NotebookNode:
     """The notebook as this run executes it: papermill's parameters injected, the set-up cell
-    expecting Colab's line, the practice copy's exercise section (ids suffixed, errors allowed)
-    before the worked one, and a last cell that reports where `utils` came from."""
+    expecting Colab's line, and a last cell that reports where `utils` came from."""
     original = load_notebook_node(str(entry.path))  # as papermill reads it: every cell has metadata.tags
     parameters = {"device": device(entry), **SUITE_PARAMETERS.get(entry.number, {})}
     nb = parameterize_notebook(original, parameters, kernel_name="python3", language="python")
@@ -194,17 +178,9 @@ def client_notebook(entry: manifest.Notebook) -> nbformat.NotebookNode:
             cell.execution_count = 1  # compared, as every stored cell is: it prints nothing
         if cell.get("id") == generated.SETUP_ID:
             cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=COLAB_SETUP_LINE)]
-    copy_ = practice.practice_notebook(original, entry, manifest.ENGLISH, entry.path.parent)
-    start = _exercises_start(copy_)
-    drills = copy_.cells[start:_exercises_end(copy_, start)]  # the copy is this function's own: no deepcopy
-    for cell in drills:
-        cell.id += PRACTICE_SUFFIX
-        if cell.cell_type == "code":
-            _unchecked(cell).metadata.tags.append("raises-exception")  # nbval goes on after an error
     check = _unchecked(nbformat.v4.new_code_cell(CHECK_CELL))
     check.id = CHECK_ID
-    start = _exercises_start(nb)
-    nb.cells = [*nb.cells[:start], *drills, *nb.cells[start:], check]
+    nb.cells = [*nb.cells, check]
     return nb
 
 
@@ -213,33 +189,20 @@ def _stream_text(cell: nbformat.NotebookNode) -> str:
 
 
 def check_practice_section(nb: nbformat.NotebookNode) -> None:
-    """Each stub raises ``NotImplementedError("Exercise N.M: ...")``, at once or from a function of it that the
-    checker calls, and the checker after it rejects it."""
-    drills = [cell for cell in nb.cells if cell.get("id", "").endswith(PRACTICE_SUFFIX)]
-    stubs = [i for i, cell in enumerate(drills) if practice.SOLUTION_TAG in cell.metadata.get("tags", [])]
-    assert len(stubs) >= 2, "the practice section has a stub per exercise"
-    for index in stubs:
-        stub, after = drills[index], drills[index + 1:index + 2]
-        # the checker follows the worked answer and must reject its stub; a prediction's comes before it (guess,
-        # checker, worked answer) and, with the guess still None, must judge nothing
-        judges_stub = bool(after) and re.search(r"exercises\.check_\w+", after[0].source) is not None
-        checker = after[0] if judges_stub else drills[index - 1]
-        assert re.search(r"exercises\.check_\w+", checker.source), f"cell {checker.id}: expected a checker"
-        if judges_stub:
-            assert _errors(checker), f"the checker {checker.id} accepted the stub of {stub.id}"
-        else:
-            assert _stream_text(checker).startswith("no guess yet"), f"the checker {checker.id} judged no guess"
-        hint = re.search(r'raise NotImplementedError\("(Exercise \d+\.\d+:)', stub.source)
-        assert hint, f"cell {stub.id}: expected a stub that raises NotImplementedError(\"Exercise N.M: ...\")"
-        if _errors(stub):  # a stub that raises at once
-            error = _errors(stub)[0]
-            assert error.ename == "NotImplementedError" and error.evalue.startswith(hint.group(1)), \
-                f"cell {stub.id} raised {error.ename}: {error.evalue}"
-        else:  # a function of the stub raised when the checker called it: the learner sees that error as it is
-            error = _errors(checker)[0]
-            assert error.ename == "NotImplementedError" and error.evalue.startswith(hint.group(1)), \
-                f"the checker {checker.id} answered the stub of {stub.id} with {error.ename}: {error.evalue}"
-    assert "correct:" not in "".join(_stream_text(cell) for cell in drills if cell.cell_type == "code")
+    """The practice copy is the notebook without its worked answers (``solution`` cells). So every checker cell
+    outside them, run on the answer cell as given, printed one line, that the exercise is not answered yet, and
+    raised nothing; and every worked answer runs a checker, whose verdict nbval compares."""
+    learners = [cell for cell in nb.cells if cell.cell_type == "code" and practice.SOLUTION_TAG not in
+                cell.metadata.get("tags", []) and re.search(r"exercises\.check_\w+", cell.source)]
+    worked = [cell for cell in nb.cells if practice.SOLUTION_TAG in cell.metadata.get("tags", [])]
+    assert len(worked) >= 2, "a worked answer per exercise"
+    for cell in worked:
+        assert re.search(r"exercises\.check_\w+", cell.source), f"the worked answer {cell.id} runs no checker"
+    for cell in learners:
+        assert not _errors(cell), f"the checker {cell.id} raised {_errors(cell)[0].ename} on an answer not written yet"
+        lines = _stream_text(cell).splitlines()
+        assert len(lines) == 1 and lines[0].startswith(NOT_ANSWERED), \
+            f"the checker {cell.id}, before an answer, printed {lines} instead of one line {NOT_ANSWERED!r}..."
 
 
 class ColabKernel(RunningKernel):
@@ -317,9 +280,7 @@ class ClientChecks(pytest.Item):
         parameters = [i for i, cell in enumerate(nb.cells) if "parameters" in cell.metadata.get("tags", [])]
         assert len(injected) == 1 and injected[0] == parameters[0] + 1, "papermill's cell follows the parameters cell"
         assert f'device = "{device(parent.entry)}"' in nb.cells[injected[0]].source
-        lesson = copy.copy(nb)
-        lesson.cells = [cell for cell in nb.cells if not cell.get("id", "").endswith(PRACTICE_SUFFIX)]
-        warnings = stderr_outputs(lesson)
+        warnings = stderr_outputs(nb)
         assert not warnings, f"a warning reached the learner's output: {warnings[0]}"
         check_practice_section(nb)
 

@@ -14,8 +14,7 @@ from tools import generated, manifest, practice
 from tools.pytest_notebooks import (
     CHECK_ID,
     FOLDER,
-    PRACTICE_SUFFIX,
-    _exercises_end,
+    NOT_ANSWERED,
     check_practice_section,
     client_notebook,
     course_notebook,
@@ -28,26 +27,16 @@ def built():
 
 
 @pytest.mark.parametrize("entry", manifest.NOTEBOOKS, ids=[entry.stem for entry in manifest.NOTEBOOKS])
-def test_the_run_is_the_stored_notebook_with_papermills_cell_the_stubs_and_a_check(built, entry):
+def test_the_run_is_the_stored_notebook_with_papermills_cell_and_a_check(built, entry):
     nb = built[entry.stem]
     stored = nbformat.read(entry.path, as_version=4)
     ids = [cell.id for cell in nb.cells]
-    drills = [cell for cell in nb.cells if cell.id.endswith(PRACTICE_SUFFIX)]
-    # every stored cell, in order; papermill's cell after the parameters; the stubs before the answers
-    assert [i for i in ids if i != "injected-parameters" and not i.endswith(PRACTICE_SUFFIX)] == \
-        [cell.id for cell in stored.cells] + [CHECK_ID]
+    # every stored cell, in order; papermill's cell after the parameters
+    assert [i for i in ids if i != "injected-parameters"] == [cell.id for cell in stored.cells] + [CHECK_ID]
     parameters = next(i for i, cell in enumerate(nb.cells) if "parameters" in cell.metadata.get("tags", []))
     assert ids[parameters + 1] == "injected-parameters"
     assert f'device = "{entry.default_device}"' in nb.cells[parameters + 1].source
     assert nb.cells[parameters + 1].execution_count is not None, "nbval compares papermill's cell: it prints nothing"
-    answers = [i for i, cell in enumerate(nb.cells)
-               if practice.SOLUTION_TAG in cell.metadata.get("tags", []) and not cell.id.endswith(PRACTICE_SUFFIX)]
-    assert answers and ids.index(drills[-1].id) < answers[0]
-    for cell in drills:
-        if cell.cell_type == "code":
-            assert "raises-exception" in cell.metadata.tags and cell.execution_count is None and cell.outputs == []
-    stubs = [cell for cell in drills if practice.SOLUTION_TAG in cell.metadata.get("tags", [])]
-    assert len(stubs) == len(answers) and all("raise NotImplementedError" in cell.source for cell in stubs)
     setup = next(cell for cell in nb.cells if cell.id == generated.SETUP_ID)
     assert [output.text for output in setup.outputs] == [f"Set-up: fetched the course into ./{FOLDER}\n"]
     # what the stored notebook holds is compared as stored
@@ -69,66 +58,44 @@ def _error(ename, evalue):
     return nbformat.v4.new_output("error", ename=ename, evalue=evalue, traceback=[])
 
 
-def _executed(nb, accepted_stub=False, stub_error=None, checker_error=None):
-    """``nb`` with outputs as a run gives them: a stub with a top-level raise raises its hint at once (its checker
-    then misses a name), any other stub when its checker calls a function of it. ``stub_error`` and
-    ``checker_error`` replace those errors."""
+def _stream(text):
+    return nbformat.v4.new_output("stream", name="stdout", text=text)
+
+
+def _executed(nb, learners=None):
+    """``nb`` with outputs as a run gives them: each checker cell of the learner's says the exercise is not
+    answered yet (or gives ``learners``'s output instead)."""
     nb = copy.deepcopy(nb)
-    drills = [cell for cell in nb.cells if cell.id.endswith(PRACTICE_SUFFIX) and cell.cell_type == "code"]
-    for index, cell in enumerate(drills):
-        if practice.SOLUTION_TAG in cell.metadata.tags:
-            hint = _error("NotImplementedError", re.search(r'NotImplementedError\("(.*)"\)', cell.source).group(1))
-            at_once = re.search(r"^raise ", cell.source, re.M)
-            cell.outputs = [stub_error or hint] if at_once else []
-            rejected = checker_error or (_error("NameError", "name 'x' is not defined") if at_once else hint)
-            after = drills[index + 1] if index + 1 < len(drills) else cell
-            if "exercises.check_" not in after.source:  # a prediction: its checker, before the stub, waits for a guess
-                rejected = checker_error or nbformat.v4.new_output("stream", name="stdout", text="no guess yet: ...\n")
-                after = drills[index - 1]
-            after.outputs = [] if accepted_stub else [rejected]
+    for cell in nb.cells:
+        if (cell.cell_type == "code" and "exercises.check_" in cell.source
+                and practice.SOLUTION_TAG not in cell.metadata.tags):
+            cell.outputs = [learners or _stream(f"{NOT_ANSWERED}write f in the cell above, then run this cell again\n")]
     return nb
 
 
-def test_the_practice_check_passes_when_each_checker_rejects_its_stub(built):
-    for stem in ("00_the_answer", "02_embedding_lookup", "05_initialisation"):  # function stubs, plain, mixed
+def test_the_practice_check_passes_when_each_checker_says_not_answered_yet(built):
+    for stem in ("00_the_answer", "02_embedding_lookup", "05_initialisation"):  # functions, predictions, both
         check_practice_section(_executed(built[stem]))
 
 
-WRONG_RUNS = {  # what went wrong -> the check's message
-    "a checker accepts its stub": ({"accepted_stub": True}, "accepted the stub"),
-    "a stub raises something else": ({"stub_error": _error("NameError", "name 'torch' is not defined")},
-                                     "raised NameError"),
-    "a stub raises another exercise's hint": ({"stub_error": _error("NotImplementedError", "Exercise 9.9: ...")},
-                                              "raised NotImplementedError: Exercise 9.9"),
-    "a checker fails before it calls the stub's function": ({"checker_error": _error("TypeError", "no len()")},
-                                                            "no len()"),
-    "a checker turns the stub's error into a hint": (
-        {"checker_error": _error("ExerciseError", "f raised RuntimeError: Exercise 2.1: your answer here. Hint: ...")},
-        "answered the stub of .* with ExerciseError"),
+WRONG_RUNS = {  # what the learner's checker cell did -> the check's message
+    "it raised on the stub": (_error("NotImplementedError", "Exercise 2.1: your code here"),
+                              "raised NotImplementedError on an answer not written yet"),
+    "it judged the stub": (_error("ExerciseError", "mean_of_real_tokens returned None"), "raised ExerciseError"),
+    "it printed a verdict": (_stream("correct: mean_of_real_tokens matched\n"), r"printed \['correct: "),
+    "it printed two lines": (_stream(f"{NOT_ANSWERED}write f\n{NOT_ANSWERED}write g\n"), "instead of one line"),
 }
 
 
-@pytest.mark.parametrize(("run", "message"), WRONG_RUNS.values(), ids=WRONG_RUNS)
-def test_the_practice_check_fails_when_a_stub_or_its_checker_misbehaves(built, run, message):
+@pytest.mark.parametrize(("output", "message"), WRONG_RUNS.values(), ids=WRONG_RUNS)
+def test_the_practice_check_fails_when_a_checker_misbehaves_before_an_answer(built, output, message):
     with pytest.raises(AssertionError, match=message):
-        check_practice_section(_executed(built["02_embedding_lookup"], **run))
+        check_practice_section(_executed(built["02_embedding_lookup"], learners=output))
 
 
-def test_the_practice_check_wants_the_stub_of_the_practice_copy(built):
+def test_the_practice_check_wants_each_worked_answer_to_run_its_checker(built):
     nb = _executed(built["02_embedding_lookup"])
-    stub = next(cell for cell in nb.cells if cell.id.endswith(PRACTICE_SUFFIX) and "solution" in cell.metadata.tags)
-    stub.source = "x = 1"
-    with pytest.raises(AssertionError, match=r"expected a stub that raises NotImplementedError\(\"Exercise N\.M"):
+    worked = next(cell for cell in nb.cells if practice.SOLUTION_TAG in cell.metadata.tags)
+    worked.source = re.sub(r"\n\nexercises\.check_.*", "", worked.source, flags=re.S)
+    with pytest.raises(AssertionError, match=f"the worked answer {worked.id} runs no checker"):
         check_practice_section(nb)
-
-
-def test_the_drills_stop_at_going_deeper():
-    """A part after the exercises that the lesson never needs runs once, after the worked answers, not as a drill."""
-    cells = [nbformat.v4.new_markdown_cell("## Exercises\n\n**Exercise 1.1.** ..."), nbformat.v4.new_code_cell("x = 1"),
-             nbformat.v4.new_markdown_cell("## Going deeper\n\nMore."), nbformat.v4.new_code_cell("y = x"),
-             nbformat.v4.new_markdown_cell("footer")]
-    cells[-1].id = generated.FOOTER_ID
-    nb = nbformat.v4.new_notebook(cells=cells)
-    assert _exercises_end(nb, 0) == 2
-    del nb.cells[2:4]
-    assert _exercises_end(nb, 0) == 2  # no Going deeper: the footer

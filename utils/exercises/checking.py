@@ -1,30 +1,109 @@
-"""The checking patterns every notebook's checkers share: the error a wrong answer raises, the line a right one
-prints, and the checks that recur (a function passed, a tensor of a shape, a prediction recorded, the hint for the
-likeliest mistake)."""
+"""The checking patterns every notebook's checkers share: the error a wrong answer raises, the lines a checker
+prints (right, or not answered yet), and the checks that recur (a function passed, a tensor of a shape, a
+prediction recorded, the hint for the likeliest mistake).
+
+The lines a learner reads are the templates below, with named fields, so that a catalog can translate them."""
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable, Iterator
+import functools
+import re
+from collections.abc import Callable, Iterable, Iterator
 
 import torch
 import torch.nn.functional as F
 
+#: what a wrong answer shows, in place of a traceback
+WRONG = "incorrect: {hint}"
+#: what a checker prints while a guess (or a value the learner sets) is still ``None``
+GUESS_MISSING = "not answered yet: fill in {names} above, then run this cell again"
+#: what a checker prints when the learner's function is still the stub
+CODE_MISSING = "not answered yet: write {name} in the cell above, then run this cell again"
+#: the message of the stub in each exercise's answer cell: ``raise NotImplementedError("Exercise 2.1: your code here")``
+STUB = "Exercise {number}: your code here"
+_STUB = re.compile(re.escape(STUB).replace(re.escape("{number}"), r"\d+(?:\.\d+)*"))
 
-class ExerciseError(AssertionError):
+
+class _OneLine:
+    """An exception that IPython shows as one line, ``incorrect: <message>``, instead of a traceback: a wrong
+    answer gets its hint, and nothing of the checker's code (IPython asks for ``_render_traceback_``)."""
+
+    def _render_traceback_(self) -> list[str]:
+        return [WRONG.format(hint=self)]
+
+
+class ExerciseError(_OneLine, AssertionError):
     """The answer is wrong; the message says how and hints at the fix."""
 
 
-def correct(what_was_checked: str) -> bool:
-    """Print ``correct: <what was checked>`` and return ``True`` (a checker's last line)."""
+class AnswerTypeError(_OneLine, TypeError):
+    """The answer is of the wrong kind (a number where a set was asked for); the message says what was expected."""
+
+
+class AnswerValueError(_OneLine, ValueError):
+    """The answer is of the right kind but no possible value (not one of the choices offered)."""
+
+
+def correct(what_was_checked: str) -> None:
+    """Print ``correct: <what was checked>`` (a checker's last line)."""
     print(f"correct: {what_was_checked}")
-    return True
 
 
-def recorded(what_was_recorded: str) -> bool:
-    """Print ``recorded: <what>`` and return ``True``: a prediction's checker, which judges it only later."""
+def recorded(what_was_recorded: str) -> None:
+    """Print ``recorded: <what>``: a prediction's checker, which judges it only later."""
     print(f"recorded: {what_was_recorded}")
-    return True
+
+
+def _names(names: list[str]) -> str:
+    return ", ".join(names[:-1]) + " and " * (len(names) > 1) + names[-1]  # "a, b and c"
+
+
+def answered(**values: object) -> bool:
+    """True once no value is ``None``; else False, after one line (:data:`GUESS_MISSING`) naming those still
+    ``None``. A checker then judges nothing, and a cell that reveals a measurement shows nothing yet: a notebook
+    run top to bottom, before the learner has answered, prints no verdict and no answer."""
+    missing = [name for name, value in values.items() if value is None]
+    if missing:
+        print(GUESS_MISSING.format(names=_names(missing)))
+    return not missing
+
+
+def is_stub(error: BaseException) -> bool:
+    """``error`` is the ``NotImplementedError`` of an answer cell's stub (:data:`STUB`), not one from the learner's
+    own code or from PyTorch."""
+    return isinstance(error, NotImplementedError) and _STUB.fullmatch(str(error)) is not None
+
+
+def _raised_in(error: BaseException) -> str:
+    """The name of the function in which ``error`` was raised (the last frame of its traceback)."""
+    tb = error.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb.tb_frame.f_code.co_name if tb is not None else ""
+
+
+def writes(*names: str) -> Callable[[Callable], Callable]:
+    """Decorates the checker of an exercise that asks for code (``names``: the functions or class to write): while
+    the answer cell is still its stub, the checker prints :data:`CODE_MISSING` once instead of an error, naming the
+    function whose stub it met (of several)."""
+
+    def decorate(checker: Callable) -> Callable:
+        @functools.wraps(checker)
+        def check(*args, **kwargs):
+            try:
+                return checker(*args, **kwargs)
+            except NotImplementedError as error:
+                if not is_stub(error):
+                    raise  # the learner's own, or PyTorch's: its traceback helps
+                name = names[0] if len(names) == 1 else next(
+                    (name for name in names if name == _raised_in(error)), _names(list(names)))
+                print(CODE_MISSING.format(name=name))
+                return None
+
+        return check
+
+    return decorate
 
 
 def require(ok: object, message: str) -> None:
@@ -52,11 +131,12 @@ def require_tensor(name: str, value: object, shape: tuple[int, ...] | None = Non
 
 
 def as_number(name: str, value: object, what: str) -> float:
-    """``value`` as a float: a Python number or a one-element tensor; ``TypeError`` naming ``what`` otherwise."""
+    """``value`` as a float: a Python number or a one-element tensor; :class:`AnswerTypeError` naming ``what``
+    otherwise."""
     if isinstance(value, torch.Tensor) and value.numel() == 1:
         value = value.item()
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"{name} must be a number ({what}), got {type(value).__name__}")
+        raise AnswerTypeError(f"{name} must be a number ({what}), got {type(value).__name__}")
     return float(value)
 
 
@@ -71,16 +151,6 @@ def prediction(name: str, value: object, kind: type | tuple[type, ...], example:
     require(isinstance(value, kinds) and (bool in kinds or not isinstance(value, bool)),  # True is an int too
             f"{name} must look like {example}, got {type(value).__name__}")
     return value
-
-
-def no_guess_yet(**guesses: object) -> bool:
-    """True, after one line that says so, while a guess is still ``None``: the checker then judges nothing (so a
-    notebook run top to bottom, before the learner has guessed, prints no verdict and no answer)."""
-    missing = [name for name, value in guesses.items() if value is None]
-    if missing:
-        names = ", ".join(missing[:-1]) + " and " * (len(missing) > 1) + missing[-1]  # "a, b and c"
-        print(f"no guess yet: record {names} in the cell above, then run this cell again")
-    return bool(missing)
 
 
 def looked_up_rows(name: str, layer, ids: torch.Tensor, refusal: str):
@@ -118,9 +188,9 @@ def require_keys(name: str, value: object, keys: Iterable, what: str) -> dict:
 
 
 def one_of(name: str, value: object, choices: tuple) -> object:
-    """A prediction that must be one of ``choices``: ``ValueError`` naming them otherwise."""
+    """A prediction that must be one of ``choices``: :class:`AnswerValueError` naming them otherwise."""
     if value not in choices:
-        raise ValueError(f"{name} must be one of {choices}, got {value!r}")
+        raise AnswerValueError(f"{name} must be one of {choices}, got {value!r}")
     return value
 
 

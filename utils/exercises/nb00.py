@@ -8,14 +8,24 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from .checking import correct, hint, no_guess_yet, prediction, require, require_function, returned_tensor
+from .checking import (
+    AnswerTypeError,
+    answered,
+    correct,
+    hint,
+    prediction,
+    require,
+    require_function,
+    returned_tensor,
+    writes,
+)
 
 
-def check_nan_count(nan_count: object, one_hot: torch.Tensor, table: torch.Tensor) -> bool:
+def check_nan_count(nan_count: object, one_hot: torch.Tensor, table: torch.Tensor) -> None:
     """The prediction before the reveal of ``inf``: how many numbers of ``one_hot @ table`` are NaN, where ``table``
     holds an ``inf`` in a row that no one-hot row selects. Judges nothing while the guess is None."""
-    if no_guess_yet(nan_count=nan_count):
-        return True
+    if not answered(nan_count=nan_count):
+        return
     guess = prediction("nan_count", nan_count, int, "7")
     with torch.no_grad():
         product = one_hot.detach().cpu().float() @ table.detach().cpu().float()
@@ -31,11 +41,13 @@ def check_nan_count(nan_count: object, one_hot: torch.Tensor, table: torch.Tenso
     return correct("nan_count is the number of NaNs in one_hot @ poisoned, counted by the checker")
 
 
-def check_embedding_from_linear(embedding: object, linear: object) -> bool:
+def check_embedding_from_linear(embedding: object, linear: object) -> None:
     """Exercise 0.1: an ``nn.Embedding`` whose lookup equals ``linear`` (with its bias) on one-hot rows, for every
     id, exactly."""
+    if not answered(embedding_ex=embedding):
+        return
     if not isinstance(linear, nn.Linear):
-        raise TypeError(f"linear must be an nn.Linear, got {type(linear).__name__}")
+        raise AnswerTypeError(f"linear must be an nn.Linear, got {type(linear).__name__}")
     require(isinstance(embedding, nn.Embedding), f"expected an nn.Embedding, got {type(embedding).__name__}")
     vocab_size, dim = linear.in_features, linear.out_features
     shape = tuple(embedding.weight.shape)
@@ -81,7 +93,8 @@ def _backward_grads(ids: torch.Tensor, grad_out: torch.Tensor) -> tuple[torch.Te
     return embedding.weight.grad, linear.weight.grad.T
 
 
-def check_grad_by_hand(grad_by_hand: Callable) -> bool:
+@writes("grad_by_hand")
+def check_grad_by_hand(grad_by_hand: Callable) -> None:
     """Exercise 0.2: ``grad_by_hand(ids, grad_out, V)`` returns the gradient of ``(embedding(ids) * grad_out).sum()``
     with respect to the ``[V, d]`` table, without a backward pass.
 
@@ -159,7 +172,8 @@ def _rounding_bound(ids: torch.Tensor, grad_out: torch.Tensor) -> torch.Tensor:
     return torch.where(counts > 1, 2 * counts * eps * sizes, torch.zeros(()))
 
 
-def check_bias_grad_by_hand(bias_grad_by_hand: Callable) -> bool:
+@writes("bias_grad_by_hand")
+def check_bias_grad_by_hand(bias_grad_by_hand: Callable) -> None:
     """Exercise 0.2, the bias: ``bias_grad_by_hand(ids, grad_out)`` returns the gradient of
     ``(linear(one_hot(ids)) * grad_out).sum()`` with respect to the bias of an ``nn.Linear(V, d)``, without a
     backward pass.
@@ -193,3 +207,11 @@ def check_bias_grad_by_hand(bias_grad_by_hand: Callable) -> bool:
             f"{call} differs from the backward pass. Hint: to which output rows is the bias added?"))
     return correct("bias_grad_by_hand equals nn.Linear's backward pass for 3 batches of ids, with repeated and "
                    "unused ids")
+
+
+@writes("grad_by_hand", "bias_grad_by_hand")
+def check_grads_by_hand(grad_by_hand: Callable, bias_grad_by_hand: Callable) -> None:
+    """Exercise 0.2's two functions, in one checker cell: :func:`check_grad_by_hand`, then
+    :func:`check_bias_grad_by_hand`; an answer cell still a stub gets one line, naming the function to write."""
+    check_grad_by_hand.__wrapped__(grad_by_hand)
+    check_bias_grad_by_hand.__wrapped__(bias_grad_by_hand)

@@ -9,19 +9,19 @@ import torch.nn.functional as F
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils.flop_counter import FlopCounterMode
 
-from .checking import as_number, correct, hint, no_guess_yet, prediction, require, require_tensor
+from .checking import answered, as_number, correct, hint, prediction, require, require_tensor
 
 #: Exercise 1.1: the sentences whose one-hot rows the learner predicts, each with the name of its prediction.
 WIDTH_SENTENCES = {"shape_cat": "the cat sat", "shape_log": "the log"}
 
 
 def check_one_hot_widths(shape_cat: object, shape_log: object, encode: Callable[[str], torch.Tensor],
-                         vocab_size: int) -> bool:
+                         vocab_size: int) -> None:
     """Exercise 1.1: the predicted shapes of ``F.one_hot(encode(sentence))``, without ``num_classes``, where
-    ``encode`` maps a sentence to its ids in a vocabulary of ``vocab_size`` tokens. True when nothing is wrong: the
-    guesses are right, or not made yet."""
-    if no_guess_yet(shape_cat=shape_cat, shape_log=shape_log):
-        return True
+    ``encode`` maps a sentence to its ids in a vocabulary of ``vocab_size`` tokens. Judges nothing while a guess is
+    None."""
+    if not answered(shape_cat=shape_cat, shape_log=shape_log):
+        return
     for name, predicted in (("shape_cat", shape_cat), ("shape_log", shape_log)):
         shape = tuple(prediction(name, predicted, (tuple, torch.Size), "(2, 5)"))
         ids = encode(WIDTH_SENTENCES[name])
@@ -83,12 +83,11 @@ def _recorded_lookup_additions() -> int:
     return recorder.additions
 
 
-def check_flops_prediction(backward_ratio: object, lookup_backward_additions: object) -> bool:
+def check_flops_prediction(backward_ratio: object, lookup_backward_additions: object) -> None:
     """Exercise 1.2: the predicted ratio of FlopCounterMode's counts for the one-hot product's backward and forward
-    passes, and the number of additions the lookup's backward pass runs. True when nothing is wrong: the guesses are
-    right, or not made yet."""
-    if no_guess_yet(backward_ratio=backward_ratio, lookup_backward_additions=lookup_backward_additions):
-        return True
+    passes, and the number of additions the lookup's backward pass runs. Judges nothing while a guess is None."""
+    if not answered(backward_ratio=backward_ratio, lookup_backward_additions=lookup_backward_additions):
+        return
     ratio = as_number("backward_ratio", prediction("backward_ratio", backward_ratio, (int, float), "1.5"),
                       "backward FLOPs over forward FLOPs")
     additions = prediction("lookup_backward_additions", lookup_backward_additions, int, "2 * 3 * 4")
@@ -131,12 +130,11 @@ EXACT_HINTS = {
 }
 
 
-def check_exact_expressions(exact: object, x: torch.Tensor, weight: torch.Tensor) -> bool:
+def check_exact_expressions(exact: object, x: torch.Tensor, weight: torch.Tensor) -> None:
     """Exercise 1.3: the set of letters of :data:`EXPRESSIONS` that return ``weight[ids]`` exactly (``torch.equal``),
-    where ``x`` holds the one-hot rows of ``ids``; computed here on the CPU. True when nothing is wrong: the guess is
-    right, or not made yet."""
-    if no_guess_yet(exact=exact):
-        return True
+    where ``x`` holds the one-hot rows of ``ids``; computed here on the CPU. Judges nothing while a guess is None."""
+    if not answered(exact=exact):
+        return
     exact = prediction("exact", exact, (set, frozenset), '{"a"}')
     unknown = sorted(str(letter) for letter in exact if letter not in EXPRESSIONS)
     require(not unknown, f"exact holds {unknown}: use the letters {sorted(EXPRESSIONS)}, as strings")

@@ -11,14 +11,15 @@ from torch.nn.utils.rnn import pad_sequence
 from ..vocab import build_vocab
 from .checking import (
     ExerciseError,
+    answered,
     as_number,
     correct,
     hint,
-    no_guess_yet,
     prediction,
     require,
     require_function,
     returned_tensor,
+    writes,
 )
 
 #: Exercise 2.1: the checker's own corpus, and its batches: sentences of 2, 5 and 4 tokens ("zebra" is unknown),
@@ -40,7 +41,8 @@ def _layers_for_the_mean(vocab_size: int, pad_id: int) -> dict[str, nn.Embedding
     return layers
 
 
-def check_mean_of_real_tokens(mean_of_real_tokens: Callable) -> bool:
+@writes("mean_of_real_tokens")
+def check_mean_of_real_tokens(mean_of_real_tokens: Callable) -> None:
     """Exercise 2.1: ``mean_of_real_tokens(padded, embedding, pad_id)`` -> ``(B, d)``, the mean of each sentence's
     vectors over its real tokens only.
 
@@ -93,11 +95,11 @@ def _shared_step() -> tuple[set[int], float]:
     return changed, (a.weight[2] - before[2]).mean().item()
 
 
-def check_shared_step_prediction(changed_rows: object, row_2_change: object) -> bool:
+def check_shared_step_prediction(changed_rows: object, row_2_change: object) -> None:
     """Exercise 2.2: the predicted rows of ``a.weight`` that one SGD step on ``b`` changes, and row 2's change.
-    True when nothing is wrong: the guesses are right, or not made yet."""
-    if no_guess_yet(changed_rows=changed_rows, row_2_change=row_2_change):
-        return True
+    Judges nothing while a guess is None."""
+    if not answered(changed_rows=changed_rows, row_2_change=row_2_change):
+        return
     rows = prediction("changed_rows", changed_rows, (set, frozenset), "{1, 3}")
     change = as_number("row_2_change", prediction("row_2_change", row_2_change, (int, float), "-1.5"),
                        "the number added to each entry of row 2")
@@ -123,7 +125,8 @@ class _Watched(nn.Embedding):
         return super().forward(ids)
 
 
-def check_checked_lookup(checked_lookup: Callable) -> bool:
+@writes("checked_lookup")
+def check_checked_lookup(checked_lookup: Callable) -> None:
     """Exercise 2.3: ``checked_lookup(embedding, ids)`` for a ``(B, T)`` batch: the rows for valid ids; a
     ``ValueError`` naming the first bad id in reading order (negative, or not below ``num_embeddings``) and its
     position ``(b, t)``, before the layer sees it."""

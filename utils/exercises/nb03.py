@@ -11,16 +11,18 @@ import torch.nn.functional as F
 from torch.utils.flop_counter import FlopCounterMode
 
 from .checking import (
+    AnswerTypeError,
     ExerciseError,
+    answered,
     correct,
     hint,
     looked_up_rows,
-    no_guess_yet,
     one_of,
     prediction,
     require,
     require_function,
     returned_tensor,
+    writes,
 )
 
 
@@ -37,11 +39,11 @@ def _square_without_transpose() -> str:
             else "other numbers")
 
 
-def check_square_guess(square_guess: object) -> bool:
+def check_square_guess(square_guess: object) -> None:
     """Section 1's prediction: what ``L_square(one_hot(ids))`` gives once a square ``nn.Linear``'s weight is copied
     from an embedding's without the transpose. Judged on the checker's own layers; nothing while it is None."""
-    if no_guess_yet(square_guess=square_guess):
-        return True
+    if not answered(square_guess=square_guess):
+        return
     guess = one_of("square_guess", prediction("square_guess", square_guess, str, '"rows"'),
                    ("error", "rows", "columns"))
     require(guess == _square_without_transpose(), hint([
@@ -61,11 +63,11 @@ def _sharing_candidates() -> set[int]:
     return {number for number, t in enumerate(candidates, start=1) if t.data_ptr() == weight.data_ptr()}
 
 
-def check_shares_guess(shares_guess: object) -> bool:
+def check_shares_guess(shares_guess: object) -> None:
     """Section 5's prediction: the numbers (1 to 6) of the candidates that share memory with ``emb.weight``.
     Judged on the checker's own embedding; nothing while it is None."""
-    if no_guess_yet(shares_guess=shares_guess):
-        return True
+    if not answered(shares_guess=shares_guess):
+        return
     guess = prediction("shares_guess", shares_guess, (set, frozenset, list, tuple), "{1, 6}")
     guess = set(guess)
     require(guess <= set(range(1, 7)), f"shares_guess holds {sorted(guess - set(range(1, 7)))}: the candidates are "
@@ -85,7 +87,8 @@ _VECTOR_CASES = (((7, 3), [2, 0, 6, 2]), ((7, 3), [[1, 5, 0], [5, 3, 3]]), ((4, 
 _COLUMN_I = "linear.weight is [out_features, in_features] = [d, V]; token i's vector is its column i"
 
 
-def check_vectors_from_linear(vectors_from_linear: Callable) -> bool:
+@writes("vectors_from_linear")
+def check_vectors_from_linear(vectors_from_linear: Callable) -> None:
     """Exercise 3.1: ``vectors_from_linear(linear, ids)`` -> ``linear(one_hot(ids))`` for an ``nn.Linear(V, d,
     bias=False)``, for ids of any shape, read out of ``linear.weight`` (``weight.T[ids]``): no FLOPs spent.
 
@@ -120,7 +123,7 @@ def check_vectors_from_linear(vectors_from_linear: Callable) -> bool:
                    "bit for bit, and spent no FLOPs")
 
 
-def check_tied_output_layer(head: object, table: object) -> bool:
+def check_tied_output_layer(head: object, table: object) -> None:
     """Exercise 3.2: ``head``, an ``nn.Module`` output layer tied to ``table``, an ``nn.Linear(V, d, bias=False)``
     used on one-hot rows: ``head(h)`` is ``h @ table.weight`` (logit ``v`` = ``h`` · column ``v``), and both layers
     use one Parameter, ``table.weight`` (``[d, V]``), so the gradients of both uses add up in it.
@@ -128,8 +131,10 @@ def check_tied_output_layer(head: object, table: object) -> bool:
     The checker runs a backward pass through both layers, on deep copies (so the layers passed in keep their
     numbers and have no gradient), and checks that the table's gradient holds both uses' parts.
     """
+    if not answered(head_ex=head):
+        return
     if not isinstance(table, nn.Linear):
-        raise TypeError(f"table must be an nn.Linear, got {type(table).__name__}")
+        raise AnswerTypeError(f"table must be an nn.Linear, got {type(table).__name__}")
     require(isinstance(head, nn.Module), f"head_ex must be an nn.Module (a layer), got {type(head).__name__}")
     dim, vocab_size = table.weight.shape
     weight = table.weight.detach()
@@ -171,7 +176,8 @@ def check_tied_output_layer(head: object, table: object) -> bool:
 _SMALL, _WIDE, _PADDING = (7, 3), (1000, 16), 2
 
 
-def check_parameter_embedding(cls: object) -> bool:
+@writes("MyEmbedding")
+def check_parameter_embedding(cls: object) -> None:
     """Exercise 3.3: a class ``MyEmbedding(num_embeddings, embedding_dim, padding_idx=None)``, without
     ``nn.Embedding``, ``nn.Linear`` or ``F.embedding``: a registered ``weight`` ``[V, d]`` drawn from N(0, 1), its
     padding row (if any) zero; ``forward(ids)`` returns ``weight[ids]``, so the gradient reaches the rows looked up.

@@ -8,18 +8,20 @@ import torch
 from torch import nn
 
 from .checking import (
+    AnswerValueError,
     ExerciseError,
+    answered,
     as_number,
     correct,
     hint,
     looked_up_rows,
-    no_guess_yet,
     prediction,
     require,
     require_function,
     require_keys,
     require_tensor,
     within,
+    writes,
 )
 
 #: Exercise 4.1's ids: id 2 three times, id 0 once, id 5 once, in a vocabulary of 7
@@ -27,12 +29,14 @@ GRAD_EXERCISE_IDS = (2, 0, 2, 2, 5)
 GRAD_EXERCISE_VOCAB = 7
 
 
-def check_embedding_grad(grad: torch.Tensor, grad_out: torch.Tensor) -> bool:
+def check_embedding_grad(grad: torch.Tensor, grad_out: torch.Tensor) -> None:
     """Exercise 4.1: the weight's gradient of an embedding with ``scale_grad_by_freq=True`` for
     ``GRAD_EXERCISE_IDS``, computed without autograd.
 
     ``grad_out``: ``(5, d)``, the gradient of the lookup's output; ``grad``: ``(7, d)``.
     """
+    if not answered(my_grad=grad):
+        return
     ids = torch.tensor(GRAD_EXERCISE_IDS)
     grad_out = grad_out.detach().cpu()
     shape = (GRAD_EXERCISE_VOCAB, grad_out.shape[1])
@@ -64,7 +68,8 @@ def check_embedding_grad(grad: torch.Tensor, grad_out: torch.Tensor) -> bool:
 _PADDED_SIZE, _PADDING = (7, 3), 2
 
 
-def check_padding_gradient(cls: object) -> bool:
+@writes("MyEmbedding.forward")
+def check_padding_gradient(cls: object) -> None:
     """Exercise 4.2: notebook 3's ``MyEmbedding(num_embeddings, embedding_dim, padding_idx=None)`` (a registered
     ``weight`` ``[V, d]``, its padding row zero), whose ``forward(ids)`` returns ``weight[ids]`` without
     ``F.embedding`` and sends **no gradient** to the padding row, however often it is looked up; every other row
@@ -147,11 +152,11 @@ def _moved_in_step_3(optimizer_class: type[torch.optim.Optimizer]) -> set[int]:
     return set((table.weight.detach() != before).any(dim=1).nonzero().flatten().tolist())
 
 
-def check_optimizer_guess(guess: object) -> bool:
+def check_optimizer_guess(guess: object) -> None:
     """Section 6's prediction: ``{"SGD": {...}, "Adam": {...}}``, the rows step 3 changes with each. Judged on the
     checker's own table; nothing while it is None."""
-    if no_guess_yet(guess=guess):
-        return True
+    if not answered(guess=guess):
+        return
     require_keys("guess", prediction("guess", guess, dict, '{"SGD": {1}, "Adam": {1}}'), ["SGD", "Adam"],
                  "an optimizer's name to a set of rows")
     for name, optimizer_class in (("SGD", torch.optim.SGD), ("Adam", torch.optim.Adam)):
@@ -176,8 +181,10 @@ def _moved_rows_in_second_step(name: str) -> set[int]:
     return set((embedding.weight.detach() != before).any(dim=1).nonzero().flatten().tolist())
 
 
-def check_moved_rows(answer: dict[str, set[int]]) -> bool:
+def check_moved_rows(answer: dict[str, set[int]]) -> None:
     """Exercise 4.4: for each optimizer, the set of rows that the SECOND step changes."""
+    if not answered(moved_in_step_2=answer):
+        return
     require_keys("answer", answer, list(_MOVED_OPTIMIZERS), "optimizer name to a set of rows")
     for name, (_, _, why) in _MOVED_OPTIMIZERS.items():
         got = answer[name]
@@ -210,7 +217,8 @@ def _first_larger(vocab_size: int, dim: int) -> int:
     return vocab_size * dim * 4 // (dim * 4 + 8) + 1
 
 
-def check_break_even_tokens(break_even_tokens: Callable[[int, int], int]) -> bool:
+@writes("break_even_tokens")
+def check_break_even_tokens(break_even_tokens: Callable[[int, int], int]) -> None:
     """Exercise 4.3: ``break_even_tokens(V, d)`` -> the smallest number of positions for which the uncoalesced
     sparse gradient of a ``sparse=True`` ``nn.Embedding(V, d)`` takes more bytes than its dense ``[V, d]`` one.
 
@@ -278,12 +286,13 @@ def _never_seen_row_distance(optimizer_class: type[torch.optim.Optimizer], lr: f
 def _distance(call: str, value: object) -> float:
     value = as_number(call, value, "a distance, e.g. from `.norm().item()`")
     if not value >= 0 or value == float("inf"):
-        raise ValueError(f"{call} must return a finite distance >= 0, got {value}")
+        raise AnswerValueError(f"{call} must return a finite distance >= 0, got {value}")
     return value
 
 
+@writes("row_0_distance")
 def check_row_0_distance(predicted_ratio: float | None,
-                         row_0_distance: Callable[[type[torch.optim.Optimizer], float, float, int], float]) -> bool:
+                         row_0_distance: Callable[[type[torch.optim.Optimizer], float, float, int], float]) -> None:
     """Exercise 4.5: ``row_0_distance(optimizer_class, lr, weight_decay, steps)``: how far ``steps`` steps of
     ``optimizer_class(..., lr=lr, weight_decay=weight_decay)`` move row 0 of the table ``decay_start``, never looked
     up, as a Euclidean distance; and ``predicted_ratio``, recorded before measuring: how many times farther Adam with

@@ -9,7 +9,18 @@ import torch
 
 from ..checks import check_positive
 from ..init_stats import tied_logit_std
-from .checking import as_number, correct, hint, no_guess_yet, one_of, require, require_function, within
+from .checking import (
+    AnswerTypeError,
+    answered,
+    as_number,
+    correct,
+    hint,
+    one_of,
+    require,
+    require_function,
+    within,
+    writes,
+)
 
 #: Exercise 5.1: Hugging Face's Llama draws every nn.Linear from N(0, LLAMA_STD²) (its config's initializer_range)
 LLAMA_STD = 0.02
@@ -53,7 +64,7 @@ def _predicted_variance_hint(predicted: float, fan_in: int, other_fan_in: int) -
     ], f"Hint: each output sums fan_in = {fan_in} products of a weight of std {LLAMA_STD} and an input of variance 1")
 
 
-def check_llama_predictions(predicted_up: float, predicted_down: float, unit_in_features: float) -> bool:
+def check_llama_predictions(predicted_up: float, predicted_down: float, unit_in_features: float) -> None:
     """Exercise 5.1's predictions, judged at once: the output variances of Llama 2 7B's up-projection
     ``nn.Linear(4096, 11008)`` and down-projection ``nn.Linear(11008, 4096)`` drawn from N(0, 0.02²), for inputs of
     variance 1, and the ``in_features`` at which that draw keeps the variance at 1.
@@ -62,8 +73,8 @@ def check_llama_predictions(predicted_up: float, predicted_down: float, unit_in_
     While a guess is still ``None`` it judges nothing (one line says so). ``TypeError``/``ValueError`` for
     arguments of the wrong kind.
     """
-    if no_guess_yet(predicted_up=predicted_up, predicted_down=predicted_down, unit_in_features=unit_in_features):
-        return True
+    if not answered(predicted_up=predicted_up, predicted_down=predicted_down, unit_in_features=unit_in_features):
+        return
     for name, value, fan_in, other in (("predicted_up", predicted_up, LLAMA_UP_IN, LLAMA_DOWN_IN),
                                        ("predicted_down", predicted_down, LLAMA_DOWN_IN, LLAMA_UP_IN)):
         predicted = _positive(name, value, PREDICTED)
@@ -80,7 +91,8 @@ def check_llama_predictions(predicted_up: float, predicted_down: float, unit_in_
     return correct("your two output variances and your in_features for variance 1 are right within 2%")
 
 
-def check_output_variance(output_variance: Callable[[int, float, int], float]) -> bool:
+@writes("output_variance")
+def check_output_variance(output_variance: Callable[[int, float, int], float]) -> None:
     """Exercise 5.1, measured: ``output_variance(in_features, weight_std, seed)`` measures the variance of the
     outputs of a layer with 256 outputs, its weight from N(0, weight_std²), for inputs of variance 1.
 
@@ -136,14 +148,14 @@ def _measured_logit_std(d: int, weight_std: float, scale: float, seed: int) -> f
     return float((hidden @ table.T).std())
 
 
-def check_logit_std_prediction(predicted_weight_std: float) -> bool:
+def check_logit_std_prediction(predicted_weight_std: float) -> None:
     """Exercise 5.2's prediction, judged at once: the weight std that gives logits of std 1 at ``d = 768`` behind a
     final LayerNorm with scale 2, for vectors that reach it with std 3 around a mean of 1: ``1 / (2 * sqrt(768))``
     within 10%. While the guess is still ``None`` it judges nothing (one line says so). ``TypeError``/``ValueError``
     for a guess that is not a positive number.
     """
-    if no_guess_yet(predicted_weight_std=predicted_weight_std):
-        return True
+    if not answered(predicted_weight_std=predicted_weight_std):
+        return
     predicted = _positive("predicted_weight_std", predicted_weight_std, "your prediction, a std")
     why = hint([
         (within(predicted * math.sqrt(768), 1, 0.1),
@@ -157,8 +169,9 @@ def check_logit_std_prediction(predicted_weight_std: float) -> bool:
     return correct("your weight std gives logits of std 1 within 10%")
 
 
+@writes("measure_logit_std")
 def check_logit_std_function(measure_logit_std: Callable[[int, float, float, int], float],
-                             weight_std_for_unit_logits: float) -> bool:
+                             weight_std_for_unit_logits: float) -> None:
     """Exercise 5.2, measured: ``measure_logit_std(d, weight_std, scale, seed)`` measures the std of a tied layer's
     logits for hidden states that come out of a LayerNorm with scale ``scale``, and ``weight_std_for_unit_logits``
     gives logits of std 1 at ``d = 768`` behind a LayerNorm with scale ``SCALE`` = 2.
@@ -193,6 +206,8 @@ def check_logit_std_function(measure_logit_std: Callable[[int, float, float, int
             "g = torch.Generator().manual_seed(seed), passing generator=g to each draw")
     require(first != other, "seeds 5 and 6 gave the same number: the function computes a formula instead of "
             "measuring. Hint: draw the table and the vectors, and measure the logits' std")
+    if not answered(weight_std_for_unit_logits=weight_std_for_unit_logits):
+        return
     weight_std = _positive("weight_std_for_unit_logits", weight_std_for_unit_logits, "a std")
     measured = _measured_logit_std(768, weight_std, SCALE, 3)  # the situation asked about: a LayerNorm with scale 2
     require(abs(measured - 1) <= LOGIT_STD_TOLERANCE, hint([
@@ -213,12 +228,12 @@ SCALED_SHAPE = (70, 5000)
 SCALED_MAX = math.sqrt(3)
 
 
-def check_max_prediction(predicted_max: float) -> bool:
+def check_max_prediction(predicted_max: float) -> None:
     """Exercise 5.3's prediction, judged at once: the largest ``|w|`` of the default weight of
     ``nn.Linear(5000, 70)`` multiplied to std 1, within 5% of ``sqrt(3)``. While the guess is still ``None`` it
     judges nothing (one line says so). ``TypeError``/``ValueError`` for a guess that is not a positive number."""
-    if no_guess_yet(predicted_max=predicted_max):
-        return True
+    if not answered(predicted_max=predicted_max):
+        return
     predicted = _positive("predicted_max", predicted_max, PREDICTED)
     why = ("scaling every weight by one number keeps the shape of the distribution: a uniform stays uniform, and "
            "nothing lies beyond its bound" if predicted > SCALED_MAX else
@@ -228,14 +243,16 @@ def check_max_prediction(predicted_max: float) -> bool:
     return correct("your largest |w| is right within 5%")
 
 
-def check_scaled_linear(scaled: torch.Tensor) -> bool:
+def check_scaled_linear(scaled: torch.Tensor) -> None:
     """Exercise 5.3, done: ``scaled``, the default weight of ``nn.Linear(5000, 70)`` multiplied to std 1.
 
     ``scaled`` must have std 1 (within 1%) and still be nn.Linear's uniform draw, scaled: every ``|w|`` within
     the scaled bound and the largest close to it. ``TypeError`` for anything but a float tensor.
     """
+    if not answered(scaled=scaled):
+        return
     if not isinstance(scaled, torch.Tensor) or not scaled.is_floating_point():
-        raise TypeError(f"scaled must be a float tensor (the scaled weight), got {type(scaled).__name__}")
+        raise AnswerTypeError(f"scaled must be a float tensor (the scaled weight), got {type(scaled).__name__}")
     require(tuple(scaled.shape) == SCALED_SHAPE, f"scaled has shape {tuple(scaled.shape)}, expected {SCALED_SHAPE}: "
             "the weight of nn.Linear(5000, 70), [out_features, in_features]")
     scaled = scaled.detach().double().cpu()
@@ -248,7 +265,7 @@ def check_scaled_linear(scaled: torch.Tensor) -> bool:
     return correct("scaled has std 1 within 1% and is a default weight of nn.Linear(5000, 70) times one number")
 
 
-def check_loss_at_std_1(loss_at_std_1: object) -> bool:
+def check_loss_at_std_1(loss_at_std_1: object) -> None:
     """Section 7's prediction: is the loss of an untrained tied output layer of std 1, at GPT-2's sizes, near
     ``ln V`` or far above it? Logits of std ``sqrt(768) ≈ 28`` put almost all the probability on one arbitrary
     token, so a target unrelated to the weights gets almost none: far above.
@@ -256,8 +273,8 @@ def check_loss_at_std_1(loss_at_std_1: object) -> bool:
     While the guess is ``None`` it judges nothing (one line says so). ``ValueError`` for anything but the two
     choices; a wrong choice fails with a hint, never the loss.
     """
-    if no_guess_yet(loss_at_std_1=loss_at_std_1):
-        return True
+    if not answered(loss_at_std_1=loss_at_std_1):
+        return
     guess = one_of("loss_at_std_1", loss_at_std_1, LOSS_AT_STD_1_CHOICES)
     require(guess == "far above ln V", "not what the cell below will show. Hint: logits of std 28 differ by dozens; "
             "what share of the probability does the largest one take, and what is left for a target the model "

@@ -6,7 +6,7 @@ import torch
 import torch.nn.functional as F
 from torch.utils.flop_counter import FlopCounterMode
 
-from .checking import as_number, correct, hint, no_guess_yet, require, require_keys
+from .checking import AnswerTypeError, answered, as_number, correct, hint, require, require_keys
 
 #: Exercise 6.1: GPT-2's vocabulary and width.
 GPT2_TABLE = (50_257, 768)
@@ -24,11 +24,14 @@ def largest_coalesced_bytes(vocab_size: int, embedding_dim: int) -> int:
     return vocab_size * (ID_BYTES + FLOAT_BYTES * embedding_dim)
 
 
-def check_largest_coalesced(largest_coalesced: int) -> bool:
+def check_largest_coalesced(largest_coalesced: int) -> None:
     """Exercise 6.1: the most bytes a coalesced sparse gradient can take at GPT-2's sizes, whatever the batch
     (:func:`largest_coalesced_bytes`)."""
+    if not answered(largest_coalesced=largest_coalesced):
+        return
     if isinstance(largest_coalesced, bool) or not isinstance(largest_coalesced, int):
-        raise TypeError(f"largest_coalesced must be a whole number of bytes, got {type(largest_coalesced).__name__}")
+        raise AnswerTypeError(
+            f"largest_coalesced must be a whole number of bytes, got {type(largest_coalesced).__name__}")
     V, d = GPT2_TABLE
     answer = largest_coalesced_bytes(V, d)
     require(largest_coalesced == answer, hint([
@@ -42,11 +45,13 @@ def check_largest_coalesced(largest_coalesced: int) -> bool:
     return correct("the most bytes a coalesced sparse gradient can take at GPT-2's sizes, whatever the batch")
 
 
-def check_largest_batch(largest_n: int) -> bool:
+def check_largest_batch(largest_n: int) -> None:
     """Exercise 6.2: the largest ``n`` whose one-hot at its peak, the int64 one-hot and its float32 copy, ``n·V·12``
     bytes, is no larger than the float32 table's ``V·d·4`` at ``d = 768``: ``n <= d/3``."""
+    if not answered(largest_n=largest_n):
+        return
     if isinstance(largest_n, bool) or not isinstance(largest_n, int):
-        raise TypeError(f"largest_n must be a whole number of tokens, got {type(largest_n).__name__}")
+        raise AnswerTypeError(f"largest_n must be a whole number of tokens, got {type(largest_n).__name__}")
     answer = FLOAT_BYTES * WIDTH // (ID_BYTES + FLOAT_BYTES)
     require(largest_n == answer, hint([
         (largest_n == WIDTH, "largest_n counts the float32 one-hot alone: while .float() copies it, the int64 "
@@ -76,13 +81,12 @@ def _count(sizes: tuple[int, int, int]) -> dict[str, int]:
     return counts
 
 
-def check_predicted_flops(predicted_flops: dict[str, int] | None) -> bool:
+def check_predicted_flops(predicted_flops: dict[str, int] | None) -> None:
     """Exercise 6.3, a prediction: ``{"dense": flops, "lookup": flops}``, what FlopCounterMode counts for each,
     forward and backward, at ``FLOP_SIZES``, with the one-hot requiring a gradient as well as ``W``; the checker
-    runs the counter (on the meta device) and compares. True when nothing is wrong: the guess is right, or not
-    made yet."""
-    if no_guess_yet(predicted_flops=predicted_flops):
-        return True
+    runs the counter (on the meta device) and compares. Judges nothing while a guess is None."""
+    if not answered(predicted_flops=predicted_flops):
+        return
     guesses = {key: as_number(f"predicted_flops[{key!r}]", value, "a count of FLOPs")
                for key, value in require_keys("predicted_flops", predicted_flops, ["dense", "lookup"],
                                               "'dense' and 'lookup' to a count").items()}

@@ -9,11 +9,13 @@ import torch
 import torch.nn.functional as F
 
 from .checking import (
+    AnswerTypeError,
+    AnswerValueError,
     ExerciseError,
+    answered,
     as_number,
     correct,
     hint,
-    no_guess_yet,
     one_of,
     recorded,
     require,
@@ -35,14 +37,16 @@ def mystery_bag_rows(vocab_size: int) -> torch.Tensor:
     return rows
 
 
-def check_bag_mean_ids(ids: torch.Tensor, offsets: torch.Tensor, rows: torch.Tensor, weight: torch.Tensor) -> bool:
+def check_bag_mean_ids(ids: torch.Tensor, offsets: torch.Tensor, rows: torch.Tensor, weight: torch.Tensor) -> None:
     """Exercise 7.1: ids and offsets for which ``EmbeddingBag(mode="mean")`` gives ``rows @ weight``.
 
     ``rows`` ``(num_bags, V)``: each bag's counts divided by its length (zeros for an empty bag); ``weight`` the
     table ``[V, d]``. The checker computes ``F.embedding_bag(ids, weight, offsets, mode="mean")`` and compares.
     """
+    if not answered(my_flat=ids, my_offsets=offsets):
+        return
     if not isinstance(weight, torch.Tensor) or weight.dim() != 2:
-        raise TypeError(f"weight must be the table W, a 2-D tensor [V, d]; got {type(weight).__name__}")
+        raise AnswerTypeError(f"weight must be the table W, a 2-D tensor [V, d]; got {type(weight).__name__}")
     vocab_size, num_bags = weight.shape[0], len(rows)
     for name, value in (("my_flat", ids), ("my_offsets", offsets)):
         require_tensor(name, value)
@@ -76,18 +80,18 @@ TYING_HEADS, TYING_TRENDS = ("tied", "untied"), ("rises", "falls", "stays")
 TYING_STAYS_WITHIN = 0.5
 
 
-def check_tying_predictions(predicted_closer: str | None, tied_trend: str | None, untied_trend: str | None) -> bool:
+def check_tying_predictions(predicted_closer: str | None, tied_trend: str | None, untied_trend: str | None) -> None:
     """Exercise 7.2's predictions, recorded before any loss is measured: the head whose initial loss at the
     smallest ``d`` is closer to ``ln V`` (``"tied"`` or ``"untied"``), and how each head's initial loss moves as
     ``d`` grows (``"rises"``, ``"falls"`` or ``"stays"``). ``ValueError`` for any other value. Only the kinds are
     checked here: :func:`check_tying_initial_loss`, after the measurement, compares them with it. While a guess is
     still ``None`` it judges nothing."""
-    if no_guess_yet(predicted_closer=predicted_closer, tied_trend=tied_trend, untied_trend=untied_trend):
-        return True
+    if not answered(predicted_closer=predicted_closer, tied_trend=tied_trend, untied_trend=untied_trend):
+        return
     one_of("predicted_closer", predicted_closer, TYING_HEADS)
     one_of("tied_trend", tied_trend, TYING_TRENDS)
     one_of("untied_trend", untied_trend, TYING_TRENDS)
-    return recorded("your three predictions; the measurement below will tell whether they hold")
+    return recorded("your three predictions; the checker of your measurement will tell whether they hold")
 
 
 #: Exercise 7.2: the vocabulary size, the widths and the seed of the tied and untied models
@@ -115,7 +119,7 @@ def _trend(losses: list[float]) -> str:
 
 def check_tying_initial_loss(initial_loss: dict[tuple[int, bool], float], model_class: Callable[..., torch.nn.Module],
                              ids: torch.Tensor, context_length: int, predicted_closer: str, tied_trend: str,
-                             untied_trend: str) -> bool:
+                             untied_trend: str) -> None:
     """Exercise 7.2: the loss at initialisation of a tied and an untied ``model_class``, for each width.
 
     ``initial_loss[(d, tie)]``: the next-token cross-entropy of
@@ -125,14 +129,16 @@ def check_tying_initial_loss(initial_loss: dict[tuple[int, bool], float], model_
     The checker builds the same models on the CPU and measures the losses itself; then it compares the
     predictions that :func:`check_tying_predictions` recorded with what the losses show.
     """
+    if not answered(initial_loss=initial_loss):
+        return
     keys = [(dim, tie) for dim in TYING_EXERCISE_DIMS for tie in (True, False)]
     got = {key: as_number(f"initial_loss[{key}]", value, "a loss, e.g. loss.item()")
            for key, value in require_keys("initial_loss", initial_loss, keys, "(d, tie) to a loss").items()}
     if not callable(model_class):
-        raise TypeError(f"model_class must be the model's class (TinyLM), got {type(model_class).__name__}")
+        raise AnswerTypeError(f"model_class must be the model's class (TinyLM), got {type(model_class).__name__}")
     if not isinstance(ids, torch.Tensor) or ids.dim() != 2 or ids.shape[1] < 2 or ids.is_floating_point():
         shape = tuple(ids.shape) if isinstance(ids, torch.Tensor) else type(ids).__name__
-        raise ValueError(f"ids must be a 2-D tensor of token ids (B, T + 1), got {shape}")
+        raise AnswerValueError(f"ids must be a 2-D tensor of token ids (B, T + 1), got {shape}")
     ids = ids.detach().cpu().long()
     expected = {(dim, tie): _initial_lm_loss(model_class, dim, tie, ids, context_length) for dim, tie in keys}
     uniform = math.log(TYING_EXERCISE_VOCAB)

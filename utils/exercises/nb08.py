@@ -15,16 +15,7 @@ from ..distributed.vocab_parallel_run import (
     single_device_reference,
 )
 from ..vocab_parallel import local_lookup, owner_of, shard_bounds
-from .checking import (
-    as_number,
-    correct,
-    hint,
-    no_guess_yet,
-    prediction,
-    require,
-    require_function,
-    returned_tensor,
-)
+from .checking import answered, as_number, correct, hint, prediction, require, require_function, returned_tensor, writes
 
 #: Exercise 8.1's domain: every ``V`` and every ``P`` from 1 to ``V`` (each process holds at least one row, as
 #: ``shard_bounds`` requires). The checker tries every such pair up to ``V = 24``, then two large ones.
@@ -32,7 +23,8 @@ _OWNER_MAX_SMALL_V = 24
 _OWNER_CASES = (*((v, p) for v in range(1, _OWNER_MAX_SMALL_V + 1) for p in range(1, v + 1)), (100, 7), (50_257, 8))
 
 
-def check_owner_function(fn: Callable[[torch.Tensor, int, int], torch.Tensor]) -> bool:
+@writes("my_owner")
+def check_owner_function(fn: Callable[[torch.Tensor, int, int], torch.Tensor]) -> None:
     """Exercise 8.1: ``fn(ids, vocab_size, world_size)`` -> the rank that holds each id's row, ids ``S`` -> ``S``.
 
     Compared, for every id of every ``(V, P)`` of :data:`_OWNER_CASES` (``1 <= P <= V``) and for ``(B, T)`` batches,
@@ -90,12 +82,12 @@ def shortcut_row_weights(bag: tuple[int, ...] = _SHORTCUT_BAG, vocab_size: int =
     return _shard_bag_results(torch.tensor([bag]), table, world_size)["mean of means"][0]
 
 
-def check_shortcut_weights(row_0_weight: float, row_7_weight: float) -> bool:
+def check_shortcut_weights(row_0_weight: float, row_7_weight: float) -> None:
     """Exercise 8.2, first part: how much rows 0 and 7 count in the mean of the shards' own means of the bag
     ``(0, 1, 2, 7)`` (:func:`shortcut_row_weights`), worked out before any code. Within 0.001: ``1 / 6`` or
-    ``0.1667`` both pass. True when nothing is wrong: the guesses are right, or not made yet."""
-    if no_guess_yet(row_0_weight=row_0_weight, row_7_weight=row_7_weight):
-        return True
+    ``0.1667`` both pass. Judges nothing while a guess is None."""
+    if not answered(row_0_weight=row_0_weight, row_7_weight=row_7_weight):
+        return
     weights = shortcut_row_weights()
     guesses = {row: as_number(name, prediction(name, value, (int, float), "1 / 5"), f"how much row {row} counts")
                for row, name, value in ((0, "row_0_weight", row_0_weight), (7, "row_7_weight", row_7_weight))}
@@ -125,7 +117,8 @@ def _shard_bag_results(bags: torch.Tensor, weight: torch.Tensor, world_size: int
             "sum of means": sum(own_means), "divided by P": total / (length * world_size), "not divided": total}
 
 
-def check_parallel_bag_mean(fn: Callable[[torch.Tensor, torch.Tensor, int], torch.Tensor]) -> bool:
+@writes("parallel_bag_mean")
+def check_parallel_bag_mean(fn: Callable[[torch.Tensor, torch.Tensor, int], torch.Tensor]) -> None:
     """Exercise 8.2: ``fn(bags (B, L), weight [V, d], world_size)`` -> the ``(B, d)`` bag means of a split table.
 
     Compared with ``F.embedding_bag(bags, weight, mode="mean")`` on the whole table; the
@@ -180,13 +173,13 @@ def loss_on_rank_0_gradients() -> tuple[torch.Tensor, torch.Tensor, torch.Tensor
     return identity, all_reduced, single_device_reference(_RANK_0_LOSS_SPEC)[1][start:end]
 
 
-def check_loss_on_rank_0(identity_factor: object, all_reduce_factor: object) -> bool:
+def check_loss_on_rank_0(identity_factor: object, all_reduce_factor: object) -> None:
     """Exercise 8.3: only rank 0 of 4 processes takes the loss, the others backpropagate zeros. How many times its
     slice of the single-device gradient rank 1's weight gradient is, with the identity backward and with one that
     all-reduces: predicted, then measured on 4 real processes (:func:`loss_on_rank_0_gradients`).
-    True when nothing is wrong: the guesses are right, or not made yet."""
-    if no_guess_yet(identity_factor=identity_factor, all_reduce_factor=all_reduce_factor):
-        return True
+    Judges nothing while a guess is None."""
+    if not answered(identity_factor=identity_factor, all_reduce_factor=all_reduce_factor):
+        return
     factors = {name: as_number(name, prediction(name, value, (int, float), "3"), "how many times the right gradient")
                for name, value in (("identity_factor", identity_factor), ("all_reduce_factor", all_reduce_factor))}
     identity, all_reduced, right = loss_on_rank_0_gradients()

@@ -8,7 +8,7 @@ import torch
 
 from ..corpus import CATEGORIES, category_of, labelled_words
 from ..vocab import Vocab
-from .checking import correct, no_guess_yet, one_of, prediction, recorded, require
+from .checking import AnswerTypeError, answered, correct, one_of, prediction, recorded, require
 
 #: Exercise 9.1: the word that no sentence of the corpus mentions (the grammar files it under the animals) ...
 ZEBRA_EXERCISE_WORD = "zebra"
@@ -29,7 +29,7 @@ def _nearest(table: torch.Tensor, vocab: Vocab, word: str, k: int) -> list[str]:
     return [others[i] for i in cosines.topk(k).indices.tolist()]
 
 
-def check_zebra_prediction(zebra_category: str | None) -> bool:
+def check_zebra_prediction(zebra_category: str | None) -> None:
     """Exercise 9.1's prediction, read before any training: the category of zebra's nearest words once zebra
     stands where bread stands (a name of :data:`~utils.corpus.CATEGORIES`).
 
@@ -37,10 +37,10 @@ def check_zebra_prediction(zebra_category: str | None) -> bool:
     experiment tells whether it holds, and the checker after it, :func:`check_zebra_learned`,
     compares it with its measurement.
     """
-    if no_guess_yet(zebra_category=zebra_category):
-        return True
+    if not answered(zebra_category=zebra_category):
+        return
     one_of("zebra_category", zebra_category, tuple(CATEGORIES))
-    return recorded("your prediction; the experiment after the worked answer will test it")
+    return recorded("your prediction; the experiment below will test it")
 
 
 def _tables(model: object) -> list[torch.nn.Embedding]:
@@ -50,7 +50,7 @@ def _tables(model: object) -> list[torch.nn.Embedding]:
 
 
 def check_zebra_learned(zebra_category: str, zebra_model: torch.nn.Module, initial: torch.Tensor,
-                        vocab: Vocab) -> bool:
+                        vocab: Vocab) -> None:
     """Exercise 9.1: a CBOW trained on the corpus plus copies of its sentences with zebra in bread's place, and
     the prediction recorded before the training: the category of zebra's nearest words.
 
@@ -61,6 +61,8 @@ def check_zebra_learned(zebra_category: str, zebra_model: torch.nn.Module, initi
     and at least :data:`ZEBRA_EXERCISE_TRAINED_SHARE` of the other words have a nearest
     neighbour of their own category (the model was trained).
     """
+    if not answered(zebra_category=zebra_category):
+        return
     word, stand_in = ZEBRA_EXERCISE_WORD, ZEBRA_EXERCISE_STAND_IN
     one_of("zebra_category", prediction("zebra_category", zebra_category, str, '"colour"'), tuple(CATEGORIES))
     require(isinstance(zebra_model, torch.nn.Module), f"zebra_model must be the trained model (CBOW(V, DIM) after "
@@ -98,7 +100,7 @@ def check_zebra_learned(zebra_category: str, zebra_model: torch.nn.Module, initi
 NARROW_LOSS_ORDER = (1, 2, 8)
 
 
-def check_narrow_predictions(predicted_loss_order: list[int] | None, d1_possible_cosines: set[float] | None) -> bool:
+def check_narrow_predictions(predicted_loss_order: list[int] | None, d1_possible_cosines: set[float] | None) -> None:
     """Exercise 9.2's predictions, read before any training: the widths 1, 2 and 8 ordered from the highest final
     loss to the lowest, and every value the cosine similarity of two (non-zero) rows of a ``d = 1`` table can take.
 
@@ -106,23 +108,23 @@ def check_narrow_predictions(predicted_loss_order: list[int] | None, d1_possible
     :func:`check_narrow_tables`, after the experiment, compares them with its measurement.
     ``TypeError`` for values of the wrong kind.
     """
-    if no_guess_yet(predicted_loss_order=predicted_loss_order, d1_possible_cosines=d1_possible_cosines):
-        return True
+    if not answered(predicted_loss_order=predicted_loss_order, d1_possible_cosines=d1_possible_cosines):
+        return
     _check_narrow_prediction_kinds(predicted_loss_order, d1_possible_cosines)
-    return recorded("both predictions; the experiment after the worked answer will test them")
+    return recorded("both predictions; the experiment below will test them")
 
 
 def _check_narrow_prediction_kinds(predicted_loss_order: list[int], d1_possible_cosines: set[float]) -> None:
     if not isinstance(predicted_loss_order, (list, tuple)) or sorted(predicted_loss_order) != sorted(NARROW_LOSS_ORDER):
-        raise TypeError(f"predicted_loss_order must list the widths {sorted(NARROW_LOSS_ORDER)} in some order, got "
-                        f"{predicted_loss_order!r}")
+        raise AnswerTypeError(f"predicted_loss_order must list the widths {sorted(NARROW_LOSS_ORDER)} in some order, "
+                              f"got {predicted_loss_order!r}")
     if not isinstance(d1_possible_cosines, (set, list, tuple)) or not all(
             isinstance(c, (int, float)) and not isinstance(c, bool) for c in d1_possible_cosines):
-        raise TypeError(f"d1_possible_cosines must be a set of numbers, got {d1_possible_cosines!r}")
+        raise AnswerTypeError(f"d1_possible_cosines must be a set of numbers, got {d1_possible_cosines!r}")
 
 
 def check_narrow_tables(models: dict[int, torch.nn.Module], contexts: torch.Tensor, targets: torch.Tensor,
-                        predicted_loss_order: list[int], d1_possible_cosines: set[float]) -> bool:
+                        predicted_loss_order: list[int], d1_possible_cosines: set[float]) -> None:
     """Exercise 9.2: trained models with tables of width ``d = 1`` and ``d = 2`` (and a wider one), keyed by ``d``,
     and the two predictions that :func:`check_narrow_predictions` recorded before the training.
 
@@ -132,6 +134,8 @@ def check_narrow_tables(models: dict[int, torch.nn.Module], contexts: torch.Tens
     similarities between the rows of the ``d = 1`` table, printing neither (a stored output of
     the checker must not show the answer).
     """
+    if not answered(predicted_loss_order=predicted_loss_order, d1_possible_cosines=d1_possible_cosines):
+        return
     prediction("predicted_loss_order", predicted_loss_order, (list, tuple), "[8, 2, 1]")
     prediction("d1_possible_cosines", d1_possible_cosines, (set, frozenset, list, tuple), "{0.5}")
     _check_narrow_prediction_kinds(predicted_loss_order, d1_possible_cosines)

@@ -10,13 +10,13 @@ from utils.exercises.checking import ExerciseError
 @pytest.fixture
 def judge(capsys):
     """``judge(checker, answer, expected, never=())``: the checker's verdict on ``answer`` (its arguments) is
-    ``expected``. A pass returns True and prints one ``correct:`` line last (``recorded:`` for a prediction judged
+    ``expected``. A pass returns None and prints one ``correct:`` line last (``recorded:`` for a prediction judged
     later); a failure's message holds none of
     ``never``, the answers it must not give away."""
 
     def verdict(checker, answer, expected, never=()):
         if expected == "pass":
-            assert checker(*answer) is True
+            assert checker(*answer) is None
             assert capsys.readouterr().out.splitlines()[-1].startswith(("correct: ", "recorded: "))
             return
         error, hint = expected if isinstance(expected, tuple) else (ExerciseError, expected)

@@ -167,5 +167,5 @@ def test_nan_count(judge, guess, expected):
 
 
 def test_nan_count_judges_nothing_before_a_guess(capsys):
-    assert exercises.check_nan_count(None, ONE_HOT, POISONED) is True
-    assert capsys.readouterr().out.startswith("no guess yet: record nan_count")
+    assert exercises.check_nan_count(None, ONE_HOT, POISONED) is None
+    assert capsys.readouterr().out.startswith("not answered yet: fill in nan_count")

@@ -119,5 +119,5 @@ def test_exact_expressions_with_tensors_on_a_gpu(judge):
 ])
 def test_no_guess_yet_judges_nothing(capsys, checker, guesses, named):
     """Run top to bottom before the learner guesses: one line asking for the guess, no verdict, no failure."""
-    assert checker(*guesses) is True
-    assert capsys.readouterr().out == f"no guess yet: record {named} in the cell above, then run this cell again\n"
+    assert checker(*guesses) is None
+    assert capsys.readouterr().out == f"not answered yet: fill in {named} above, then run this cell again\n"

@@ -65,8 +65,8 @@ def test_shared_step_prediction(judge, changed_rows, row_2_change, expected):
     (None, -2.0, "changed_rows"), ({2}, None, "row_2_change"), (None, None, "changed_rows and row_2_change")])
 def test_no_guess_yet_judges_nothing(capsys, changed_rows, row_2_change, named):
     """Run top to bottom before the learner guesses: one line asking for the guess, no verdict, no failure."""
-    assert exercises.check_shared_step_prediction(changed_rows, row_2_change) is True
-    assert capsys.readouterr().out == f"no guess yet: record {named} in the cell above, then run this cell again\n"
+    assert exercises.check_shared_step_prediction(changed_rows, row_2_change) is None
+    assert capsys.readouterr().out == f"not answered yet: fill in {named} above, then run this cell again\n"
 
 
 def checked_lookup(embedding, ids):

@@ -40,9 +40,8 @@ def test_checker(judge, checker, answer, expected):
 
 def test_no_guess_yet_judges_nothing(capsys):
     """Run top to bottom before the learner guesses: one line asking for the guess, no verdict, no failure."""
-    assert predicted_flops(None) is True
-    assert capsys.readouterr().out == ("no guess yet: record predicted_flops in the cell above, then run this cell "
-                                       "again\n")
+    assert predicted_flops(None) is None
+    assert capsys.readouterr().out == "not answered yet: fill in predicted_flops above, then run this cell again\n"
 
 
 def test_the_flop_checker_counts_with_the_counter_at_its_sizes():

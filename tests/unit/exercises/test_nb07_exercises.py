@@ -119,20 +119,20 @@ TRENDS = ("rises", "falls", "stays")
 
 @pytest.mark.parametrize(("predicted", "expected"), [
     *[((head, tied, untied), "recorded") for head in ("tied", "untied") for tied in TRENDS for untied in TRENDS],
-    ((None, "rises", "stays", "predicted_closer"), "no guess yet"),
-    (("untied", "rises", None, "untied_trend"), "no guess yet"),
+    ((None, "rises", "stays", "predicted_closer"), "not answered yet"),
+    (("untied", "rises", None, "untied_trend"), "not answered yet"),
     (("untied", "up", "stays"), (ValueError, r"tied_trend must be one of \('rises', 'falls', 'stays'\), got 'up'")),
     ((True, "rises", "stays"), (ValueError, "predicted_closer must be one of")),
 ])
 def test_tying_predictions(judge, capsys, predicted, expected):
     """Recorded before the measurement, judged after it: any prediction of the right kind is recorded
     ("recorded:", never "correct:"); while a guess is still None, nothing is judged."""
-    if expected == "no guess yet":  # the last entry: the name the line asks for
-        assert exercises.check_tying_predictions(*predicted[:3]) is True
-        assert capsys.readouterr().out.startswith(f"no guess yet: record {predicted[3]} ")
+    if expected == "not answered yet":  # the last entry: the name the line asks for
+        assert exercises.check_tying_predictions(*predicted[:3]) is None
+        assert capsys.readouterr().out.startswith(f"not answered yet: fill in {predicted[3]} ")
         return
     if expected == "recorded":
-        assert exercises.check_tying_predictions(*predicted) is True
+        assert exercises.check_tying_predictions(*predicted) is None
         assert capsys.readouterr().out.splitlines()[-1].startswith("recorded: ")
         return
     judge(exercises.check_tying_predictions, predicted, expected)

@@ -72,7 +72,6 @@ def zebra_models(zebra_initial):
     (RIGHT, "zebra in rice's", "pass"),  # another food's sentences: the same category
     ("animal", "zebra in bread's sentences", "your zebra_category, 'animal', is not the category"),
     ("animals", "untrained", (ValueError, "zebra_category must be one of")),
-    (None, "zebra in bread's sentences", "record your prediction in zebra_category first"),
     (RIGHT, "the corpus alone", "zebra's row is exactly as at the start"),  # section 4's model
     (RIGHT, "untrained", "exactly the one it started from: train it"),
     (RIGHT, "untrained, another seed", r"only \d+ of 34 words have a nearest neighbour"),
@@ -121,8 +120,6 @@ def narrow(cbow_data):
     ({1: 1, 2: 2, 8: 8}, ([8, 2, 1], {-1, 1}), r"predicted_loss_order, \[8, 2, 1\], is not the order"),
     ({1: 1, 2: 2, 8: 8}, ([1, 2, 8], {-1, 0, 1}), r"d1_possible_cosines, \[-1, 0, 1\], are not the values"),
     ({1: 1, 2: 2, 8: 8}, ([1, 2], {-1, 1}), (TypeError, "must list the widths")),
-    ({1: 1, 2: 2, 8: 8}, (None, {-1, 1}), "record your prediction in predicted_loss_order first"),
-    ({1: 1, 2: 2, 8: 8}, ([1, 2, 8], None), "record your prediction in d1_possible_cosines first"),
 ])
 def test_narrow_tables(judge, narrow, cbow_data, models, predictions, expected):
     models = {d: narrow.get(name, name) for d, name in models.items()} if isinstance(models, dict) else \
@@ -131,7 +128,7 @@ def test_narrow_tables(judge, narrow, cbow_data, models, predictions, expected):
 
 
 def test_narrow_tables_prints_what_it_checked_never_what_it_measured(narrow, cbow_data, capsys):
-    assert exercises.check_narrow_tables({dim: narrow[dim] for dim in (1, 2, 8)}, *cbow_data, *NARROW_RIGHT)
+    exercises.check_narrow_tables({dim: narrow[dim] for dim in (1, 2, 8)}, *cbow_data, *NARROW_RIGHT)
     out = capsys.readouterr().out  # one line: correct, and what was checked
     assert out.startswith("correct: ") and out.count("\n") == 1
     assert "+1.0" not in out and "d = 1:" not in out  # neither the cosines nor the losses
@@ -151,11 +148,13 @@ def test_narrow_predictions(judge, order, cosines, expected):
     (exercises.check_zebra_prediction, (None,), "zebra_category"),
     (exercises.check_narrow_predictions, (None, {-1, 1}), "predicted_loss_order"),
     (exercises.check_narrow_predictions, (None, None), "predicted_loss_order and d1_possible_cosines"),
+    (exercises.check_zebra_learned, (None, "a model", "a table", "a vocabulary"), "zebra_category"),
+    (exercises.check_narrow_tables, ({}, "contexts", "targets", [1, 2, 8], None), "d1_possible_cosines"),
 ])
 def test_no_guess_yet_judges_nothing(capsys, checker, guesses, named):
     """Run top to bottom before the learner guesses: one line asking for the guess, no verdict, no failure."""
-    assert checker(*guesses) is True
-    assert capsys.readouterr().out == f"no guess yet: record {named} in the cell above, then run this cell again\n"
+    assert checker(*guesses) is None
+    assert capsys.readouterr().out == f"not answered yet: fill in {named} above, then run this cell again\n"
 
 
 def test_checkers_leave_the_global_rng_alone(zebra_models):

@@ -38,13 +38,23 @@ def test_the_check_finds_computed_messages():
 
 
 @pytest.mark.parametrize("path", [path for path in MODULES if path.stem.startswith("nb")], ids=lambda path: path.stem)
-def test_each_success_line_is_the_one_its_notebook_shows(path):
-    """A reworded message would fail nbval on the stored outputs: caught here, without running the notebook."""
+def test_each_success_line_is_the_one_its_notebook_shows_under_a_worked_answer(path):
+    """A reworded message would fail nbval on the stored outputs: caught here, without running the notebook. On the
+    stored page a verdict sits under a (folded) worked answer only; each checker cell of the learner's, run before
+    they have answered, shows one line that says so."""
     notebook, = (ROOT / "notebooks").glob(f"{path.stem[2:]}_*.ipynb")
-    lines = [line for cell in json.loads(notebook.read_text(encoding="utf-8"))["cells"]
-             for output in cell.get("outputs", []) for line in "".join(output.get("text", "")).splitlines()]
-    shown = {line for line in lines if line.startswith(("correct: ", "recorded: "))}
+    cells = [cell for cell in json.loads(notebook.read_text(encoding="utf-8"))["cells"] if cell["cell_type"] == "code"]
+    lines = {id(cell): [line for output in cell.get("outputs", [])
+                        for line in "".join(output.get("text", "")).splitlines()] for cell in cells}
     messages = {f"{getattr(call.func, 'id', None) or call.func.attr}: {call.args[0].value}"
                 for call in _calls_of_correct(ast.parse(path.read_text("utf-8")))}
-    # A prediction's checker, stored with its guess still None, shows "no guess yet" instead of its success line.
-    assert shown <= messages and len(messages - shown) == sum(line.startswith("no guess yet") for line in lines)
+    verdicts = [line for cell in cells for line in lines[id(cell)] if line.startswith(("correct: ", "recorded: "))]
+    assert verdicts and set(verdicts) <= messages
+    for cell in cells:
+        worked = "solution" in cell.get("metadata", {}).get("tags", [])
+        if worked:
+            assert "exercises.check_" in "".join(cell["source"]), f"{cell['id']}: a worked answer runs its checker"
+        elif "exercises.check_" in "".join(cell["source"]):
+            assert len(lines[id(cell)]) == 1 and lines[id(cell)][0].startswith("not answered yet: "), \
+                f"{cell['id']}: run before the learner answers, a checker says so in one line; got {lines[id(cell)]}"
+            assert not [output for output in cell.get("outputs", []) if output["output_type"] == "error"]
