@@ -1,0 +1,116 @@
+"""What a learner sees in a real kernel: a wrong answer is one line, the hint, with no traceback and none of the
+checker's code (IPython shows an exception's ``_render_traceback_`` instead); an answer cell run as the notebook
+gives it (a stub, or a guess still None) gets one line from its checker, that the exercise is not answered yet,
+and no error; the learner's own bug keeps its traceback."""
+
+import inspect
+
+import nbformat
+import pytest
+
+from tools.kernels import IPCKernelManager
+from tools.manifest import NOTEBOOKS, ROOT
+from utils.exercises import checking, nb01, nb02, nb05
+
+NOT_ANSWERED = "not answered yet: "
+
+
+@pytest.fixture(scope="module")
+def kernel():
+    """An IPython kernel of this environment, in the repository root (so that ``utils`` imports)."""
+    manager = IPCKernelManager(kernel_name="python3")
+    manager.start_kernel(cwd=str(ROOT))
+    client = manager.client()
+    client.start_channels()
+    try:
+        client.wait_for_ready(timeout=120)
+        yield client
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
+
+
+def run(client, code: str) -> tuple[str, list[dict]]:
+    """Run ``code`` as a cell: what it printed, and its error messages (``ename``, ``evalue``, ``traceback``)."""
+    printed, errors = [], []
+
+    def output(message):
+        if message["msg_type"] == "stream":
+            printed.append(message["content"]["text"])
+        elif message["msg_type"] == "error":
+            errors.append(message["content"])
+
+    reply = client.execute_interactive(code, output_hook=output, timeout=300)
+    assert reply["content"]["status"] == ("error" if errors else "ok"), reply["content"]
+    return "".join(printed), errors
+
+
+def cell(number: int, cell_id: str) -> str:
+    nb = nbformat.read(NOTEBOOKS[number].path, as_version=4)
+    return next(cell.source for cell in nb.cells if cell.id == cell_id)
+
+
+def checker_lines() -> set[str]:
+    """Lines of the checkers' source: none may reach the learner's screen."""
+    return {line.strip() for module in (checking, nb01, nb02, nb05)
+            for line in inspect.getsource(module).splitlines() if len(line.strip()) > 20}
+
+
+WRONG = {  # exercise -> (set-up, the learner's wrong answer and the checker cell, what the hint says)
+    "2.1, a function": (
+        "import torch\nfrom utils.exercises import nb02 as exercises",
+        "def mean_of_real_tokens(padded, embedding, pad_id):\n    return embedding(padded).mean(dim=1)\n\n"
+        "exercises.check_mean_of_real_tokens(mean_of_real_tokens)",
+        "the pad positions were counted"),
+    "1.2, a prediction": (
+        "from utils.exercises import nb01 as exercises",
+        "backward_ratio = 2\nlookup_backward_additions = 0\n\n"
+        "exercises.check_flops_prediction(backward_ratio, lookup_backward_additions)",
+        "two products would mean a gradient for both factors"),
+    "5.3, a prediction": (
+        "from utils.exercises import nb05 as exercises",
+        "predicted_max = 4.7\n\nexercises.check_max_prediction(predicted_max)",
+        "Hint"),
+    "5.3, a prediction of the wrong kind": (
+        "from utils.exercises import nb05 as exercises",
+        'predicted_max = "about 2"\n\nexercises.check_max_prediction(predicted_max)',
+        "predicted_max must be a number"),
+}
+
+
+@pytest.mark.parametrize(("setup", "answer", "hint"), WRONG.values(), ids=WRONG)
+def test_a_wrong_answer_is_one_line_with_no_checker_code(kernel, setup, answer, hint):
+    assert run(kernel, setup) == ("", [])
+    printed, errors = run(kernel, answer)
+    assert printed == "" and len(errors) == 1
+    traceback = errors[0]["traceback"]
+    assert len(traceback) == 1 and "\n" not in traceback[0], f"more than the hint: {traceback}"
+    assert traceback[0].startswith("incorrect: ") and hint in traceback[0]
+    assert not [line for line in checker_lines() if line in traceback[0]], "the checker's code reached the learner"
+
+
+STUBS = {  # notebook, its answer cell and its checker cell, as the notebook gives them -> the line
+    "2.1, a function": (2, "ex1-yours", "ex1-check", "write mean_of_real_tokens in the cell above"),
+    "0.2, two functions": (0, "ex2-yours", "ex2-check", "write grad_by_hand in the cell above"),  # the first it meets
+    "1.1, a prediction": (1, "ex1-guess", "ex1-check", "fill in shape_cat and shape_log above"),
+    "6.3, a prediction": (6, "ex3-guess", "ex3-check", "fill in predicted_flops above"),
+}
+
+
+@pytest.mark.parametrize(("number", "answer", "check", "line"), STUBS.values(), ids=STUBS)
+def test_an_answer_cell_as_given_gets_one_line_and_no_error(kernel, number, answer, check, line):
+    setup = (f"from utils.exercises import nb{number:02d} as exercises\nimport torch\nfrom torch import nn\n"
+             "encode, V = None, None")  # the names 1.1's checker cell passes on
+    assert run(kernel, setup) == ("", [])
+    assert run(kernel, cell(number, answer)) == ("", [])
+    printed, errors = run(kernel, cell(number, check))
+    assert errors == [] and printed.splitlines() == [printed.strip()] and printed.startswith(NOT_ANSWERED + line)
+
+
+def test_the_learners_own_bug_keeps_its_traceback(kernel):
+    run(kernel, "from utils.exercises import nb02 as exercises")
+    printed, errors = run(kernel, "def mean_of_real_tokens(padded, embedding, pad_id):\n"
+                                  "    return padded.no_such_method()\n\n"
+                                  "exercises.check_mean_of_real_tokens(mean_of_real_tokens)")
+    assert errors[0]["ename"] == "AttributeError" and len(errors[0]["traceback"]) > 1
+    assert "no_such_method" in "".join(errors[0]["traceback"])
