@@ -240,10 +240,14 @@ def test_main_path_does_not_use_going_deeper(entry):
 
 
 @pytest.mark.parametrize("entry", EDITIONS, ids=ids)
-def test_worked_answers_print_nothing(entry):
-    """No answer before it is asked for: a worked answer (tagged `solution`) stores no output."""
-    shown = [cell.id for cell in _code(_read(entry)) if "solution" in cell.metadata.get("tags", []) and cell.outputs]
-    assert not shown, f"worked answers with stored outputs (print nothing; the checker says what it checked): {shown}"
+def test_worked_answers_print_only_their_checkers_verdict(entry):
+    """No answer before it is asked for: a worked answer (tagged `solution`) ends by running its checker, and stores
+    what the checker printed (what it checked, never the answer) and nothing else."""
+    verdicts = ("correct: ", "recorded: ", "your prediction: ")  # the last: exercise 4.5's report on the guess
+    shown = [f"{cell.id}: {line}" for cell in _code(_read(entry)) if "solution" in cell.metadata.get("tags", [])
+             for output in cell.outputs for line in (_text(output).splitlines() or [output.output_type])
+             if output.output_type != "stream" or not line.startswith(verdicts)]
+    assert not shown, f"worked answers with stored outputs beyond their checker's lines: {shown}"
 
 
 @pytest.mark.parametrize("entry", ENGLISH, ids=english_ids)
