@@ -45,8 +45,9 @@ def run(client, code: str) -> tuple[str, list[dict]]:
     return "".join(printed), errors
 
 
-def cell(number: int, cell_id: str) -> str:
-    nb = nbformat.read(NOTEBOOKS[number].path, as_version=4)
+def cell(number: int, cell_id: str, edition: str = "en") -> str:
+    entry = NOTEBOOKS[number] if edition == "en" else NOTEBOOKS[number].zh
+    nb = nbformat.read(entry.path, as_version=4)
     return next(cell.source for cell in nb.cells if cell.id == cell_id)
 
 
@@ -89,21 +90,22 @@ def test_a_wrong_answer_is_one_line_with_no_checker_code(kernel, setup, answer, 
     assert not [line for line in checker_lines() if line in traceback[0]], "the checker's code reached the learner"
 
 
-STUBS = {  # notebook, its answer cell and its checker cell, as the notebook gives them -> the line
-    "2.1, a function": (2, "ex1-yours", "ex1-check", "write mean_of_real_tokens in the cell above"),
-    "0.2, two functions": (0, "ex2-yours", "ex2-check", "write grad_by_hand in the cell above"),  # the first it meets
-    "1.1, a prediction": (1, "ex1-guess", "ex1-check", "fill in shape_cat and shape_log above"),
-    "6.3, a prediction": (6, "ex3-guess", "ex3-check", "fill in predicted_flops above"),
+STUBS = {  # edition, notebook, its answer cell and its checker cell, as the notebook gives them -> the line
+    "2.1, a function": ("en", 2, "ex1-yours", "ex1-check", "write mean_of_real_tokens in the cell above"),
+    "2.1, in Chinese": ("zh", 2, "ex1-yours", "ex1-check", "write mean_of_real_tokens in the cell above"),
+    "0.2, two functions": ("en", 0, "ex2-yours", "ex2-check", "write grad_by_hand in the cell above"),  # the first
+    "1.1, a prediction": ("en", 1, "ex1-guess", "ex1-check", "fill in shape_cat and shape_log above"),
+    "6.3, a prediction": ("en", 6, "ex3-guess", "ex3-check", "fill in predicted_flops above"),
 }
 
 
-@pytest.mark.parametrize(("number", "answer", "check", "line"), STUBS.values(), ids=STUBS)
-def test_an_answer_cell_as_given_gets_one_line_and_no_error(kernel, number, answer, check, line):
+@pytest.mark.parametrize(("edition", "number", "answer", "check", "line"), STUBS.values(), ids=STUBS)
+def test_an_answer_cell_as_given_gets_one_line_and_no_error(kernel, edition, number, answer, check, line):
     setup = (f"from utils.exercises import nb{number:02d} as exercises\nimport torch\nfrom torch import nn\n"
              "encode, V = None, None")  # the names 1.1's checker cell passes on
     assert run(kernel, setup) == ("", [])
-    assert run(kernel, cell(number, answer)) == ("", [])
-    printed, errors = run(kernel, cell(number, check))
+    assert run(kernel, cell(number, answer, edition)) == ("", [])
+    printed, errors = run(kernel, cell(number, check, edition))
     assert errors == [] and printed.splitlines() == [printed.strip()] and printed.startswith(NOT_ANSWERED + line)
 
 

@@ -70,9 +70,9 @@ def answered(**values: object) -> bool:
 
 
 def is_stub(error: BaseException) -> bool:
-    """``error`` is the ``NotImplementedError`` of an answer cell's stub (:data:`STUB`), not one from the learner's
-    own code or from PyTorch."""
-    return isinstance(error, NotImplementedError) and _STUB.fullmatch(str(error)) is not None
+    """``error`` is the ``NotImplementedError`` of an answer cell's stub (:data:`STUB`, or nbgrader's, which has no
+    message), not one from the learner's own code or from PyTorch (whose say what is missing)."""
+    return isinstance(error, NotImplementedError) and (not str(error) or _STUB.fullmatch(str(error)) is not None)
 
 
 def _raised_in(error: BaseException) -> str:
