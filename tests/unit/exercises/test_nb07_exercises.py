@@ -136,3 +136,11 @@ def test_tying_predictions(judge, capsys, predicted, expected):
         assert capsys.readouterr().out.splitlines()[-1].startswith("recorded: ")
         return
     judge(exercises.check_tying_predictions, predicted, expected)
+
+
+
+def test_right_losses_with_the_predictions_not_made_yet_ask_for_them(capsys):
+    """A learner who measured before predicting: the losses pass, and one line asks for the predictions."""
+    assert exercises.check_tying_initial_loss(LOSSES, TinyLM, TYING_IDS, 8, None, None, None) is None
+    assert capsys.readouterr().out == ("not answered yet: fill in predicted_closer, tied_trend and untied_trend above, "
+                                       "then run this cell again\n")
