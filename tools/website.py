@@ -42,6 +42,8 @@ TEMPLATES = Path(__file__).parent / "templates"
 INDEX = "index.html"
 PRACTICE = "practice"
 PRACTICE_ZIP = f"{PRACTICE}/{manifest.REPO_NAME}-practice.zip"
+#: the page for instructors, which the home page links to (on GitHub, as every file of the repository)
+INSTRUCTORS = "INSTRUCTORS.md"
 
 
 def site_path(repo_path: str) -> str:
@@ -158,7 +160,7 @@ def render_index(site_paths: dict[str, str], problems: list[str]) -> str:
         answer=markdown(readme_answer(text) or "", "README.md", site_paths, problems),
         intro=markdown(prose[0], "README.md", site_paths, problems) if prose else "",
         editions=EDITIONS, rows=rows, practice_zip=PRACTICE_ZIP, repo_url=manifest.repo_url(),
-        repo_slug=manifest.REPO_SLUG)
+        repo_slug=manifest.REPO_SLUG, instructors_url=site_link(INSTRUCTORS, "README.md", site_paths))
 
 
 #: What the practice zip holds beside the copies, so that they run unzipped, without the repository and without

@@ -82,6 +82,11 @@ def test_the_practice_zip_holds_what_the_copies_need_to_run_on_their_own(site):
         assert words in readme, words
 
 
+def test_the_index_links_the_page_for_instructors(site):
+    assert manifest.blob_url(website.INSTRUCTORS) in _parse(site / website.INDEX).links
+    assert (manifest.ROOT / website.INSTRUCTORS).is_file()
+
+
 def test_every_notebook_has_a_page_and_the_index_lists_it(site):
     index = _parse(site / "index.html")
     for entry in NOTEBOOKS:
