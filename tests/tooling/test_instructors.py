@@ -100,8 +100,10 @@ def test_the_nbgrader_script_gives_the_cells_nbgraders_metadata(tmp_path, entry)
     copy.write_text(entry.path.read_text(encoding="utf-8"), encoding="utf-8")
     subprocess.run([sys.executable, str(_nbgrader_script(tmp_path)), str(copy)], check=True)
     before, after = generated.read_notebook(entry.path).cells, nbformat.read(copy, as_version=4).cells
-    kept = [cell for i, cell in enumerate(before)
-            if not (generated.SOLUTION_TAG in cell.metadata.get("tags", []) and i and _is_checker(before[i - 1]))]
+    code = [cell for cell in before if cell.cell_type == "code"]
+    after_checker = {cell.id for i, cell in enumerate(code) if i and _is_checker(code[i - 1])}
+    kept = [cell for cell in before
+            if not (generated.SOLUTION_TAG in cell.metadata.get("tags", []) and cell.id in after_checker)]
     assert [cell.id for cell in after] == [cell.id for cell in kept]
     graded = [cell for cell in after if cell.metadata.get("nbgrader")]
     assert len({cell.metadata.nbgrader["grade_id"] for cell in graded}) == len(graded)
