@@ -178,7 +178,8 @@ The notebooks of the course with their outputs cleared and each exercise's answe
 to write; the checker under it tells you when you have it. English copies here, Chinese ones in `zh/`.
 This folder is all they need: `utils/` holds the course's helpers, which each copy's set-up cell finds here.
 
-Once, with Python 3.10 or newer (Windows: `.venv\\Scripts\\pip` and `.venv\\Scripts\\jupyter`):
+Once, with Python 3.10 or newer (Windows: `py -m venv .venv`, then `.venv\\Scripts\\pip` and
+`.venv\\Scripts\\jupyter`):
 
     python3 -m venv .venv
     .venv/bin/pip install -r requirements.txt -c constraints.txt

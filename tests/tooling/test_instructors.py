@@ -128,6 +128,8 @@ def test_the_bibtex_entry_is_written_from_the_citation_file():
     assert block == generated.bibtex((ROOT / generated.CITATION).read_text(encoding="utf-8"))
     for value in (cff["title"], cff["version"], manifest.repo_url(), str(cff["date-released"])[:4]):
         assert f"{{{value}}}" in block, value
+    owner, name = manifest.REPO_SLUG.split("/")  # the address is the entry's alone (tests/tooling/test_publish.py)
+    assert not re.search(rf"{owner}(/|\.github\.io/){name}", generated.BIBTEX_BLOCK.sub("", TEXT))
     people = "authors:\n  - family-names: Lovelace\n    given-names: Ada\n  - name: A Lab\n"
     entry = generated.bibtex(f"title: T\nversion: 1.0.0\ndate-released: 2026-01-02\nrepository-code: u\n{people}")
     assert "  author  = {Lovelace, Ada and {A Lab}}," in entry.splitlines()
