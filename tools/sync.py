@@ -1,9 +1,9 @@
 """Regenerate everything derived from the manifest: ``python -m tools.sync``.
 
-Each notebook's generated cells, README.md's table, answer and fine print, CITATION.cff's addresses
-(:mod:`tools.generated`), the diagrams in ``images/`` (:mod:`tools.images`) and the Chinese edition
-(:mod:`tools.translations`). Idempotent: a second run changes nothing. ``--check`` writes nothing and
-exits 1, listing the files a run would change; the test suite runs it.
+Each notebook's generated cells, README.md's table, answer and fine print, CITATION.cff's addresses and
+INSTRUCTORS.md's BibTeX entry (:mod:`tools.generated`), the diagrams in ``images/`` (:mod:`tools.images`)
+and the Chinese edition (:mod:`tools.translations`). Idempotent: a second run changes nothing. ``--check``
+writes nothing and exits 1, listing the files a run would change; the test suite runs it.
 """
 
 from __future__ import annotations
@@ -18,10 +18,12 @@ from .cli import guard
 from .generated import (
     CITATION,
     FINE_PRINT_CELL,
+    INSTRUCTORS,
     answer_cell_source,
     answer_notebook,
     dumps_notebook,
     read_notebook,
+    sync_bibtex,
     sync_citation,
     sync_notebook,
     sync_readme,
@@ -46,6 +48,9 @@ def planned_text_files() -> dict[Path, str]:
     citation = manifest.ROOT / CITATION
     if citation.is_file():  # (a scratch copy of the course in the tests may have none)
         planned[citation] = sync_citation(citation.read_text(encoding="utf-8"))
+        instructors = manifest.ROOT / INSTRUCTORS
+        if instructors.is_file():
+            planned[instructors] = sync_bibtex(instructors.read_text(encoding="utf-8"), planned[citation])
     planned.update(translations.planned_text_files())
     return planned
 

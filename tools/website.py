@@ -6,7 +6,8 @@ title, answer and opening, and the table of notebooks). The pages need nothing f
 script (no require.js, MathJax or Mermaid from a CDN), math as MathML (latex2mathml), the repository's
 images embedded as data: URLs, a web image (the Colab badge) as its alt text. Links to notebooks go to
 their pages, to the README to the index, to other files of the repository to GitHub. The practice
-copies (:mod:`tools.practice`) are in ``practice/``, one by one and zipped, for learners who never clone.
+copies (:mod:`tools.practice`) are in ``practice/``, one by one and zipped with what they need to run (the
+course's helpers, the requirements), for learners who never clone.
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ TEMPLATES = Path(__file__).parent / "templates"
 INDEX = "index.html"
 PRACTICE = "practice"
 PRACTICE_ZIP = f"{PRACTICE}/{manifest.REPO_NAME}-practice.zip"
+#: the page for instructors, which the home page links to (on GitHub, as every file of the repository)
+INSTRUCTORS = "INSTRUCTORS.md"
 
 
 def site_path(repo_path: str) -> str:
@@ -157,18 +160,58 @@ def render_index(site_paths: dict[str, str], problems: list[str]) -> str:
         answer=markdown(readme_answer(text) or "", "README.md", site_paths, problems),
         intro=markdown(prose[0], "README.md", site_paths, problems) if prose else "",
         editions=EDITIONS, rows=rows, practice_zip=PRACTICE_ZIP, repo_url=manifest.repo_url(),
-        repo_slug=manifest.REPO_SLUG)
+        repo_slug=manifest.REPO_SLUG, instructors_url=site_link(INSTRUCTORS, "README.md", site_paths))
+
+
+#: What the practice zip holds beside the copies, so that they run unzipped, without the repository and without
+#: a network: the helpers the notebooks import (their set-up cell finds ``utils/`` in a folder above), the
+#: packages to install, and the licences the helpers and the text come under.
+PRACTICE_FILES = ("utils", "requirements.txt", "constraints.txt", "pyproject.toml", "LICENSE", "LICENSE-CC-BY-4.0")
+
+
+def practice_readme() -> str:
+    """The README of the practice zip: what is in it and how to run it."""
+    return f"""\
+# Practice copies: {manifest.REPO_NAME}
+
+The notebooks of the course with their outputs cleared and each exercise's answer replaced by a stub for you
+to write; the checker under it tells you when you have it. English copies here, Chinese ones in `zh/`.
+This folder is all they need: `utils/` holds the course's helpers, which each copy's set-up cell finds here.
+
+Once, with Python 3.10 or newer (Windows: `py -m venv .venv`, then `.venv\\Scripts\\pip` and
+`.venv\\Scripts\\jupyter`):
+
+    python3 -m venv .venv
+    .venv/bin/pip install -r requirements.txt -c constraints.txt
+    .venv/bin/jupyter lab
+
+then open a copy in JupyterLab and run its cells from the top. No network is needed after the install.
+`constraints.txt` holds the versions the course is tested with; leave it out to take newer ones. On Linux
+without an NVIDIA GPU, add `--extra-index-url https://download.pytorch.org/whl/cpu` to the install for
+PyTorch's CPU-only build (4 GB less on disk).
+
+The course, with the worked answers: {manifest.repo_url()} · its web site: {manifest.site_url()}
+
+The code (`utils/`, the code cells) is under the MIT License (`LICENSE`); the text under CC BY 4.0
+(`LICENSE-CC-BY-4.0`).
+"""
 
 
 def write_practice_downloads(out_dir: Path) -> list[Path]:
-    """The practice copies in ``out_dir/practice/``, one by one and zipped; returns the files written."""
+    """The practice copies in ``out_dir/practice/``, one by one and zipped with :data:`PRACTICE_FILES` and a
+    README (:func:`practice_readme`); returns the files written."""
     from .practice import write_practice
 
     copies = write_practice(out_dir / PRACTICE, published=True)
     archive = out_dir / PRACTICE_ZIP
+    extras = [path for name in PRACTICE_FILES for path in sorted(
+        [manifest.ROOT / name] if (manifest.ROOT / name).is_file() else (manifest.ROOT / name).rglob("*.py"))]
     with zipfile.ZipFile(archive, "w", compression=zipfile.ZIP_DEFLATED) as bundle:
         for path in copies:  # in the zip: nn-embedding-course-practice/01_....ipynb, .../zh/01_....ipynb
             bundle.write(path, f"{archive.stem}/{path.relative_to(out_dir / PRACTICE).as_posix()}")
+        for path in extras:  # .../utils/lookup.py, .../requirements.txt
+            bundle.write(path, f"{archive.stem}/{path.relative_to(manifest.ROOT).as_posix()}")
+        bundle.writestr(f"{archive.stem}/README.md", practice_readme())
     return [*copies, archive]
 
 

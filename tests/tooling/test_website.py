@@ -65,6 +65,28 @@ def test_the_site_offers_every_practice_copy_to_download_and_in_colab(site):
     assert f'href="{website.PRACTICE_ZIP}" download' in index
 
 
+def test_the_practice_zip_holds_what_the_copies_need_to_run_on_their_own(site):
+    """Unzipped, without the repository and without a network: the helpers the copies import, what to install,
+    the licences, a README (tests/notebooks/test_practice_download.py runs a copy from it)."""
+    folder = f"{manifest.REPO_NAME}-practice/"
+    with zipfile.ZipFile(site / website.PRACTICE_ZIP) as bundle:
+        zipped = {name.removeprefix(folder): bundle.read(name) for name in bundle.namelist()}
+    helpers = {path.relative_to(manifest.ROOT).as_posix() for path in (manifest.ROOT / "utils").rglob("*.py")}
+    assert generated.COURSE_MARKER in helpers and helpers <= set(zipped)  # what the set-up cell looks for
+    for name in ("requirements.txt", "constraints.txt", "pyproject.toml", "LICENSE", "LICENSE-CC-BY-4.0"):
+        assert zipped[name] == (manifest.ROOT / name).read_bytes(), name
+    assert not [name for name in zipped if "__pycache__" in name or not name.endswith((".py", ".ipynb", ".txt", ".md",
+                                                                                       ".toml", "LICENSE", "4.0"))]
+    readme = zipped["README.md"].decode()
+    for words in ("pip install -r requirements.txt -c constraints.txt", "jupyter lab", "`zh/`", manifest.repo_url()):
+        assert words in readme, words
+
+
+def test_the_index_links_the_page_for_instructors(site):
+    assert manifest.blob_url(website.INSTRUCTORS) in _parse(site / website.INDEX).links
+    assert (manifest.ROOT / website.INSTRUCTORS).is_file()
+
+
 def test_every_notebook_has_a_page_and_the_index_lists_it(site):
     index = _parse(site / "index.html")
     for entry in NOTEBOOKS:
