@@ -118,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"environment {env.name}: {env.description}")
     venv_python = install(env, python)
     print(installed_versions(venv_python), flush=True)
-    run = [str(venv_python), "-m", "tools.run", "--out", str(env.folder / "notebooks"),
+    run = [str(venv_python), "-m", "tools", "run", "--out", str(env.folder / "notebooks"),
            *map(str, args.notebooks)]
     return subprocess.run(run, cwd=ROOT).returncode
 
