@@ -31,7 +31,6 @@ from contextlib import contextmanager
 from pathlib import Path, PureWindowsPath
 
 # standard library only (course.py runs with the system's Python, before .venv exists)
-from tools import commands
 from tools.venvs import venv_python
 
 ROOT = Path(__file__).resolve().parent
@@ -317,6 +316,8 @@ def main(argv: list[str] | None = None) -> int:
               f"{sys.version.split()[0]} ({sys.executable}). Run it with a newer one, e.g. `py -3.12 course.py run` "
               "on Windows or `python3.12 course.py run`.", file=sys.stderr)
         return 2
+    from tools import commands  # (after the check: its syntax needs a newer Python than this file's)
+
     argv = sys.argv[1:] if argv is None else argv
     args, extra = commands.parse(argv)  # a bad command line is one line before anything is installed
     needs = commands.needs(args)

@@ -18,6 +18,8 @@ from pathlib import Path
 
 from utils.cli import OneLineParser
 
+from .cli import guard
+
 ROOT = Path(__file__).resolve().parent.parent
 #: how the learner runs the commands: ``py course.py`` on Windows (the launcher), ``python3 course.py``
 #: elsewhere (Debian and Ubuntu have no ``python``)
@@ -232,11 +234,7 @@ def needs(args: argparse.Namespace) -> str:
 
 def call(args: argparse.Namespace, extra: list[str]) -> int:
     """Run the command; bad input (ValueError, FileNotFoundError) is one line on stderr and exit status 2."""
-    try:
-        return COMMANDS[args.command][0](args, extra)
-    except (ValueError, FileNotFoundError) as error:
-        print(f"{PROG} {args.command}: {error}", file=sys.stderr)
-        return 2
+    return guard(lambda: COMMANDS[args.command][0](args, extra), f"{PROG} {args.command}")
 
 
 def main(argv: list[str] | None = None) -> int:

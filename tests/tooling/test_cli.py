@@ -69,3 +69,17 @@ def test_run_speaks_the_learners_words(capsys):
     err = capsys.readouterr().err
     assert len(err.splitlines()) == 1 and err.startswith("python3 course.py run: unknown device 'tpu'; expected one of")
     assert run.select(None)  # (all of them)
+
+
+def test_execute_stores_fresh_outputs_then_syncs_only_after_a_good_run(monkeypatch):
+    from tools import sync
+
+    calls = []
+    monkeypatch.setattr(run, "run_notebooks", lambda numbers, **kw: calls.append(("run", numbers, kw)) or status)
+    monkeypatch.setattr(sync, "sync", lambda: calls.append("sync") or 0)
+    status = 0
+    assert commands.call(*commands.parse(["execute", "3"])) == 0
+    assert calls == [("run", ["3"], {"in_place": True}), "sync"]
+    calls.clear()
+    status = 1
+    assert commands.call(*commands.parse(["execute"])) == 1 and calls == [("run", [], {"in_place": True})]
