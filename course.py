@@ -30,9 +30,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path, PureWindowsPath
 
-# standard library only (course.py runs with the system's Python, before .venv exists)
-from tools.venvs import venv_python
-
 ROOT = Path(__file__).resolve().parent
 MIN_PYTHON = (3, 10)
 REQUIREMENTS = "requirements.txt"
@@ -53,6 +50,11 @@ CUDA_BACKEND = "cu130"
 
 
 # --- the operating systems ------------------------------------------------------------------
+
+def venv_python(venv: Path, platform: str = sys.platform) -> Path:
+    """The interpreter inside a virtual environment: ``Scripts\\python.exe`` on Windows, ``bin/python`` elsewhere."""
+    return venv / "Scripts" / "python.exe" if platform == "win32" else venv / "bin" / "python"
+
 
 def is_store_python(executable: str) -> bool:
     """A Python from the Microsoft Store, or its ``python.exe`` alias in ``...\\Microsoft\\WindowsApps``
@@ -170,9 +172,9 @@ def build_note(torch_version: str, platform: str = sys.platform, environ: dict |
     return f"course.py: installed PyTorch {torch_version}." if torch_version else ""
 
 
-def first_install_notice(installer: str, platform: str = sys.platform) -> str:
+def first_install_notice(installer: str, platform: str = sys.platform, where: str = ".venv") -> str:
     """What a first install is about to download, said before it starts."""
-    lines = ["Installing the course into .venv: PyTorch, JupyterLab and their dependencies (about 1.3 GB "
+    lines = [f"Installing the course into {where}: PyTorch, JupyterLab and their dependencies (about 1.3 GB "
              "on disk with PyTorch's CPU-only build). This takes some minutes and shows each download."]
     if installer == "uv":
         lines.append("uv picks PyTorch's build for this machine: the CUDA build if it finds an NVIDIA driver, "
@@ -229,13 +231,14 @@ NO_ENSUREPIP = ("this Python cannot put pip into a virtual environment: install 
                 "(`sudo apt install python3-venv` on Debian and Ubuntu), then run the command again.")
 
 
-def ensure_pip(venv: Path, python: Path) -> None:
-    """Create the venv, or give a pip-less one its pip (what ``python3 -m venv`` leaves on Debian and Ubuntu
-    without ``python3-venv``); a Python that cannot is a :class:`Stop` that says to install ``python3-venv``."""
+def ensure_pip(venv: Path, python: Path, base: str = sys.executable) -> None:
+    """Create the venv with the Python ``base``, or give a pip-less one its pip (what ``python3 -m venv`` leaves on
+    Debian and Ubuntu without ``python3-venv``); a Python that cannot is a :class:`Stop` that says to install
+    ``python3-venv``."""
     if not python.exists():
-        if not can_make_pip(sys.executable):
+        if not can_make_pip(base):
             raise Stop(NO_ENSUREPIP)
-        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        subprocess.run([base, "-m", "venv", str(venv)], check=True)
     elif not has_pip(python):
         if not can_make_pip(str(python)):
             raise Stop(f".venv has no pip, and {NO_ENSUREPIP}")
@@ -267,8 +270,9 @@ def install(python: Path, dev: bool, constraints: str, installer: str, why: str)
     subprocess.run(pip_command(python, dev, constraints), check=True, cwd=ROOT, env=environment)
 
 
-def ensure_venv(venv: Path, dev: bool, constraints: str, probe=answers) -> Path:
-    """Create and fill the venv when needed, one command at a time; returns its Python."""
+def ensure_venv(venv: Path, dev: bool, constraints: str, probe=answers, base: str = sys.executable) -> Path:
+    """Create (with the Python ``base``) and fill the venv when needed, one command at a time; returns its Python.
+    The one installer: ``.venv`` here, and the other environments' venvs of tools/versions.py."""
     python = venv_python(venv)
     if is_installed(venv, dev, constraints):
         return python
@@ -279,10 +283,11 @@ def ensure_venv(venv: Path, dev: bool, constraints: str, probe=answers) -> Path:
             print("Note: this Python comes from the Microsoft Store. If JupyterLab or the notebooks fail to start, "
                   "install Python from python.org and run `py course.py ...` instead.")
         first = not python.exists()
-        ensure_pip(venv, python)
+        ensure_pip(venv, python, base)
         installer, why = choose_installer(probe=probe)
         if first:
-            print(first_install_notice(installer), flush=True)
+            where = venv.relative_to(ROOT) if venv.is_relative_to(ROOT) else venv
+            print(first_install_notice(installer, where=str(where)), flush=True)
         install(python, dev, constraints, installer, why)
         (venv / STAMP).write_text(json.dumps({"hash": install_hash(install_files(dev, constraints))}) + "\n",
                                   encoding="utf-8")

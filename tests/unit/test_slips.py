@@ -68,7 +68,7 @@ def test_the_install_lock_is_held_against_a_second_command(tmp_path):
         assert entry._try_lock(second)  # released with the install
 
 
-def _made(venv_dir, python):
+def _made(venv_dir, python, base):
     """A stand-in for making the venv: its Python's file, nothing installed."""
     python.parent.mkdir(parents=True, exist_ok=True)
     python.write_text("")
