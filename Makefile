@@ -21,13 +21,13 @@ COURSE = $(PYTHON) course.py --venv "$(VENV)" --constraints "$(CONSTRAINTS)"
 .PHONY: install run test lab sync execute practice site check versions lock clean
 
 install: ; $(COURSE) install --dev
-run: ; $(COURSE) run $(if $(DEVICE),--device $(DEVICE)) $(ARGS)
+run: ; $(COURSE) run $(ARGS)
 test: ; $(COURSE) test $(ARGS)
 lab: ; $(COURSE) lab $(ARGS)
-sync: ; $(COURSE) sync
+sync: ; $(COURSE) sync $(ARGS)
 execute: ; $(COURSE) execute $(ARGS)
-practice: ; $(COURSE) practice
-site: ; $(COURSE) site
+practice: ; $(COURSE) practice $(ARGS)
+site: ; $(COURSE) site $(ARGS)
 check: ; $(COURSE) check $(ARGS)
 versions: ; $(COURSE) versions $(ENVIRONMENT) $(ARGS)
 lock: ; $(COURSE) lock

@@ -1,38 +1,25 @@
 #!/usr/bin/env python3
 """The course's commands on Linux, macOS and Windows: ``python3 course.py run`` (``py course.py run`` on Windows).
 
-For learners and maintainers; it needs only Python 3.10 or newer (no make, no shell). On first
-use it creates the virtual environment ``.venv``, installs the tested versions into it
-(``requirements.txt`` with the pins of ``constraints.txt``; ``test`` adds ``requirements-dev.txt``),
-and runs the command with the Python inside it (``.venv/bin/python``, or
-``.venv\\Scripts\\python.exe`` on Windows). Later runs reinstall only when those files change.
-The Makefile's targets are one-line wrappers of these commands.
+For learners and maintainers; it needs only Python 3.10 or newer (no make, no shell). It makes sure the
+virtual environment ``.venv`` has the tested versions (``requirements.txt`` with the pins of
+``constraints.txt``; ``test`` adds ``requirements-dev.txt``), then runs the command inside it: on Linux and
+macOS it becomes ``.venv/bin/python -m tools COMMAND ...`` (the same process), on Windows it starts
+``.venv\\Scripts\\python.exe -m tools COMMAND ...`` once and exits with its status. The commands, their
+options and their help are in tools/commands.py (``python3 course.py --help`` lists them); the
+Makefile's targets are one-line wrappers of them. Later runs reinstall only when those files change.
 
 PyTorch's build is chosen for the machine: where PyTorch's own index answers, uv installs it with
 ``--torch-backend auto`` (the CUDA build where it finds an NVIDIA driver, the CPU-only build where it
 finds none; ``UV_TORCH_BACKEND`` chooses another); elsewhere, or where ``PIP_INDEX_URL`` or
 ``PIP_EXTRA_INDEX_URL`` is set, pip installs from the indexes pip is configured with (PyPI's build).
-
-    python3 course.py run [--device cpu] [N ...]    the notebooks 0 to 9 (or those numbered), headless, then a table
-    python3 course.py lab [--practice] [ARGS]       JupyterLab on the notebooks (or the practice copies);
-                                                    JupyterLab's options pass through: --port 8899 --no-browser
-    python3 course.py test [PYTEST ARGS]            the test suite (e.g. `-m unit`, or one file)
-    python3 course.py practice                      practice copies in build/practice/
-    python3 course.py site                          the offline web site in build/site/
-    python3 course.py check                         the environment check (utils.env_check)
-    python3 course.py install [--dev]               only set up .venv
-    python3 course.py sync | execute | versions NAME | lock | clean    for maintainers (CONTRIBUTING.md)
 """
 
 from __future__ import annotations
 
-import argparse
-import difflib
 import hashlib
 import json
 import os
-import shutil
-import signal
 import subprocess
 import sys
 import threading
@@ -42,10 +29,6 @@ import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path, PureWindowsPath
-
-# standard library only (course.py runs with the system's Python, before .venv exists)
-from tools.venvs import venv_python
-from utils.cli import OneLineParser
 
 ROOT = Path(__file__).resolve().parent
 MIN_PYTHON = (3, 10)
@@ -64,50 +47,20 @@ PROBE_SECONDS = 3.0
 UV = "uv>=0.8"
 #: the CUDA build a learner without an NVIDIA driver can ask for (PyPI's Linux build of the pinned torch)
 CUDA_BACKEND = "cu130"
-#: the commands that need the test suite's tools too
-DEV_COMMANDS = ("test", "sync", "execute", "lock")
-COMMANDS = ("run", "test", "lab", "practice", "site", "check", "install", "sync", "execute", "versions", "lock",
-            "clean")
-
-
-# --- the learner's words ----------------------------------------------------------------------
-
-def course_command(platform: str = sys.platform) -> str:
-    """How the learner runs this file: ``py course.py`` on Windows (the launcher), ``python3 course.py``
-    elsewhere (Debian and Ubuntu have no ``python``)."""
-    return "py course.py" if platform == "win32" else "python3 course.py"
-
-
-PROG = course_command()
-
-
-def command_list(prog: str = PROG) -> str:
-    """The list of commands (the docstring's), in the learner's words, aligned."""
-    rows = []
-    for line in __doc__[__doc__.index("    python3 course.py run"):].rstrip().splitlines():
-        usage, _, description = line.strip().partition("  ") if "course.py" in line else ("", "", line)
-        rows.append((usage.replace("python3 course.py", prog), description.strip()))
-    width = max(len(usage) for usage, _ in rows if len(usage) < 50) + 3  # the maintainers' line is longer
-    return "\n".join(f"    {usage:<{width}}{description}" if len(usage) < 50 else f"    {usage}  {description}"
-                      for usage, description in rows)
-
-
-#: the list of commands, for --help
-HELP = command_list()
 
 
 # --- the operating systems ------------------------------------------------------------------
+
+def venv_python(venv: Path, platform: str = sys.platform) -> Path:
+    """The interpreter inside a virtual environment: ``Scripts\\python.exe`` on Windows, ``bin/python`` elsewhere."""
+    return venv / "Scripts" / "python.exe" if platform == "win32" else venv / "bin" / "python"
+
 
 def is_store_python(executable: str) -> bool:
     """A Python from the Microsoft Store, or its ``python.exe`` alias in ``...\\Microsoft\\WindowsApps``
     (Jupyter has known trouble there: the Store redirects the files it keeps in %APPDATA%)."""
     parts = [part.lower() for part in PureWindowsPath(executable).parts]
     return "windowsapps" in parts or any(part.startswith("pythonsoftwarefoundation.python") for part in parts)
-
-
-def is_root(platform: str = sys.platform) -> bool:
-    """Running as root on Linux or macOS (JupyterLab refuses to start as root without --allow-root)."""
-    return platform != "win32" and hasattr(os, "geteuid") and os.geteuid() == 0
 
 
 def child_environment() -> dict[str, str]:
@@ -219,9 +172,9 @@ def build_note(torch_version: str, platform: str = sys.platform, environ: dict |
     return f"course.py: installed PyTorch {torch_version}." if torch_version else ""
 
 
-def first_install_notice(installer: str, platform: str = sys.platform) -> str:
+def first_install_notice(installer: str, platform: str = sys.platform, where: str = ".venv") -> str:
     """What a first install is about to download, said before it starts."""
-    lines = ["Installing the course into .venv: PyTorch, JupyterLab and their dependencies (about 1.3 GB "
+    lines = [f"Installing the course into {where}: PyTorch, JupyterLab and their dependencies (about 1.3 GB "
              "on disk with PyTorch's CPU-only build). This takes some minutes and shows each download."]
     if installer == "uv":
         lines.append("uv picks PyTorch's build for this machine: the CUDA build if it finds an NVIDIA driver, "
@@ -278,13 +231,14 @@ NO_ENSUREPIP = ("this Python cannot put pip into a virtual environment: install 
                 "(`sudo apt install python3-venv` on Debian and Ubuntu), then run the command again.")
 
 
-def ensure_pip(venv: Path, python: Path) -> None:
-    """Create the venv, or give a pip-less one its pip (what ``python3 -m venv`` leaves on Debian and Ubuntu
-    without ``python3-venv``); a Python that cannot is a :class:`Stop` that says to install ``python3-venv``."""
+def ensure_pip(venv: Path, python: Path, base: str = sys.executable) -> None:
+    """Create the venv with the Python ``base``, or give a pip-less one its pip (what ``python3 -m venv`` leaves on
+    Debian and Ubuntu without ``python3-venv``); a Python that cannot is a :class:`Stop` that says to install
+    ``python3-venv``."""
     if not python.exists():
-        if not can_make_pip(sys.executable):
+        if not can_make_pip(base):
             raise Stop(NO_ENSUREPIP)
-        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        subprocess.run([base, "-m", "venv", str(venv)], check=True)
     elif not has_pip(python):
         if not can_make_pip(str(python)):
             raise Stop(f".venv has no pip, and {NO_ENSUREPIP}")
@@ -316,8 +270,9 @@ def install(python: Path, dev: bool, constraints: str, installer: str, why: str)
     subprocess.run(pip_command(python, dev, constraints), check=True, cwd=ROOT, env=environment)
 
 
-def ensure_venv(venv: Path, dev: bool, constraints: str, probe=answers) -> Path:
-    """Create and fill the venv when needed, one command at a time; returns its Python."""
+def ensure_venv(venv: Path, dev: bool, constraints: str, probe=answers, base: str = sys.executable) -> Path:
+    """Create (with the Python ``base``) and fill the venv when needed, one command at a time; returns its Python.
+    The one installer: ``.venv`` here, and the other environments' venvs of tools/versions.py."""
     python = venv_python(venv)
     if is_installed(venv, dev, constraints):
         return python
@@ -328,159 +283,36 @@ def ensure_venv(venv: Path, dev: bool, constraints: str, probe=answers) -> Path:
             print("Note: this Python comes from the Microsoft Store. If JupyterLab or the notebooks fail to start, "
                   "install Python from python.org and run `py course.py ...` instead.")
         first = not python.exists()
-        ensure_pip(venv, python)
+        ensure_pip(venv, python, base)
         installer, why = choose_installer(probe=probe)
         if first:
-            print(first_install_notice(installer), flush=True)
+            where = venv.relative_to(ROOT) if venv.is_relative_to(ROOT) else venv
+            print(first_install_notice(installer, where=str(where)), flush=True)
         install(python, dev, constraints, installer, why)
         (venv / STAMP).write_text(json.dumps({"hash": install_hash(install_files(dev, constraints))}) + "\n",
                                   encoding="utf-8")
     return python
 
 
-# --- the commands ---------------------------------------------------------------------------
+# --- running the command in the venv ----------------------------------------------------------
 
-def lab_arguments(extra: list[str], practice: bool, root: bool) -> tuple[list[str], str]:
-    """JupyterLab's arguments, and a note to print (or ``""``). Extra arguments pass through."""
-    folder = "build/practice" if practice else "notebooks"
-    note = ""
-    if root and "--allow-root" not in extra:
-        extra = [*extra, "--allow-root"]
-        note = "Running as root: passing --allow-root to JupyterLab (it refuses to start as root otherwise)."
-    return ["-m", "jupyterlab", folder, *extra], note
-
-
-#: the options of ``lab`` that need no look-up: the course's own, and JupyterLab's common ones
-LAB_OPTIONS = {"practice", "port", "no-browser", "ip", "allow-root", "help", "help-all", "version", "debug"}
-#: prints JupyterLab's own options (its flags and aliases), one a line
-LAB_OPTIONS_SCRIPT = ("from jupyterlab.labapp import LabApp\n"
-                      "for key in [*LabApp.flags, *LabApp.aliases]:\n"
-                      "    print(*(key if isinstance(key, tuple) else (key,)), sep='\\n')")
-
-
-def lab_options(python: Path) -> set[str] | None:
-    """JupyterLab's options in this venv, without dashes (None if they cannot be read)."""
-    try:
-        result = subprocess.run([str(python), "-c", LAB_OPTIONS_SCRIPT], capture_output=True, text=True, timeout=120)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return set(result.stdout.split()) if result.returncode == 0 else None
-
-
-def lab_option_problem(args: list[str], known=None) -> str:
-    """The one line for a ``--`` option that neither the course nor JupyterLab has (``""`` if none), said
-    before JupyterLab starts; ``known()`` gives JupyterLab's options (None: not checked, only the course's)."""
-    unknown = [arg for arg in args if arg.startswith("--") and len(arg) > 2
-               and "." not in arg.partition("=")[0]  # --ServerApp.token=...: any of its settings
-               and arg[2:].partition("=")[0].replace("_", "-") not in LAB_OPTIONS]
-    if not unknown:
-        return ""
-    names = (known() if known else None) or set()
-    options = LAB_OPTIONS | {name.replace("_", "-") for name in names}
-    for arg in unknown:
-        name = arg[2:].partition("=")[0].replace("_", "-")
-        if name in options or (not names and not difflib.get_close_matches(name, ["practice"], 1, 0.75)):
+def run_in_venv(python: Path, argv: list[str], platform: str = sys.platform) -> int:
+    """Run ``python -m tools ARGV`` (tools/commands.py) in the course's folder. On POSIX this process becomes it
+    (``os.execve``: one process, so Ctrl+C and ``kill`` reach the command itself); Windows has no such
+    replacement, so there it is started once and waited for, through Ctrl+C (which reaches it too, from the same
+    console), and its exit status is returned."""
+    command = [str(python), "-m", "tools", *argv]
+    os.chdir(ROOT)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    if platform != "win32":
+        os.execve(command[0], command, child_environment())
+    process = subprocess.Popen(command, env=child_environment())
+    while True:
+        try:
+            return process.wait()
+        except KeyboardInterrupt:
             continue
-        close = difflib.get_close_matches(name, sorted(options), 1, 0.75)
-        hint = f"did you mean --{close[0]}? " if close else ""
-        return f"{PROG} lab: unknown option {arg}; {hint}(`{PROG} lab --help` lists JupyterLab's options)"
-    return ""
-
-
-def steps(command: str, args: list[str], *, root: bool = False, practice_ready: bool = True) -> list[list[str]]:
-    """The program runs (arguments to the venv's Python) that ``command`` makes, in order."""
-    if command == "run":
-        return [["-m", "tools.run", *args]]
-    if command == "test":
-        return [["-m", "pytest", *args]]
-    if command == "lab":
-        practice = "--practice" in args
-        lab, _ = lab_arguments([a for a in args if a != "--practice"], practice, root)
-        return ([["-m", "tools.practice"]] if practice and not practice_ready else []) + [lab]
-    if command == "practice":
-        return [["-m", "tools.practice", *args]]
-    if command == "site":
-        return [["-m", "tools.website", *args]]
-    if command == "check":
-        return [["-m", "utils.env_check", *args]]
-    if command == "sync":
-        return [["-m", "tools.sync", *args]]
-    if command == "execute":  # fresh outputs, then carry them into the Chinese edition
-        return [["-m", "tools.run", "--in-place", *args], ["-m", "tools.sync"]]
-    if command == "versions":
-        return [["-m", "tools.versions", *args]]
-    raise ValueError(f"unknown command {command!r}")
-
-
-def lock(python: Path) -> int:
-    """Pin constraints.txt anew for every supported Python at once (uv's universal resolver), torch held at
-    the release it pins now (the tested one); its three header lines stay."""
-    text = (ROOT / CONSTRAINTS).read_text(encoding="utf-8")
-    torch_pin = next(line.split(";")[0].strip() for line in text.splitlines() if line.startswith("torch=="))
-    build = ROOT / "build"
-    build.mkdir(exist_ok=True)
-    (build / "torch-pin.txt").write_text(torch_pin + "\n", encoding="utf-8")
-    for step in (["-m", "pip", "install", "--quiet", "uv"],
-                 ["-m", "uv", "pip", "compile", DEV_REQUIREMENTS, "-c", "build/torch-pin.txt", "--universal",
-                  "--python-version", "3.10", "--no-header", "--quiet", "-o", "build/constraints.body.txt"]):
-        code = run_program([str(python), *step])
-        if code:
-            return code
-    header = "".join(text.splitlines(keepends=True)[:3])
-    body = (build / "constraints.body.txt").read_text(encoding="utf-8")
-    (ROOT / CONSTRAINTS).write_text(header + body, encoding="utf-8")
-    return 0
-
-
-def clean() -> None:
-    """Remove build/ and the caches (the venv stays)."""
-    for name in ("build", ".pytest_cache", ".ruff_cache"):
-        shutil.rmtree(ROOT / name, ignore_errors=True)
-    for folder in ROOT.rglob("__pycache__"):
-        if ".venv" not in folder.relative_to(ROOT).parts:
-            shutil.rmtree(folder, ignore_errors=True)
-
-
-#: the signals that end course.py and, passed on, the program it runs (``kill PID``; a closed terminal)
-FORWARDED = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
-
-
-def run_program(command: list[str], env: dict[str, str] | None = None) -> int:
-    """Run a program in the venv and return its exit status. Ctrl+C reaches it too (same console):
-    it stops in its own way (JupyterLab asks first), and this waits for it rather than killing it.
-    ``kill`` of course.py (SIGTERM, SIGHUP) is passed on to the program, and waited for: JupyterLab
-    stops with its launcher instead of serving on alone."""
-    process = subprocess.Popen(command, cwd=ROOT, env=env or child_environment())
-
-    def forward(signum, frame) -> None:
-        process.send_signal(signum)
-
-    previous = {number: signal.signal(number, forward) for number in FORWARDED}
-    try:
-        while True:
-            try:
-                return process.wait()
-            except KeyboardInterrupt:
-                continue
-    finally:
-        for number, handler in previous.items():
-            signal.signal(number, handler)
-
-
-def parse(argv: list[str]) -> argparse.Namespace:
-    parser = OneLineParser(prog=PROG, description=__doc__.splitlines()[0], epilog="commands:\n" + HELP,
-                           formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--venv", type=Path, default=ROOT / ".venv", help="the virtual environment (default: .venv)")
-    parser.add_argument("--constraints", default=CONSTRAINTS,
-                        help="the pins to install with (default: constraints.txt; '' for the newest releases)")
-    parser.add_argument("command", nargs="?", choices=COMMANDS, metavar="command", help=", ".join(COMMANDS))
-    parser.add_argument("args", nargs=argparse.REMAINDER, help="passed on to the command's program")
-    args = parser.parse_args(argv)
-    if args.constraints and not (ROOT / args.constraints).is_file():
-        parser.error(f"no constraints file {args.constraints!r}")
-    if args.command == "install" and set(args.args) - {"--dev"}:
-        parser.error(f"install takes only --dev; got {' '.join(args.args)}")
-    return args
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -489,40 +321,16 @@ def main(argv: list[str] | None = None) -> int:
               f"{sys.version.split()[0]} ({sys.executable}). Run it with a newer one, e.g. `py -3.12 course.py run` "
               "on Windows or `python3.12 course.py run`.", file=sys.stderr)
         return 2
-    args = parse(sys.argv[1:] if argv is None else argv)
-    if args.command is None:
-        print(f"{PROG} needs a command; to start, `{PROG} lab` opens the notebooks in JupyterLab. The commands:\n"
-              f"{HELP}", file=sys.stderr)
-        return 2
-    if args.command == "clean":
-        clean()
-        return 0
+    from tools import commands  # (after the check: its syntax needs a newer Python than this file's)
+
+    argv = sys.argv[1:] if argv is None else argv
+    args, extra = commands.parse(argv)  # a bad command line is one line before anything is installed
+    needs = commands.needs(args)
+    if not needs:
+        return commands.call(args, extra)
     venv = args.venv.resolve()
     try:
-        dev = args.command in DEV_COMMANDS or (args.command == "install" and "--dev" in args.args)
-        python = ensure_venv(venv, dev, args.constraints)
-        if args.command == "install":
-            print(f"{venv} is ready: {python}")
-            return 0
-        if args.command == "lock":
-            return lock(python)
-        root = practice_ready = False
-        if args.command == "lab":
-            problem = lab_option_problem(args.args, lambda: lab_options(python))
-            if problem:
-                print(problem, file=sys.stderr)
-                return 2
-            root, practice_ready = is_root(), any((ROOT / "build" / "practice").glob("*.ipynb"))
-            _, note = lab_arguments(args.args, "--practice" in args.args, root)
-            if note:
-                print(note)
-        # tools.run names the command the learner typed in its messages
-        env = {**child_environment(), "COURSE_COMMAND": f"{PROG} run"} if args.command == "run" else None
-        for step in steps(args.command, args.args, root=root, practice_ready=practice_ready):
-            code = run_program([str(python), *step], env)
-            if code:
-                return code
-        return 0
+        python = ensure_venv(venv, needs == "dev", args.constraints)
     except Stop as stop:
         print(f"course.py: {stop}", file=sys.stderr)
         return 1
@@ -539,6 +347,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("course.py: interrupted", file=sys.stderr)
         return 130
+    return run_in_venv(python, argv)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,8 @@
 """What every program in tools/ does with bad input: one line, no traceback.
 
-A bad command line is :class:`utils.cli.OneLineParser`'s; :func:`guard` runs a program's ``main`` and
-reports the ``ValueError`` or ``FileNotFoundError`` that bad input raises (an unknown notebook, a
-missing file) in one line, exit status 2.
+A bad command line is :class:`utils.cli.OneLineParser`'s; :func:`guard` runs a command (tools/commands.py) or a
+program's ``main`` and reports the ``ValueError`` or ``FileNotFoundError`` that bad input raises (an unknown
+notebook, a missing file) in one line, exit status 2. Standard library only, as tools/commands.py.
 """
 
 from __future__ import annotations

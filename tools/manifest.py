@@ -2,7 +2,7 @@
 
 Everything generated (notebook headers and navigation, Colab badges, the README's
 table of notebooks, the set-up cell's download address) is derived from the
-constants here by ``python -m tools.sync``. To add a notebook, add an entry to
+constants here by ``python3 course.py sync``. To add a notebook, add an entry to
 ``NOTEBOOKS`` (with ``title_zh``, the title of its Chinese edition) and run ``make sync``.
 """
 

@@ -1,4 +1,4 @@
-"""Practice copies of the notebooks: ``python -m tools.practice`` (``make practice``).
+"""Practice copies of the notebooks: ``python3 course.py practice`` (``make practice``).
 
 For every notebook of every edition it writes a copy to ``build/practice/`` (the
 Chinese edition to ``build/practice/zh/``) with all outputs cleared and the worked answers
@@ -16,15 +16,11 @@ import hashlib
 import json
 import os
 import re
-import sys
 from pathlib import Path
 
 import nbformat
 
-from utils.cli import OneLineParser
-
 from . import manifest
-from .cli import guard
 from .generated import HEADER_ID, SOLUTION_TAG, dumps_notebook, read_notebook
 from .links import HTML_TARGET, MD_TARGET, rebase_link, rebase_links, stays
 from .manifest import Edition, Notebook, available
@@ -153,28 +149,3 @@ you write each answer yourself. Open one in Colab:
 The course itself, with the worked answers: {manifest.repo_url()}. Its web site: {manifest.site_url()}.
 """, encoding="utf-8")
     return [*written, readme]
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = OneLineParser(prog="python -m tools.practice", description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=PRACTICE_DIR, help="where to write (default: build/practice)")
-    parser.add_argument("--branch", type=Path, metavar="FOLDER", help="instead, write the practice branch's tree "
-                        "(the copies for learners who never clone, at their notebooks' paths) into FOLDER")
-    args = parser.parse_args(argv)
-    if args.branch:
-        print(f"wrote {len(write_branch(args.branch))} files of the practice branch into {args.branch}")
-        return 0
-    out = args.out.resolve()
-    kept, written = edited_copies(out), write_practice(out)
-    for path in written:
-        print(f"wrote {path}")
-    for path in kept:
-        print(f"kept {path}: you have worked in it (move it away, or delete it, for a fresh copy)")
-    print(f"{len(written)} practice copies: outputs cleared, worked answers left out")
-    if out == PRACTICE_DIR:
-        print("Open them in JupyterLab: python course.py lab --practice")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(guard(main, "python -m tools.practice"))

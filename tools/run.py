@@ -1,4 +1,4 @@
-"""Execute every notebook of the course headless: ``python -m tools.run`` (``python course.py run``).
+"""Execute every notebook of the course headless: ``python3 course.py run`` (tools/commands.py).
 
 By default each notebook in the manifest runs with papermill into ``build/notebooks/``
 (the committed notebooks stay untouched), with its ``device`` parameter set, and a
@@ -9,7 +9,7 @@ A device that is not there (``--device cuda`` without a GPU) stops the run befor
 kernel starts. A failed run never replaces a good executed copy: it is kept in
 ``build/notebooks/failed/``.
 
-``--in-place`` is for maintainers: it re-executes the committed notebooks with nbclient
+``course.py execute`` is for maintainers: it re-executes the committed notebooks with nbclient
 and stores the fresh outputs in them (what nbval then compares against).
 """
 
@@ -24,18 +24,13 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
-from utils.cli import OneLineParser
-
 from . import manifest
-from .cli import guard
 from .manifest import NOTEBOOK_DIR, ROOT, Notebook
 
 # Jupyter's modules (nbformat's schema, papermill, nbclient) take seconds to import: they are
 # imported where a notebook runs, after the command line has been read (a bad one fails at once).
 
 BUILD_DIR = ROOT / "build" / "notebooks"
-#: the command the learner typed, for the messages (course.py sets it: `python3 course.py run`)
-PROG = os.environ.get("COURSE_COMMAND", "python -m tools.run")
 #: where a failed run's executed copy goes (the good copy in BUILD_DIR stays)
 FAILED_DIR = "failed"
 KERNEL = "python3"
@@ -219,56 +214,47 @@ def markdown_table(results: list[RunResult]) -> str:
 
 
 def select(numbers: list[int | str] | None) -> list[Notebook]:
-    """The notebooks numbered ``numbers`` (all when none), or one line in the learner's words."""
+    """The notebooks numbered ``numbers`` (all when none); an unknown number is a ValueError."""
     known = {str(nb.number) for nb in manifest.NOTEBOOKS}
     if unknown := [str(n) for n in numbers or () if str(n) not in known]:
-        first, last = manifest.NOTEBOOKS[0].number, manifest.last_number()
-        raise SystemExit(f"{PROG}: no notebook {', '.join(unknown)}; the notebooks are {first} to {last}, "
-                         f"e.g. `{PROG} {first} {last}`")
+        raise ValueError(f"no notebook {', '.join(unknown)}; the notebooks are {manifest.NOTEBOOKS[0].number} to "
+                         f"{manifest.last_number()}")
     return [manifest.notebook(int(n)) for n in numbers] if numbers else list(manifest.NOTEBOOKS)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = OneLineParser(prog=PROG, description=__doc__.splitlines()[0])
-    parser.add_argument("--device", help="value for each notebook's `device` parameter: auto, cpu, cuda or mps "
-                        "(default: each notebook's own, the CPU)")
-    parser.add_argument("--out", type=Path, default=BUILD_DIR, help="folder for the executed copies")
-    parser.add_argument("--in-place", action="store_true", help="re-execute the committed notebooks and store outputs")
-    parser.add_argument("--markdown", action="store_true", help="also print the table as the README's markdown")
-    parser.add_argument("notebooks", nargs="*", help="notebook numbers (default: all)")
-    args = parser.parse_args(argv)
-    entries = select(args.notebooks)
-    if args.device is not None:  # a device that is not there stops the run before any kernel starts
+def run_notebooks(numbers: list[str], device: str | None = None, out: Path = BUILD_DIR, in_place: bool = False,
+                  markdown: bool = False) -> int:
+    """Execute the notebooks numbered ``numbers`` (all when none), print the table; 1 if any failed.
+
+    ``device``: each notebook's ``device`` parameter (None keeps the notebook's own). One that is not there
+    (``cuda`` without a GPU) is a ValueError before any kernel starts.
+    """
+    entries = select(numbers)
+    if device is not None:
         from utils.devices import resolve_device
 
         try:
-            resolve_device(args.device, option="--device")
-        except (RuntimeError, ValueError, TypeError) as error:
-            print(f"{PROG}: {error}", file=sys.stderr)
-            return 2
+            resolve_device(device)
+        except RuntimeError as error:
+            raise ValueError(error) from None
     from tqdm.auto import tqdm
 
     results = []
     with tqdm(entries, unit="notebook", desc="executing", file=sys.stdout) as bar:
         for entry in bar:
             bar.set_postfix_str(entry.stem)
-            results.append(execute_in_place(entry) if args.in_place else
-                           run_with_papermill(entry, args.out, args.device))
+            results.append(execute_in_place(entry) if in_place else run_with_papermill(entry, out, device))
             if results[-1].error:
                 tqdm.write(f"FAILED {entry.filename}: {results[-1].error}", file=sys.stdout)
     print(f"\n{format_table(results)}\non {machine()}")
-    if args.markdown:
+    if markdown:
         print(f"\n{markdown_table(results)}")
-    out = args.out.resolve()
+    out = out.resolve()
     shown = out.relative_to(ROOT) if out.is_relative_to(ROOT) else out
     if failed := [r for r in results if r.status != "ok"]:
         print("\n" + "\n".join(f"FAILED: {r.notebook.repo_path}, {r.error}" for r in failed))
-        if not args.in_place:
+        if not in_place:
             print(f"The failed runs are in {shown / FAILED_DIR}; {shown} keeps the last good copies.")
         return 1
-    print(f"\nall {len(results)} notebook(s) executed {'in place' if args.in_place else f'into {shown}'}")
+    print(f"\nall {len(results)} notebook(s) executed {'in place' if in_place else f'into {shown}'}")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(guard(main, "python -m tools.run"))

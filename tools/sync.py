@@ -1,4 +1,4 @@
-"""Regenerate everything derived from the manifest: ``python -m tools.sync``.
+"""Regenerate everything derived from the manifest: ``python3 course.py sync``.
 
 Each notebook's generated cells, README.md's table, answer and fine print, CITATION.cff's addresses and
 INSTRUCTORS.md's BibTeX entry (:mod:`tools.generated`), the diagrams in ``images/`` (:mod:`tools.images`)
@@ -8,13 +8,9 @@ writes nothing and exits 1, listing the files a run would change; the test suite
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
-from utils.cli import OneLineParser
-
 from . import manifest, translations
-from .cli import guard
 from .generated import (
     CITATION,
     FINE_PRINT_CELL,
@@ -67,10 +63,9 @@ def stale_files() -> list[str]:
         f"images/{name}" for name in sorted(present ^ set(COURSE_IMAGES))]
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = OneLineParser(prog="python -m tools.sync", description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if a run would change files")
-    if parser.parse_args(argv).check:
+def sync(check: bool = False) -> int:
+    """Write every generated file that differs; ``check``: write nothing, list them and return 1 if any."""
+    if check:
         stale = stale_files()
         for path in stale:
             print(f"out of date: {path}")
@@ -89,7 +84,3 @@ def main(argv: list[str] | None = None) -> int:
     write_course_images(manifest.IMAGE_DIR)
     print(translations.problems_summary())  # translations that a person must write or update (sync never stamps them)
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(guard(main, "python -m tools.sync"))

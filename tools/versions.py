@@ -21,7 +21,6 @@ from utils.env_check import read_requirements
 
 from .cli import guard
 from .manifest import ROOT
-from .venvs import venv_python
 
 #: Google Colab's runtime as of 2026-11 (``!pip list`` in a fresh runtime). The packages
 #: a notebook's kernel imports are pinned to Colab's versions; the rest (JupyterLab,
@@ -83,21 +82,14 @@ def find_python(version: str) -> str:
 
 
 def install(env: Environment, python: str) -> Path:
-    """Create (or update) the environment's venv with requirements.txt under its constraints; returns its python."""
-    venv, wanted = env.folder / "venv", constraints(env.name)
-    python_in_venv, stamp = venv_python(venv), venv / ".installed"  # the stamp: what the venv was installed from
-    requirements = (ROOT / "requirements.txt").read_text(encoding="utf-8")
-    if python_in_venv.exists() and stamp.is_file() and stamp.read_text(encoding="utf-8") == requirements + wanted:
-        return python_in_venv
-    if not python_in_venv.exists():
-        subprocess.run([python, "-m", "venv", str(venv)], check=True)
-    (env.folder / "constraints.txt").write_text(wanted, encoding="utf-8")
-    # the environment's constraints replace any machine-wide ones (PIP_CONSTRAINT, pip.conf)
-    subprocess.run([str(python_in_venv), "-m", "pip", "install", "--quiet", "--upgrade", "--disable-pip-version-check",
-                    "-r", str(ROOT / "requirements.txt"), "-c", str(env.folder / "constraints.txt")], check=True,
-                   env={**os.environ, "PIP_CONSTRAINT": os.devnull})
-    stamp.write_text(requirements + wanted, encoding="utf-8")
-    return python_in_venv
+    """Create (or update) the environment's venv with requirements.txt under its constraints; returns its python.
+    course.py's installer, which re-installs only when the files change."""
+    import course
+
+    env.folder.mkdir(parents=True, exist_ok=True)
+    (env.folder / "constraints.txt").write_text(constraints(env.name), encoding="utf-8")
+    os.environ["PIP_CONSTRAINT"] = os.devnull  # the environment's constraints replace any machine-wide ones
+    return course.ensure_venv(env.folder / "venv", False, str(env.folder / "constraints.txt"), base=python)
 
 
 def installed_versions(python: Path) -> str:
@@ -118,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"environment {env.name}: {env.description}")
     venv_python = install(env, python)
     print(installed_versions(venv_python), flush=True)
-    run = [str(venv_python), "-m", "tools.run", "--out", str(env.folder / "notebooks"),
+    run = [str(venv_python), "-m", "tools", "run", "--out", str(env.folder / "notebooks"),
            *map(str, args.notebooks)]
     return subprocess.run(run, cwd=ROOT).returncode
 

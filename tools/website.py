@@ -1,4 +1,4 @@
-"""The course as an offline web site: ``python -m tools.website`` (``course.py site``).
+"""The course as an offline web site: ``python3 course.py site``.
 
 Every executed notebook of every edition becomes a page in ``build/site/`` (nbconvert's JupyterLab
 template, ``templates/page.html.j2``), beside ``index.html`` (``templates/home.html.j2``: the README's
@@ -17,8 +17,6 @@ import html
 import mimetypes
 import posixpath
 import re
-import sys
-import time
 import zipfile
 from pathlib import Path
 
@@ -29,10 +27,7 @@ from nbconvert.filters.highlight import Highlight2HTML
 from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
 
-from utils.cli import OneLineParser
-
 from . import manifest
-from .cli import guard
 from .generated import ANSWER_BLOCK, START_BLOCK, read_notebook, readme_answer
 from .links import is_relative
 from .manifest import EDITIONS, available
@@ -246,18 +241,3 @@ def build(out_dir: Path = SITE_DIR) -> list[Path]:
     if exporter.problems:
         raise ValueError("the site has problems:\n" + "\n".join(exporter.problems))
     return written
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = OneLineParser(prog="python -m tools.website", description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=SITE_DIR, help="where to write (default: build/site)")
-    out = parser.parse_args(argv).out.resolve()
-    start = time.perf_counter()
-    pages = sum(path.suffix == ".html" for path in build(out)) - 1
-    print(f"wrote {pages} notebook page(s), the index and the practice copies in {time.perf_counter() - start:.1f} s; "
-          f"open {(out / INDEX).as_uri()}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(guard(main, "python -m tools.website"))

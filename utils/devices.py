@@ -30,7 +30,7 @@ def _mps_available() -> bool:
     return bool(backend is not None and backend.is_available())
 
 
-def resolve_device(name: str = "auto", mps_gaps: Sequence[str] = (), *, option: str = "") -> torch.device:
+def resolve_device(name: str = "auto", mps_gaps: Sequence[str] = ()) -> torch.device:
     """Turn a device name into a :class:`torch.device`, failing at once if it is absent.
 
     ``"auto"`` picks CUDA when it is available, else the CPU. ``"cuda"`` or ``"mps"``
@@ -51,19 +51,16 @@ def resolve_device(name: str = "auto", mps_gaps: Sequence[str] = (), *, option: 
         raise ValueError(f"unknown device {name!r}; expected one of {DEVICE_CHOICES}")
     if choice == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    def ask(value: str) -> str:  # as the learner writes it
-        return f"{option} {value}" if option else f"device={value!r}"
-
     if choice == "cuda" and not torch.cuda.is_available():
         raise RuntimeError(
-            f"{ask('cuda')} was requested, but CUDA is not available here "
-            f"(torch.cuda.is_available() is False). Run with {ask('cpu')} or {ask('auto')}, "
+            "device='cuda' was requested, but CUDA is not available here "
+            "(torch.cuda.is_available() is False). Run with device='cpu' or device='auto', "
             "or on a machine with an NVIDIA GPU and a CUDA build of PyTorch."
         )
     if choice == "mps" and not _mps_available():
         raise RuntimeError(
-            f"{ask('mps')} was requested, but Apple's MPS backend is not available here. "
-            f"Run with {ask('cpu')} or {ask('auto')}."
+            "device='mps' was requested, but Apple's MPS backend is not available here. "
+            "Run with device='cpu' or device='auto'."
         )
     if choice == "mps":
         print(mps_notice(mps_gaps))

@@ -1,8 +1,7 @@
-"""course.py's slips where processes meet: a second command waits for an install, ``kill`` of a
-backgrounded ``lab`` ends JupyterLab too, and JupyterLab's own options are read from its app."""
+"""course.py where processes meet: a second command waits for an install, and on POSIX the command runs in
+course.py's own process (so Ctrl+C and ``kill`` reach it with nothing in between)."""
 
-import os
-import signal
+import json
 import subprocess
 import sys
 import textwrap
@@ -35,42 +34,19 @@ def test_a_second_command_waits_for_the_install_saying_so(tmp_path):
                                 "for it to finish (Ctrl+C stops waiting).", "installed after the first"]
 
 
-def test_jupyterlabs_options_are_read_from_its_own_app():
-    options = entry.lab_options(Path(sys.executable))
-    assert options is not None and {"port", "no-browser", "allow-root", "ip"} <= options
-
-
-# --- kill of course.py ends the program it runs ----------------------------------------------------
-
-@pytest.mark.skipif(sys.platform == "win32", reason="SIGTERM and SIGHUP are POSIX signals; Windows has no kill PID")
-@pytest.mark.parametrize("signal_name", ["SIGTERM", "SIGHUP"])
-def test_killing_course_py_ends_its_program_too(tmp_path, signal_name):
-    """As `python3 course.py lab ... &` then `kill PID`: the program (a stand-in for JupyterLab that writes
-    its pid, then how it ended) gets the signal and is waited for; nothing is left running."""
-    child = textwrap.dedent(f"""
-        import os, signal, sys, time
-        def stop(number, frame):
-            open({str(tmp_path / "ended")!r}, "w").write(signal.Signals(number).name)
-            sys.exit(0)
-        signal.signal(signal.SIGTERM, stop)
-        signal.signal(signal.SIGHUP, stop)
-        open({str(tmp_path / "pid")!r}, "w").write(str(os.getpid()))
-        time.sleep(60)
-    """)
-    launcher = textwrap.dedent(f"""
-        import sys; sys.path.insert(0, {str(ROOT)!r})
-        import course
-        sys.exit(course.run_program([sys.executable, "-c", {child!r}]))
-    """)
-    process = subprocess.Popen([sys.executable, "-c", launcher])
-    deadline = time.monotonic() + 60
-    while not (tmp_path / "pid").is_file() and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert (tmp_path / "pid").is_file(), "the program never started"
-    time.sleep(0.2)
-    process.send_signal(getattr(signal, signal_name))
-    assert process.wait(timeout=60) == 0  # course.py waited for its program, which stopped in its own way
-    assert (tmp_path / "ended").read_text() == signal_name
-    pid = int((tmp_path / "pid").read_text())
-    with pytest.raises(ProcessLookupError):
-        os.kill(pid, 0)
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX: course.py becomes the command (os.execve)")
+def test_course_py_becomes_the_command_in_the_venv(tmp_path):
+    """A venv whose installed record is current, and whose "python" is a script that prints its process id and
+    arguments: course.py runs it in its own process, with the command line it was given."""
+    venv = tmp_path / "v"
+    python = entry.venv_python(venv)
+    python.parent.mkdir(parents=True)
+    python.write_text('#!/bin/sh\necho "$$ $PYTHONUTF8 $*"\n')
+    python.chmod(0o755)
+    (venv / entry.STAMP).write_text(json.dumps({"hash": entry.install_hash(entry.install_files(False,
+                                                                                               "constraints.txt"))}))
+    process = subprocess.Popen([sys.executable, str(ROOT / "course.py"), "--venv", str(venv), "run", "3"],
+                               stdout=subprocess.PIPE, text=True)
+    out, _ = process.communicate(timeout=60)
+    assert process.returncode == 0
+    assert out == f"{process.pid} 1 -m tools --venv {venv} run 3\n"

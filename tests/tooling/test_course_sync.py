@@ -143,7 +143,7 @@ def test_an_edit_of_the_answer_reaches_the_readme_through_sync(course_copy, imag
     entry = generated.answer_notebook()
     _edit_cell(entry.path, generated.ANSWER_CELL, lambda s: s.replace("function, yes", "function, yes indeed"))
     assert sync.stale_files() == ["README.md"]  # the Chinese README follows the translation (stale until it is updated)
-    assert sync.main([]) == 0
+    assert sync.sync() == 0
     assert "**As a function, yes indeed; as a layer, no.**" in (course_copy / "README.md").read_text(encoding="utf-8")
     readme = (course_copy / "README.md")
     readme.write_text(readme.read_text(encoding="utf-8").replace(generated.ANSWER_END, "<!-- end -->"))
@@ -166,7 +166,7 @@ def test_an_edit_of_the_fine_print_reaches_the_readme_through_sync(course_copy, 
     entry = generated.answer_notebook()
     _edit_cell(entry.path, generated.FINE_PRINT_CELL, lambda s: s.replace("**A bad id**", "**A wrong id**"))
     assert sync.stale_files() == ["README.md"]
-    assert sync.main([]) == 0
+    assert sync.sync() == 0
     assert "- **A wrong id**" in (course_copy / "README.md").read_text(encoding="utf-8")
     readme = (course_copy / "README.md")
     readme.write_text(readme.read_text(encoding="utf-8").replace(generated.FINE_PRINT_END, "<!-- end -->"))
@@ -273,12 +273,12 @@ def test_drift_is_caught_and_sync_repairs_it(course_copy, image_writes):
     assert sync.stale_files() == [
         f"notebooks/{NOTEBOOKS[0].filename}", "README.md", "images/one_hot_product.png", "images/stray.png",
     ]
-    assert sync.main(["--check"]) == 1
+    assert sync.sync(check=True) == 1
     assert image_writes == []  # --check writes nothing
-    assert sync.main([]) == 0
+    assert sync.sync() == 0
     assert image_writes == [course_copy / "images"]
     assert sync.stale_files() == []
-    assert sync.main(["--check"]) == 0
+    assert sync.sync(check=True) == 0
 
 
 def test_drift_in_the_chinese_edition_is_caught_and_sync_repairs_it(course_copy, image_writes, capsys):
@@ -291,7 +291,7 @@ def test_drift_in_the_chinese_edition_is_caught_and_sync_repairs_it(course_copy,
     assert sync.stale_files() == [f"notebooks/zh/{entry.filename}", "README.zh.md"]
     zh.unlink()
     assert sync.stale_files() == [f"notebooks/zh/{entry.filename}", "README.zh.md"]
-    assert sync.main([]) == 0
+    assert sync.sync() == 0
     assert "Chinese edition: " in capsys.readouterr().out  # and whether a translator has work to do
     assert sync.stale_files() == []
     assert zh.read_text() == synced  # the Chinese notebook as sync wrote it before the break

@@ -93,24 +93,26 @@ def test_the_readme_is_for_learners():
 
 def test_every_command_the_documents_offer_exists():
     """`course.py <command> [--option]`, `make <target>` and `python -m <module>` in the READMEs and
-    CONTRIBUTING.md name commands, options, targets and modules that are there."""
-    import course as entry
+    CONTRIBUTING.md name commands, options, targets and modules that are there (and that run as programs)."""
+    from tools import commands as table
 
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     targets = set(re.search(r"^\.PHONY: (.*)$", makefile, re.M).group(1).split())
-    options = {"run": {"--device", "--markdown"}, "lab": {"--practice", "--port", "--no-browser"},
-               "install": {"--dev"}}
+    _, parsers = table.parser()
+    passed_on = {"lab": {"--port", "--no-browser"}, "check": {"--dev"}}  # JupyterLab's, utils.env_check's
     for name in ("README.md", "README.zh.md", "CONTRIBUTING.md"):
         text = (ROOT / name).read_text(encoding="utf-8")
         commands = re.findall(r"course\.py (\w+)((?: --?[\w-]+)*)", text)
         assert commands, name
         for command, flags in commands:
-            assert command in entry.COMMANDS, f"{name}: course.py {command}"
+            assert command in table.COMMANDS, f"{name}: course.py {command}"
+            own = {option for action in parsers[command]._actions for option in action.option_strings}
             for flag in flags.split():
-                if command in options and flag.startswith("--"):
-                    assert flag in options[command], f"{name}: course.py {command} {flag}"
+                if flag.startswith("--") and command != "test":  # pytest's options pass through
+                    assert flag in own | passed_on.get(command, set()), f"{name}: course.py {command} {flag}"
         for target in re.findall(r"`make (\w+)", text):
             assert target in targets, f"{name}: make {target}"
-        for module in re.findall(r"python -m ((?:tools|utils)\.\w+)", text):
-            path = ROOT / module.replace(".", "/")  # a module, or a package run by its __main__
-            assert path.with_suffix(".py").is_file() or (path / "__main__.py").is_file(), f"{name}: {module}"
+        for module in re.findall(r"python -m ((?:tools|utils)\b[.\w]*)", text):
+            path = ROOT / module.replace(".", "/")  # a program, or a package run by its __main__
+            assert (path / "__main__.py").is_file() or 'if __name__ == "__main__"' in path.with_suffix(".py").read_text(
+                encoding="utf-8"), f"{name}: python -m {module}"

@@ -46,21 +46,20 @@ def test_format_table_names_the_failing_cell_and_the_peak_memory():
         == f"| {first.number} | {first.title} | 4 | 300 MB |"
 
 
-def test_a_device_that_is_not_there_stops_the_run_before_any_kernel(monkeypatch, capsys):
+def test_a_device_that_is_not_there_stops_the_run_before_any_kernel(monkeypatch):
     import torch
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     monkeypatch.setattr(run, "run_with_papermill", lambda *a: pytest.fail("a kernel was started"))
-    assert run.main(["--device", "cuda"]) == 2
-    err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and err.startswith("python -m tools.run: --device cuda was requested, but CUDA")
-    assert run.main(["--device", "gpu"]) == 2
-    assert capsys.readouterr().err.startswith("python -m tools.run: unknown device 'gpu'; expected one of")
+    with pytest.raises(ValueError, match=r"^device='cuda' was requested, but CUDA is not available here"):
+        run.run_notebooks([], device="cuda")
+    with pytest.raises(ValueError, match=r"^unknown device 'gpu'; expected one of"):
+        run.run_notebooks([], device="gpu")
 
 
 def test_select_rejects_unknown_numbers():
     assert run.select(None) == list(manifest.NOTEBOOKS)
-    with pytest.raises(SystemExit, match=r"python -m tools.run: no notebook 99, 3x; the notebooks are 0 to 9"):
+    with pytest.raises(ValueError, match=r"^no notebook 99, 3x; the notebooks are 0 to 9$"):
         run.select([99, "3x"])
 
 
@@ -90,7 +89,7 @@ def test_a_failing_notebook_is_reported_with_its_cell_and_keeps_the_good_copy(sc
     assert failed.cells[-1].outputs[0].ename == "ValueError"  # the failed run, kept aside
     assert result.peak_bytes > 10 * 2**20  # the kernel's peak memory, asked after the failure
 
-    assert run.main(["--out", str(out_dir)]) == 1  # no --device: nothing injected, the notebook's default
+    assert run.run_notebooks([], out=out_dir) == 1  # no device: nothing injected, the notebook's default
     out = capsys.readouterr().out
     assert "FAILED: notebooks/01_broken.ipynb, cell In [2]: ValueError: boom" in out
     assert "01_broken  FAILED at In [2]" in out

@@ -209,7 +209,7 @@ def test_an_english_edit_fails_until_a_person_updates_the_translation_and_stamps
         assert "\n-## What you will learn\n+## What you will learn here" in str(problem)
         assert translations.main(["check"]) == 1
         assert f"{entry.stem}: cell 'learn': stale translation" in capsys.readouterr().out
-        assert sync.main([]) == 0
+        assert sync.sync() == 0
         assert "translation problem(s)" in capsys.readouterr().out
     assert sync.stale_files() == []
     # a person updates the Chinese (here: keeps it, the heading is unchanged) and stamps the cell
@@ -225,7 +225,7 @@ def test_a_code_change_reaches_the_chinese_notebook_through_sync(baseline):
     [problem] = _new_problems(baseline)  # the stored Chinese notebook still has the old code
     assert (problem.cell, problem.kind) == ("encode", "drift")
     assert '-sentence = "The cat sat on the sofa."\n+sentence = "The cat sat on the sofa!"' in problem.message
-    sync.main([])
+    sync.sync()
     assert _new_problems(baseline) == []
     zh = generated.read_notebook(entry.zh.path)
     assert 'sentence = "The cat sat on the sofa!"' in next(c for c in zh.cells if c.id == "encode").source
@@ -270,7 +270,7 @@ def test_a_new_notebook_without_translation_is_reported(course_copy, monkeypatch
     nb = generated.read_notebook(NOTEBOOKS[0].path)
     monkeypatch.setattr(manifest, "NOTEBOOKS", (*manifest.NOTEBOOKS, new))
     new.path.write_text(generated.dumps_notebook(nb), encoding="utf-8")
-    sync.main([])
+    sync.sync()
     assert new.zh.path.is_file()  # generated, with the English text under "untranslated" markers
     assert translations.UNTRANSLATED in new.zh.path.read_text(encoding="utf-8")
     assert [str(p) for p in translations.check(["02_new"])] == [
@@ -363,7 +363,7 @@ def test_the_chinese_answer_in_the_readme_comes_from_the_translation_of_notebook
     answer["zh"] = [line.replace("作为函数，是", "作为函数，当然是") for line in answer["zh"]]
     path.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
     assert sync.stale_files() == ["notebooks/zh/00_the_answer.ipynb", "README.zh.md"]
-    assert sync.main([]) == 0
+    assert sync.sync() == 0
     assert "**作为函数，当然是" in translations.readme_zh_path().read_text(encoding="utf-8")
     assert translations.check() == []  # the README's sections are stamped without the answer
 
@@ -389,7 +389,7 @@ def test_an_edit_to_a_readme_section_fails_until_the_chinese_section_is_restampe
         assert "README.zh.md: section '## Run it on your machine': stale translation: the English changed" in (
             capsys.readouterr().out)
         assert "Update the section '## 在自己的电脑上运行' of README.zh.md" in problem.message
-        assert sync.main([]) == 0
+        assert sync.sync() == 0
         assert "translation problem(s)" in capsys.readouterr().out
     # a person updates the Chinese section (here: 3.10 -> 3.11) and re-stamps it
     readme_zh = translations.readme_zh_path()

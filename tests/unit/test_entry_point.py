@@ -3,6 +3,7 @@ system (venv layout, executables, the Microsoft Store's Python, root) and the co
 checked on any system. Nothing here installs anything."""
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import course as entry
+from tools import commands
 
 
 def test_the_entry_point_runs_on_the_standard_library_alone():
@@ -18,7 +20,7 @@ def test_the_entry_point_runs_on_the_standard_library_alone():
     result = subprocess.run([sys.executable, "-S", str(Path(entry.__file__)), "--help"], capture_output=True,
                             text=True, cwd=Path(entry.__file__).parent)
     assert result.returncode == 0, result.stderr
-    assert "python3 course.py run" in result.stdout
+    assert result.stdout.startswith("usage: python3 course.py") and "\n    run " in result.stdout
 
 
 @pytest.mark.parametrize("platform, python", [
@@ -49,54 +51,94 @@ def test_the_microsoft_store_python_is_recognised(executable, store):
     assert entry.is_store_python(executable) is store
 
 
-def test_root_is_only_a_posix_thing(monkeypatch):
-    monkeypatch.setattr(entry.os, "geteuid", lambda: 0, raising=False)
-    assert entry.is_root("linux") and entry.is_root("darwin")
-    assert not entry.is_root("win32")
-    monkeypatch.setattr(entry.os, "geteuid", lambda: 1000, raising=False)
-    assert not entry.is_root("linux")
+@pytest.mark.parametrize("argv, command, needs", [
+    (["run", "3"], "run", "learner"), (["test", "-m", "unit"], "test", "dev"), (["install"], "install", "learner"),
+    (["install", "--dev"], "install", "dev"), (["sync", "--check"], "sync", "dev"), (["clean"], "clean", ""),
+])
+def test_each_command_says_what_it_needs_from_the_venv(argv, command, needs):
+    args, _ = commands.parse(argv)
+    assert args.command == command and commands.needs(args) == needs
 
 
-def test_lab_passes_arguments_through_and_adds_allow_root_for_root():
-    args, note = entry.lab_arguments(["--port", "8899", "--no-browser"], practice=False, root=False)
-    assert args == ["-m", "jupyterlab", "notebooks", "--port", "8899", "--no-browser"] and note == ""
-    args, note = entry.lab_arguments(["--no-browser"], practice=True, root=True)
-    assert args == ["-m", "jupyterlab", "build/practice", "--no-browser", "--allow-root"]
-    assert note.startswith("Running as root: passing --allow-root")
-    args, note = entry.lab_arguments(["--allow-root"], practice=False, root=True)
-    assert args.count("--allow-root") == 1 and note == ""
-
-
-def test_each_command_runs_its_program_with_the_arguments_passed_through():
-    assert entry.steps("run", ["--device", "cuda", "3"]) == [["-m", "tools.run", "--device", "cuda", "3"]]
-    assert entry.steps("test", ["-m", "unit", "-x"]) == [["-m", "pytest", "-m", "unit", "-x"]]
-    assert entry.steps("check", []) == [["-m", "utils.env_check"]]
-    assert entry.steps("execute", ["3"]) == [["-m", "tools.run", "--in-place", "3"], ["-m", "tools.sync"]]
-    assert entry.steps("versions", ["oldest"]) == [["-m", "tools.versions", "oldest"]]
-    assert entry.steps("lab", ["--practice"], practice_ready=False) == [
-        ["-m", "tools.practice"], ["-m", "jupyterlab", "build/practice"]]  # made first when missing
-    assert entry.steps("lab", ["--practice", "--port", "1"]) == [["-m", "jupyterlab", "build/practice", "--port", "1"]]
-    with pytest.raises(ValueError, match="unknown command 'fly'"):
-        entry.steps("fly", [])
-
-
-def test_the_command_line_parses_options_before_the_command_and_passes_the_rest():
-    args = entry.parse(["--venv", "/tmp/v", "test", "-m", "unit", "--help"])
-    assert (args.venv, args.command, args.args) == (Path("/tmp/v"), "test", ["-m", "unit", "--help"])
-    assert entry.parse(["run"]).constraints == "constraints.txt"
-    assert entry.parse(["--constraints", "", "run"]).constraints == ""
+def test_the_command_line_parses_options_before_the_command_and_passes_the_programs_own_on():
+    args, extra = commands.parse(["--venv", "/tmp/v", "test", "-m", "unit", "--help"])
+    assert (args.venv, args.command, extra) == (Path("/tmp/v"), "test", ["-m", "unit", "--help"])
+    args, extra = commands.parse(["lab", "--port", "8899", "--practice", "--no-browser"])
+    assert args.practice and extra == ["--port", "8899", "--no-browser"]
+    args, extra = commands.parse(["run", "--device", "cuda", "3", "4"])
+    assert (args.device, args.notebooks, extra) == ("cuda", ["3", "4"], [])
+    assert commands.parse(["run"])[0].constraints == "constraints.txt"
+    assert commands.parse(["--constraints", "", "run"])[0].constraints == ""
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["fly"], f"{entry.PROG}: argument command: invalid choice: 'fly'"),
-    (["--constraints", "nope.txt", "run"], f"{entry.PROG}: no constraints file 'nope.txt'"),
-    (["install", "--cpu"], f"{entry.PROG}: install takes only --dev; got --cpu"),
+    (["fly"], f"{commands.PROG}: argument command: invalid choice: 'fly'"),
+    (["rnu"], "did you mean run? (see --help)"),
+    (["--constraints", "nope.txt", "run"], f"{commands.PROG}: no constraints file 'nope.txt'"),
+    (["install", "--cpu"], f"{commands.PROG} install: unrecognized argument --cpu"),
+    (["run", "--devcie", "cuda"], f"{commands.PROG} run: unrecognized argument --devcie; did you mean --device?"),
+    (["sync", "--chek"], f"{commands.PROG} sync: unrecognized argument --chek; did you mean --check?"),
 ])
 def test_a_bad_command_line_is_one_line(argv, message, capsys):
     with pytest.raises(SystemExit) as stop:
-        entry.parse(argv)
+        commands.parse(argv)
     err = capsys.readouterr().err
-    assert stop.value.code == 2 and err.startswith(message) and len(err.splitlines()) == 1, err
+    assert stop.value.code == 2 and message in err and len(err.splitlines()) == 1, err
+
+
+def test_a_bad_command_line_stops_before_anything_is_installed(monkeypatch, capsys):
+    monkeypatch.setattr(entry, "ensure_venv", lambda *args: pytest.fail("an install started"))
+    with pytest.raises(SystemExit):
+        entry.main(["run", "--devcie", "cuda"])
+
+
+def test_on_posix_course_py_becomes_the_command(monkeypatch, tmp_path):
+    """os.execve: one process, the venv's Python running ``-m tools`` with the same arguments, UTF-8 set."""
+    calls = []
+
+    def execve(path, argv, env):  # the real one never returns
+        calls.append((path, argv, env))
+        raise SystemExit(0)
+
+    monkeypatch.setattr(entry.os, "execve", execve)
+    monkeypatch.setattr(entry.os, "chdir", lambda path: calls.append(path))
+    monkeypatch.setattr(entry.subprocess, "Popen", lambda *a, **k: pytest.fail("a second process was started"))
+    with pytest.raises(SystemExit):
+        entry.run_in_venv(Path("v/bin/python"), ["run", "3"], platform="linux")
+    assert calls[0] == entry.ROOT
+    path, argv, env = calls[1]
+    assert (path, argv) == ("v/bin/python", ["v/bin/python", "-m", "tools", "run", "3"]) and env["PYTHONUTF8"] == "1"
+
+
+def test_on_windows_course_py_starts_the_command_once_and_returns_its_status(monkeypatch):
+    """Windows has no execve that keeps the console's process: the command is started and waited for, through
+    Ctrl+C (which reaches it too, from the same console), and its exit status is course.py's."""
+    started = []
+
+    class Program:
+        waits = 0
+
+        def __init__(self, command, **kwargs):
+            started.append((command, kwargs["env"]["PYTHONUTF8"]))
+
+        def wait(self):
+            Program.waits += 1
+            if Program.waits == 1:
+                raise KeyboardInterrupt  # the learner pressed Ctrl+C while JupyterLab ran
+            return 3
+
+    monkeypatch.setattr(entry.os, "execve", lambda *args: pytest.fail("execve on Windows"))
+    monkeypatch.setattr(entry.os, "chdir", lambda path: None)
+    monkeypatch.setattr(entry.subprocess, "Popen", Program)
+    python = Path(r"v\Scripts\python.exe")
+    assert entry.run_in_venv(python, ["lab"], platform="win32") == 3 and Program.waits == 2
+    assert started == [([str(python), "-m", "tools", "lab"], "1")]
+
+
+def test_clean_needs_no_venv(monkeypatch):
+    monkeypatch.setattr(entry, "ensure_venv", lambda *args: pytest.fail("an install started"))
+    monkeypatch.setitem(commands.COMMANDS, "clean", (lambda args, extra: 0, "", False, "clean"))
+    assert entry.main(["clean"]) == 0
 
 
 def test_too_old_a_python_is_told_which_to_use(monkeypatch, capsys):
@@ -143,10 +185,10 @@ def test_the_programs_get_utf8_on_every_system():
 
 
 def test_clean_keeps_the_venv(tmp_path, monkeypatch):
-    monkeypatch.setattr(entry, "ROOT", tmp_path)
+    monkeypatch.setattr(commands, "ROOT", tmp_path)
     for folder in ("build/notebooks", ".venv/lib/__pycache__", "utils/__pycache__", ".pytest_cache"):
         (tmp_path / folder).mkdir(parents=True)
-    entry.clean()
+    commands.clean(None, [])
     assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")) == [
         ".venv", ".venv/lib", ".venv/lib/__pycache__", "utils"]
 
@@ -156,19 +198,24 @@ def test_one_module_is_named_course():
     assert sorted(p.relative_to(entry.ROOT).as_posix() for p in entry.ROOT.glob("*/course.py")) == []
 
 
-def test_a_program_is_waited_for_through_ctrl_c(monkeypatch):
-    """Ctrl+C reaches the program too; course.py keeps waiting for it instead of killing it."""
-    class Program:
-        waits = 0
+def test_the_other_environments_use_the_same_installer_and_record(tmp_path, monkeypatch):
+    """tools/versions.py's venvs are made by course.ensure_venv from their own Python, with their own pins."""
+    from tools import versions
 
-        def __init__(self, command, **kwargs):
-            self.command = command
+    calls = []
+    monkeypatch.setattr(entry, "ensure_venv", lambda *args, **kwargs: calls.append((args, kwargs)) or "python")
+    monkeypatch.setattr(versions.Environment, "folder", property(lambda env: tmp_path / env.name))
+    monkeypatch.setenv("PIP_CONSTRAINT", "/etc/machine-wide-pins.txt")  # (and restored after the test)
+    assert versions.install(versions.ENVIRONMENTS["colab"], "/usr/bin/python3.12") == "python"
+    pins = tmp_path / "colab" / "constraints.txt"
+    assert calls == [((tmp_path / "colab" / "venv", False, str(pins)), {"base": "/usr/bin/python3.12"})]
+    assert pins.read_text(encoding="utf-8") == versions.constraints("colab")
+    assert os.environ["PIP_CONSTRAINT"] == os.devnull  # no machine-wide pins
 
-        def wait(self):
-            Program.waits += 1
-            if Program.waits == 1:
-                raise KeyboardInterrupt  # the learner pressed Ctrl+C while JupyterLab ran
-            return 0
 
-    monkeypatch.setattr(entry.subprocess, "Popen", Program)
-    assert entry.run_program(["python", "-m", "jupyterlab"]) == 0 and Program.waits == 2
+def test_a_venv_is_made_from_the_python_asked_for(tmp_path, monkeypatch):
+    ran = []
+    monkeypatch.setattr(entry, "can_make_pip", lambda python: True)
+    monkeypatch.setattr(entry.subprocess, "run", lambda command, **kwargs: ran.append(command))
+    entry.ensure_pip(tmp_path / "v", tmp_path / "v" / "bin" / "python", "/usr/bin/python3.10")
+    assert ran == [["/usr/bin/python3.10", "-m", "venv", str(tmp_path / "v")]]

@@ -2,6 +2,7 @@
 without pip, a second command during an install, .venv deleted during an install, no command, a typo in
 a lab option, (the processes: tests/processes/test_course_py.py)."""
 
+import importlib
 import subprocess
 import sys
 import venv
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import course as entry
+from tools import commands
 
 ROOT = Path(entry.__file__).parent
 
@@ -66,7 +68,7 @@ def test_the_install_lock_is_held_against_a_second_command(tmp_path):
         assert entry._try_lock(second)  # released with the install
 
 
-def _made(venv_dir, python):
+def _made(venv_dir, python, base):
     """A stand-in for making the venv: its Python's file, nothing installed."""
     python.parent.mkdir(parents=True, exist_ok=True)
     python.write_text("")
@@ -101,57 +103,60 @@ def test_a_stamp_that_cannot_be_written_because_the_venv_is_gone_is_the_same_lin
 # --- no command; a lab option misspelt -----------------------------------------------------------
 
 def test_no_command_lists_the_commands(capsys):
-    assert entry.main([]) == 2
+    with pytest.raises(SystemExit) as stop:
+        entry.main([])
     err = capsys.readouterr().err
-    assert err.startswith(f"{entry.PROG} needs a command; to start, `{entry.PROG} lab` opens the notebooks")
+    assert stop.value.code == 2
+    assert err.startswith(f"{commands.PROG} needs a command; to start, `{commands.PROG} lab` opens the notebooks")
     for command in ("run", "lab", "test", "practice", "check", "install"):
-        assert f"    {entry.PROG} {command}" in err, command
+        assert f"\n    {command} " in err, command
     assert "required" not in err
 
 
-def test_the_commands_are_listed_in_the_learners_words_on_each_system():
-    assert entry.course_command("linux") == "python3 course.py" and entry.course_command("win32") == "py course.py"
-    windows = entry.command_list("py course.py")
-    assert "py course.py run [--device cpu] [N ...]" in windows and "python" not in windows.replace("py course", "")
-    columns = {line.index("JupyterLab") for line in windows.splitlines() if "JupyterLab" in line}
-    assert len(columns) == 1  # the descriptions stay aligned
+def test_the_commands_are_named_in_the_learners_words_on_each_system(monkeypatch, capsys):
+    monkeypatch.setattr(sys, "platform", "win32")
+    try:
+        windows = importlib.reload(commands)
+        assert windows.PROG == "py course.py"
+        with pytest.raises(SystemExit):
+            windows.parse(["--help"])
+    finally:
+        monkeypatch.undo()
+        importlib.reload(commands)
+    assert commands.PROG == "python3 course.py"
+    assert capsys.readouterr().out.startswith("usage: py course.py ")
 
 
 LAB = {"allow-root", "port", "no-browser", "ip", "browser", "notebook-dir", "log-level", "y"}
 
 
-@pytest.mark.parametrize("args, known, expected", [
-    (["--practise"], None, "unknown option --practise; did you mean --practice?"),
-    (["--practise"], LAB, "unknown option --practise; did you mean --practice?"),
-    (["--port", "8899", "--no-browsr"], LAB, "unknown option --no-browsr; did you mean --no-browser?"),
-    (["--notebok-dir=x"], LAB, "unknown option --notebok-dir=x; did you mean --notebook-dir?"),
-    (["--zzz"], LAB, "unknown option --zzz; (`"),
+@pytest.mark.parametrize("args, expected", [
+    (["--practise"], "unknown option --practise; did you mean --practice?"),
+    (["--port", "8899", "--no-browsr"], "unknown option --no-browsr; did you mean --no-browser?"),
+    (["--notebok-dir=x"], "unknown option --notebok-dir=x; did you mean --notebook-dir?"),
+    (["--zzz"], "unknown option --zzz; (`"),
 ])
-def test_a_lab_option_typo_is_caught_before_jupyterlab_starts(args, known, expected):
-    line = entry.lab_option_problem(args, (lambda: known) if known is not None else None)
-    assert line.startswith(f"{entry.PROG} lab: {expected}") and len(line.splitlines()) == 1, line
-    assert line.endswith(f"(`{entry.PROG} lab --help` lists JupyterLab's options)")
+def test_a_lab_option_typo_is_one_line(args, expected):
+    line = commands.lab_option_problem(args, LAB)
+    assert line.startswith(expected) and len(line.splitlines()) == 1, line
+    assert line.endswith(f"(`{commands.PROG} lab --help` lists JupyterLab's options)")
 
 
 @pytest.mark.parametrize("args", [
-    [], ["--practice"], ["--port", "8899", "--no-browser"], ["--port=8899"], ["--ServerApp.token=abc"],
+    [], ["--port", "8899", "--no-browser"], ["--port=8899"], ["--ServerApp.token=abc"],
     ["--allow_root"], ["-y"], ["--browser=firefox"], ["--help"],
 ])
 def test_jupyterlabs_own_options_pass(args):
-    def known():
-        return LAB
-
-    assert entry.lab_option_problem(args, known) == ""
+    assert commands.lab_option_problem(args, LAB) == ""
 
 
-def test_without_jupyterlabs_list_only_the_courses_own_option_is_checked():
-    assert entry.lab_option_problem(["--collaborative"], lambda: None) == ""  # passed on to JupyterLab
+def test_a_lab_typo_stops_before_jupyterlab_with_its_own_options(monkeypatch, capsys):
+    """The options are JupyterLab's own (its app's flags and aliases), read in the venv's process."""
+    from jupyterlab.labapp import LabApp
 
-
-def test_a_lab_typo_stops_before_jupyterlab(monkeypatch, capsys):
-    monkeypatch.setattr(entry, "ensure_venv", lambda *args, **kwargs: Path(sys.executable))
-    monkeypatch.setattr(entry, "lab_options", lambda python: LAB)
-    monkeypatch.setattr(entry, "run_program", lambda *args, **kwargs: pytest.fail("JupyterLab was started"))
-    assert entry.main(["lab", "--practise"]) == 2
-    assert _one_line(capsys.readouterr().err).startswith(f"{entry.PROG} lab: unknown option --practise; did you mean "
-                                                         "--practice?")
+    monkeypatch.setattr(LabApp, "launch_instance", lambda *args, **kwargs: pytest.fail("JupyterLab was started"))
+    assert commands.call(*commands.parse(["lab", "--practise"])) == 2
+    assert _one_line(capsys.readouterr().err).startswith(f"{commands.PROG} lab: unknown option --practise; did you "
+                                                         "mean --practice?")
+    assert commands.call(*commands.parse(["lab", "--no-browsr"])) == 2
+    assert "did you mean --no-browser?" in capsys.readouterr().err

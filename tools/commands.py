@@ -1,0 +1,241 @@
+"""The course's commands: one table of functions and one parser (``python3 course.py COMMAND``).
+
+course.py reads the command line with :func:`parse` using the system's Python (a mistyped command costs
+no install), makes sure ``.venv`` has what :data:`COMMANDS` says the command needs, then runs
+``python -m tools COMMAND ...`` inside it, which calls the command's function. So this module imports
+only the standard library; each function imports what it needs when it runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from utils.cli import OneLineParser
+
+from .cli import guard
+
+ROOT = Path(__file__).resolve().parent.parent
+#: how the learner runs the commands: ``py course.py`` on Windows (the launcher), ``python3 course.py``
+#: elsewhere (Debian and Ubuntu have no ``python``)
+PROG = "py course.py" if sys.platform == "win32" else "python3 course.py"
+
+
+def run(args, extra: list[str]) -> int:
+    from .run import run_notebooks
+
+    return run_notebooks(args.notebooks, device=args.device, out=args.out, markdown=args.markdown)
+
+
+def execute(args, extra: list[str]) -> int:
+    """Fresh outputs in the committed notebooks, then carried into the Chinese edition."""
+    from .run import run_notebooks
+    from .sync import sync
+
+    return run_notebooks(args.notebooks, in_place=True) or sync()
+
+
+#: the options of ``lab`` that JupyterLab's app does not list as flags or aliases
+LAB_OPTIONS = {"practice", "help", "help-all", "version"}
+
+
+def lab_option_problem(extra: list[str], known: set[str]) -> str:
+    """The one line for a ``--`` option that neither ``lab`` nor JupyterLab has (``""`` if none)."""
+    options = LAB_OPTIONS | {name.replace("_", "-") for name in known}
+    for arg in extra:
+        name = arg[2:].partition("=")[0].replace("_", "-")
+        if arg.startswith("--") and name and "." not in name and name not in options:  # --ServerApp.token=...
+            close = difflib.get_close_matches(name, sorted(options), 1, 0.75)
+            return f"unknown option {arg}; {f'did you mean --{close[0]}? ' if close else ''}(`{PROG} lab --help` " \
+                   "lists JupyterLab's options)"
+    return ""
+
+
+def lab(args, extra: list[str]) -> int:
+    """JupyterLab, in this process; its own options pass through (``--allow-root`` is added for root)."""
+    from jupyterlab.labapp import LabApp
+
+    known = {name for key in [*LabApp.flags, *LabApp.aliases] for name in (key if isinstance(key, tuple) else (key,))}
+    if problem := lab_option_problem(extra, known):
+        raise ValueError(problem)
+    folder = ROOT / "build" / "practice" if args.practice else ROOT / "notebooks"
+    if args.practice and not any(folder.glob("*.ipynb")):
+        practice(argparse.Namespace(out=folder, branch=None), [])
+    if os.name == "posix" and os.geteuid() == 0 and "--allow-root" not in extra:
+        extra = [*extra, "--allow-root"]
+        print("Running as root: passing --allow-root to JupyterLab (it refuses to start as root otherwise).")
+    LabApp.launch_instance([str(folder.relative_to(ROOT)), *extra])
+    return 0
+
+
+def test(args, extra: list[str]) -> int:
+    import pytest
+
+    return int(pytest.main(extra))
+
+
+def practice(args, extra: list[str]) -> int:
+    from .practice import PRACTICE_DIR, edited_copies, write_branch, write_practice
+
+    if args.branch:
+        print(f"wrote {len(write_branch(args.branch))} files of the practice branch into {args.branch}")
+        return 0
+    out = args.out.resolve()
+    kept, written = edited_copies(out), write_practice(out)
+    for path in written:
+        print(f"wrote {path}")
+    for path in kept:
+        print(f"kept {path}: you have worked in it (move it away, or delete it, for a fresh copy)")
+    print(f"{len(written)} practice copies: outputs cleared, worked answers left out")
+    if out == PRACTICE_DIR:
+        print(f"Open them in JupyterLab: {PROG} lab --practice")
+    return 0
+
+
+def site(args, extra: list[str]) -> int:
+    import time
+
+    from .website import INDEX, build
+
+    start, out = time.perf_counter(), args.out.resolve()
+    pages = sum(path.suffix == ".html" for path in build(out)) - 1
+    print(f"wrote {pages} notebook page(s), the index and the practice copies in {time.perf_counter() - start:.1f} s; "
+          f"open {(out / INDEX).as_uri()}")
+    return 0
+
+
+def check(args, extra: list[str]) -> int:
+    from utils import env_check
+
+    return env_check.main(extra)
+
+
+def install(args, extra: list[str]) -> int:
+    print(f"{sys.prefix} is ready: {sys.executable}")
+    return 0
+
+
+def sync(args, extra: list[str]) -> int:
+    from .sync import sync
+
+    return sync(check=args.check)
+
+
+def versions(args, extra: list[str]) -> int:
+    from . import versions
+
+    return versions.main(extra)
+
+
+def lock(args, extra: list[str]) -> int:
+    """Pin constraints.txt anew for every supported Python at once (uv's universal resolver), torch held at
+    the release it pins now (the tested one); its three header lines stay."""
+    constraints, build = ROOT / "constraints.txt", ROOT / "build"
+    text = constraints.read_text(encoding="utf-8")
+    torch_pin = next(line.split(";")[0].strip() for line in text.splitlines() if line.startswith("torch=="))
+    build.mkdir(exist_ok=True)
+    (build / "torch-pin.txt").write_text(torch_pin + "\n", encoding="utf-8")
+    for step in (["-m", "pip", "install", "--quiet", "uv"],
+                 ["-m", "uv", "pip", "compile", "requirements-dev.txt", "-c", "build/torch-pin.txt", "--universal",
+                  "--python-version", "3.10", "--no-header", "--quiet", "-o", "build/constraints.body.txt"]):
+        if code := subprocess.run([sys.executable, *step], cwd=ROOT).returncode:
+            return code
+    header = "".join(text.splitlines(keepends=True)[:3])
+    constraints.write_text(header + (build / "constraints.body.txt").read_text(encoding="utf-8"), encoding="utf-8")
+    return 0
+
+
+def clean(args, extra: list[str]) -> int:
+    """Remove build/ and the caches (the venv stays)."""
+    for name in ("build", ".pytest_cache", ".ruff_cache"):
+        shutil.rmtree(ROOT / name, ignore_errors=True)
+    for folder in ROOT.rglob("__pycache__"):
+        if ".venv" not in folder.relative_to(ROOT).parts:
+            shutil.rmtree(folder, ignore_errors=True)
+    return 0
+
+
+#: each command: its function, what it needs from .venv ("" nothing, "learner": requirements.txt, "dev":
+#: requirements-dev.txt too), whether other arguments pass through to the program it runs, and its help
+COMMANDS = {
+    "run": (run, "learner", False, "run the notebooks 0 to 9 (or those numbered) headless, then print a table"),
+    "lab": (lab, "learner", True, "open the notebooks (or the practice copies) in JupyterLab; JupyterLab's own "
+                                  "options pass through, e.g. --port 8899 --no-browser"),
+    "test": (test, "dev", True, "run the test suite; pytest's options pass through, e.g. -m unit, or a file"),
+    "practice": (practice, "learner", False, "write the practice copies into build/practice/"),
+    "site": (site, "learner", False, "write the offline web site into build/site/"),
+    "check": (check, "learner", True, "check the environment (python -m utils.env_check; --dev for the test tools)"),
+    "install": (install, "learner", False, "only set up .venv (--dev: the test suite's tools too)"),
+    "sync": (sync, "dev", False, "maintainers: regenerate the generated cells, README blocks, images and the "
+                                 "Chinese edition"),
+    "execute": (execute, "dev", False, "maintainers: re-execute notebooks in place, then sync"),
+    "versions": (versions, "learner", True, "maintainers: run every notebook in another environment: pinned, "
+                                            "oldest, colab or newest"),
+    "lock": (lock, "dev", False, "maintainers: pin constraints.txt anew"),
+    "clean": (clean, "", False, "remove build/ and the caches (.venv stays)"),
+}
+
+
+def parser() -> tuple[OneLineParser, dict[str, OneLineParser]]:
+    """The command line, and each command's own parser."""
+    top = OneLineParser(prog=PROG, allow_abbrev=False, description="The course's commands (README.md, Start).")
+    top.add_argument("--venv", type=Path, default=ROOT / ".venv", help="the virtual environment (default: .venv)")
+    top.add_argument("--constraints", default="constraints.txt",
+                     help="the pins to install with (default: constraints.txt; '' for the newest releases)")
+    table = top.add_subparsers(dest="command", metavar="command", title="commands", parser_class=OneLineParser)
+    commands = {name: table.add_parser(name, help=text, description=text, allow_abbrev=False, add_help=not through)
+                for name, (_, _, through, text) in COMMANDS.items()}
+    commands["run"].add_argument("--device", help="each notebook's `device`: auto, cpu, cuda or mps (default: each "
+                                 "notebook's own, the CPU)")
+    commands["run"].add_argument("--out", type=Path, default=ROOT / "build" / "notebooks",
+                                 help="folder for the executed copies (default: build/notebooks)")
+    commands["run"].add_argument("--markdown", action="store_true", help="also print the table as README's markdown")
+    for name in ("run", "execute"):
+        commands[name].add_argument("notebooks", nargs="*", help="notebook numbers (default: all)")
+    commands["lab"].add_argument("--practice", action="store_true", help="the practice copies (made when missing)")
+    commands["practice"].add_argument("--out", type=Path, default=ROOT / "build" / "practice",
+                                      help="where to write (default: build/practice)")
+    commands["practice"].add_argument("--branch", type=Path, metavar="FOLDER", help="instead, write the practice "
+                                      "branch's tree (the copies for learners who never clone) into FOLDER")
+    commands["site"].add_argument("--out", type=Path, default=ROOT / "build" / "site",
+                                  help="where to write (default: build/site)")
+    commands["install"].add_argument("--dev", action="store_true", help="the test suite's tools too")
+    commands["sync"].add_argument("--check", action="store_true", help="write nothing; exit 1 if a run would "
+                                  "change files")
+    return top, commands
+
+
+def parse(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
+    """The command and the arguments that pass through to its program; a bad command line is one line, exit 2."""
+    top, commands = parser()
+    args, extra = top.parse_known_args(argv)
+    if args.command is None:
+        top.exit(2, f"{PROG} needs a command; to start, `{PROG} lab` opens the notebooks in JupyterLab.\n\n"
+                    f"{top.format_help()}")
+    if extra and not COMMANDS[args.command][2]:
+        command = commands[args.command]
+        options = [option for action in command._actions for option in action.option_strings]
+        close = difflib.get_close_matches(extra[0].partition("=")[0], options, 1, 0.6)
+        command.error(f"unrecognized argument {extra[0]}" + (f"; did you mean {close[0]}?" if close else ""))
+    if args.constraints and not (ROOT / args.constraints).is_file():
+        top.error(f"no constraints file {args.constraints!r}")
+    return args, extra
+
+
+def needs(args: argparse.Namespace) -> str:
+    """What the command needs from .venv: "", "learner" or "dev"."""
+    return "dev" if args.command == "install" and args.dev else COMMANDS[args.command][1]
+
+
+def call(args: argparse.Namespace, extra: list[str]) -> int:
+    """Run the command; bad input (ValueError, FileNotFoundError) is one line on stderr and exit status 2."""
+    return guard(lambda: COMMANDS[args.command][0](args, extra), f"{PROG} {args.command}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    return call(*parse(sys.argv[1:] if argv is None else argv))
