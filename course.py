@@ -16,7 +16,7 @@ finds none; ``UV_TORCH_BACKEND`` chooses another); elsewhere, or where ``PIP_IND
     python3 course.py run [--device cpu] [N ...]    the notebooks 0 to 9 (or those numbered), headless, then a table
     python3 course.py lab [--practice] [ARGS]       JupyterLab on the notebooks (or the practice copies);
                                                     JupyterLab's options pass through: --port 8899 --no-browser
-    python3 course.py test [PYTEST ARGS]            the test suite (e.g. `-m unit`, or one file)
+    python3 course.py test [PYTEST ARGS]            the test suite (e.g. `tests/unit`, or one file)
     python3 course.py practice                      practice copies in build/practice/
     python3 course.py site                          the offline web site in build/site/
     python3 course.py check                         the environment check (utils.env_check)
