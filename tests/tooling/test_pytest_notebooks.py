@@ -12,8 +12,6 @@ import pytest
 
 from tools import generated, manifest, practice
 from tools.pytest_notebooks import (
-    CHECK_ID,
-    FOLDER,
     PRACTICE_SUFFIX,
     _exercises_end,
     check_practice_section,
@@ -28,14 +26,14 @@ def built():
 
 
 @pytest.mark.parametrize("entry", manifest.NOTEBOOKS, ids=[entry.stem for entry in manifest.NOTEBOOKS])
-def test_the_run_is_the_stored_notebook_with_papermills_cell_the_stubs_and_a_check(built, entry):
+def test_the_run_is_the_stored_notebook_with_papermills_cell_and_the_stubs(built, entry):
     nb = built[entry.stem]
     stored = nbformat.read(entry.path, as_version=4)
     ids = [cell.id for cell in nb.cells]
     drills = [cell for cell in nb.cells if cell.id.endswith(PRACTICE_SUFFIX)]
     # every stored cell, in order; papermill's cell after the parameters; the stubs before the answers
     assert [i for i in ids if i != "injected-parameters" and not i.endswith(PRACTICE_SUFFIX)] == \
-        [cell.id for cell in stored.cells] + [CHECK_ID]
+        [cell.id for cell in stored.cells]
     parameters = next(i for i, cell in enumerate(nb.cells) if "parameters" in cell.metadata.get("tags", []))
     assert ids[parameters + 1] == "injected-parameters"
     assert f'device = "{entry.default_device}"' in nb.cells[parameters + 1].source
@@ -48,11 +46,9 @@ def test_the_run_is_the_stored_notebook_with_papermills_cell_the_stubs_and_a_che
             assert "raises-exception" in cell.metadata.tags and cell.execution_count is None and cell.outputs == []
     stubs = [cell for cell in drills if practice.SOLUTION_TAG in cell.metadata.get("tags", [])]
     assert len(stubs) == len(answers) and all("raise NotImplementedError" in cell.source for cell in stubs)
-    setup = next(cell for cell in nb.cells if cell.id == generated.SETUP_ID)
-    assert [output.text for output in setup.outputs] == [f"Set-up: fetched the course into ./{FOLDER}\n"]
     # what the stored notebook holds is compared as stored
     for cell in stored.cells:
-        if cell.cell_type == "code" and cell.id != generated.SETUP_ID:
+        if cell.cell_type == "code":
             assert next(c for c in nb.cells if c.id == cell.id).outputs == cell.outputs
     # the same test names in every xdist worker
     assert [cell.id for cell in client_notebook(entry).cells] == ids
