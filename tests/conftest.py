@@ -1,44 +1,48 @@
 """Fixtures shared by several test files: a scratch copy of the course, the browser tests' Chromium, and
 check-jsonschema."""
 
+import os
 import shutil
+from pathlib import Path
 
 import pytest
 
-from tools import browser as course_browser
 from tools import manifest
 from tools.manifest import ROOT
 
 SCREENSHOTS = ROOT / "build" / "screenshots"
 
+#: Set this to a Chromium or Chrome executable to use instead of the default search.
+CHROMIUM_ENV = "COURSE_CHROMIUM"
+#: Searched in order: Debian's path first, then these names on PATH.
+CHROMIUM_CANDIDATES = ("/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+#: No sandbox (containers, root), and nothing that talks to Google's servers (headless is Playwright's default).
+LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+               "--disable-sync", "--no-first-run", "--disable-quic"]
 
-def require_browser():
-    """Skip (on a learner's machine) or fail (under CI) when the browser tests cannot run."""
-    verdict = course_browser.verdict()
-    if verdict is None:
-        return
-    action, reason = verdict
-    if action == "fail":
-        pytest.fail(reason, pytrace=False)
+
+def find_chromium(environ) -> str:
+    """The system's Chromium: ``$COURSE_CHROMIUM`` when set (it must then name an executable file), else the
+    first of :data:`CHROMIUM_CANDIDATES` found. Without one the browser tests skip, or, under CI (``$CI`` true:
+    CI must prove the course in a real browser), fail."""
+    chosen = environ.get(CHROMIUM_ENV)
+    if chosen and not (Path(chosen).is_file() and os.access(chosen, os.X_OK)):
+        raise FileNotFoundError(f"{CHROMIUM_ENV}={chosen!r} is not an executable file; unset it or point it at "
+                                "a Chromium or Chrome executable")
+    found = chosen or next(filter(None, map(shutil.which, CHROMIUM_CANDIDATES)), None)
+    if found:
+        return found
+    reason = (f"no Chromium found (looked for {', '.join(CHROMIUM_CANDIDATES)}; or set {CHROMIUM_ENV}). Install it "
+              "with `sudo apt-get install chromium` (Debian/Ubuntu); never `playwright install`")
+    if environ.get("CI", "").strip().lower() in {"1", "true", "yes"}:
+        pytest.fail(f"the browser tests must run under CI, but {reason}", pytrace=False)
     pytest.skip(reason)
 
 
 @pytest.fixture(scope="session")
-def chromium():
-    """Headless Chromium driven by Playwright; one per test process (each test file opens its own
-    context), always closed."""
-    require_browser()
-    from playwright.sync_api import sync_playwright
-
-    playwright = sync_playwright().start()
-    try:
-        browser = course_browser.launch(playwright)
-        try:
-            yield browser
-        finally:
-            browser.close()
-    finally:
-        playwright.stop()
+def browser_type_launch_args(browser_type_launch_args):
+    """pytest-playwright's ``browser`` (one per test process) is the system's Chromium, offline."""
+    return {**browser_type_launch_args, "executable_path": find_chromium(os.environ), "args": LAUNCH_ARGS}
 
 
 @pytest.fixture
@@ -72,7 +76,6 @@ def bilingual_course(tmp_path, monkeypatch):
     """
     import nbformat
 
-    from tools import manifest
     from tools.translations import rebase_for_zh
 
     root = tmp_path / "course"
