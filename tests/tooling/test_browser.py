@@ -1,10 +1,11 @@
-"""Finding the browser for the browser tests (tests/conftest.py), and when they skip or fail."""
+"""Finding the browser for the browser tests (tools/browser.py), and when they skip or fail."""
 
 import os
 import stat
 
 import pytest
-from conftest import CHROMIUM_ENV, LAUNCH_ARGS, find_chromium
+
+from tools.browser import CHROMIUM_ENV, LAUNCH_ARGS, find_chromium
 
 
 def _executable(path):
@@ -25,7 +26,7 @@ def test_a_wrong_environment_variable_is_explained(tmp_path):
 
 def test_candidates_are_searched_on_path(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", str(tmp_path))
-    monkeypatch.setattr("conftest.CHROMIUM_CANDIDATES", ("chromium", "google-chrome"))
+    monkeypatch.setattr("tools.browser.CHROMIUM_CANDIDATES", ("chromium", "google-chrome"))
     with pytest.raises(pytest.skip.Exception) as skipped:
         find_chromium({})
     assert "no Chromium found (looked for chromium, google-chrome" in str(skipped.value)
@@ -41,7 +42,7 @@ def test_launch_arguments_keep_the_browser_offline():
 
 def test_without_a_browser_the_tests_skip_for_a_learner_and_fail_under_ci(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", str(tmp_path))
-    monkeypatch.setattr("conftest.CHROMIUM_CANDIDATES", ("chromium",))
+    monkeypatch.setattr("tools.browser.CHROMIUM_CANDIDATES", ("chromium",))
     for environ in ({}, {"CI": "false"}):
         with pytest.raises(pytest.skip.Exception, match="^no Chromium found"):
             find_chromium(environ)

@@ -60,7 +60,7 @@ def test_ci_entry_point_runs_the_test_command():
 
 def test_ci_entry_point_installs_the_browser_before_make_test():
     """Under CI the browser tests fail without Chromium: .ci/run installs it (make test never runs apt)."""
-    from conftest import CHROMIUM_CANDIDATES
+    from tools.browser import CHROMIUM_CANDIDATES
 
     script = (ROOT / ".ci" / "run").read_text()
     install = script.index("apt-get install -y -q chromium")
