@@ -13,7 +13,7 @@ CONSTRAINTS ?= constraints.txt
 DEVICE ?=
 # more arguments for the command: make lab ARGS="--port 8899 --no-browser", make test ARGS="tests/unit"
 ARGS ?=
-# every notebook in another environment: pinned, oldest, colab or newest (tools/versions.py)
+# every notebook in another environment: pinned, oldest, colab or newest (noxfile.py)
 ENVIRONMENT ?= pinned
 
 COURSE = $(PYTHON) course.py --venv "$(VENV)" --constraints "$(CONSTRAINTS)"

@@ -65,7 +65,7 @@ UV = "uv>=0.8"
 #: the CUDA build a learner without an NVIDIA driver can ask for (PyPI's Linux build of the pinned torch)
 CUDA_BACKEND = "cu130"
 #: the commands that need the test suite's tools too
-DEV_COMMANDS = ("test", "sync", "execute", "lock")
+DEV_COMMANDS = ("test", "sync", "execute", "lock", "versions")
 COMMANDS = ("run", "test", "lab", "practice", "site", "check", "install", "sync", "execute", "versions", "lock",
             "clean")
 
@@ -408,7 +408,7 @@ def steps(command: str, args: list[str], *, root: bool = False, practice_ready: 
     if command == "execute":  # fresh outputs, then carry them into the Chinese edition
         return [["-m", "tools.run", "--in-place", *args], ["-m", "tools.sync"]]
     if command == "versions":
-        return [["-m", "tools.versions", *args]]
+        return [["-m", "nox", "-s", *args[:1], "--", *args[1:]]]  # noxfile.py: one session per environment
     raise ValueError(f"unknown command {command!r}")
 
 

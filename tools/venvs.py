@@ -1,7 +1,6 @@
 """Where a virtual environment keeps its Python, on each operating system.
 
-Standard library only: ``course.py`` imports it with the system's Python, before any venv exists;
-``tools/versions.py`` uses it for the venvs of the other environments.
+Standard library only: ``course.py`` imports it with the system's Python, before any venv exists.
 """
 
 from __future__ import annotations

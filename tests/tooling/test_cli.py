@@ -15,7 +15,7 @@ PROGRAMS = sorted(path.stem for path in (ROOT / "tools").glob("*.py")
 
 
 def test_the_programs_are_found():
-    assert {"run", "practice", "sync", "translations", "versions", "website"} <= set(PROGRAMS)
+    assert {"run", "practice", "sync", "translations", "website"} <= set(PROGRAMS)
 
 
 @pytest.mark.parametrize("name", PROGRAMS)

@@ -69,10 +69,10 @@ def test_lab_passes_arguments_through_and_adds_allow_root_for_root():
 
 def test_each_command_runs_its_program_with_the_arguments_passed_through():
     assert entry.steps("run", ["--device", "cuda", "3"]) == [["-m", "tools.run", "--device", "cuda", "3"]]
-    assert entry.steps("test", ["-m", "unit", "-x"]) == [["-m", "pytest", "-m", "unit", "-x"]]
+    assert entry.steps("test", ["tests/unit", "-x"]) == [["-m", "pytest", "tests/unit", "-x"]]
     assert entry.steps("check", []) == [["-m", "utils.env_check"]]
     assert entry.steps("execute", ["3"]) == [["-m", "tools.run", "--in-place", "3"], ["-m", "tools.sync"]]
-    assert entry.steps("versions", ["oldest"]) == [["-m", "tools.versions", "oldest"]]
+    assert entry.steps("versions", ["oldest", "3"]) == [["-m", "nox", "-s", "oldest", "--", "3"]]
     assert entry.steps("lab", ["--practice"], practice_ready=False) == [
         ["-m", "tools.practice"], ["-m", "jupyterlab", "build/practice"]]  # made first when missing
     assert entry.steps("lab", ["--practice", "--port", "1"]) == [["-m", "jupyterlab", "build/practice", "--port", "1"]]
