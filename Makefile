@@ -11,9 +11,9 @@ VENV ?= .venv
 CONSTRAINTS ?= constraints.txt
 # empty: each notebook's own default device (the CPU for the lessons); or auto, cpu, cuda, mps
 DEVICE ?=
-# more arguments for the command: make lab ARGS="--port 8899 --no-browser", make test ARGS="-m unit"
+# more arguments for the command: make lab ARGS="--port 8899 --no-browser", make test ARGS="tests/unit"
 ARGS ?=
-# every notebook in another environment: pinned, oldest, colab or newest (tools/versions.py)
+# every notebook in another environment: pinned, oldest, colab or newest (noxfile.py)
 ENVIRONMENT ?= pinned
 
 COURSE = $(PYTHON) course.py --venv "$(VENV)" --constraints "$(CONSTRAINTS)"

@@ -1,44 +1,22 @@
 """Fixtures shared by several test files: a scratch copy of the course, the browser tests' Chromium, and
 check-jsonschema."""
 
+import os
 import shutil
 
 import pytest
 
-from tools import browser as course_browser
 from tools import manifest
+from tools.browser import LAUNCH_ARGS, find_chromium
 from tools.manifest import ROOT
 
 SCREENSHOTS = ROOT / "build" / "screenshots"
 
 
-def require_browser():
-    """Skip (on a learner's machine) or fail (under CI) when the browser tests cannot run."""
-    verdict = course_browser.verdict()
-    if verdict is None:
-        return
-    action, reason = verdict
-    if action == "fail":
-        pytest.fail(reason, pytrace=False)
-    pytest.skip(reason)
-
-
 @pytest.fixture(scope="session")
-def chromium():
-    """Headless Chromium driven by Playwright; one per test process (each test file opens its own
-    context), always closed."""
-    require_browser()
-    from playwright.sync_api import sync_playwright
-
-    playwright = sync_playwright().start()
-    try:
-        browser = course_browser.launch(playwright)
-        try:
-            yield browser
-        finally:
-            browser.close()
-    finally:
-        playwright.stop()
+def browser_type_launch_args(browser_type_launch_args):
+    """pytest-playwright's ``browser`` (one per test process) is the system's Chromium, offline."""
+    return {**browser_type_launch_args, "executable_path": find_chromium(os.environ), "args": LAUNCH_ARGS}
 
 
 @pytest.fixture
@@ -72,7 +50,6 @@ def bilingual_course(tmp_path, monkeypatch):
     """
     import nbformat
 
-    from tools import manifest
     from tools.translations import rebase_for_zh
 
     root = tmp_path / "course"

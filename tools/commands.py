@@ -127,9 +127,10 @@ def sync(args, extra: list[str]) -> int:
 
 
 def versions(args, extra: list[str]) -> int:
-    from . import versions
-
-    return versions.main(extra)
+    """noxfile.py's session for the environment named first; the rest are notebook numbers."""
+    if not extra:
+        raise ValueError("versions needs an environment: pinned, oldest, colab or newest")
+    return subprocess.run([sys.executable, "-m", "nox", "-s", extra[0], "--", *extra[1:]], cwd=ROOT).returncode
 
 
 def lock(args, extra: list[str]) -> int:
@@ -166,7 +167,7 @@ COMMANDS = {
     "run": (run, "learner", False, "run the notebooks 0 to 9 (or those numbered) headless, then print a table"),
     "lab": (lab, "learner", True, "open the notebooks (or the practice copies) in JupyterLab; JupyterLab's own "
                                   "options pass through, e.g. --port 8899 --no-browser"),
-    "test": (test, "dev", True, "run the test suite; pytest's options pass through, e.g. -m unit, or a file"),
+    "test": (test, "dev", True, "run the test suite; pytest's options pass through, e.g. tests/unit, or a file"),
     "practice": (practice, "learner", False, "write the practice copies into build/practice/"),
     "site": (site, "learner", False, "write the offline web site into build/site/"),
     "check": (check, "learner", True, "check the environment (python -m utils.env_check; --dev for the test tools)"),
@@ -174,7 +175,7 @@ COMMANDS = {
     "sync": (sync, "dev", False, "maintainers: regenerate the generated cells, README blocks, images and the "
                                  "Chinese edition"),
     "execute": (execute, "dev", False, "maintainers: re-execute notebooks in place, then sync"),
-    "versions": (versions, "learner", True, "maintainers: run every notebook in another environment: pinned, "
+    "versions": (versions, "dev", True, "maintainers: run every notebook in another environment: pinned, "
                                             "oldest, colab or newest"),
     "lock": (lock, "dev", False, "maintainers: pin constraints.txt anew"),
     "clean": (clean, "", False, "remove build/ and the caches (.venv stays)"),

@@ -1,12 +1,11 @@
-"""The test suite's own pytest plugin (loaded by ``-p tools.pytest_course`` in pyproject.toml): a marker
-per tier, one tier's folder collected alone, no workers for the unit tier, the longest files first, one
-compute thread per process, nbval's kernels over IPC (tools/kernels.py) and its collector replaced by
-:class:`tools.pytest_notebooks.ClientNotebook`, and a count of notebook executions at the end.
+"""The test suite's own pytest plugin (loaded by ``-p tools.pytest_course`` in pyproject.toml): no workers
+for the unit tier, the longest files first, nbval's kernels over IPC (tools/kernels.py) and its collector
+replaced by :class:`tools.pytest_notebooks.ClientNotebook`, and a count of notebook executions at the end.
+A tier is a folder (``pytest tests/unit``); pyproject.toml's ``env`` (pytest-env) sets the environment.
 """
 
 from __future__ import annotations
 
-import os
 import sys
 from collections import Counter
 from pathlib import Path
@@ -22,44 +21,21 @@ import pytest
 if "jsonschema" not in sys.modules:
     sys.modules.setdefault("rfc3987_syntax", None)
 
-TIERS = ("unit", "processes", "tooling", "notebooks", "clients")
 EXECUTIONS = "notebook executions"
+UNIT_TIER = Path(__file__).resolve().parent.parent / "tests" / "unit"
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's own, which answers for every run
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
-    """``-n auto`` (pyproject's) for ``pytest -m unit`` means no workers: the unit tier takes
-    seconds, less than starting workers costs. Otherwise xdist's count of cores (one worker more
-    measured the same, with one thread per process: 100.6 s against 102.7 s on 2 cores, and four
+    """``-n auto`` (pyproject's) for ``pytest tests/unit`` (or a part of it) means no workers: the unit
+    tier takes seconds, less than starting workers costs. Otherwise xdist's count of cores (one worker
+    more measured the same, with one thread per process: 100.6 s against 102.7 s on 2 cores, and four
     workers 114.4 s). ``-n N`` on the command line still wins."""
-    return 0 if config.getoption("markexpr", "") == "unit" else None
-
-
-def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
-    """``-m <tier>`` with one tier: collect only that tier's folder (and, for ``notebooks``, the
-    notebooks), instead of importing every test module only to deselect its tests."""
-    tier = config.getoption("markexpr", "")
-    if tier not in TIERS:
-        return None
-    try:
-        parts = collection_path.relative_to(config.rootpath).parts
-    except ValueError:
-        return None
-    if parts[:1] == ("tests",) and len(parts) > 1 and parts[1] in TIERS and parts[1] != tier:
-        return True
-    if parts[:1] == ("notebooks",) and tier != "notebooks":
-        return True
-    return None
+    paths = [Path(config.invocation_params.dir, arg.split("::")[0]).resolve() for arg in config.args]
+    return 0 if paths and all(path.is_relative_to(UNIT_TIER) for path in paths) else None
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    # One compute thread per process (the workers, and the kernels and processes they start
-    # inherit it): they already share the cores, and an oversubscribed thread pool waits on
-    # descheduled threads (test_narrow_tables: 0.7 s alone, 20 s beside two busy workers). The
-    # stored outputs are the same with one thread; `make run` and `make lab` keep the default.
-    os.environ.setdefault("OMP_NUM_THREADS", "1")
-    for tier in TIERS:
-        config.addinivalue_line("markers", f"{tier}: the tests in tests/{tier}/ (see tools/pytest_course.py)")
     try:
         import nbval.kernel
     except ImportError:  # nbval is in requirements.txt; without it there are no notebook items to patch
@@ -107,13 +83,8 @@ def _start_rank(item: pytest.Item, root: Path) -> int:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Longest files first (a stable sort: a file's tests stay in order); each test marked with its tier."""
+    """Longest files first (a stable sort: a file's tests stay in order)."""
     items.sort(key=lambda item: _start_rank(item, config.rootpath))
-    for item in items:
-        path = Path(str(item.path)).as_posix()
-        tier = "notebooks" if path.endswith(".ipynb") else next((t for t in TIERS if f"tests/{t}/" in path), None)
-        if tier:
-            item.add_marker(tier)
 
 
 def count_execution(record_property, label: str) -> None:

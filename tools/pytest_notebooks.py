@@ -5,20 +5,21 @@ Loaded by tools/pytest_course.py. When nbval collects an English notebook of the
 
 - **nbval, strict**: every code cell's output is compared with the stored one (the set-up
   cell's with the line it prints on Colab, below), as nbval does for any notebook;
-- **Colab**: the notebook runs alone in an empty folder, with a fake ``google.colab``
-  module, COURSE_REPO pointing at a local git repository made from this working tree, and
-  no network: git may use only local files, Python sockets may reach only the loopback,
-  and a stand-in ``pip`` fails if anything tries to install. The set-up cell must fetch
-  the course;
+- **alone and offline**: the notebook runs in an empty folder (inside ``build/``, so that its
+  set-up cell finds the course in a folder above, as in a clone), with no network: git may
+  use only local files, Python sockets may reach only the loopback, and a stand-in ``pip``
+  fails if anything tries to install. Colab itself (a fake ``google.colab``, the set-up
+  cell fetching the course from a local origin) is simulated once, for the set-up cell
+  that is the same generated text in every notebook: tests/notebooks/test_colab.py;
 - **papermill**: its ``device`` parameter is injected by papermill's own steps before it
   runs a notebook (``load_notebook_node`` and ``parameterize_notebook``);
 - **the practice copy** (``make practice``), which is the notebook without its worked answers:
   each exercise's checker cell, run on the answer cell as given, says in one line that the
   exercise is not answered yet and raises nothing; then the worked answer passes the same checker.
 
-The last item of each notebook, ``clients``, checks what nbval does not: the set-up cell's
-fetch, papermill's cell, the practice copy's cells, and (under ``--nbval-lax``, as in the GPU
-job with ``COURSE_DEVICE=cuda``) that no cell wrote a warning.
+The last item of each notebook, ``clients``, checks what nbval does not: papermill's cell,
+the practice copy's cells, and (under ``--nbval-lax``, as in the GPU job with
+``COURSE_DEVICE=cuda``) that no cell wrote a warning.
 """
 
 from __future__ import annotations
@@ -40,14 +41,13 @@ from nbval.plugin import IPyNbCell, IPyNbFile, find_comment_markers, find_metada
 from papermill.iorw import load_notebook_node
 from papermill.parameterize import parameterize_notebook
 
-from tools import generated, manifest, practice
+from tools import manifest, practice
 from tools.run import stderr_outputs
 
 #: the ``device`` parameter: unset, each notebook's default; the GPU job sets COURSE_DEVICE=cuda
 DEVICE_ENV = "COURSE_DEVICE"
 #: how a checker cell of the learner's begins its one line, run before they have answered
 NOT_ANSWERED = "not answered yet: "
-CHECK_ID = "test-where-is-utils"
 #: nbval waits 5 s for each output message once a cell has replied, and fails the cell if one is later,
 #: which a busy machine can make it (the cell itself is bounded by --nbval-cell-timeout)
 OUTPUT_TIMEOUT_S = 60
@@ -56,16 +56,9 @@ OUTPUT_TIMEOUT_S = 60
 SUITE_PARAMETERS = {6: {"repeats": 1}}
 #: the heading of the part after the exercises that the lesson never needs
 GOING_DEEPER = "## Going deeper"
-FOLDER = manifest.REPO_NAME
-#: what the set-up cell prints where it has to fetch the course (the stored notebooks hold the clone's line)
-COLAB_SETUP_LINE = f"Set-up: fetched the course into ./{FOLDER}\n"
-IGNORED = shutil.ignore_patterns(".git", ".venv", "build", "__pycache__", "*.pyc", ".pytest_cache", ".ruff_cache",
-                                 ".ipynb_checkpoints")
 
 # Stand-ins put first on the kernel's PYTHONPATH.
 FAKE_MODULES = {
-    # a namespace package `google` (it merges with a real one) holding a fake `colab`
-    "google/colab/__init__.py": '"""A stand-in for Colab\'s module: the set-up cell only checks that it exists."""\n',
     # `python -m pip` must not run: the packages are all here
     "pip/__init__.py": "",
     "pip/__main__.py": "import sys\nsys.exit('the set-up cell ran pip although every package is installed')\n",
@@ -93,12 +86,6 @@ socket.socket.connect = _loopback_only
 ''',
 }
 
-CHECK_CELL = """\
-import google.colab, utils.setup_cell
-print("utils from:", pathlib.Path(utils.__file__).resolve().parent.parent)
-print("on Colab:", utils.setup_cell.on_colab(), "| the fake module:", google.colab.__doc__.startswith("A stand-in"))
-"""
-
 
 def device(entry: manifest.Notebook) -> str:
     return os.environ.get(DEVICE_ENV) or entry.default_device
@@ -106,29 +93,14 @@ def device(entry: manifest.Notebook) -> str:
 
 @cache
 def scratch() -> Path:
-    """This process's scratch folder (removed at exit by :func:`remove_scratch`)."""
-    return Path(tempfile.mkdtemp(prefix="course-clients-"))
+    """This process's scratch folder, inside the course (removed at exit by :func:`remove_scratch`)."""
+    (manifest.ROOT / "build").mkdir(exist_ok=True)
+    return Path(tempfile.mkdtemp(prefix="notebook-runs-", dir=manifest.ROOT / "build"))
 
 
 def remove_scratch() -> None:
     if scratch.cache_info().currsize:
         shutil.rmtree(scratch(), ignore_errors=True)
-
-
-@cache
-def course_origin() -> Path:
-    """A git repository holding this working tree (committed or not) on the manifest's ref:
-    what the set-up cell clones, through COURSE_REPO."""
-    if shutil.which("git") is None:
-        pytest.skip("git is not installed; the set-up cell fetches the course with git")
-    repo = scratch() / "origin" / FOLDER
-    shutil.copytree(manifest.ROOT, repo, ignore=IGNORED, symlinks=True)
-    git = ["git", "-C", str(repo), "-c", "user.name=test", "-c", "user.email=test@example.invalid",
-           "-c", "commit.gpgsign=false"]
-    for args in (["init", "--quiet"], ["checkout", "--quiet", "-b", manifest.REPO_REF], ["add", "--all"],
-                 ["commit", "--quiet", "-m", "the working tree"]):
-        subprocess.run([*git, *args], check=True)
-    return repo
 
 
 @cache
@@ -141,11 +113,10 @@ def fake_modules() -> Path:
     return folder
 
 
-def colab_environment() -> dict[str, str]:
-    """The kernel's environment: the course's address overridden, the stand-ins first, no network."""
+def offline_environment() -> dict[str, str]:
+    """The kernel's environment: the stand-ins first, no network."""
     env = {name: value for name, value in os.environ.items() if name.lower() != "no_proxy"}
     env.update({
-        generated.REPO_OVERRIDE_ENV: course_origin().as_uri(),
         "PYTHONPATH": str(fake_modules()),
         "GIT_ALLOW_PROTOCOL": "file",  # git may not fetch over the network
         "PIP_NO_INDEX": "1",
@@ -167,8 +138,7 @@ def _unchecked(cell: nbformat.NotebookNode) -> nbformat.NotebookNode:
 
 
 def client_notebook(entry: manifest.Notebook) -> nbformat.NotebookNode:
-    """The notebook as this run executes it: papermill's parameters injected, the set-up cell
-    expecting Colab's line, and a last cell that reports where `utils` came from."""
+    """The notebook as this run executes it: papermill's parameters injected."""
     original = load_notebook_node(str(entry.path))  # as papermill reads it: every cell has metadata.tags
     parameters = {"device": device(entry), **SUITE_PARAMETERS.get(entry.number, {})}
     nb = parameterize_notebook(original, parameters, kernel_name="python3", language="python")
@@ -176,11 +146,6 @@ def client_notebook(entry: manifest.Notebook) -> nbformat.NotebookNode:
         if "injected-parameters" in cell.metadata.tags:
             cell.id = "injected-parameters"  # papermill's is random: the test's name must be the same in every worker
             cell.execution_count = 1  # compared, as every stored cell is: it prints nothing
-        if cell.get("id") == generated.SETUP_ID:
-            cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=COLAB_SETUP_LINE)]
-    check = _unchecked(nbformat.v4.new_code_cell(CHECK_CELL))
-    check.id = CHECK_ID
-    nb.cells = [*nb.cells, check]
     return nb
 
 
@@ -205,7 +170,7 @@ def check_practice_section(nb: nbformat.NotebookNode) -> None:
             f"the checker {cell.id}, before an answer, printed {lines} instead of one line {NOT_ANSWERED!r}..."
 
 
-class ColabKernel(RunningKernel):
+class FolderKernel(RunningKernel):
     """nbval's kernel, started in ``cwd`` with the environment ``env``."""
 
     def __init__(self, kernel_name: str, cwd: Path, env: dict[str, str], startup_timeout: float):
@@ -216,7 +181,7 @@ class ColabKernel(RunningKernel):
 
 class ClientNotebook(IPyNbFile):
     """One course notebook: nbval's items for the cells of :func:`client_notebook`, run in an
-    empty folder as on Colab, then :class:`ClientChecks`."""
+    empty folder, offline, then :class:`ClientChecks`."""
 
     entry: manifest.Notebook
 
@@ -236,16 +201,15 @@ class ClientNotebook(IPyNbFile):
         yield ClientChecks.from_parent(self, name="clients")
 
     def setup(self):
-        # Colab's working folder, empty but for the notebook
-        self.folder = Path(tempfile.mkdtemp(prefix=f"{self.entry.stem}-", dir=scratch())) / "content"
-        self.folder.mkdir()
+        # a folder empty but for the notebook
+        self.folder = Path(tempfile.mkdtemp(prefix=f"{self.entry.stem}-", dir=scratch()))
         nbformat.write(self.nb, self.folder / self.entry.filename)
         options = self.config.option
         if options.nbval_current_env:  # as nbval chooses the kernel
             kernel_name = CURRENT_ENV_KERNEL_NAME
         else:
             kernel_name = options.nbval_kernel_name or self.nb.metadata.get("kernelspec", {}).get("name", "python3")
-        self.kernel = ColabKernel(kernel_name, self.folder, colab_environment(),
+        self.kernel = FolderKernel(kernel_name, self.folder, offline_environment(),
                                   startup_timeout=options.nbval_kernel_startup_timeout)
         self.setup_sanitize_files()
 
@@ -270,12 +234,6 @@ class ClientChecks(pytest.Item):
             nb = parent.executed_notebook()
         except KeyError as missing:
             pytest.skip(f"cell {missing} did not run (deselected?): these checks need the whole notebook")
-        cells = {cell.id: cell for cell in nb.cells}
-        assert _stream_text(cells[generated.SETUP_ID]) == COLAB_SETUP_LINE
-        assert (parent.folder / FOLDER / generated.COURSE_MARKER).is_file()
-        assert _stream_text(cells[CHECK_ID]).splitlines() == [
-            f"utils from: {(parent.folder / FOLDER).resolve()}", "on Colab: True | the fake module: True",
-        ]
         injected = [i for i, cell in enumerate(nb.cells) if "injected-parameters" in cell.metadata.get("tags", [])]
         parameters = [i for i, cell in enumerate(nb.cells) if "parameters" in cell.metadata.get("tags", [])]
         assert len(injected) == 1 and injected[0] == parameters[0] + 1, "papermill's cell follows the parameters cell"
@@ -285,7 +243,7 @@ class ClientChecks(pytest.Item):
         check_practice_section(nb)
 
     def reportinfo(self):
-        return self.path, None, f"{self.parent.entry.stem}: Colab, papermill's parameters, the practice copy"
+        return self.path, None, f"{self.parent.entry.stem}: papermill's parameters, the practice copy"
 
 
 def course_notebook(path: Path) -> manifest.Notebook | None:

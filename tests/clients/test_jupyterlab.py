@@ -84,7 +84,7 @@ def _stop(process, log):
 
 
 @pytest.fixture(scope="session")
-def lab(chromium, tmp_path_factory):
+def lab(browser, tmp_path_factory):
     """A JupyterLab server on loopback, one for the session's browser tests: yields (base URL, token)."""
     tmp = tmp_path_factory.mktemp("jupyterlab")
     served = tmp / "course"
@@ -134,10 +134,10 @@ def lab(chromium, tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def lab_page(chromium, lab):
+def lab_page(browser, lab):
     """JupyterLab loaded in a page; every request that would leave the machine is blocked and recorded."""
     base, token = lab
-    context = chromium.new_context(viewport={"width": 1280, "height": 900})
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
     blocked = []
 
     def route(route):

@@ -1,44 +1,32 @@
-"""The suite's own plugin, tools/pytest_course.py: how ``pytest -m <tier>`` selects and runs."""
+"""The suite's own plugin, tools/pytest_course.py, and the settings in pyproject.toml it relies on."""
 
+import os
 from types import SimpleNamespace
-
-import pytest
 
 from tools import pytest_course
 from tools.manifest import ROOT
 
 
-def _config(markexpr: str):
-    return SimpleNamespace(getoption=lambda name, default=None: markexpr if name == "markexpr" else default,
-                           rootpath=ROOT)
+def _config(*args: str):
+    return SimpleNamespace(args=list(args), invocation_params=SimpleNamespace(dir=ROOT))
 
 
 def test_the_unit_tier_alone_starts_no_workers():
-    assert pytest_course.pytest_xdist_auto_num_workers(_config("unit")) == 0
-    for markexpr in ("", "tooling", "unit or tooling", "not unit"):
-        assert pytest_course.pytest_xdist_auto_num_workers(_config(markexpr)) is None  # xdist decides
+    for args in (["tests/unit"], ["tests/unit/test_bench.py::test_x", str(ROOT / "tests" / "unit")]):
+        assert pytest_course.pytest_xdist_auto_num_workers(_config(*args)) == 0
+    for args in ([], ["tests"], ["tests/unit", "tests/tooling"], ["notebooks"]):
+        assert pytest_course.pytest_xdist_auto_num_workers(_config(*args)) is None  # xdist decides
 
 
-@pytest.mark.parametrize("tier", pytest_course.TIERS)
-def test_one_tier_collects_only_its_folder(tier):
-    config = _config(tier)
-    for other in pytest_course.TIERS:
-        ignored = pytest_course.pytest_ignore_collect(ROOT / "tests" / other, config)
-        assert ignored is (None if other == tier else True), other
-    assert pytest_course.pytest_ignore_collect(ROOT / "notebooks", config) is (None if tier == "notebooks" else True)
-    assert pytest_course.pytest_ignore_collect(ROOT / "tests" / "conftest.py", config) is None
-
-
-def test_without_a_single_tier_everything_is_collected():
-    for markexpr in ("", "unit or tooling", "not clients"):
-        for path in (ROOT / "tests" / "unit", ROOT / "tests" / "clients", ROOT / "notebooks"):
-            assert pytest_course.pytest_ignore_collect(path, _config(markexpr)) is None
+def test_pytest_env_gives_every_test_process_one_compute_thread(pytestconfig):
+    assert "D:OMP_NUM_THREADS=1" in pytestconfig.getini("env")  # D: a value set before pytest started stays
+    assert os.environ["OMP_NUM_THREADS"]
 
 
 def test_the_longest_files_start_first_and_the_rest_keep_their_order():
     paths = ["tests/unit/test_a.py", "tests/tooling/test_website.py", "tests/tooling/test_b.py",
              "notebooks/01_x.ipynb", "tests/clients/test_lab.py", "notebooks/00_y.ipynb", "tests/processes/test_c.py"]
-    items = [SimpleNamespace(path=ROOT / path, add_marker=lambda marker: None) for path in paths]
+    items = [SimpleNamespace(path=ROOT / path) for path in paths]
     pytest_course.pytest_collection_modifyitems(SimpleNamespace(rootpath=ROOT), items)
     assert [item.path.relative_to(ROOT).as_posix() for item in items] == [
         "tests/clients/test_lab.py", "notebooks/01_x.ipynb", "notebooks/00_y.ipynb", "tests/processes/test_c.py",

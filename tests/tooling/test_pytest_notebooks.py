@@ -10,10 +10,8 @@ import re
 import nbformat
 import pytest
 
-from tools import generated, manifest, practice
+from tools import manifest, practice
 from tools.pytest_notebooks import (
-    CHECK_ID,
-    FOLDER,
     NOT_ANSWERED,
     check_practice_section,
     client_notebook,
@@ -27,21 +25,19 @@ def built():
 
 
 @pytest.mark.parametrize("entry", manifest.NOTEBOOKS, ids=[entry.stem for entry in manifest.NOTEBOOKS])
-def test_the_run_is_the_stored_notebook_with_papermills_cell_and_a_check(built, entry):
+def test_the_run_is_the_stored_notebook_with_papermills_cell(built, entry):
     nb = built[entry.stem]
     stored = nbformat.read(entry.path, as_version=4)
     ids = [cell.id for cell in nb.cells]
     # every stored cell, in order; papermill's cell after the parameters
-    assert [i for i in ids if i != "injected-parameters"] == [cell.id for cell in stored.cells] + [CHECK_ID]
+    assert [i for i in ids if i != "injected-parameters"] == [cell.id for cell in stored.cells]
     parameters = next(i for i, cell in enumerate(nb.cells) if "parameters" in cell.metadata.get("tags", []))
     assert ids[parameters + 1] == "injected-parameters"
     assert f'device = "{entry.default_device}"' in nb.cells[parameters + 1].source
     assert nb.cells[parameters + 1].execution_count is not None, "nbval compares papermill's cell: it prints nothing"
-    setup = next(cell for cell in nb.cells if cell.id == generated.SETUP_ID)
-    assert [output.text for output in setup.outputs] == [f"Set-up: fetched the course into ./{FOLDER}\n"]
     # what the stored notebook holds is compared as stored
     for cell in stored.cells:
-        if cell.cell_type == "code" and cell.id != generated.SETUP_ID:
+        if cell.cell_type == "code":
             assert next(c for c in nb.cells if c.id == cell.id).outputs == cell.outputs
     # the same test names in every xdist worker
     assert [cell.id for cell in client_notebook(entry).cells] == ids

@@ -66,7 +66,8 @@ def test_contributing_holds_the_maintainers_manual():
     for heading in ("## Changing or adding a notebook", "## The Chinese edition", "## The test suite",
                     "### The browser tests", "## Other versions: oldest, Colab, newest", "## What CI runs"):
         assert heading in text, heading
-    for command in ("python course.py execute", "tools.translations stamp-readme", "-m unit", "requirements-dev.txt"):
+    for command in ("python course.py execute", "tools.translations stamp-readme", "test tests/unit",
+                    "requirements-dev.txt"):
         assert command in text, command
 
 

@@ -1,6 +1,7 @@
 """The set-up cell that `make sync` writes into every notebook, run here with its side effects recorded.
 
-nbval's run of each notebook (tools/pytest_notebooks.py) runs it for real, in a kernel, in an empty folder.
+tests/notebooks/test_colab.py runs it for real, in a kernel, as on Colab: in an empty folder, offline, fetching
+the course from a local origin.
 """
 
 import subprocess

@@ -237,9 +237,9 @@ PAGE_TIMEOUT_S = 120
 
 
 @pytest.fixture(scope="module")
-def site_context(chromium, site):
+def site_context(browser, site):
     """A browser context where any request that is not a local file is blocked and recorded."""
-    context = chromium.new_context(viewport={"width": 1280, "height": 900})
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
     context.set_default_timeout(PAGE_TIMEOUT_S * 1000)
     requests = []
 

@@ -29,4 +29,4 @@ def test_the_linux_jobs_without_a_gpu_install_pytorchs_cpu_wheels():
         if runner == "ubuntu-latest" and installs:
             assert job.get("env", {}).get("PIP_EXTRA_INDEX_URL") == CPU_WHEELS, name
     versions = dict(_jobs())["ci.yml: versions"]
-    assert versions["env"]["PIP_EXTRA_INDEX_URL"] == CPU_WHEELS
+    assert versions["env"]["PIP_EXTRA_INDEX_URL"] == versions["env"]["UV_EXTRA_INDEX_URL"] == CPU_WHEELS

@@ -61,14 +61,28 @@ def test_each_command_says_what_it_needs_from_the_venv(argv, command, needs):
 
 
 def test_the_command_line_parses_options_before_the_command_and_passes_the_programs_own_on():
-    args, extra = commands.parse(["--venv", "/tmp/v", "test", "-m", "unit", "--help"])
-    assert (args.venv, args.command, extra) == (Path("/tmp/v"), "test", ["-m", "unit", "--help"])
+    args, extra = commands.parse(["--venv", "/tmp/v", "test", "tests/unit", "--help"])
+    assert (args.venv, args.command, extra) == (Path("/tmp/v"), "test", ["tests/unit", "--help"])
     args, extra = commands.parse(["lab", "--port", "8899", "--practice", "--no-browser"])
     assert args.practice and extra == ["--port", "8899", "--no-browser"]
     args, extra = commands.parse(["run", "--device", "cuda", "3", "4"])
     assert (args.device, args.notebooks, extra) == ("cuda", ["3", "4"], [])
     assert commands.parse(["run"])[0].constraints == "constraints.txt"
     assert commands.parse(["--constraints", "", "run"])[0].constraints == ""
+
+
+def test_versions_runs_the_noxfile_session_named_first(monkeypatch):
+    calls = []
+    def run(argv, **kwargs):
+        calls.append(argv)
+        return subprocess.CompletedProcess(argv, 0)
+
+    monkeypatch.setattr(commands.subprocess, "run", run)
+    args, extra = commands.parse(["versions", "oldest", "3"])
+    assert commands.versions(args, extra) == 0
+    assert calls == [[sys.executable, "-m", "nox", "-s", "oldest", "--", "3"]]
+    with pytest.raises(ValueError, match="needs an environment"):
+        commands.versions(args, [])
 
 
 @pytest.mark.parametrize("argv, message", [
