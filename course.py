@@ -272,7 +272,7 @@ def install(python: Path, dev: bool, constraints: str, installer: str, why: str)
 
 def ensure_venv(venv: Path, dev: bool, constraints: str, probe=answers, base: str = sys.executable) -> Path:
     """Create (with the Python ``base``) and fill the venv when needed, one command at a time; returns its Python.
-    The one installer: ``.venv`` here, and the other environments' venvs of tools/versions.py."""
+    The one installer of ``.venv`` (noxfile.py's sessions make the other environments' venvs)."""
     python = venv_python(venv)
     if is_installed(venv, dev, constraints):
         return python

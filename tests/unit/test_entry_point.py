@@ -3,7 +3,6 @@ system (venv layout, executables, the Microsoft Store's Python, root) and the co
 checked on any system. Nothing here installs anything."""
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -210,21 +209,6 @@ def test_clean_keeps_the_venv(tmp_path, monkeypatch):
 def test_one_module_is_named_course():
     assert Path(sys.modules["course"].__file__).resolve() == entry.ROOT / "course.py"
     assert sorted(p.relative_to(entry.ROOT).as_posix() for p in entry.ROOT.glob("*/course.py")) == []
-
-
-def test_the_other_environments_use_the_same_installer_and_record(tmp_path, monkeypatch):
-    """tools/versions.py's venvs are made by course.ensure_venv from their own Python, with their own pins."""
-    from tools import versions
-
-    calls = []
-    monkeypatch.setattr(entry, "ensure_venv", lambda *args, **kwargs: calls.append((args, kwargs)) or "python")
-    monkeypatch.setattr(versions.Environment, "folder", property(lambda env: tmp_path / env.name))
-    monkeypatch.setenv("PIP_CONSTRAINT", "/etc/machine-wide-pins.txt")  # (and restored after the test)
-    assert versions.install(versions.ENVIRONMENTS["colab"], "/usr/bin/python3.12") == "python"
-    pins = tmp_path / "colab" / "constraints.txt"
-    assert calls == [((tmp_path / "colab" / "venv", False, str(pins)), {"base": "/usr/bin/python3.12"})]
-    assert pins.read_text(encoding="utf-8") == versions.constraints("colab")
-    assert os.environ["PIP_CONSTRAINT"] == os.devnull  # no machine-wide pins
 
 
 def test_a_venv_is_made_from_the_python_asked_for(tmp_path, monkeypatch):
