@@ -169,8 +169,8 @@ def practice_readme() -> str:
     return f"""\
 # Practice copies: {manifest.REPO_NAME}
 
-The notebooks of the course with their outputs cleared and each exercise's answer replaced by a stub for you
-to write; the checker under it tells you when you have it. English copies here, Chinese ones in `zh/`.
+The notebooks of the course with their outputs cleared and the worked answers left out: you write each answer
+in its cell, and the checker under it tells you when you have it. English copies here, Chinese ones in `zh/`.
 This folder is all they need: `utils/` holds the course's helpers, which each copy's set-up cell finds here.
 
 Once, with Python 3.10 or newer (Windows: `py -m venv .venv`, then `.venv\\Scripts\\pip` and

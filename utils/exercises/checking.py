@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import os
 import re
 from collections.abc import Callable, Iterable, Iterator
 
@@ -23,6 +24,9 @@ CODE_MISSING = "not answered yet: write {name} in the cell above, then run this 
 #: the message of the stub in each exercise's answer cell: ``raise NotImplementedError("Exercise 2.1: your code here")``
 STUB = "Exercise {number}: your code here"
 _STUB = re.compile(re.escape(STUB).replace(re.escape("{number}"), r"\d+(?:\.\d+)*"))
+#: set (to anything but ``""``) where notebooks are graded, as by nbgrader's ``autograde``: an exercise not
+#: answered yet is then wrong, not skipped, so that it scores no point (INSTRUCTORS.md)
+GRADING = "COURSE_GRADING"
 
 
 class _OneLine:
@@ -65,8 +69,16 @@ def answered(**values: object) -> bool:
     run top to bottom, before the learner has answered, prints no verdict and no answer."""
     missing = [name for name, value in values.items() if value is None]
     if missing:
-        print(GUESS_MISSING.format(names=_names(missing)))
+        not_answered(GUESS_MISSING.format(names=_names(missing)))
     return not missing
+
+
+def not_answered(line: str) -> None:
+    """Print ``line``, which says the exercise is not answered yet; where notebooks are graded (:data:`GRADING`),
+    raise it as a wrong answer instead."""
+    if os.environ.get(GRADING):
+        raise ExerciseError(line)
+    print(line)
 
 
 def is_stub(error: BaseException) -> bool:
@@ -98,7 +110,7 @@ def writes(*names: str) -> Callable[[Callable], Callable]:
                     raise  # the learner's own, or PyTorch's: its traceback helps
                 name = names[0] if len(names) == 1 else next(
                     (name for name in names if name == _raised_in(error)), _names(list(names)))
-                print(CODE_MISSING.format(name=name))
+                not_answered(CODE_MISSING.format(name=name))
                 return None
 
         return check

@@ -78,3 +78,15 @@ def test_of_two_functions_the_stub_met_is_named(capsys):
     nb00.check_grads_by_hand(stub, stub)
     assert capsys.readouterr().out.splitlines() == [
         "not answered yet: write grad_by_hand and bias_grad_by_hand in the cell above, then run this cell again"]
+
+
+def test_when_graded_an_answer_not_written_yet_is_wrong(monkeypatch, capsys):
+    """Under nbgrader's autograde (COURSE_GRADING set), a stub or a guess still None must score no point."""
+    monkeypatch.setenv(checking.GRADING, "1")
+    with pytest.raises(ExerciseError, match="not answered yet: write mean_of_real_tokens"):
+        nb02.check_mean_of_real_tokens(stub)
+    with pytest.raises(ExerciseError, match="not answered yet: fill in b above"):
+        checking.answered(a=1, b=None)
+    assert capsys.readouterr().out == ""
+    monkeypatch.setenv(checking.GRADING, "")  # empty: as if unset
+    assert checking.answered(a=1, b=None) is False
