@@ -4,7 +4,7 @@
 ``pinned`` (constraints.txt, the Python running nox), ``oldest`` (requirements.txt's floors, Python 3.10),
 ``colab`` (:data:`COLAB`, recorded here and nowhere else) or ``newest`` (no constraints, Python 3.13).
 Each session installs requirements.txt into its own venv (``build/nox/NAME``, kept between runs) and
-runs every English notebook with :mod:`tools.run` (asserts hold, nothing on stderr); the executed
+runs every English notebook with `python -m tools run` (asserts hold, nothing on stderr); the executed
 notebooks go to ``build/versions/NAME/notebooks``. CONTRIBUTING.md, "Other versions", says more.
 """
 
