@@ -26,20 +26,22 @@ def unzipped(tmp_path_factory):
 
 
 @pytest.mark.parametrize("edition", manifest.EDITIONS, ids=lambda edition: edition.code)
-def test_a_practice_copy_runs_to_its_first_exercise_from_the_unzipped_download(unzipped, edition, record_property):
-    """Every cell above the first answer stub: the set-up cell finds `utils/` in the unzipped folder (a folder above
-    for the Chinese copies in `zh/`), and the course's repository, which a fetch would need, is an address that
-    does not exist."""
+def test_a_practice_copy_runs_through_from_the_unzipped_download(unzipped, edition, record_property):
+    """Every cell, as the learner gets it: the set-up cell finds `utils/` in the unzipped folder (a folder above for
+    the Chinese copies in `zh/`), the course's repository, which a fetch would need, is an address that does not
+    exist, and each exercise's checker says, without an error, that it is not answered yet."""
     count_execution(record_property, f"practice zip: {edition.code}/{ENTRY.stem}")
     path = unzipped / edition.subdir / ENTRY.filename
     nb = nbformat.read(path, as_version=4)
-    first = next(i for i, cell in enumerate(nb.cells) if generated.SOLUTION_TAG in cell.metadata.get("tags", []))
     probe = nbformat.v4.new_code_cell("import pathlib, utils\nprint(pathlib.Path(utils.__file__).resolve().parent)")
-    nb.cells = [*nb.cells[:first], probe]
+    nb.cells = [*nb.cells, probe]
     env = {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
     env[generated.REPO_OVERRIDE_ENV] = (unzipped.parent / "no-course-here").as_uri()
     NotebookClient(nb, timeout=600, kernel_name="python3", kernel_manager_class=AsyncIPCKernelManager,
                    resources={"metadata": {"path": str(path.parent)}}).execute(env=env)
-    texts = ["".join(out.get("text", "") for out in cell.outputs) for cell in nb.cells if cell.cell_type == "code"]
+    code = [cell for cell in nb.cells if cell.cell_type == "code"]
+    texts = ["".join(out.get("text", "") for out in cell.outputs) for cell in code]
     assert texts[0] == "Set-up: the course is in a folder above; nothing fetched\n"
     assert texts[-1] == f"{(unzipped / 'utils').resolve()}\n"  # the helpers of the zip, not of this repository
+    checkers = [text for cell, text in zip(code, texts, strict=True) if "exercises.check_" in cell.source]
+    assert len(checkers) >= 3 and all(text.startswith("not answered yet: ") for text in checkers), checkers

@@ -75,7 +75,8 @@ def test_each_session_installs_under_its_constraints_and_runs_the_notebooks(noxf
     assert pins == {"pinned": "the lock\n", "oldest": noxfile.floors(), "newest": "",
                     "colab": "torch==2.11.0\nnumpy==2.0.2\nmatplotlib==3.10.0\nipykernel==6.17.1\n"}[name]
     assert report[0][:2] == ("python", "-c")
-    assert run == ("python", "-m", "tools", "run", "--out", os.path.join("build", "versions", name, "notebooks"), "3", "5")
+    assert run == ("python", "-m", "tools", "run", "--out", os.path.join("build", "versions", name, "notebooks"),
+                   "3", "5")
 
 
 def test_nox_alone_runs_no_session_and_keeps_its_venvs_in_build(noxfile):
