@@ -38,7 +38,7 @@ def new_catalog(name: str) -> Catalog:
     """An empty catalog for ``name``, with the header every catalog of the course has."""
     what, context = _WHAT.get(name, (f"notebook {name}", "the cell id"))
     return Catalog(locale="zh_CN", project=manifest.REPO_SLUG.split("/")[1], version="1",
-                   msgid_bugs_address=f"https://github.com/{manifest.REPO_SLUG}/issues", fuzzy=False,
+                   msgid_bugs_address="the course's issue tracker (README.md)", fuzzy=False,
                    header_comment=_HEADER.format(what=what, context=context),
                    last_translator="the course's translators", language_team="Chinese (Simplified)",
                    creation_date=_CREATED, revision_date=_CREATED)
