@@ -217,8 +217,6 @@ def rebase_for_zh(text: str) -> str:
                         {manifest.ENGLISH.readme: manifest.CHINESE.readme})
 
 
-# --- catalogs -------------------------------------------------------------------------------------------
-
 # --- catalogs, from the current English ------------------------------------------------------------
 
 def is_translatable(cell: nbformat.NotebookNode) -> bool:
@@ -271,8 +269,10 @@ def update(catalog: Catalog | None, english: Catalog) -> Catalog:
     for message in (m for m in catalog if m.id):
         if message.fuzzy and not message.previous_id:  # Babel's update drops previous msgids
             message.previous_id = previous.get((message.id, message.context), [])
+        if message.string:
+            continue
         candidates = {old.id: key for key, old in obsolete.items() if old.context == message.context and old.string}
-        if not message.string and (closest := difflib.get_close_matches(message.id, candidates, 1, cutoff=0)):
+        if closest := difflib.get_close_matches(message.id, candidates, 1, cutoff=0):
             old = obsolete.pop(candidates[closest[0]])
             message.string, message.previous_id = old.string, [old.id]
             message.flags.add("fuzzy")
@@ -297,10 +297,15 @@ class Problem:
             f"{self.notebook}: {self.message}"
 
 
+def _opening(english: str) -> str:
+    """The start of a message's English, to name it by."""
+    return english.split("\n")[0][:60]
+
+
 def _message_problem(path: str, message: Message) -> tuple[str, str] | None:
     """``(kind, text)`` when ``message`` is untranslated, or fuzzy (its English changed since it was translated)."""
     if not (message.string or "").strip():
-        return "missing", f"untranslated: translate {message.id.split(chr(10))[0][:60]!r} in {path}"
+        return "missing", f"untranslated: translate {_opening(message.id)!r} in {path}"
     if not message.fuzzy:
         return None
     update = f"update the Chinese in {path} and clear its fuzzy flag"
@@ -335,14 +340,13 @@ def catalog_problems(name: str, catalog: Catalog | None, english: Catalog,
                         "writes it with every message untranslated, and translate them")]
     catalog, problems = update(catalog, english), []
     for message in (m for m in catalog if m.id):
-        found = _message_problem(path, message)
-        if found is None and message.context in cells:
-            problems += [Problem(name, message.context, *found) for found in _content_problems(
-                cells[message.context], message.id, message.string)]
-        elif found:
+        if found := _message_problem(path, message):
             problems.append(Problem(name, message.context, *found))
+        elif message.context in cells:
+            problems += [Problem(name, message.context, kind, text) for kind, text in _content_problems(
+                cells[message.context], message.id, message.string)]
     return problems + [Problem(name, old.context, "unused", f"an obsolete message (#~) in {path}: its English "
-                               f"{old.id.split(chr(10))[0][:60]!r} is gone. Reuse its Chinese, then delete it")
+                               f"{_opening(old.id)!r} is gone. Reuse its Chinese, then delete it")
                        for old in catalog.obsolete.values()]
 
 
