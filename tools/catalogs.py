@@ -44,6 +44,10 @@ def new_catalog(name: str) -> Catalog:
                    creation_date=_CREATED, revision_date=_CREATED)
 
 
+_UNWRAPPED = 1_000_000  # a line width that wraps nothing: a msgid's lines are its lines, a diff shows the change
+_QUOTED = r'"(?:[^"\\]|\\.)*"'  # one string of a .po file
+
+
 def dumps(catalog: Catalog) -> str:
     """The catalog as a ``.po`` file: in the English's order, lines unwrapped (a diff shows the changed line),
     a fuzzy message with its previous msgid (and only a fuzzy one)."""
@@ -51,8 +55,16 @@ def dumps(catalog: Catalog) -> str:
         if not message.fuzzy:  # its English is current: no previous one (a translator may clear the flag by hand)
             message.previous_id = []
     buffer = io.BytesIO()
-    write_po(buffer, catalog, width=0, include_previous=True)
-    return buffer.getvalue().decode("utf-8")
+    write_po(buffer, catalog, width=_UNWRAPPED, include_previous=True)
+    return re.sub(r"^#\| msgid (.*)$", _previous_msgid_lines, buffer.getvalue().decode("utf-8"), flags=re.M)
+
+
+def _previous_msgid_lines(line: re.Match) -> str:
+    """Babel writes a previous msgid as a comment, all on one line at :data:`_UNWRAPPED` (a narrower width would
+    wrap it inside its strings, at a space or a hyphen, and :func:`loads` could not tell); here each of its
+    strings gets a line, as gettext's msgmerge writes it."""
+    first, *rest = re.findall(_QUOTED, line.group(1))
+    return "\n".join([f"#| msgid {first}", *(f"#| {string}" for string in rest)])
 
 
 def loads(text: str, where: str = "the catalog") -> Catalog:
@@ -67,7 +79,7 @@ def loads(text: str, where: str = "the catalog") -> Catalog:
         message.user_comments = [comment for comment in message.user_comments if not comment.startswith("|")]
         if previous and message.fuzzy:
             msgid = " ".join(line for line in previous if not line.startswith("msgctxt")).removeprefix("msgid")
-            message.previous_id = ["".join(unescape(quoted) for quoted in re.findall(r'"(?:[^"\\]|\\.)*"', msgid))]
+            message.previous_id = ["".join(unescape(quoted) for quoted in re.findall(_QUOTED, msgid))]
     return catalog
 
 

@@ -216,16 +216,21 @@ def test_the_stored_catalogs_are_what_babel_reads_and_writes_back_byte_for_byte(
 
 
 def test_a_fuzzy_message_keeps_its_previous_english_through_a_write_and_a_read():
-    nb, catalog = _english(), _translated(_english())
-    nb.cells[0].source = "## Intro\n\nA \"quoted\" `tensor`."
+    nb = _english()
+    long_line = "A one-hot row  (two spaces), then a line long enough that a 76-column wrap would break it in two."
+    catalog = translations.update(None, translations.notebook_template("01_x", _with_intro(long_line)))
+    _translate(catalog, "intro", f"## Intro\n\n{long_line}", INTRO_ZH)
     text = translations.dumps(translations.update(catalog, translations.notebook_template("01_x", nb)))
-    assert '#, fuzzy\n#| msgid "" "## Intro\\n" "\\n" "A `tensor` of $d$ numbers' in text
-    message = catalogs.loads(text).get(nb.cells[0].source, context="intro")
-    assert (message.fuzzy, message.previous_id, message.user_comments) == (True, [INTRO], [])
+    assert f'#, fuzzy\n#| msgid ""\n#| "## Intro\\n"\n#| "\\n"\n#| "{long_line}"\nmsgctxt "intro"' in text
+    message = catalogs.loads(text).get(INTRO, context="intro")
+    assert (message.fuzzy, message.previous_id, message.user_comments) == (True, [f"## Intro\n\n{long_line}"], [])
     assert catalogs.dumps(catalogs.loads(text)) == text
-    # as a PO editor writes it: the previous msgid on lines of its own
-    poedit = text.replace('#| msgid "" "## Intro\\n" "\\n" ', '#| msgid ""\n#| "## Intro\\n"\n#| "\\n"\n#| ')
-    assert catalogs.loads(poedit).get(nb.cells[0].source, context="intro").previous_id == [INTRO]
+
+
+def _with_intro(source):
+    nb = _english()
+    nb.cells[0].source = f"## Intro\n\n{source}"
+    return nb
 
 
 # --- generating the Chinese notebook -------------------------------------------------------
@@ -294,7 +299,7 @@ def test_an_english_edit_fails_until_a_person_updates_the_translation_and_clears
         assert "translation problem(s)" in capsys.readouterr().out
     assert sync.stale_files() == []
     stored = translations.translation_path(entry.stem).read_text(encoding="utf-8")
-    assert '#, fuzzy\n#| msgid "" "## What you will learn\\n"' in stored  # the English it was translated from
+    assert '#, fuzzy\n#| msgid ""\n#| "## What you will learn\\n"' in stored  # the English it was translated from
     _edit_catalog(entry.stem, "learn", lambda zh: zh)  # the Chinese heading still fits: the translator clears fuzzy
     assert _new_problems(baseline) == []
     assert sync.stale_files() == []
