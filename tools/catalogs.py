@@ -69,7 +69,7 @@ def _previous_msgid_lines(line: re.Match) -> str:
 
 def loads(text: str, where: str = "the catalog") -> Catalog:
     """A catalog from ``.po`` text, with the previous msgid of its fuzzy messages (Babel 2.18's ``read_po``
-    reads the ``#|`` lines as translator comments; here they become ``previous_id`` again)."""
+    reads the ``#|`` lines as translator comments, python-babel/babel#206; here they become ``previous_id``)."""
     try:
         catalog = read_po(io.BytesIO(text.encode("utf-8")), abort_invalid=True)
     except (PoFileError, ValueError) as error:
