@@ -3,12 +3,14 @@
 Everything generated (notebook headers and navigation, Colab badges, the README's
 table of notebooks, the set-up cell's download address) is derived from the
 constants here by ``python3 course.py sync``. To add a notebook, add an entry to
-``NOTEBOOKS`` (with ``title_zh``, the title of its Chinese edition) and run ``make sync``.
+``NOTEBOOKS`` and run ``make sync``, which adds its title to the Chinese edition's shared catalog
+(``notebooks/zh/translations/_shared.po``) for a translator.
 """
 
 from __future__ import annotations
 
 import ast
+import functools
 import json
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -74,7 +76,6 @@ class Notebook:
     number: int
     stem: str  # file name without ``.ipynb``, e.g. ``01_one_hot_matmul``
     title: str
-    title_zh: str = ""  # the title of the Chinese edition; the tests require one
     edition: str = "en"  # an Edition's code; the manifest lists "en" entries only
 
     def __post_init__(self) -> None:
@@ -100,6 +101,11 @@ class Notebook:
         return parameters(self.en.path)["device"]
 
     @property
+    def title_zh(self) -> str:
+        """The title of the Chinese edition: its translation in the shared catalog ("" while there is none)."""
+        return chinese_titles().get(self.stem, "")
+
+    @property
     def display_title(self) -> str:
         """The title in this notebook's edition (the English one where no translation is given)."""
         return self.title_zh or self.title if self.edition == "zh" else self.title
@@ -115,32 +121,39 @@ def parameters(path: Path) -> dict[str, object]:
             if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name)}
 
 
+def chinese_titles() -> dict[str, str]:
+    """The Chinese titles by stem, from ``notebooks/zh/translations/_shared.po`` (tools/translations.py), where
+    the context of a title is its notebook's stem; a fuzzy one is used as it is until a person updates it."""
+    path = NOTEBOOK_DIR / "zh" / "translations" / "_shared.po"
+    return _read_titles(path, path.stat().st_mtime_ns if path.is_file() else None)
+
+
+@functools.lru_cache(maxsize=4)  # every header, table row and page asks; the file rarely changes
+def _read_titles(path: Path, modified: int | None) -> dict[str, str]:
+    from babel.messages.pofile import read_po  # here: most users of the manifest never read a title
+
+    if modified is None:
+        return {}
+    with path.open("rb") as file:
+        return {message.context: message.string for message in read_po(file) if message.id and message.string}
+
+
 def available(entry: Notebook) -> list[Edition]:
     """The editions in which this notebook exists (English first)."""
     return [candidate for candidate in EDITIONS if candidate.path(entry).is_file()]
 
 
 NOTEBOOKS: tuple[Notebook, ...] = (
-    Notebook(0, "00_the_answer", "The answer: is nn.Embedding just a linear layer?",
-             title_zh="答案：nn.Embedding 只是一个线性层吗？"),
-    Notebook(1, "01_one_hot_matmul", "One-hot vectors and the matrix product that only selects",
-             title_zh="独热向量与只做选取的矩阵乘法"),
-    Notebook(2, "02_embedding_lookup", "nn.Embedding is a lookup table",
-             title_zh="nn.Embedding 是一张查找表"),
-    Notebook(3, "03_embedding_vs_linear", "nn.Embedding vs nn.Linear",
-             title_zh="nn.Embedding 与 nn.Linear 的对比"),
-    Notebook(4, "04_gradients", "Gradients: what training touches",
-             title_zh="梯度：训练会改动什么"),
-    Notebook(5, "05_initialisation", "Initialisation, in histograms",
-             title_zh="用直方图看权重初始化"),
-    Notebook(6, "06_what_the_lookup_saves", "What the lookup saves: measured",
-             title_zh="实测查表省下了多少"),
-    Notebook(7, "07_beyond_the_single_lookup", "Beyond the single lookup",
-             title_zh="超越单次查表"),
-    Notebook(8, "08_vocabulary_parallel", "When the table does not fit one device",
-             title_zh="当一台设备放不下整张表"),
-    Notebook(9, "09_what_the_table_learns", "What the table learns",
-             title_zh="嵌入表学到了什么"),
+    Notebook(0, "00_the_answer", "The answer: is nn.Embedding just a linear layer?"),
+    Notebook(1, "01_one_hot_matmul", "One-hot vectors and the matrix product that only selects"),
+    Notebook(2, "02_embedding_lookup", "nn.Embedding is a lookup table"),
+    Notebook(3, "03_embedding_vs_linear", "nn.Embedding vs nn.Linear"),
+    Notebook(4, "04_gradients", "Gradients: what training touches"),
+    Notebook(5, "05_initialisation", "Initialisation, in histograms"),
+    Notebook(6, "06_what_the_lookup_saves", "What the lookup saves: measured"),
+    Notebook(7, "07_beyond_the_single_lookup", "Beyond the single lookup"),
+    Notebook(8, "08_vocabulary_parallel", "When the table does not fit one device"),
+    Notebook(9, "09_what_the_table_learns", "What the table learns"),
 )
 
 

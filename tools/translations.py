@@ -1,20 +1,19 @@
-"""The Chinese edition, ``notebooks/zh/``: translations kept as stamped data, notebooks generated from them.
+"""The Chinese edition, ``notebooks/zh/``: its Chinese text in gettext catalogs, notebooks generated from them.
 
-``notebooks/zh/translations/<stem>.json`` holds, per cell id, the English a translation was made from
-(a markdown cell's lines, ``en``; a code cell's comments, ``comments: [{"en", "zh"}]``, so that its code is
-the English code by construction), that English's SHA-256 (``sha256``, the *stamp*) and the Chinese
-(``zh``). ``_shared.json`` does the same for the set-up cell that ``make sync`` writes into every notebook;
-``_titles.json`` stamps each ``title_zh`` of the manifest against its English title, ``_readme.json`` each
-``##`` section of README.zh.md against README.md's. A translation is *stale* when the English changed
-since its stamp: the check shows the English change until a person updates the Chinese and stamps it
-again (``make sync`` never stamps). ``make sync`` writes ``notebooks/zh/`` (:func:`zh_notebook`: the
-English cells, ids, code and outputs, with the translations swapped in) and README.zh.md's generated blocks.
+``notebooks/zh/translations/`` holds one catalog (``.po``, read and written with Babel) per notebook,
+``<stem>.po``; ``_readme.po`` for README.zh.md, one message per ``##`` section of README.md; and
+``_shared.po`` for the wording on every page: the set-up cell that ``sync`` writes into every notebook and
+the notebooks' titles (the headers, the navigation, the README tables and the site show them). Each
+message is one markdown cell, one comment of a code cell (so that the code is the English code by
+construction), one README section or one title: ``msgctxt`` is the cell id (the English heading, the
+notebook's stem), ``msgid`` the English, ``msgstr`` the Chinese. ``sync`` (:func:`planned_text_files`)
+updates each catalog from the current English: a new message comes in untranslated, a changed one keeps its
+Chinese but is marked *fuzzy*, with the English it was translated from kept as its previous msgid; then it
+writes ``notebooks/zh/`` (:func:`zh_notebook`: the English cells, ids, code and outputs, with the Chinese
+swapped in) and README.zh.md. A translator brings a fuzzy message up to date in a PO editor and clears the
+flag; :func:`check` fails until every message is translated and none is fuzzy.
 
-    python -m tools.translations check [<stem> ...]          # what is missing, stale or unused
-    python -m tools.translations init <stem>                 # add empty entries for every cell
-    python -m tools.translations stamp <stem> <cell-id> ...  # mark a translation as up to date
-    python -m tools.translations stamp-readme <section> ...  # the same for sections of README.zh.md
-    python -m tools.translations stamp-title <stem> ...      # the same for title_zh in tools/manifest.py
+    python -m tools.translations check [<stem> ...]   # what is untranslated, fuzzy (stale) or unused
 """
 
 from __future__ import annotations
@@ -23,9 +22,7 @@ import contextlib
 import copy
 import difflib
 import functools
-import hashlib
 import io
-import json
 import re
 import sys
 import tokenize
@@ -35,29 +32,29 @@ from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 
-import jsonschema
 import nbformat
+from babel.messages.catalog import Catalog, Message
 from IPython.core.inputtransformer2 import TransformerManager
 
 from utils.cli import OneLineParser
 
 from . import generated, manifest, zh_style
+from .catalogs import (
+    README_KEY,
+    SHARED,
+    TranslationFileError,
+    by_context,
+    dumps,
+    load,
+    new_catalog,
+    translation_path,
+)
 from .cli import guard
 from .links import MD_TARGET, rebase_links
 from .manifest import Notebook
 
-SHARED, TITLES, README_KEY = "_shared", "_titles", "_readme"  # the files beside the notebooks' own
-SHARED_IDS = (generated.SETUP_ID,)
+SHARED_IDS = (generated.SETUP_ID,)  # the cells whose translation is in SHARED's catalog
 UNTRANSLATED = "<!-- 尚未翻译 (untranslated): the English text follows -->"
-
-
-class TranslationFileError(ValueError):
-    """A translation file that is not valid JSON or not in the expected form."""
-
-
-def translation_path(stem: str) -> Path:
-    """``notebooks/zh/translations/<stem>.json`` (``stem`` may be :data:`SHARED`, :data:`TITLES`...)."""
-    return manifest.NOTEBOOK_DIR / "zh" / "translations" / f"{stem}.json"
 
 
 def readme_zh_path() -> Path:
@@ -66,11 +63,6 @@ def readme_zh_path() -> Path:
 
 def _repo(path: Path) -> str:
     return path.relative_to(manifest.ROOT).as_posix() if path.is_relative_to(manifest.ROOT) else str(path)
-
-
-def fingerprint(text: str) -> str:
-    """The stamp: SHA-256 (hex) of the English text a translation was made from."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def _diff(old: str, new: str, old_name: str, new_name: str) -> str:
@@ -225,39 +217,7 @@ def rebase_for_zh(text: str) -> str:
                         {manifest.ENGLISH.readme: manifest.CHINESE.readme})
 
 
-# --- translation files ----------------------------------------------------------------------------
-
-_LINES = {"type": "array", "items": {"type": "string"}}
-_SHA256 = {"type": "string", "pattern": "^[0-9a-f]{64}$"}
-#: ``<stem>.json`` and ``_shared.json``: per cell id, a markdown cell's English and Chinese lines, or a code
-#: cell's comments (each with its Chinese), stamped with the SHA-256 of that English
-NOTEBOOK_SCHEMA = {"type": "object", "required": ["notebook", "cells"], "properties": {
-    "notebook": {"type": "string"},
-    "cells": {"type": "object", "additionalProperties": {
-        "type": "object", "required": ["type", "sha256"],
-        "properties": {"type": {"enum": ["markdown", "code"]}, "sha256": _SHA256},
-        "allOf": [{"if": {"properties": {"type": {"const": "markdown"}}},
-                   "then": {"required": ["en", "zh"], "properties": {"en": _LINES, "zh": _LINES}}},
-                  {"if": {"properties": {"type": {"const": "code"}}},
-                   "then": {"required": ["comments"], "properties": {"comments": {"type": "array", "items": {
-                       "type": "object", "required": ["en", "zh"],
-                       "properties": {"en": {"type": "string"}, "zh": {"type": "string"}}}}}}}]}}}}
-#: ``_titles.json`` and ``_readme.json``: per notebook stem (its title) or README.md heading (its section), the
-#: English lines a translation was made from and their SHA-256 (see :func:`stamped`)
-STAMPS_SCHEMA = {"type": "object", "required": ["stamps"], "properties": {"stamps": {
-    "type": "object", "additionalProperties": {"type": "object", "required": ["en", "sha256"],
-                                               "properties": {"en": _LINES, "sha256": _SHA256}}}}}
-
-
-def stamped(text: str) -> dict:
-    """The stamp of a translation made from the English ``text``: its lines and their SHA-256."""
-    return {"en": text.split("\n"), "sha256": fingerprint(text)}
-
-
-def english_text(cell: nbformat.NotebookNode) -> str:
-    """What a translation of ``cell`` is made from: a markdown cell's source, or a code cell's comments."""
-    return "\n".join(translatable_comments(cell.source)) if cell.cell_type == "code" else cell.source
-
+# --- catalogs, from the current English ------------------------------------------------------------
 
 def is_translatable(cell: nbformat.NotebookNode) -> bool:
     """Markdown with text, or code with comments; not the generated header and footer."""
@@ -265,73 +225,59 @@ def is_translatable(cell: nbformat.NotebookNode) -> bool:
         cell.source.strip() if cell.cell_type == "markdown" else translatable_comments(cell.source))
 
 
-def new_entry(cell: nbformat.NotebookNode, old: dict | None = None) -> dict:
-    """An entry stamped with the cell's current English, keeping what ``old`` translated of it (markdown:
-    the Chinese; code: the translations of comments that did not change)."""
-    old = old if old and old["type"] == cell.cell_type else {}
-    if cell.cell_type == "markdown":
-        return {"type": "markdown", **stamped(cell.source), "zh": old.get("zh", [])}
-    known = {pair["en"]: pair["zh"] for pair in old.get("comments", [])}
-    return {"type": "code", "sha256": fingerprint(english_text(cell)),
-            "comments": [{"en": text, "zh": known.get(text, "")} for text in translatable_comments(cell.source)]}
+def template(name: str, messages: Iterable[tuple[str, str]]) -> Catalog:
+    """A catalog of the current English, ``(context, English)`` per message."""
+    catalog = new_catalog(name)
+    for context, english in messages:
+        catalog.add(english, "", context=context)
+    return catalog
 
 
-def _entry_stamp(entry: dict) -> dict:
-    """An entry's stamp (:func:`stamped`): a code entry's English is its comments."""
-    return entry if entry["type"] == "markdown" else {"en": [pair["en"] for pair in entry["comments"]],
-                                                      "sha256": entry["sha256"]}
+def cell_messages(cells: Iterable[nbformat.NotebookNode]) -> list[tuple[str, str]]:
+    """The messages of translatable notebook cells: a markdown cell's source, each comment of a code cell."""
+    return [(cell.id, text) for cell in cells if is_translatable(cell)
+            for text in ([cell.source] if cell.cell_type == "markdown" else translatable_comments(cell.source))]
 
 
-def _read(stem: str, schema: dict) -> dict | None:
-    """``translations/<stem>.json`` (None: no file); :class:`TranslationFileError` naming the file, and the
-    place in it, where it is not valid JSON or not in the form ``schema`` describes."""
-    path = translation_path(stem)
-    if not path.is_file():
-        return None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as error:
-        raise TranslationFileError(f"{_repo(path)} is not valid JSON: {error}") from error
-    if error := jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(data)):
-        raise TranslationFileError(f"{_repo(path)}: {error.json_path}: {error.message}")
-    return data
+def notebook_template(stem: str, english: nbformat.NotebookNode) -> Catalog:
+    return template(stem, cell_messages(cell for cell in english.cells if cell.get("id") not in SHARED_IDS))
 
 
-def _write(stem: str, data: dict) -> Path:
-    path = translation_path(stem)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-    return path
+def shared_template(english: Iterable[nbformat.NotebookNode]) -> Catalog:
+    """The set-up cell (each variant's comments, once) and the titles of the manifest's notebooks."""
+    setup = [cell for nb in english for cell in nb.cells if cell.get("id") in SHARED_IDS]
+    titles = [(entry.stem, entry.title) for entry in manifest.NOTEBOOKS]
+    return template(SHARED, list(dict.fromkeys(cell_messages(setup))) + titles)
 
 
-def load(stem: str) -> dict[str, dict] | None:
-    """The entries of ``translations/<stem>.json`` by cell id; None when there is no file."""
-    data = _read(stem, NOTEBOOK_SCHEMA)
-    if data is not None and data["notebook"] != stem:
-        raise TranslationFileError(f'{_repo(translation_path(stem))}: "notebook" is {data["notebook"]!r}, '
-                                   f"expected {stem!r}")
-    return None if data is None else data["cells"]
+def readme_template() -> Catalog:
+    return template(README_KEY, _english_readme())
 
 
-def save(stem: str, cells: dict[str, dict], order: list[str]) -> Path:
-    """Write ``translations/<stem>.json``: entries in notebook order (``order``), then the rest."""
-    ranked = {cell_id: i for i, cell_id in enumerate(order)}
-    ordered = dict(sorted(cells.items(), key=lambda item: ranked.get(item[0], len(ranked))))
-    return _write(stem, {"notebook": stem, "cells": ordered})
-
-
-def _stamps(key: str) -> dict[str, dict]:
-    """The stamps of :data:`TITLES` or :data:`README_KEY` by name (empty: no file)."""
-    return (_read(key, STAMPS_SCHEMA) or {"stamps": {}})["stamps"]
-
-
-def _restamp(key: str, english: dict[str, str], names: list[str], kind: str) -> None:
-    """Stamp the translations of ``names`` against their current English (``english``: name -> text) in
-    ``translations/<key>.json``, which keeps the stamps in ``english``'s order and drops those it lacks."""
-    if unknown := [name for name in names if name not in english]:
-        raise SystemExit(f"unknown {kind} {unknown[0]!r}; expected one of: {', '.join(map(repr, english))}")
-    stamps = {**_stamps(key), **{name: stamped(english[name]) for name in names}}
-    _write(key, {"stamps": {name: stamps[name] for name in english if name in stamps}})
+def update(catalog: Catalog | None, english: Catalog) -> Catalog:
+    """A copy of ``catalog`` (None: a new one) brought up to the English ``english`` with Babel's
+    ``Catalog.update``: a message whose English is new comes in untranslated; one whose English changed keeps
+    its Chinese, marked fuzzy, with the English it was made from as its previous msgid; one whose English is
+    gone stays, obsolete (``#~``), until a person deletes it. A changed message is found by its context (the
+    cell id): Babel's own fuzzy matching looks across all contexts, and would give a new cell another
+    cell's Chinese."""
+    catalog = copy.deepcopy(english if catalog is None else catalog)
+    previous = {(m.id, m.context): m.previous_id for m in catalog if m.id and m.fuzzy}
+    obsolete = dict(catalog.obsolete)
+    catalog.update(english, no_fuzzy_matching=True, update_header_comment=True, update_creation_date=False)
+    obsolete.update(catalog.obsolete)  # Babel's update forgets the messages that were obsolete before it
+    for message in (m for m in catalog if m.id):
+        if message.fuzzy and not message.previous_id:  # Babel's update drops previous msgids
+            message.previous_id = previous.get((message.id, message.context), [])
+        if message.string:
+            continue
+        candidates = {old.id: key for key, old in obsolete.items() if old.context == message.context and old.string}
+        if closest := difflib.get_close_matches(message.id, candidates, 1, cutoff=0):
+            old = obsolete.pop(candidates[closest[0]])
+            message.string, message.previous_id = old.string, [old.id]
+            message.flags.add("fuzzy")
+    catalog.obsolete = {key: old for key, old in obsolete.items() if old.string}
+    return catalog
 
 
 # --- checking ---------------------------------------------------------------------------------------
@@ -341,7 +287,7 @@ class Problem:
     """Something a person must fix in the Chinese edition."""
 
     notebook: str  # a stem, SHARED, or README.zh.md
-    cell: str | None  # a cell id (a README's section heading); None for the whole file
+    cell: str | None  # a cell id (a README's section heading, a title's stem); None for the whole file
     kind: str  # missing | stale | unused | invalid | drift | style
     message: str
 
@@ -351,92 +297,70 @@ class Problem:
             f"{self.notebook}: {self.message}"
 
 
-def _command(args: str) -> str:
-    return f"`python -m tools.translations {args}`"
+def _opening(english: str) -> str:
+    """The start of a message's English, to name it by."""
+    return english.split("\n")[0][:60]
 
 
-def _stamp_problem(stored: dict | None, now: str, label: str, update: str, command: str) -> tuple[str, str] | None:
-    """``(kind, message)`` when a translation's stamp (``stored``, None: never stamped) does not match ``now``,
-    the current English (``label`` names it in the diff); ``update`` says what a person updates, ``command``
-    the :func:`main` command that stamps it again."""
-    run = f"run {_command(command)}"
-    if stored is None:
-        return "missing", f"no stamp: check that {update} translates the English, then {run}"
-    english = "\n".join(stored["en"])
-    if fingerprint(now) != stored["sha256"]:
-        return "stale", (f"stale translation: the English changed since it was translated. Update {update}, then "
-                         f"{run}. The English change:\n"
-                         + _diff(english, now, f"{label} (English, as translated)", f"{label} (English, now)"))
-    if fingerprint(english) != stored["sha256"]:
-        return "invalid", f'the stored English ("en") does not match its stamp (edited by hand?): {run}'
-    return None
+def _message_problem(path: str, message: Message) -> tuple[str, str] | None:
+    """``(kind, text)`` when ``message`` is untranslated, or fuzzy (its English changed since it was translated)."""
+    if not (message.string or "").strip():
+        return "missing", f"untranslated: translate {_opening(message.id)!r} in {path}"
+    if not message.fuzzy:
+        return None
+    update = f"update the Chinese in {path} and clear its fuzzy flag"
+    if not message.previous_id:
+        return "stale", f"marked fuzzy (needs review): {update}"
+    return "stale", (f"stale translation: the English changed since it was translated. {update}. The English "
+                     "change:\n" + _diff(message.previous_id[0], message.id, f"{message.context} (English, as "
+                                         "translated)", f"{message.context} (English, now)"))
+
+
+def _content_problems(cell: nbformat.NotebookNode, english: str, chinese: str) -> list[tuple[str, str]]:
+    """What the Chinese of a markdown cell, or of one comment of a code cell, fails to keep of its English."""
+    if cell.cell_type == "markdown":
+        kept = {"code, formulas, link targets and headings": invariant_differences(english, chinese),
+                "numbers": number_differences(english, chinese)}
+        return [("invalid", f"the translation must keep the English's {what}: " + "; ".join(differences))
+                for what, differences in kept.items() if differences]
+    if error := _comment_translation_error(chinese, english):
+        return [("invalid", f"comment {english!r} {error}")]
+    if numbers := number_differences(english, chinese):
+        return [("invalid", f"comment {english!r}: the translation must keep its numbers: " + "; ".join(numbers))]
+    return []
+
+
+def catalog_problems(name: str, catalog: Catalog | None, english: Catalog,
+                     cells: dict[str, nbformat.NotebookNode]) -> list[Problem]:
+    """Problems of the catalog ``name`` (None: no file) against the English ``english``: untranslated, fuzzy
+    and obsolete messages, and the Chinese of ``cells`` (by id) that does not keep what it must."""
+    path = _repo(translation_path(name))
+    if catalog is None:
+        return [Problem(name, None, "missing", f"there is no catalog {path}: run `python3 course.py sync`, which "
+                        "writes it with every message untranslated, and translate them")]
+    catalog, problems = update(catalog, english), []
+    for message in (m for m in catalog if m.id):
+        if found := _message_problem(path, message):
+            problems.append(Problem(name, message.context, *found))
+        elif message.context in cells:
+            problems += [Problem(name, message.context, kind, text) for kind, text in _content_problems(
+                cells[message.context], message.id, message.string)]
+    return problems + [Problem(name, old.context, "unused", f"an obsolete message (#~) in {path}: its English "
+                               f"{_opening(old.id)!r} is gone. Reuse its Chinese, then delete it")
+                       for old in catalog.obsolete.values()]
 
 
 def _style_problems(where: str, slips: list[zh_style.Slip]) -> list[Problem]:
     return [Problem(where, slip.cell, "style", f"{slip.rule}: {slip.text} (see tools/zh_style.py)") for slip in slips]
 
 
-def _entry_problems(stem: str, cell: nbformat.NotebookNode, entry: dict) -> list[tuple[str, str]]:
-    """``(kind, message)`` for each problem of the translation ``entry`` of ``cell``."""
-    path, cell_id = _repo(translation_path(stem)), cell.get("id")
-    if entry["type"] != cell.cell_type:
-        return [("stale", f"the cell is now a {cell.cell_type} cell, but its translation is for a {entry['type']} "
-                 "cell: replace the entry")]
-    stamp = _stamp_problem(_entry_stamp(entry), english_text(cell), cell_id, f"the Chinese in {path}",
-                           f"stamp {stem} {cell_id}")
-    if stamp and stamp[0] == "stale":
-        return [stamp]  # the rest would only repeat it
-    found = [stamp] if stamp else []
-    if entry["type"] == "markdown":
-        zh = "\n".join(entry["zh"])
-        if not zh.strip():
-            return [*found, ("missing", f'the translation ("zh") in {path} is empty')]
-        kept = {"code, formulas, link targets and headings": invariant_differences(cell.source, zh),
-                "numbers": number_differences(cell.source, zh)}
-        return found + [("invalid", f"the translation must keep the English's {what}: " + "; ".join(differences))
-                        for what, differences in kept.items() if differences]
-    comments, translated = translatable_comments(cell.source), {pair["en"]: pair["zh"] for pair in entry["comments"]}
-    for text in comments:
-        if error := _comment_translation_error(translated.get(text, ""), text):
-            found.append(("missing" if error == "has no translation" else "invalid", f"comment {text!r} {error}"))
-        elif numbers := number_differences(text, translated[text]):
-            found.append(("invalid", f"comment {text!r}: the translation must keep its numbers: " + "; ".join(numbers)))
-    return found + [("unused", f"a translation for comment {text!r}, which the cell does not have: delete it")
-                    for text in sorted(set(translated) - set(comments))]
-
-
-def _in_file(stem: str, cell_id: str) -> bool:
-    """Whether the translation of cell ``cell_id`` belongs in ``stem``'s file: the set-up cell in :data:`SHARED`'s,
-    the others in their notebook's."""
-    return (cell_id in SHARED_IDS) == (stem == SHARED)
-
-
-def _translated_cells(stem: str, english: nbformat.NotebookNode) -> dict[str, nbformat.NotebookNode]:
-    """The cells of ``english`` with something to translate in ``stem``'s file, by id."""
-    return {cell.get("id"): cell for cell in english.cells if _in_file(stem, cell.get("id")) and is_translatable(cell)}
-
-
-def check_translation(stem: str, english: nbformat.NotebookNode, cells: dict[str, dict] | None) -> list[Problem]:
-    """Problems of the translation ``cells`` (None: no file) of the notebook ``english`` (:data:`SHARED`: of
-    its set-up cell)."""
-    path = _repo(translation_path(stem))
-    if cells is None:
-        return [Problem(stem, None, "missing", f"there is no translation, {path}: run {_command(f'init {stem}')} "
-                        "and translate every entry")]
-    by_id, wanted = {cell.get("id"): cell for cell in english.cells}, _translated_cells(stem, english)
-    problems = []
-    for cell_id, cell in wanted.items():
-        found = _entry_problems(stem, cell, cells[cell_id]) if cell_id in cells else [
-            ("missing", f"the {cell.cell_type} cell has no translation in {path} ({_command(f'init {stem}')} adds "
-             "an empty entry)")]
-        problems += [Problem(stem, cell_id, kind, message) for kind, message in found]
-    if stem != SHARED:  # a notebook's own translation: how its Chinese reads
-        problems += _style_problems(stem, zh_style.notebook_slips(stem, cells))
-    for cell_id in (cid for cid in cells if cid not in wanted and _in_file(stem, cid)):
-        why = ("the English notebook has no cell with this id (delete the entry, or move it to the cell's new id)"
-               if cell_id not in by_id else
-               "the cell has nothing to translate any more (no text, or no comments): delete the entry")
-        problems.append(Problem(stem, cell_id, "unused", f"a translation in {path}, but {why}"))
+def check_translation(stem: str, english: nbformat.NotebookNode, catalog: Catalog | None) -> list[Problem]:
+    """Problems of the catalog of the notebook ``english`` (as sync writes it) and how its Chinese reads."""
+    problems = catalog_problems(stem, catalog, notebook_template(stem, english),
+                                {cell.get("id"): cell for cell in english.cells})
+    if catalog is not None:
+        texts = zh_style.cell_texts(english, update(catalog, notebook_template(stem, english)))
+        problems += _style_problems(stem, zh_style.notebook_slips(stem, texts))
     return problems
 
 
@@ -471,40 +395,37 @@ def _english_notebooks() -> dict[Notebook, nbformat.NotebookNode]:
 
 def check(stems: list[str] | None = None) -> list[Problem]:
     """Everything a person must fix in the Chinese edition (empty: it is complete): for each notebook (or
-    only ``stems``) its title, its translation and its stored Chinese notebook; the shared set-up cell,
-    Chinese notebooks the manifest does not list, and README.zh.md."""
+    only ``stems``) its catalog and its stored Chinese notebook; the shared catalog (the set-up cell and
+    the titles), Chinese notebooks the manifest does not list, and README.zh.md's catalog."""
     problems: list[Problem] = []
     english = _english_notebooks()
     for entry, nb in english.items():
         if not stems or entry.stem in stems:
-            problems += _unless_invalid(entry.stem, check_title, entry)
             problems += _unless_invalid(entry.stem, _check_notebook, entry, nb)
     if not stems or SHARED in stems:
-        variants = {next(c.source for c in nb.cells if c.get("id") == generated.SETUP_ID): nb
-                    for nb in english.values()}  # the set-up cell: each variant once
-        for nb in variants.values():
-            shared = _unless_invalid(SHARED, lambda nb: check_translation(SHARED, nb, load(SHARED)), nb)
-            problems += [problem for problem in shared if problem not in problems]
+        setup = {cell.get("id"): cell for nb in english.values() for cell in nb.cells if cell.get("id") in SHARED_IDS}
+        problems += _unless_invalid(SHARED, lambda: catalog_problems(SHARED, load(SHARED), shared_template(
+            english.values()), setup))
         listed = {entry.filename for entry in manifest.NOTEBOOKS}
         problems += [Problem(path.stem, None, "unused", f"{_repo(path)} has no English notebook in the manifest: "
-                             "delete it (and its translation)")
+                             "delete it (and its catalog)")
                      for path in sorted((manifest.NOTEBOOK_DIR / "zh").glob("*.ipynb")) if path.name not in listed]
     if not stems or README_KEY in stems:
-        problems += _unless_invalid(_repo(readme_zh_path()), check_readme)
+        problems += _unless_invalid(_repo(readme_zh_path()), check_readme, english)
     return problems
 
 
 def _check_notebook(entry: Notebook, english: nbformat.NotebookNode) -> list[Problem]:
-    """The translation of a notebook (``english``, as sync writes it) and its stored Chinese notebook."""
-    cells = load(entry.stem)
-    problems = check_translation(entry.stem, english, cells)
-    with contextlib.suppress(TranslationFileError):  # a broken _shared.json is a problem of SHARED's check
-        problems += compare_editions(entry, zh_notebook(entry, english, cells, load(SHARED)))
+    """The catalog of a notebook (``english``, as sync writes it) and its stored Chinese notebook."""
+    catalog = load(entry.stem)
+    problems = check_translation(entry.stem, english, catalog)
+    with contextlib.suppress(TranslationFileError):  # a broken _shared.po is a problem of SHARED's check
+        problems += compare_editions(entry, zh_notebook(entry, english, catalog, load(SHARED)))
     return problems
 
 
 def _unless_invalid(where: str, check_part, *args) -> list[Problem]:
-    """``check_part(*args)``, or the problem of a translation file that it cannot read."""
+    """``check_part(*args)``, or the problem of a catalog that Babel cannot read."""
     try:
         return check_part(*args)
     except TranslationFileError as error:
@@ -520,36 +441,27 @@ def problems_summary() -> str:
             "; `python -m tools.translations check` lists them, and the tests fail until a person fixes them")
 
 
-# --- the titles and README.zh.md: stamped against the English titles and README.md's sections ----------
-
-def check_title(entry: Notebook) -> list[Problem]:
-    """The manifest's ``title_zh`` of ``entry`` against the stamp of its English ``title``."""
-    if not entry.title_zh.strip():
-        return [Problem(entry.stem, None, "missing", "the manifest entry has no title_zh (tools/manifest.py)")]
-    found = _stamp_problem(_stamps(TITLES).get(entry.stem), entry.title, "title",
-                           f"title_zh {entry.title_zh!r} in tools/manifest.py", f"stamp-title {entry.stem}")
-    return [Problem(entry.stem, None, found[0], f"the title: {found[1]}")] if found else []
-
-
-def stamp_titles(stems: list[str]) -> None:
-    """Mark the ``title_zh`` of ``stems`` as translated from their current English titles."""
-    _restamp(TITLES, {entry.stem: entry.title for entry in manifest.NOTEBOOKS}, stems, "notebook")
-
+# --- README.zh.md: one message per section of README.md ------------------------------------------------
 
 _INTRO = "(introduction)"  # the name of the text before the first `##` heading
-#: what `make sync` writes into both READMEs, left out of the sections' stamps (the titles and
-#: notebook 0's ``answer`` and ``fine-print`` cells are stamped on their own; the Start paragraph and the
+#: what `make sync` writes into both READMEs, left out of the sections' messages (the titles and notebook 0's
+#: ``answer`` and ``fine-print`` cells are translated in their own catalogs; the Start paragraph and the
 #: table's words are in tools/generated.py, in both languages)
-_GENERATED_BLOCKS = {generated.TABLE_BLOCK: "<!-- notebooks table (generated) -->",
-                     generated.ANSWER_BLOCK: "<!-- the answer (generated) -->",
-                     generated.FINE_PRINT_BLOCK: "<!-- the fine print (generated) -->",
-                     generated.START_BLOCK: "<!-- the start paragraph (generated) -->"}
+_GENERATED_BLOCKS = {generated.TABLE_BLOCK: ("<!-- notebooks table (generated) -->", generated.TABLE_START,
+                                             generated.TABLE_END),
+                     generated.ANSWER_BLOCK: ("<!-- the answer (generated) -->", generated.ANSWER_START,
+                                              generated.ANSWER_END),
+                     generated.FINE_PRINT_BLOCK: ("<!-- the fine print (generated) -->", generated.FINE_PRINT_START,
+                                                  generated.FINE_PRINT_END),
+                     generated.START_BLOCK: ("<!-- the start paragraph (generated) -->", generated.START_START,
+                                             generated.START_END)}
 
 
 def readme_sections(text: str) -> list[tuple[str, str]]:
     """``text`` cut at its ``## `` headings outside fenced code: ``(heading, text)`` in order, the first
-    the introduction (:data:`_INTRO`); the generated blocks and trailing blank lines left out."""
-    for pattern, placeholder in _GENERATED_BLOCKS.items():
+    the introduction (:data:`_INTRO`); the generated blocks (a placeholder in their place) and trailing
+    blank lines left out."""
+    for pattern, (placeholder, *_) in _GENERATED_BLOCKS.items():
         text = pattern.sub(placeholder, text)
     sections, fence = [(_INTRO, [])], None
     for line in text.split("\n"):
@@ -561,170 +473,116 @@ def readme_sections(text: str) -> list[tuple[str, str]]:
     return [(heading, "\n".join(lines).rstrip()) for heading, lines in sections]
 
 
-def _english_readme() -> dict[str, str]:
-    return dict(readme_sections((manifest.ROOT / manifest.ENGLISH.readme).read_text(encoding="utf-8")))
+def _english_readme() -> list[tuple[str, str]]:
+    return readme_sections((manifest.ROOT / manifest.ENGLISH.readme).read_text(encoding="utf-8"))
 
 
-def check_readme() -> list[Problem]:
-    """README.zh.md against README.md: as many ``##`` sections, each stamped against the current text of
-    its English section (by order), and the Chinese style."""
-    zh_path = readme_zh_path()
-    where = _repo(zh_path)
-    if not zh_path.is_file():
-        return [Problem(where, None, "missing", "there is no Chinese README")]
-    english, chinese = _english_readme(), readme_sections(zh_path.read_text(encoding="utf-8"))
-    if len(english) != len(chinese):
-        return [Problem(where, None, "invalid", f"README.zh.md has {len(chinese) - 1} `##` sections, README.md has "
-                        f"{len(english) - 1} ({', '.join(list(english)[1:])}): translate each section, in the "
-                        "same order")]
-    problems, stamps = [], _stamps(README_KEY)
-    for (heading, text), (zh_heading, _) in zip(english.items(), chinese, strict=True):
-        if found := _stamp_problem(stamps.get(heading), text, heading, f"the section {zh_heading!r} of README.zh.md",
-                                   f"stamp-readme {heading.removeprefix('## ')!r}"):
-            problems.append(Problem(where, heading, *found))
-    problems += _style_problems(where, zh_style.readme_slips(zh_path.read_text(encoding="utf-8")))
-    return problems + [Problem(where, extra, "unused", f"a stamp in {_repo(translation_path(README_KEY))} for a "
-                               f"section README.md no longer has: re-stamp the sections ({_command('stamp-readme')} "
-                               "<section>) after translating") for extra in stamps if extra not in english]
+def readme_zh(catalog: Catalog | None, answer: str | None = None, fine_print: str | None = None) -> str:
+    """README.zh.md from its catalog: each section of README.md in its Chinese (the English under
+    :data:`UNTRANSLATED` where there is none), and the generated blocks filled in."""
+    translated = by_context(update(catalog, readme_template()))
+    text = "\n\n".join(translated.get(heading, {}).get(english) or f"{UNTRANSLATED}\n{english}"
+                       for heading, english in _english_readme()) + "\n"
+    for placeholder, start, end in _GENERATED_BLOCKS.values():
+        text = text.replace(placeholder, f"{start}\n{end}")
+    return generated.sync_readme(text, manifest.CHINESE, answer, fine_print)
 
 
-def stamp_readme(names: list[str] | None) -> list[str]:
-    """Stamp the README.zh.md sections whose English headings are ``names`` (``## `` may be left out;
-    :data:`_INTRO` for the introduction; None: every section) against the current README.md. Returns their
-    headings."""
-    english = _english_readme()
-    headings = [heading if heading in english else f"## {heading}" for heading in (english if names is None else names)]
-    _restamp(README_KEY, english, headings, "README.md section")
-    return headings
+def check_readme(english: dict[Notebook, nbformat.NotebookNode] | None = None) -> list[Problem]:
+    """README.zh.md's catalog against README.md's sections, the file against what sync writes from it, and
+    the Chinese style."""
+    english = _english_notebooks() if english is None else english
+    where, catalog = _repo(readme_zh_path()), load(README_KEY)
+    problems = [Problem(where, p.cell, p.kind, p.message)
+                for p in catalog_problems(README_KEY, catalog, readme_template(), {})]
+    planned = planned_readme_zh(english)
+    if not readme_zh_path().is_file() or readme_zh_path().read_text(encoding="utf-8") != planned:
+        problems.append(Problem(where, None, "drift", "README.zh.md is not what `make sync` writes from "
+                                f"{_repo(translation_path(README_KEY))}: run `make sync` (edit the catalog, "
+                                "not the file)"))
+    return problems + _style_problems(where, zh_style.readme_slips(planned))
 
 
 # --- generating the Chinese notebooks and README ------------------------------------------------------
 
-def zh_cell(cell: nbformat.NotebookNode, entry: dict | None) -> nbformat.NotebookNode:
-    """The Chinese twin of an English body cell, given its translation entry (or None): code with the
-    translated comments swapped in (a comment without a usable translation stays English); markdown's
-    translation, its links rebased to ``notebooks/zh/``, or the English under :data:`UNTRANSLATED`.
-    A stale translation is used as it is (the check reports it)."""
-    new = copy.deepcopy(cell)
-    usable = entry is not None and entry["type"] == cell.cell_type
-    if cell.cell_type == "code" and usable:
-        new.source = translate_comments(cell.source, {c["en"]: c["zh"] for c in entry["comments"]
-                                                      if _comment_translation_error(c["zh"], c["en"]) is None})
-    elif cell.cell_type == "markdown" and is_translatable(cell):
-        text = "\n".join(entry["zh"]) if usable else ""
+def zh_cell(cell: nbformat.NotebookNode, translated: dict[str, str] | None) -> nbformat.NotebookNode:
+    """The Chinese twin of an English body cell, given the Chinese of its messages (``{English: Chinese}``):
+    code with the translated comments swapped in (a comment without a usable translation stays English);
+    markdown's translation, its links rebased to ``notebooks/zh/``, or the English under :data:`UNTRANSLATED`.
+    A fuzzy translation is used as it is (the check reports it)."""
+    new, translated = copy.deepcopy(cell), translated or {}
+    if cell.cell_type == "code":
+        new.source = translate_comments(cell.source, {en: zh for en, zh in translated.items()
+                                                      if _comment_translation_error(zh, en) is None})
+    elif is_translatable(cell):
+        text = translated.get(cell.source, "")
         new.source = rebase_for_zh(text) if text.strip() else f"{UNTRANSLATED}\n{rebase_for_zh(cell.source)}"
     return new
 
 
-def zh_notebook(entry: Notebook, english: nbformat.NotebookNode, cells: dict[str, dict] | None,
-                shared: dict[str, dict] | None) -> nbformat.NotebookNode:
+def zh_notebook(entry: Notebook, english: nbformat.NotebookNode, catalog: Catalog | None,
+                shared: Catalog | None) -> nbformat.NotebookNode:
     """The Chinese notebook generated from the English one (as ``make sync`` writes it)."""
     nb, made = copy.deepcopy(english), {generated.HEADER_ID: generated.header_source,
                                         generated.FOOTER_ID: generated.footer_source}
+    own = by_context(update(catalog, notebook_template(entry.stem, english)))
+    setup = by_context(shared)
     nb.cells = []
     for cell in english.cells:
         if cell.get("id") in made:
             nb.cells.append(generated.markdown_cell(cell.id, made[cell.id](entry.zh)))
         else:
-            entries = shared if cell.get("id") in SHARED_IDS else cells
-            nb.cells.append(zh_cell(cell, (entries or {}).get(cell.get("id"))))
+            nb.cells.append(zh_cell(cell, (setup if cell.get("id") in SHARED_IDS else own).get(cell.get("id"))))
     return generated.collapse_generated(nb, "zh")
 
 
+def _chinese_notebooks(english: dict[Notebook, nbformat.NotebookNode]) -> dict[Notebook, nbformat.NotebookNode]:
+    shared = load(SHARED)
+    return {entry: zh_notebook(entry, nb, load(entry.stem), shared) for entry, nb in english.items()}
+
+
+def planned_readme_zh(english: dict[Notebook, nbformat.NotebookNode],
+                      chinese: dict[Notebook, nbformat.NotebookNode] | None = None) -> str:
+    """README.zh.md as sync writes it (notebook 0's answer and fine print from its Chinese notebook)."""
+    entry = generated.answer_notebook()
+    answer = fine_print = None
+    if entry in english:
+        nb = (chinese or {}).get(entry) or zh_notebook(entry, english[entry], load(entry.stem), load(SHARED))
+        answer = generated.answer_cell_source(nb, entry.zh)
+        fine_print = generated.answer_cell_source(nb, entry.zh, generated.FINE_PRINT_CELL)
+    return readme_zh(load(README_KEY), answer, fine_print)
+
+
 def planned_text_files() -> dict[Path, str]:
-    """The Chinese notebooks and README.zh.md, as ``make sync`` writes them."""
-    planned, answer, fine_print, shared = {}, None, None, load(SHARED)
-    for entry, english in _english_notebooks().items():
-        chinese = zh_notebook(entry, english, load(entry.stem), shared)
-        planned[entry.zh.path] = generated.dumps_notebook(chinese)
-        if entry == generated.answer_notebook():
-            answer = generated.answer_cell_source(chinese, entry.zh)
-            fine_print = generated.answer_cell_source(chinese, entry.zh, generated.FINE_PRINT_CELL)
-    readme = readme_zh_path()
-    if not readme.is_file():
-        raise FileNotFoundError(f"{_repo(readme)} is missing: the Chinese README holds the table of Chinese notebooks")
-    planned[readme] = generated.sync_readme(readme.read_text(encoding="utf-8"), manifest.CHINESE, answer, fine_print)
+    """The catalogs, updated from the current English, the Chinese notebooks and README.zh.md, as ``make sync``
+    writes them."""
+    english = _english_notebooks()
+    chinese = _chinese_notebooks(english)
+    planned = {entry.zh.path: generated.dumps_notebook(nb) for entry, nb in chinese.items()}
+    catalogs = {entry.stem: notebook_template(entry.stem, nb) for entry, nb in english.items()}
+    catalogs |= {SHARED: shared_template(english.values()), README_KEY: readme_template()}
+    for name, english_catalog in catalogs.items():
+        planned[translation_path(name)] = dumps(update(load(name), english_catalog))
+    planned[readme_zh_path()] = planned_readme_zh(english, chinese)
     return planned
 
 
 # --- command line ---------------------------------------------------------------------------------------
 
-def _english_for(stem: str) -> dict[str, nbformat.NotebookNode]:
-    """The English cells that ``stem``'s translation file covers (:data:`SHARED`: of any notebook), by id."""
-    english = {entry.stem: nb for entry, nb in _english_notebooks().items()}
-    if stem != SHARED and stem not in english:
-        raise SystemExit(f"unknown notebook {stem!r}; expected one of: {', '.join([*english, SHARED])}")
-    return _translated_cells(stem, next(iter(english.values())) if stem == SHARED else english[stem])
-
-
-def init(stem: str) -> list[str]:
-    """Add an empty, stamped entry for every cell of ``stem`` that has none. Returns their ids."""
-    english, cells = _english_for(stem), load(stem) or {}
-    added = [cell_id for cell_id in english if cell_id not in cells]
-    save(stem, {**cells, **{cell_id: new_entry(english[cell_id]) for cell_id in added}}, list(english))
-    return added
-
-
-def stamp(stem: str, cell_ids: list[str]) -> None:
-    """Mark the translations of ``cell_ids`` as made from the current English (comments that changed lose
-    theirs): only for a person who has just brought the Chinese up to date."""
-    english, cells = _english_for(stem), load(stem)
-    if cells is None:
-        raise SystemExit(f"there is no {_repo(translation_path(stem))}; run {_command(f'init {stem}')}")
-    for cell_id in cell_ids:
-        if cell_id not in english:
-            raise SystemExit(f"{stem} has no cell {cell_id!r} with something to translate; cells: {', '.join(english)}")
-        if cell_id not in cells:
-            raise SystemExit(f"{stem}: cell {cell_id!r} has no translation yet; run {_command(f'init {stem}')} first")
-    save(stem, {**cells, **{cell_id: new_entry(english[cell_id], cells[cell_id]) for cell_id in cell_ids}},
-         list(english))
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = OneLineParser(prog="python -m tools.translations", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
-    commands.add_parser("check", help="list what is missing, stale or unused; exit 1 if anything").add_argument(
-        "stems", nargs="*", help=f"notebook stems, or {SHARED} or {README_KEY} (default: everything)")
-    commands.add_parser("init", help="add an empty entry for every cell that has none").add_argument(
-        "stem", help=f"a notebook stem such as 01_one_hot_matmul, or {SHARED}")
-    stamp_parser = commands.add_parser("stamp", help="after updating a translation: mark it as up to date")
-    stamp_parser.add_argument("stem")
-    stamp_parser.add_argument("cell_ids", nargs="+", metavar="cell-id")
-    readme_parser = commands.add_parser("stamp-readme", help="after updating sections of README.zh.md: mark them "
-                                        "as up to date with README.md")
-    readme_parser.add_argument("sections", nargs="*", metavar="section",
-                               help=f"English headings without '## ' (e.g. 'Further reading'), or {_INTRO!r}")
-    readme_parser.add_argument("--all", action="store_true", help="every section")
-    commands.add_parser("stamp-title", help="after updating title_zh in tools/manifest.py: mark it as translated "
-                        "from the current English title").add_argument("stems", nargs="+", metavar="stem")
+    commands.add_parser("check", help="list what is untranslated, fuzzy (stale) or unused; exit 1 if anything"
+                        ).add_argument("stems", nargs="*", help=f"notebook stems, or {SHARED} or {README_KEY} "
+                                       "(default: everything)")
     args = parser.parse_args(argv)
-
-    if args.command == "check":
-        if unknown := sorted(set(args.stems) - {e.stem for e in manifest.NOTEBOOKS} - {SHARED, README_KEY}):
-            parser.error(f"unknown notebook(s) {unknown}; expected stems from tools/manifest.py, {SHARED} or "
-                         f"{README_KEY}")
-        problems = check(args.stems or None)
-        for problem in problems:
-            print(f"{problem}\n")
-        print(f"{len(problems)} problem(s)" if problems else "the Chinese edition is complete and up to date")
-        return 1 if problems else 0
-    if args.command == "init":
-        added = init(args.stem)
-        print(f"{_repo(translation_path(args.stem))}: added {len(added)} empty entr{'y' if len(added) == 1 else 'ies'}"
-              f"{': ' + ', '.join(added) if added else ''}")
-        print('fill in every "zh", then run `make sync` and `python -m tools.translations check`')
-    elif args.command == "stamp-title":
-        stamp_titles(args.stems)
-        print(f"stamped the titles of {', '.join(args.stems)} in {_repo(translation_path(TITLES))}; run `make sync`")
-    elif args.command == "stamp-readme":
-        if not args.sections and not args.all:
-            parser.error("name the sections you translated (or --all)")
-        headings = stamp_readme(None if args.all else args.sections)
-        print(f"stamped {', '.join(headings)} in {_repo(translation_path(README_KEY))}")
-    else:
-        stamp(args.stem, args.cell_ids)
-        print(f"stamped {', '.join(args.cell_ids)} in {_repo(translation_path(args.stem))}; now run `make sync`")
-    return 0
+    if unknown := sorted(set(args.stems) - {e.stem for e in manifest.NOTEBOOKS} - {SHARED, README_KEY}):
+        parser.error(f"unknown notebook(s) {unknown}; expected stems from tools/manifest.py, {SHARED} or {README_KEY}")
+    problems = check(args.stems or None)
+    for problem in problems:
+        print(f"{problem}\n")
+    print(f"{len(problems)} problem(s)" if problems else "the Chinese edition is complete and up to date")
+    return 1 if problems else 0
 
 
 if __name__ == "__main__":

@@ -1,10 +1,11 @@
 """Style checks for the Chinese edition: the slips that make a translation read as translated.
 
-:func:`notebook_slips` reads one notebook's translation (``notebooks/zh/translations/<stem>.json``)
-in cell order, :func:`readme_slips` reads README.zh.md; both return :class:`Slip` s: ``gloss``, a key term
-(:data:`KEY_TERMS`) used for the first time in a notebook without its English in brackets, ``词元（token）``,
-or glossed a second time; the slips of :data:`PHRASE_RULES` (``times``, ``term``, ``quotes``, ``cross-ref``);
-and ``glossary`` (README.zh.md): a key term or a :data:`ONE_WORD` word missing from its 术语表.
+:func:`notebook_slips` reads one notebook's translation (its catalog, ``notebooks/zh/translations/<stem>.po``,
+read by :mod:`tools.translations`) in cell order, :func:`readme_slips` reads README.zh.md; both return
+:class:`Slip` s: ``gloss``, a key term (:data:`KEY_TERMS`) used for the first time in a notebook without
+its English in brackets, ``词元（token）``, or glossed a second time; the slips of :data:`PHRASE_RULES`
+(``times``, ``term``, ``quotes``, ``cross-ref``); and ``glossary`` (README.zh.md): a key term or a
+:data:`ONE_WORD` word missing from its 术语表.
 
 ``python -m tools.translations check`` (and so the test suite) reports them with the other problems
 of the edition, as problems of the kind ``style``; ``python -m tools.zh_style`` lists them alone,
@@ -14,14 +15,17 @@ them, "X：Y：Z", is an English sentence shape).
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 from dataclasses import dataclass
 
+import nbformat
+from babel.messages.catalog import Catalog
+
 from utils.cli import OneLineParser
 
-from . import manifest
+from . import generated, manifest
+from .catalogs import by_context, load
 from .cli import guard
 
 #: The key terms each notebook glosses once, at its first use: ``{Chinese: English}``
@@ -133,23 +137,23 @@ def gloss_slips(file: str, texts: list[tuple[str, str]]) -> list[Slip]:
     return found
 
 
-def _cell_texts(stem: str, cells: dict[str, dict] | None = None) -> list[tuple[str, bool, str]]:
-    """``(cell id, whether markdown, Chinese)`` of every translated cell, in notebook order. ``cells``: the
-    translation's entries (default: read from ``notebooks/zh/translations/<stem>.json``)."""
-    path = manifest.NOTEBOOK_DIR / "zh" / "translations" / f"{stem}.json"
-    try:
-        cells = json.loads(path.read_text(encoding="utf-8"))["cells"] if cells is None else cells
-        return [(cell_id, entry["type"] == "markdown", "\n".join(
-            entry["zh"] if entry["type"] == "markdown" else [pair["zh"] for pair in entry["comments"]]))
-                for cell_id, entry in cells.items()]
-    except (KeyError, TypeError) as error:  # the form that tools.translations checks
-        raise ValueError(f"{path} is not in the form of a translation ({error!r}): "
-                         "`python -m tools.translations check` names the problem") from error
+def cell_texts(english: nbformat.NotebookNode, catalog: Catalog | None) -> list[tuple[str, bool, str]]:
+    """``(cell id, whether markdown, its Chinese)`` of each translated cell of the notebook ``english``, in
+    notebook order, from its catalog (a code cell's Chinese: its comments, one a line)."""
+    translated = by_context(catalog)
+    return [(cell.id, cell.cell_type == "markdown", "\n".join(translated[cell.id].values()))
+            for cell in english.cells if cell.get("id") in translated and cell.get("id") != generated.SETUP_ID]
 
 
-def notebook_slips(stem: str, cells: dict[str, dict] | None = None) -> list[Slip]:
-    """Every slip in the translation of notebook ``stem`` (``cells``: its entries, default: read from its file)."""
-    texts = _cell_texts(stem, cells)
+def _cell_texts(stem: str) -> list[tuple[str, bool, str]]:
+    entry = next(entry for entry in manifest.NOTEBOOKS if entry.stem == stem)
+    return cell_texts(generated.read_notebook(entry.path), load(stem))
+
+
+def notebook_slips(stem: str, texts: list[tuple[str, bool, str]] | None = None) -> list[Slip]:
+    """Every slip in the translation of notebook ``stem`` (``texts``: ``(cell id, whether markdown, Chinese)``
+    in notebook order, default: read from its catalog)."""
+    texts = _cell_texts(stem) if texts is None else texts
     return gloss_slips(stem, [(cell, text) for cell, markdown, text in texts if markdown]) + [
         slip for cell, markdown, text in texts for slip in phrase_slips(stem, text, cell, markdown)]
 

@@ -66,7 +66,7 @@ def test_contributing_holds_the_maintainers_manual():
     for heading in ("## Changing or adding a notebook", "## The Chinese edition", "## The test suite",
                     "### The browser tests", "## Other versions: oldest, Colab, newest", "## What CI runs"):
         assert heading in text, heading
-    for command in ("python course.py execute", "tools.translations stamp-readme", "test tests/unit",
+    for command in ("python course.py execute", "tools.translations check", "test tests/unit",
                     "requirements-dev.txt"):
         assert command in text, command
 
@@ -80,7 +80,7 @@ def test_the_readme_is_for_learners():
     assert headings[:4] == ["Who the course is for", "The notebooks", "The fine print", "Run it on your machine"]
     assert len(text.split()) <= 1_520, f"README.md has {len(text.split())} words: move detail to a page of its own"
     assert headings[-2:] == ["When something does not work", "Reuse, citation and contributing"]
-    for maintainers in ("nbval", "stamp-readme", "translations.json", "make execute", "make lock", "tiers"):
+    for maintainers in ("nbval", "tools.translations", "translations/", "make execute", "make lock", "tiers"):
         assert maintainers not in text, maintainers
     first_screen = text[:text.index("\n## ")]
     assert "Colab" in first_screen and "Binder" in first_screen

@@ -2,9 +2,6 @@
 translation and in README.zh.md, and fails the translation check (``python -m tools.translations
 check``, which the suite runs); the written-in-Chinese form passes."""
 
-import copy
-import json
-
 import pytest
 
 from tools import generated, manifest, translations, zh_style
@@ -17,12 +14,18 @@ def _english():
 
 
 def _translation():
-    path = translations.translation_path(STEM)
-    return json.loads(path.read_text(encoding="utf-8"))["cells"]
+    return translations.load(STEM)
 
 
-def _style_problems(cells):
-    return [p for p in translations.check_translation(STEM, _english(), cells) if p.kind == "style"]
+def _with_slip(catalog, context, slip):
+    """``catalog`` with ``slip`` added to the Chinese of the first message of ``context``."""
+    message = next(m for m in catalog if m.context == context)
+    message.string += slip
+    return catalog
+
+
+def _style_problems(catalog):
+    return [p for p in translations.check_translation(STEM, _english(), catalog) if p.kind == "style"]
 
 
 @pytest.mark.parametrize(("bad", "good"), [
@@ -118,10 +121,13 @@ def test_each_key_term_is_glossed_at_its_first_use(bad, good):
     assert zh_style.gloss_slips("nb", [("a", good)]) == []
 
 
-def test_a_translation_not_in_its_form_is_one_clear_error():
-    with pytest.raises(ValueError, match=r"not in the form of a translation \(KeyError\('zh'\)\): `python -m "
-                                         r"tools.translations check` names the problem"):
-        zh_style.notebook_slips(STEM, {"intro": {"type": "markdown", "en": []}})
+def test_the_chinese_is_read_from_the_catalog_in_notebook_order():
+    texts = zh_style.cell_texts(_english(), _translation())
+    ids = [cell.id for cell in _english().cells]
+    assert [ids.index(cell) for cell, *_ in texts] == sorted(ids.index(cell) for cell, *_ in texts)
+    [parameters] = [text for cell, markdown, text in texts if cell == "parameters" and not markdown]
+    assert parameters.startswith("# 可以修改的设置\n# ")  # a code cell's comments, one a line
+    assert next(text for cell, markdown, text in texts if cell == "learn" and markdown).startswith("## 你将学到什么")
 
 
 def test_colon_density_counts_full_width_colons_per_thousand_chinese_characters():
@@ -141,10 +147,8 @@ def test_the_edition_reads_cleanly_now():
     ('动词"吃"', "quotes"), ("见笔记本 4", "cross-ref"), ("词元（token）", "gloss"),
 ])
 def test_a_cell_with_a_slip_fails_the_translation_check(slip, rule):
-    cells = copy.deepcopy(_translation())
-    summary = cells["summary"]
-    summary["zh"] = [*summary["zh"], f"- {slip}。"]  # the summary comes after the first gloss of every term
-    problems = _style_problems(cells)
+    catalog = _with_slip(_translation(), "summary", f"\n- {slip}。")  # after the first gloss of every term
+    problems = _style_problems(catalog)
     assert [(p.cell, p.kind) for p in problems] == [("summary", "style")]
     assert problems[0].message.startswith(f"{rule}: ")
 
@@ -154,17 +158,15 @@ def test_a_cell_with_a_slip_fails_the_translation_check(slip, rule):
     ("，即独热行向量", "term"), ("，供本笔记本使用", "term"),
 ])
 def test_a_comment_with_a_slip_fails_too(slip, rule):
-    cells = copy.deepcopy(_translation())
-    pair = cells["imports"]["comments"][0]
-    pair["zh"] = pair["zh"] + slip
-    assert [(p.cell, p.message.split(":")[0]) for p in _style_problems(cells)] == [("imports", rule)]
+    catalog = _with_slip(_translation(), "imports", slip)
+    assert [(p.cell, p.message.split(":")[0]) for p in _style_problems(catalog)] == [("imports", rule)]
 
 
-def test_a_slip_in_readme_zh_fails_the_readme_check(tmp_path, monkeypatch):
-    readme = tmp_path / "README.zh.md"
-    readme.write_text(translations.readme_zh_path().read_text(encoding="utf-8") + '\n动词"吃"要多花 16 倍的时间。\n',
-                      encoding="utf-8")
-    monkeypatch.setattr(translations, "readme_zh_path", lambda: readme)
+def test_a_slip_in_readme_zh_fails_the_readme_check(course_copy):
+    path = translations.translation_path(translations.README_KEY)
+    catalog = _with_slip(translations.load(translations.README_KEY), "## Reuse, citation and contributing",
+                         '\n动词"吃"要多花 16 倍的时间。')
+    path.write_text(translations.dumps(catalog), encoding="utf-8")
     style = [p for p in translations.check_readme() if p.kind == "style"]
     assert sorted(p.message.split(":")[0] for p in style) == ["quotes", "times"]
 
@@ -174,13 +176,10 @@ def test_a_slip_in_readme_zh_fails_the_readme_check(tmp_path, monkeypatch):
     ("在 GPT-2 的尺寸上，查表 vs 稠密乘积。", "在 GPT-2 的规模上，查表对比稠密乘积。", ["term", "term"]),
     ("正文从不依赖“深入一步”。", "主线从不依赖*深入一步*。", ["term", "term"]),
 ])
-def test_a_term_or_times_slip_in_readme_zh_fails_the_readme_check(tmp_path, monkeypatch, bad, good, rules):
-    readme = tmp_path / "README.zh.md"
-    monkeypatch.setattr(translations, "readme_zh_path", lambda: readme)
+def test_a_term_or_times_slip_in_readme_zh_is_a_slip(bad, good, rules):
     for text, expected in ((bad, rules), (good, [])):
-        readme.write_text(_readme_zh() + f"\n{text}\n", encoding="utf-8")
-        style = [p for p in translations.check_readme() if p.kind == "style"]
-        assert [p.message.split(":")[0] for p in style] == expected
+        style = zh_style.readme_slips(_readme_zh() + f"\n{text}\n")
+        assert [slip.rule for slip in style] == expected
 
 
 def test_the_readme_glossary_lists_every_term_with_its_english():
