@@ -1,4 +1,4 @@
-"""course.py, the entry point of `python course.py run` / `test`: the parts that differ by operating
+"""course.py, the entry point of `python3 course.py run` / `test`: the parts that differ by operating
 system (venv layout, executables, the Microsoft Store's Python, root) and the commands it builds,
 checked on any system. Nothing here installs anything."""
 

@@ -12,6 +12,7 @@ import pytest
 
 import course as entry
 from tools import commands
+from utils import cli
 
 ROOT = Path(entry.__file__).parent
 
@@ -116,12 +117,14 @@ def test_no_command_lists_the_commands(capsys):
 def test_the_commands_are_named_in_the_learners_words_on_each_system(monkeypatch, capsys):
     monkeypatch.setattr(sys, "platform", "win32")
     try:
+        importlib.reload(cli)
         windows = importlib.reload(commands)
         assert windows.PROG == "py course.py"
         with pytest.raises(SystemExit):
             windows.parse(["--help"])
     finally:
         monkeypatch.undo()
+        importlib.reload(cli)
         importlib.reload(commands)
     assert commands.PROG == "python3 course.py"
     assert capsys.readouterr().out.startswith("usage: py course.py ")
@@ -160,3 +163,53 @@ def test_a_lab_typo_stops_before_jupyterlab_with_its_own_options(monkeypatch, ca
                                                          "mean --practice?")
     assert commands.call(*commands.parse(["lab", "--no-browsr"])) == 2
     assert "did you mean --no-browser?" in capsys.readouterr().err
+
+
+# --- naming notebooks as the files are named; a typo anywhere gets "did you mean" ----------------
+
+@pytest.mark.parametrize("words, numbers", [
+    (["01"], ["1"]), (["1"], ["1"]), (["1-3"], ["1", "2", "3"]), (["00", "9"], ["0", "9"]),
+    (["notebooks/01_one_hot_matmul.ipynb"], ["1"]), (["01_one_hot_matmul.ipynb", "1"], ["1"]),
+    ([str(ROOT / "notebooks" / "03_embedding_vs_linear.ipynb")], ["3"]), ([], []),
+])
+def test_run_takes_the_notebooks_as_their_files_are_named(words, numbers):
+    for command in ("run", "execute"):
+        assert commands.parse([command, *words])[0].notebooks == numbers
+
+
+@pytest.mark.parametrize("word", ["12", "3-1", "1-12", "one", "notebooks/zh/01_one_hot_matmul.ipynb", "x.ipynb"])
+def test_a_word_that_names_no_notebook_is_one_line_saying_what_run_takes(word, capsys):
+    with pytest.raises(SystemExit) as stop:
+        entry.main(["run", word])
+    line = _one_line(capsys.readouterr().err)
+    assert stop.value.code == 2 and line.startswith(f"{commands.PROG} run: ") and word in line
+    assert "(1 or 01), a range (1-3) or its file (notebooks/01_one_hot_matmul.ipynb)" in line
+
+
+@pytest.mark.parametrize("argv, expected", [
+    (["--vnev", "x", "run"], f"{commands.PROG}: unrecognized argument --vnev; did you mean --venv?"),
+    (["--constrains=y", "run"], f"{commands.PROG}: unrecognized argument --constrains; did you mean --constraints?"),
+    (["--venv", "v", "rnu"], "did you mean run?"),
+    (["run", "--devcie", "cuda"], f"{commands.PROG} run: unrecognized argument --devcie; did you mean --device?"),
+    (["practice", "--brnach", "x"], "did you mean --branch?"),
+    (["site", "--ot", "x"], "did you mean --out?"),
+    (["install", "--dve"], "did you mean --dev?"),
+])
+def test_every_command_and_option_typo_gets_did_you_mean(argv, expected, capsys):
+    with pytest.raises(SystemExit) as stop:
+        entry.main(argv)
+    assert stop.value.code == 2 and expected in _one_line(capsys.readouterr().err)
+
+
+def test_a_check_option_typo_gets_did_you_mean_in_the_learners_words(capsys):
+    with pytest.raises(SystemExit) as stop:
+        commands.call(*commands.parse(["check", "--dve"]))
+    assert stop.value.code == 2
+    assert _one_line(capsys.readouterr().err) == (f"{commands.PROG} check: unrecognized arguments: --dve; did you "
+                                                  "mean --dev? (see --help)")
+
+
+def test_no_hint_says_python_where_the_learner_types_python3():
+    """Debian and Ubuntu have no ``python``: the hints say ``python3 course.py`` (``py course.py`` on Windows)."""
+    files = [ROOT / "course.py", *(ROOT / "tools").rglob("*.py"), *(ROOT / "utils").rglob("*.py")]
+    assert [str(path.relative_to(ROOT)) for path in files if "python course.py" in path.read_text("utf-8")] == []
