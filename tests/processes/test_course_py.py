@@ -2,6 +2,7 @@
 course.py's own process (so Ctrl+C and ``kill`` reach it with nothing in between)."""
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -50,3 +51,16 @@ def test_course_py_becomes_the_command_in_the_venv(tmp_path):
     out, _ = process.communicate(timeout=60)
     assert process.returncode == 0
     assert out == f"{process.pid} 1 -m tools --venv {venv} run 3\n"
+
+
+def test_plain_pytest_without_the_suites_plugins_points_to_course_py_test():
+    """`pytest` in the clone from a Python that has pytest alone (the plugins' autoload off stands for it):
+    one line that says to run `python3 course.py test`, in place of "unrecognized arguments: -n --dist ..."."""
+    result = subprocess.run([sys.executable, "-m", "pytest", "tests/unit/test_vocab.py"], cwd=ROOT,
+                            capture_output=True, text=True, timeout=120,
+                            env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
+    assert result.returncode == 4, result.stdout + result.stderr
+    assert result.stdout == "", result.stdout
+    assert result.stderr.strip().splitlines() == [
+        f"ERROR: this pytest ({sys.executable}) runs without pytest-xdist or nbval, which the suite's options "
+        "(pyproject.toml) need: run the tests with `python3 course.py test` (it installs them into .venv)"]
