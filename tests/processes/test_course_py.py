@@ -3,6 +3,7 @@ course.py's own process (so Ctrl+C and ``kill`` reach it with nothing in between
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -11,16 +12,16 @@ from pathlib import Path
 
 import pytest
 
-import course as entry
+from tools import bootstrap as entry
 
-ROOT = Path(entry.__file__).parent
+ROOT = entry.ROOT
 
 
 def test_a_second_command_waits_for_the_install_saying_so(tmp_path):
     """A second process waits, says so in one line, and goes on once the first is done (no pip traceback)."""
     script = textwrap.dedent(f"""
         import sys; sys.path.insert(0, {str(ROOT)!r})
-        import course
+        from tools import bootstrap as course
         with course.install_lock(__import__("pathlib").Path({str(tmp_path / "v")!r})):
             print("installed after the first")
     """)
@@ -64,3 +65,17 @@ def test_plain_pytest_without_the_suites_plugins_points_to_course_py_test():
     assert result.stderr.strip().splitlines() == [
         f"ERROR: this pytest ({sys.executable}) runs without pytest-xdist or nbval, which the suite's options "
         "(pyproject.toml) need: run the tests with `python3 course.py test` (it installs them into .venv)"]
+
+
+#: pyenv's Pythons older than 3.10, where it has them (this machine: 2.7 and 3.6 to 3.9)
+OLD_PYTHONS = sorted(str(python) for python in Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")).glob(
+    "versions/*/bin/python") if re.fullmatch(r"2\.\d+\.\d+|3\.[0-9]\.\d+", python.parent.parent.name))
+
+
+@pytest.mark.skipif(not OLD_PYTHONS, reason="no Python older than 3.10 on this machine (pyenv's 2.7 and 3.6 serve)")
+@pytest.mark.parametrize("python", OLD_PYTHONS, ids=lambda python: Path(python).parent.parent.name)
+def test_an_old_python_gets_the_version_line_not_a_syntax_error(python):
+    result = subprocess.run([python, "course.py", "run"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2 and result.stdout == "", result
+    assert result.stderr.startswith("course.py: the course needs Python 3.10 or newer; this is "), result.stderr
+    assert len(result.stderr.splitlines()) == 1, result.stderr

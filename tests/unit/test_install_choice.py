@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-import course as entry
+from tools import bootstrap as entry
 
 
 def test_an_index_the_learner_set_for_pip_keeps_pip_without_asking_the_network():

@@ -6,15 +6,14 @@ import importlib
 import subprocess
 import sys
 import venv
-from pathlib import Path
 
 import pytest
 
-import course as entry
+from tools import bootstrap as entry
 from tools import commands
 from utils import cli
 
-ROOT = Path(entry.__file__).parent
+ROOT = entry.ROOT
 
 
 def _one_line(text):
