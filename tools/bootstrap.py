@@ -305,6 +305,7 @@ def run_in_venv(python: Path, argv: list[str], platform: str = sys.platform) -> 
 
 def main(argv: list[str] | None = None) -> int:
     from tools import commands
+    from tools.cli import READ_ONLY, read_only_line
 
     argv = sys.argv[1:] if argv is None else argv
     args, extra = commands.parse(argv)  # a bad command line is one line before anything is installed
@@ -318,6 +319,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"course.py: {stop}", file=sys.stderr)
         return 1
     except (subprocess.CalledProcessError, OSError) as error:
+        if isinstance(error, OSError) and error.errno in READ_ONLY:
+            print(f"course.py: {read_only_line(venv.parent)}", file=sys.stderr)
+            return 1
         if not venv_python(venv).exists():
             print(f"course.py: {venv.name} was deleted during the install; run the command again to install the "
                   "course afresh.", file=sys.stderr)

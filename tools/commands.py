@@ -19,7 +19,7 @@ from pathlib import Path
 
 from utils.cli import COURSE, OneLineParser, did_you_mean
 
-from .cli import guard
+from .cli import ensure_writable, guard
 
 ROOT = Path(__file__).resolve().parent.parent
 #: how the learner runs the commands: ``py course.py`` on Windows, ``python3 course.py`` elsewhere
@@ -51,6 +51,7 @@ def notebook_numbers(words: list[str], folder: Path = ROOT / "notebooks") -> lis
 def run(args, extra: list[str]) -> int:
     from .run import run_notebooks
 
+    ensure_writable(args.out, ROOT)
     return run_notebooks(args.notebooks, device=args.device, out=args.out, markdown=args.markdown)
 
 
@@ -107,7 +108,7 @@ def practice(args, extra: list[str]) -> int:
     if args.branch:
         print(f"wrote {len(write_branch(args.branch))} files of the practice branch into {args.branch}")
         return 0
-    out = args.out.resolve()
+    out = ensure_writable(args.out.resolve(), ROOT)
     kept, written = edited_copies(out), write_practice(out)
     for path in written:
         print(f"wrote {path}")

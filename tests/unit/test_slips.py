@@ -2,10 +2,12 @@
 without pip, a second command during an install, .venv deleted during an install, no command, a typo in
 a lab option, (the processes: tests/processes/test_course_py.py)."""
 
+import errno
 import importlib
 import subprocess
 import sys
 import venv
+from pathlib import Path
 
 import pytest
 
@@ -212,3 +214,27 @@ def test_no_hint_says_python_where_the_learner_types_python3():
     """Debian and Ubuntu have no ``python``: the hints say ``python3 course.py`` (``py course.py`` on Windows)."""
     files = [ROOT / "course.py", *(ROOT / "tools").rglob("*.py"), *(ROOT / "utils").rglob("*.py")]
     assert [str(path.relative_to(ROOT)) for path in files if "python course.py" in path.read_text("utf-8")] == []
+
+
+# --- a read-only checkout (lab machines mount course folders read-only) ------------------------------
+
+def _read_only(*args, **kwargs):
+    raise OSError(errno.EROFS, "Read-only file system")
+
+
+def test_a_read_only_checkout_says_so_and_where_to_copy_it_before_installing(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(Path, "mkdir", _read_only)  # the first write of an install: .venv/ for its lock
+    for command in ("run", "check", "lab"):
+        assert entry.main(["--venv", str(tmp_path / ".venv"), command]) == 1
+        assert _one_line(capsys.readouterr().err) == (
+            f"course.py: {tmp_path} is read-only, so the course cannot install or write its results there: copy it "
+            f"to a folder of yours (`cp -r {tmp_path} ~/{tmp_path.name}`) and run the command in the copy")
+
+
+@pytest.mark.parametrize("argv", [["run", "0"], ["practice"]])
+def test_a_read_only_checkout_with_its_venv_says_so_before_running(argv, monkeypatch, capsys):
+    monkeypatch.setattr(Path, "mkdir", _read_only)
+    monkeypatch.setattr("tools.run.run_notebooks", lambda *args, **kwargs: pytest.fail("the notebooks ran"))
+    assert commands.call(*commands.parse(argv)) == 2
+    assert _one_line(capsys.readouterr().err).startswith(f"{commands.PROG} {argv[0]}: {ROOT} is read-only, so the "
+                                                         "course cannot install or write its results there: copy it")
