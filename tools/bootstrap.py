@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -55,6 +56,15 @@ def child_environment() -> dict[str, str]:
     """The environment for the programs run in the venv: UTF-8 files and output on every system
     (Windows would otherwise read the course's files and print its Chinese text in the console's code page)."""
     return {**os.environ, "PYTHONUTF8": "1", "PYTHONIOENCODING": "utf-8"}
+
+
+#: the install's programs run apart from the terminal's Ctrl+C (their own process group), so that Ctrl+C
+#: reaches course.py alone, which stops them (subprocess.run kills its child) and says so in one line,
+#: in place of ensurepip's or pip's own KeyboardInterrupt traceback
+APART = ({"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP} if sys.platform == "win32" else
+         {"start_new_session": True})
+#: what a first install needs on disk: PyTorch's CPU-only build and the rest (uv), PyPI's Linux build (pip)
+SPACE_NEEDED = {"uv": 1.3e9, "pip": 5.0e9 if sys.platform.startswith("linux") else 1.3e9}
 
 
 class Stop(Exception):
@@ -226,14 +236,14 @@ def ensure_pip(venv: Path, python: Path, base: str = sys.executable) -> None:
     if not python.exists():
         if not can_make_pip(base):
             raise Stop(NO_ENSUREPIP)
-        subprocess.run([base, "-m", "venv", str(venv)], check=True)
+        subprocess.run([base, "-m", "venv", str(venv)], check=True, **APART)
     elif not has_pip(python):
         if not can_make_pip(str(python)):
             raise Stop(f".venv has no pip, and {NO_ENSUREPIP}")
         print("course.py: .venv has no pip (a virtual environment made without it); adding it with ensurepip.",
               flush=True)
         subprocess.run([str(python), "-m", "ensurepip", "--upgrade", "--default-pip"], check=True,
-                       stdout=subprocess.DEVNULL)
+                       stdout=subprocess.DEVNULL, **APART)
 
 
 def install(python: Path, dev: bool, constraints: str, installer: str, why: str) -> None:
@@ -241,9 +251,9 @@ def install(python: Path, dev: bool, constraints: str, installer: str, why: str)
     environment = child_environment()
     if installer == "uv":
         uv_ok = subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", UV],
-                               cwd=ROOT, env=environment).returncode == 0
+                               cwd=ROOT, env=environment, **APART).returncode == 0
         if uv_ok and subprocess.run(uv_command(python, dev, constraints, os.environ.get("UV_TORCH_BACKEND", "auto")),
-                                    cwd=ROOT, env=environment).returncode == 0:
+                                    cwd=ROOT, env=environment, **APART).returncode == 0:
             version = subprocess.run([str(python), "-c", "from importlib.metadata import version; "
                                       "print(version('torch'))"], capture_output=True, text=True).stdout.strip()
             note = build_note(version)
@@ -255,7 +265,7 @@ def install(python: Path, dev: bool, constraints: str, installer: str, why: str)
         why = "course.py: uv could not install the course (its output is above), so pip installs it instead."
     if why:
         print(why, flush=True)
-    subprocess.run(pip_command(python, dev, constraints), check=True, cwd=ROOT, env=environment)
+    subprocess.run(pip_command(python, dev, constraints), check=True, cwd=ROOT, env=environment, **APART)
 
 
 def ensure_venv(venv: Path, dev: bool, constraints: str, probe=answers, base: str = sys.executable) -> Path:
@@ -264,21 +274,36 @@ def ensure_venv(venv: Path, dev: bool, constraints: str, probe=answers, base: st
     python = venv_python(venv)
     if is_installed(venv, dev, constraints):
         return python
-    with install_lock(venv):
-        if is_installed(venv, dev, constraints):  # another command installed it while this one waited
-            return python
-        if is_store_python(sys.executable):
-            print("Note: this Python comes from the Microsoft Store. If JupyterLab or the notebooks fail to start, "
-                  "install Python from python.org and run `py course.py ...` instead.")
-        first = not python.exists()
-        ensure_pip(venv, python, base)
-        installer, why = choose_installer(probe=probe)
-        if first:
-            where = venv.relative_to(ROOT) if venv.is_relative_to(ROOT) else venv
-            print(first_install_notice(installer, where=str(where)), flush=True)
-        install(python, dev, constraints, installer, why)
-        (venv / STAMP).write_text(json.dumps({"hash": install_hash(install_files(dev, constraints))}) + "\n",
-                                  encoding="utf-8")
+    first, installer = False, "pip"
+    try:
+        with install_lock(venv):
+            if is_installed(venv, dev, constraints):  # another command installed it while this one waited
+                return python
+            if is_store_python(sys.executable):
+                print("Note: this Python comes from the Microsoft Store. If JupyterLab or the notebooks fail to "
+                      "start, install Python from python.org and run `py course.py ...` instead.")
+            first = not python.exists()
+            ensure_pip(venv, python, base)
+            installer, why = choose_installer(probe=probe)
+            if first:
+                where = venv.relative_to(ROOT) if venv.is_relative_to(ROOT) else venv
+                print(first_install_notice(installer, where=str(where)), flush=True)
+            install(python, dev, constraints, installer, why)
+            (venv / STAMP).write_text(json.dumps({"hash": install_hash(install_files(dev, constraints))}) + "\n",
+                                      encoding="utf-8")
+    except (KeyboardInterrupt, subprocess.CalledProcessError, OSError) as error:
+        if first and isinstance(error, KeyboardInterrupt):
+            shutil.rmtree(venv, ignore_errors=True)  # so that the next command starts afresh, not from half a venv
+            raise Stop(f"interrupted; the half-made {venv.name} was removed, so the next command installs the "
+                       "course afresh.") from None
+        needed = SPACE_NEEDED[installer]
+        if first and python.exists() and shutil.disk_usage(venv.parent).free < needed:  # (a disk pip filled)
+            shutil.rmtree(venv, ignore_errors=True)
+            free = shutil.disk_usage(venv.parent).free
+            raise Stop(f"setting up {venv.name} failed with too little space on the disk: the course needs about "
+                       f"{needed / 1e9:.1f} GB there and {free / 1e9:.1f} GB is free (the half-built {venv.name} was "
+                       "removed); free some space, then run the command again.") from None
+        raise
     return python
 
 

@@ -4,6 +4,7 @@ course.py's own process (so Ctrl+C and ``kill`` reach it with nothing in between
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import textwrap
@@ -79,3 +80,20 @@ def test_an_old_python_gets_the_version_line_not_a_syntax_error(python):
     assert result.returncode == 2 and result.stdout == "", result
     assert result.stderr.startswith("course.py: the course needs Python 3.10 or newer; this is "), result.stderr
     assert len(result.stderr.splitlines()) == 1, result.stderr
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="Ctrl+C is sent here as SIGINT to the process group (POSIX)")
+def test_ctrl_c_during_the_first_install_is_one_line_and_leaves_no_venv(tmp_path):
+    """The learner presses Ctrl+C as ensurepip or pip runs (the terminal sends SIGINT to its foreground group):
+    one line, no KeyboardInterrupt traceback from the install's programs, and no half-made venv for the next run."""
+    venv = tmp_path / "v"
+    process = subprocess.Popen([sys.executable, "course.py", "--venv", str(venv), "install"], cwd=ROOT,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while not entry.venv_python(venv).exists() and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)  # until `python -m venv` has made the venv
+    os.killpg(process.pid, signal.SIGINT)
+    out, err = process.communicate(timeout=120)
+    assert err.strip().splitlines() == ["course.py: interrupted; the half-made v was removed, so the next command "
+                                        "installs the course afresh."], err
+    assert not venv.exists()

@@ -4,6 +4,7 @@ a lab option, (the processes: tests/processes/test_course_py.py)."""
 
 import errno
 import importlib
+import shutil
 import subprocess
 import sys
 import venv
@@ -238,3 +239,43 @@ def test_a_read_only_checkout_with_its_venv_says_so_before_running(argv, monkeyp
     assert commands.call(*commands.parse(argv)) == 2
     assert _one_line(capsys.readouterr().err).startswith(f"{commands.PROG} {argv[0]}: {ROOT} is read-only, so the "
                                                          "course cannot install or write its results there: copy it")
+
+
+# --- an interrupted first install; a full disk ---------------------------------------------------
+
+def test_ctrl_c_in_a_first_install_is_one_line_and_removes_the_half_made_venv(tmp_path, monkeypatch, capsys):
+    def interrupted(venv_dir, python, base):
+        _made(venv_dir, python, base)  # `python -m venv` made the venv; Ctrl+C came during ensurepip
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(entry, "ensure_pip", interrupted)
+    assert entry.main(["--venv", str(tmp_path / ".venv"), "run"]) == 1
+    assert _one_line(capsys.readouterr().err) == ("course.py: interrupted; the half-made .venv was removed, so the "
+                                                  "next command installs the course afresh.")
+    assert not (tmp_path / ".venv").exists()
+
+
+def test_ctrl_c_in_a_later_install_keeps_the_venv(tmp_path, monkeypatch, capsys):
+    _made(tmp_path / ".venv", entry.venv_python(tmp_path / ".venv"), "")  # installed before; the files changed
+    monkeypatch.setattr(entry, "ensure_pip", lambda *args: None)
+    monkeypatch.setattr(entry, "choose_installer", lambda probe: ("pip", ""))
+    monkeypatch.setattr(entry, "install", lambda *args: (_ for _ in ()).throw(KeyboardInterrupt))
+    assert entry.main(["--venv", str(tmp_path / ".venv"), "run"]) == 130
+    assert _one_line(capsys.readouterr().err) == "course.py: interrupted"
+    assert entry.venv_python(tmp_path / ".venv").exists()
+
+
+def test_a_full_disk_says_the_space_needed_and_removes_the_half_built_venv(tmp_path, monkeypatch, capsys):
+    def pip_fills_the_disk(python, *args):
+        raise subprocess.CalledProcessError(1, [str(python), "-m", "pip", "install"])  # "No space left on device"
+
+    monkeypatch.setattr(entry, "ensure_pip", _made)
+    monkeypatch.setattr(entry, "choose_installer", lambda probe: ("pip", ""))
+    monkeypatch.setattr(entry, "install", pip_fills_the_disk)
+    monkeypatch.setattr(entry.shutil, "disk_usage", lambda path: shutil._ntuple_diskusage(60e9, 59.9e9, 0.1e9))
+    assert entry.main(["--venv", str(tmp_path / ".venv"), "run"]) == 1
+    needed = entry.SPACE_NEEDED["pip"] / 1e9
+    assert _one_line(capsys.readouterr().err) == (
+        f"course.py: setting up .venv failed with too little space on the disk: the course needs about {needed:.1f} "
+        "GB there and 0.1 GB is free (the half-built .venv was removed); free some space, then run the command again.")
+    assert not (tmp_path / ".venv").exists()
