@@ -246,26 +246,71 @@ def ensure_pip(venv: Path, python: Path, base: str = sys.executable) -> None:
                        stdout=subprocess.DEVNULL, **APART)
 
 
-def install(python: Path, dev: bool, constraints: str, installer: str, why: str) -> None:
-    """Install the course's packages: with uv where it can pick PyTorch's build, else (or if uv fails) with pip."""
+#: what the venv's Python prints: the installed torch's version, then whether NVIDIA's CUDA libraries came with it
+TORCH_QUERY = ("from importlib.metadata import version, distributions; print(version('torch')); "
+               "print(any((d.metadata['Name'] or '').lower().startswith('nvidia-') for d in distributions()))")
+
+
+def installed_torch(python: Path) -> tuple[str, bool]:
+    """The venv's torch version (``2.13.0+cpu``) and whether NVIDIA's CUDA libraries are installed beside it."""
+    lines = subprocess.run([str(python), "-c", TORCH_QUERY], capture_output=True, text=True).stdout.split()
+    return (lines[0] if lines else ""), lines[1:2] == ["True"]
+
+
+def folder_size(folder: Path) -> int:
+    """Bytes of the files under ``folder`` (links not followed)."""
+    return sum(entry.stat(follow_symlinks=False).st_size for entry in _files(folder))
+
+
+def _files(folder: Path):
+    for entry in os.scandir(folder):
+        if entry.is_dir(follow_symlinks=False):
+            yield from _files(Path(entry.path))
+        else:
+            yield entry
+
+
+def pypi_build_note(python: Path, platform: str = sys.platform) -> str:
+    """After pip's install: the one line that names PyPI's CUDA build where pip took it (a ``+cu`` torch, or
+    NVIDIA's ``nvidia-*`` libraries beside it), with the venv's size and how to get the CPU-only build instead."""
+    version, nvidia = installed_torch(python)
+    if not ("+cu" in version or nvidia):
+        return ""
+    venv = python.parent.parent
+    again = (f'Remove-Item -Recurse {venv.name}; $env:PIP_EXTRA_INDEX_URL="{CPU_WHEELS}"; py course.py install'
+             if platform == "win32" else f"rm -rf {venv.name} && PIP_EXTRA_INDEX_URL={CPU_WHEELS} python3 course.py "
+             "install")
+    return (f"course.py: pip installed PyPI's CUDA build of PyTorch (torch {version} with NVIDIA's CUDA libraries): "
+            f"{venv.name} takes {folder_size(venv) / 1e9:.1f} GB. For the CPU-only build (about 1.3 GB): `{again}`.")
+
+
+def install(python: Path, dev: bool, constraints: str, installer: str, why: str, first: bool = True) -> None:
+    """Install the course's packages: with uv where it can pick PyTorch's build, else (or if uv fails) with pip.
+    A later install (the test suite's tools added, or the pins changed) is quiet: PyTorch is there already, so
+    neither the index line nor pip's "Requirement already satisfied" lines are news."""
     environment = child_environment()
     if installer == "uv":
         uv_ok = subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", UV],
                                cwd=ROOT, env=environment, **APART).returncode == 0
-        if uv_ok and subprocess.run(uv_command(python, dev, constraints, os.environ.get("UV_TORCH_BACKEND", "auto")),
-                                    cwd=ROOT, env=environment, **APART).returncode == 0:
-            version = subprocess.run([str(python), "-c", "from importlib.metadata import version; "
-                                      "print(version('torch'))"], capture_output=True, text=True).stdout.strip()
-            note = build_note(version)
+        uv = uv_command(python, dev, constraints, os.environ.get("UV_TORCH_BACKEND", "auto"))
+        if uv_ok and subprocess.run(uv if first else [*uv, "--quiet"], cwd=ROOT, env=environment,
+                                    **APART).returncode == 0:
+            note = build_note(installed_torch(python)[0]) if first else ""
             if note:
                 print(note)
             return
         if not python.exists():
             return  # the venv is gone: said by the caller
         why = "course.py: uv could not install the course (its output is above), so pip installs it instead."
-    if why:
+    if why and first:
         print(why, flush=True)
-    subprocess.run(pip_command(python, dev, constraints), check=True, cwd=ROOT, env=environment, **APART)
+    if not first:
+        print(f"course.py: bringing {python.parent.parent.name} up to date with "
+              f"{DEV_REQUIREMENTS if dev else REQUIREMENTS} and {constraints or 'the newest releases'}.", flush=True)
+    pip = pip_command(python, dev, constraints)
+    subprocess.run(pip if first else [*pip, "--quiet"], check=True, cwd=ROOT, env=environment, **APART)
+    if first and (note := pypi_build_note(python)):
+        print(note)
 
 
 def ensure_venv(venv: Path, dev: bool, constraints: str, probe=answers, base: str = sys.executable) -> Path:
@@ -288,7 +333,7 @@ def ensure_venv(venv: Path, dev: bool, constraints: str, probe=answers, base: st
             if first:
                 where = venv.relative_to(ROOT) if venv.is_relative_to(ROOT) else venv
                 print(first_install_notice(installer, where=str(where)), flush=True)
-            install(python, dev, constraints, installer, why)
+            install(python, dev, constraints, installer, why, first)
             (venv / STAMP).write_text(json.dumps({"hash": install_hash(install_files(dev, constraints))}) + "\n",
                                       encoding="utf-8")
     except (KeyboardInterrupt, subprocess.CalledProcessError, OSError) as error:
