@@ -7,8 +7,34 @@ notebook, a missing file) in one line, exit status 2. Standard library only, as 
 
 from __future__ import annotations
 
+import errno
+import os
 import sys
 from collections.abc import Callable
+from pathlib import Path
+
+#: the errors of a folder the learner cannot write in (a read-only mount, a folder of another user)
+READ_ONLY = {errno.EACCES, errno.EPERM, errno.EROFS}
+
+
+def read_only_line(root: Path) -> str:
+    """What to do in a read-only copy of the course (lab machines mount course folders read-only)."""
+    copy = f"`xcopy /e /i {root} %USERPROFILE%\\{root.name}`" if os.name == "nt" else f"`cp -r {root} ~/{root.name}`"
+    return (f"{root} is read-only, so the course cannot install or write its results there: copy it to a folder "
+            f"of yours ({copy}) and run the command in the copy")
+
+
+def ensure_writable(folder: Path, root: Path) -> Path:
+    """``folder`` made if missing; a read-only one is a ValueError saying so (and where to copy the course)."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / ".write-test").touch()
+        (folder / ".write-test").unlink()
+    except OSError as error:
+        if error.errno in READ_ONLY:
+            raise ValueError(read_only_line(root)) from None
+        raise
+    return folder
 
 
 def guard(main: Callable[[], int], prog: str) -> int:

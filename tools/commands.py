@@ -11,24 +11,47 @@ from __future__ import annotations
 import argparse
 import difflib
 import os
+import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-from utils.cli import OneLineParser
+from utils.cli import COURSE, OneLineParser, did_you_mean
 
-from .cli import guard
+from .cli import ensure_writable, guard
 
 ROOT = Path(__file__).resolve().parent.parent
-#: how the learner runs the commands: ``py course.py`` on Windows (the launcher), ``python3 course.py``
-#: elsewhere (Debian and Ubuntu have no ``python``)
-PROG = "py course.py" if sys.platform == "win32" else "python3 course.py"
+#: how the learner runs the commands: ``py course.py`` on Windows, ``python3 course.py`` elsewhere
+PROG = COURSE
+#: what ``run`` and ``execute`` take, said when a word is none of them
+NOTEBOOK_WORDS = "a notebook's number (1 or 01), a range (1-3) or its file (notebooks/01_one_hot_matmul.ipynb)"
+
+
+def notebook_numbers(words: list[str], folder: Path = ROOT / "notebooks") -> list[str]:
+    """The numbers of the notebooks that ``words`` name: ``1`` or ``01``, ``1-3``, or a notebook's file (as the
+    shell completes it, from any folder); anything else is a ValueError that says what is accepted."""
+    files = {path.name: int(path.name.partition("_")[0]) for path in folder.glob("[0-9]*_*.ipynb")}
+    numbers: list[int] = []
+    for word in words:
+        path = Path(word)
+        if word.endswith(".ipynb") and path.name in files and path.parent.name != "zh":
+            numbers.append(files[path.name])
+        elif found := re.fullmatch(r"(\d+)(?:-(\d+))?", word):
+            first, last = int(found[1]), int(found[2] or found[1])
+            if any(number not in files.values() for number in (first, last)) or first > last:
+                raise ValueError(f"no notebook {word}; the notebooks are {min(files.values())} to "
+                                 f"{max(files.values())}: give {NOTEBOOK_WORDS}")
+            numbers.extend(range(first, last + 1))
+        else:
+            raise ValueError(f"{word!r} names no notebook: give {NOTEBOOK_WORDS}")
+    return [str(number) for number in dict.fromkeys(numbers)]
 
 
 def run(args, extra: list[str]) -> int:
     from .run import run_notebooks
 
+    ensure_writable(args.out, ROOT)
     return run_notebooks(args.notebooks, device=args.device, out=args.out, markdown=args.markdown)
 
 
@@ -85,7 +108,7 @@ def practice(args, extra: list[str]) -> int:
     if args.branch:
         print(f"wrote {len(write_branch(args.branch))} files of the practice branch into {args.branch}")
         return 0
-    out = args.out.resolve()
+    out = ensure_writable(args.out.resolve(), ROOT)
     kept, written = edited_copies(out), write_practice(out)
     for path in written:
         print(f"wrote {path}")
@@ -112,7 +135,7 @@ def site(args, extra: list[str]) -> int:
 def check(args, extra: list[str]) -> int:
     from utils import env_check
 
-    return env_check.main(extra)
+    return env_check.main(extra, prog=f"{PROG} check")
 
 
 def install(args, extra: list[str]) -> int:
@@ -197,7 +220,7 @@ def parser() -> tuple[OneLineParser, dict[str, OneLineParser]]:
                                  help="folder for the executed copies (default: build/notebooks)")
     commands["run"].add_argument("--markdown", action="store_true", help="also print the table as README's markdown")
     for name in ("run", "execute"):
-        commands[name].add_argument("notebooks", nargs="*", help="notebook numbers (default: all)")
+        commands[name].add_argument("notebooks", nargs="*", help=f"{NOTEBOOK_WORDS}; several (default: all)")
     commands["lab"].add_argument("--practice", action="store_true", help="the practice copies (made when missing)")
     commands["practice"].add_argument("--out", type=Path, default=ROOT / "build" / "practice",
                                       help="where to write (default: build/practice)")
@@ -214,18 +237,34 @@ def parser() -> tuple[OneLineParser, dict[str, OneLineParser]]:
 def parse(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
     """The command and the arguments that pass through to its program; a bad command line is one line, exit 2."""
     top, commands = parser()
+    refuse_unknown_options(top, argv)
     args, extra = top.parse_known_args(argv)
     if args.command is None:
         top.exit(2, f"{PROG} needs a command; to start, `{PROG} lab` opens the notebooks in JupyterLab.\n\n"
                     f"{top.format_help()}")
+    command = commands[args.command]
     if extra and not COMMANDS[args.command][2]:
-        command = commands[args.command]
-        options = [option for action in command._actions for option in action.option_strings]
-        close = difflib.get_close_matches(extra[0].partition("=")[0], options, 1, 0.6)
-        command.error(f"unrecognized argument {extra[0]}" + (f"; did you mean {close[0]}?" if close else ""))
+        command.error(f"unrecognized argument {extra[0]}" + did_you_mean(extra[0].partition("=")[0],
+                                                                          command._option_string_actions))
+    if hasattr(args, "notebooks"):
+        try:
+            args.notebooks = notebook_numbers(args.notebooks)
+        except ValueError as error:
+            command.error(str(error))
     if args.constraints and not (ROOT / args.constraints).is_file():
         top.error(f"no constraints file {args.constraints!r}")
     return args, extra
+
+
+def refuse_unknown_options(top: OneLineParser, argv: list[str]) -> None:
+    """An option before the command that the course does not have (``--vnev``) is one line, "did you mean"
+    the closest (argparse would take the word after it for the command)."""
+    options, index = top._option_string_actions, 0
+    while index < len(argv) and argv[index].startswith("-"):
+        name = argv[index].partition("=")[0]
+        if name not in options:
+            top.error(f"unrecognized argument {name}" + did_you_mean(name, options))
+        index += 1 if "=" in argv[index] or options[name].nargs == 0 else 2
 
 
 def needs(args: argparse.Namespace) -> str:

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from utils.cli import COURSE
+
 # jsonschema imports rfc3987_syntax whenever it is installed (jupyter-events, which JupyterLab
 # needs, asks for it), and rfc3987_syntax compiles 38 Lark grammars as it is imported: 2 s in
 # every pytest process, since nbval imports nbformat and nbformat imports jsonschema. It only
@@ -22,7 +24,19 @@ if "jsonschema" not in sys.modules:
     sys.modules.setdefault("rfc3987_syntax", None)
 
 EXECUTIONS = "notebook executions"
+#: the plugins whose options pyproject.toml's addopts pass (their names in pytest: their PyPI names)
+ADDOPTS_PLUGINS = {"xdist": "pytest-xdist", "nbval": "nbval"}
 UNIT_TIER = Path(__file__).resolve().parent.parent / "tests" / "unit"
+
+
+def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
+    """A plain ``pytest`` from a Python without the suite's plugins (not .venv's) is one line that says to run
+    ``python3 course.py test``, in place of pytest's "unrecognized arguments: -n --dist loadfile ..."."""
+    plugins = early_config.pluginmanager
+    if missing := [name for plugin, name in ADDOPTS_PLUGINS.items() if not plugins.has_plugin(plugin)]:
+        raise pytest.UsageError(
+            f"this pytest ({sys.executable}) runs without {' or '.join(missing)}, which the suite's options "
+            f"(pyproject.toml) need: run the tests with `{COURSE} test` (it installs them into .venv)")
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's own, which answers for every run

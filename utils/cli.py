@@ -1,4 +1,4 @@
-"""The one argument parser of every command-line program of the course (``python course.py``,
+"""The one argument parser of every command-line program of the course (``python3 course.py``,
 ``python -m utils.env_check``, ``utils.bench``, ``utils.distributed`` and the maintainers' ``tools``).
 
 Standard library only: ``course.py`` imports it with the system's Python, before any venv exists.
@@ -9,21 +9,38 @@ from __future__ import annotations
 import argparse
 import difflib
 import re
+import sys
+
+#: how a learner runs course.py: ``py course.py`` on Windows (the launcher), ``python3 course.py`` elsewhere
+#: (Debian and Ubuntu have no ``python``); every hint that names a command says it so
+COURSE = "py course.py" if sys.platform == "win32" else "python3 course.py"
 
 #: argparse's words for a value outside ``choices`` (a mistyped command): the value, then the choices
 INVALID_CHOICE = re.compile(r"invalid choice: '?(?P<value>[^']*)'? \(choose from (?P<choices>.*)\)")
 
 
+#: argparse's words for options it does not know
+UNRECOGNIZED = re.compile(r"unrecognized arguments: (?P<first>\S+)")
+
+
+def did_you_mean(word: str, known) -> str:
+    """``"; did you mean X?"`` for the closest of ``known`` to ``word`` (``""`` when none is close).
+
+    Used by :class:`OneLineParser` and tools/commands.py."""
+    close = difflib.get_close_matches(word, sorted(known), 1, 0.6)
+    return f"; did you mean {close[0]}?" if close else ""
+
+
 class OneLineParser(argparse.ArgumentParser):
     """argparse, with a bad argument reported in one line, ``prog: message (see --help)``, without the
-    usage block (exit status 2); a mistyped choice (a command) gets "did you mean" the closest one.
+    usage block (exit status 2); a mistyped choice (a command) or option gets "did you mean" the closest one.
 
     Used by every command-line program of the course.
     """
 
     def error(self, message: str) -> None:
         if found := INVALID_CHOICE.search(message):
-            choices = [choice.strip("'\" ") for choice in found["choices"].split(",")]
-            if close := difflib.get_close_matches(found["value"], choices, 1, 0.6):
-                message += f"; did you mean {close[0]}?"
+            message += did_you_mean(found["value"], [choice.strip("'\" ") for choice in found["choices"].split(",")])
+        elif found := UNRECOGNIZED.search(message):
+            message += did_you_mean(found["first"].partition("=")[0], self._option_string_actions)
         self.exit(2, f"{self.prog}: {message} (see --help)\n")

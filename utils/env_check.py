@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
-from .cli import OneLineParser
+from .cli import COURSE, OneLineParser
 
 try:
     from packaging.requirements import Requirement
@@ -140,7 +140,7 @@ def kernel_check(executable: str = sys.executable) -> tuple[bool | None, str]:
     if command in ("python", f"python{major}", f"python{major}.{minor}"):
         # jupyter_client runs such a kernel with the Python that runs Jupyter itself
         return True, (f"Jupyter's {KERNEL_NAME!r} kernel runs the Python that starts JupyterLab: this one, with "
-                      f"`python course.py lab` ({where})")
+                      f"`{COURSE} lab` ({where})")
     if _same_file(command, executable) or (
             os.path.isfile(command) and _prefix_of(command) == sys.prefix):
         return True, f"Jupyter's {KERNEL_NAME!r} kernel runs this Python ({where})"
@@ -170,8 +170,8 @@ def install_command(executable: str = sys.executable, dev: bool = False) -> str:
 
 # --- the report --------------------------------------------------------------------------------
 
-def main(argv: list[str] | None = None) -> int:
-    parser = OneLineParser(prog="python -m utils.env_check", description=__doc__.splitlines()[0])
+def main(argv: list[str] | None = None, prog: str = "python -m utils.env_check") -> int:
+    parser = OneLineParser(prog=prog, description=__doc__.splitlines()[0])
     parser.add_argument("--dev", action="store_true", help="also the test suite's packages (requirements-dev.txt)")
     parser.add_argument("--requirements", type=Path, help="check this requirements file instead")
     args = parser.parse_args(argv)
@@ -184,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         requirements = read_requirements(path)
     except (OSError, ValueError) as error:
-        print(f"python -m utils.env_check: {error}", file=sys.stderr)
+        print(f"{prog}: {error}", file=sys.stderr)
         return 2
 
     print(f"       Python {platform.python_version()} at {sys.executable} ({sys.platform})")
@@ -214,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
     print("environment check FAILED:")
     if not python_ok:
         print(f"- Python {platform.python_version()} is too old: install Python 3.10 or newer and run "
-              "`python course.py run` with it")
+              f"`{COURSE} run` with it")
     if python_ok and (missing or wrong or not torch_ok):  # (too old a Python: no use installing into it)
         what = []
         if missing:
@@ -225,10 +225,10 @@ def main(argv: list[str] | None = None) -> int:
             what.append("torch does not import")
         print(f"- {'; '.join(what) or 'packages'}. Install them into this Python with")
         print(f"      {install_command(dev=args.dev)}")
-        print("  or let the course make its own environment: `python course.py run` (it creates .venv)")
+        print(f"  or let the course make its own environment: `{COURSE} run` (it creates .venv)")
     if kernel_ok is False:
         print("- the notebooks run in another Python than this one, so they may not see these packages. Start "
-              "JupyterLab with `python course.py lab`, or register this Python as a kernel and pick it in the "
+              f"JupyterLab with `{COURSE} lab`, or register this Python as a kernel and pick it in the "
               "notebook (Kernel > Change Kernel):")
         register = [sys.executable, "-m", "ipykernel", "install", "--user", "--name", "nn-embedding-course"]
         print(f"      {_command(register)}")

@@ -2,6 +2,9 @@
 course.py's own process (so Ctrl+C and ``kill`` reach it with nothing in between)."""
 
 import json
+import os
+import re
+import signal
 import subprocess
 import sys
 import textwrap
@@ -10,16 +13,16 @@ from pathlib import Path
 
 import pytest
 
-import course as entry
+from tools import bootstrap as entry
 
-ROOT = Path(entry.__file__).parent
+ROOT = entry.ROOT
 
 
 def test_a_second_command_waits_for_the_install_saying_so(tmp_path):
     """A second process waits, says so in one line, and goes on once the first is done (no pip traceback)."""
     script = textwrap.dedent(f"""
         import sys; sys.path.insert(0, {str(ROOT)!r})
-        import course
+        from tools import bootstrap as course
         with course.install_lock(__import__("pathlib").Path({str(tmp_path / "v")!r})):
             print("installed after the first")
     """)
@@ -50,3 +53,47 @@ def test_course_py_becomes_the_command_in_the_venv(tmp_path):
     out, _ = process.communicate(timeout=60)
     assert process.returncode == 0
     assert out == f"{process.pid} 1 -m tools --venv {venv} run 3\n"
+
+
+def test_plain_pytest_without_the_suites_plugins_points_to_course_py_test():
+    """`pytest` in the clone from a Python that has pytest alone (the plugins' autoload off stands for it):
+    one line that says to run `python3 course.py test`, in place of "unrecognized arguments: -n --dist ..."."""
+    result = subprocess.run([sys.executable, "-m", "pytest", "tests/unit/test_vocab.py"], cwd=ROOT,
+                            capture_output=True, text=True, timeout=120,
+                            env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
+    assert result.returncode == 4, result.stdout + result.stderr
+    assert result.stdout == "", result.stdout
+    assert result.stderr.strip().splitlines() == [
+        f"ERROR: this pytest ({sys.executable}) runs without pytest-xdist or nbval, which the suite's options "
+        "(pyproject.toml) need: run the tests with `python3 course.py test` (it installs them into .venv)"]
+
+
+#: pyenv's Pythons older than 3.10, where it has them (this machine: 2.7 and 3.6 to 3.9)
+OLD_PYTHONS = sorted(str(python) for python in Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")).glob(
+    "versions/*/bin/python") if re.fullmatch(r"2\.\d+\.\d+|3\.[0-9]\.\d+", python.parent.parent.name))
+
+
+@pytest.mark.skipif(not OLD_PYTHONS, reason="no Python older than 3.10 on this machine (pyenv's 2.7 and 3.6 serve)")
+@pytest.mark.parametrize("python", OLD_PYTHONS, ids=lambda python: Path(python).parent.parent.name)
+def test_an_old_python_gets_the_version_line_not_a_syntax_error(python):
+    result = subprocess.run([python, "course.py", "run"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2 and result.stdout == "", result
+    assert result.stderr.startswith("course.py: the course needs Python 3.10 or newer; this is "), result.stderr
+    assert len(result.stderr.splitlines()) == 1, result.stderr
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="Ctrl+C is sent here as SIGINT to the process group (POSIX)")
+def test_ctrl_c_during_the_first_install_is_one_line_and_leaves_no_venv(tmp_path):
+    """The learner presses Ctrl+C as ensurepip or pip runs (the terminal sends SIGINT to its foreground group):
+    one line, no KeyboardInterrupt traceback from the install's programs, and no half-made venv for the next run."""
+    venv = tmp_path / "v"
+    process = subprocess.Popen([sys.executable, "course.py", "--venv", str(venv), "install"], cwd=ROOT,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while not entry.venv_python(venv).exists() and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)  # until `python -m venv` has made the venv
+    os.killpg(process.pid, signal.SIGINT)
+    out, err = process.communicate(timeout=120)
+    assert err.strip().splitlines() == ["course.py: interrupted; the half-made v was removed, so the next command "
+                                        "installs the course afresh."], err
+    assert not venv.exists()

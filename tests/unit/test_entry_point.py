@@ -1,4 +1,4 @@
-"""course.py, the entry point of `python course.py run` / `test`: the parts that differ by operating
+"""course.py, the entry point of `python3 course.py run` / `test`: the parts that differ by operating
 system (venv layout, executables, the Microsoft Store's Python, root) and the commands it builds,
 checked on any system. Nothing here installs anything."""
 
@@ -9,15 +9,15 @@ from pathlib import Path
 
 import pytest
 
-import course as entry
+from tools import bootstrap as entry
 from tools import commands
 
 
 def test_the_entry_point_runs_on_the_standard_library_alone():
     """It runs with the system's Python before .venv exists: it, and the tools modules it imports,
     use nothing outside the standard library (-S: no site-packages)."""
-    result = subprocess.run([sys.executable, "-S", str(Path(entry.__file__)), "--help"], capture_output=True,
-                            text=True, cwd=Path(entry.__file__).parent)
+    result = subprocess.run([sys.executable, "-S", str(entry.ROOT / "course.py"), "--help"], capture_output=True,
+                            text=True, cwd=entry.ROOT)
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("usage: python3 course.py") and "\n    run " in result.stdout
 
@@ -154,10 +154,18 @@ def test_clean_needs_no_venv(monkeypatch):
     assert entry.main(["clean"]) == 0
 
 
-def test_too_old_a_python_is_told_which_to_use(monkeypatch, capsys):
-    monkeypatch.setattr(entry.sys, "version_info", (3, 8, 10))
-    assert entry.main(["run"]) == 2
-    assert "the course needs Python 3.10 or newer" in capsys.readouterr().err
+def test_too_old_a_python_is_told_which_to_use():
+    import course
+
+    assert course.too_old((3, 8, 10)).startswith("course.py: the course needs Python 3.10 or newer; this is ")
+    assert course.too_old((3, 10, 0)) is None and course.too_old(sys.version_info) is None
+
+
+def test_course_py_parses_in_old_pythons_to_reach_its_version_check():
+    """No f-string, annotation or other newer syntax (ast's grammar of 3.4; Python 2.7's: the process test)."""
+    import ast
+
+    ast.parse((entry.ROOT / "course.py").read_text(encoding="utf-8"), feature_version=(3, 4))
 
 
 def test_the_first_install_says_what_it_downloads_and_who_picks_the_build():
@@ -207,6 +215,8 @@ def test_clean_keeps_the_venv(tmp_path, monkeypatch):
 
 
 def test_one_module_is_named_course():
+    import course  # noqa: F401
+
     assert Path(sys.modules["course"].__file__).resolve() == entry.ROOT / "course.py"
     assert sorted(p.relative_to(entry.ROOT).as_posix() for p in entry.ROOT.glob("*/course.py")) == []
 

@@ -3,6 +3,7 @@ own index answers (the CPU-only build without an NVIDIA driver, the CUDA build w
 indexes it is configured with where that index does not answer (quickly: it never stalls an install).
 Both branches, on any machine: the probes and the installers are stand-ins."""
 
+import os
 import subprocess
 import sys
 import time
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-import course as entry
+from tools import bootstrap as entry
 
 
 def test_an_index_the_learner_set_for_pip_keeps_pip_without_asking_the_network():
@@ -134,3 +135,51 @@ def test_a_chosen_backend_is_part_of_what_the_install_depends_on(monkeypatch):
     before = entry.install_hash(files)
     monkeypatch.setenv("UV_TORCH_BACKEND", "cu130")
     assert entry.install_hash(files) != before
+
+
+@pytest.mark.parametrize("torch, nvidia", [("2.13.0+cu130", "False"), ("2.13.0", "True")])
+def test_pypis_cuda_build_is_named_after_the_install_with_its_size_and_the_cpu_way(torch, nvidia, tmp_path,
+                                                                                    monkeypatch, capsys):
+    """Where PyTorch's index did not answer, pip may take PyPI's CUDA build (a +cu torch, or NVIDIA's libraries
+    beside a plain one): one line names it, the venv's size on disk, and how to get the CPU-only build."""
+    python = entry.venv_python(tmp_path / ".venv")
+    python.parent.mkdir(parents=True)
+    python.write_bytes(b"")
+    (python.parent / "libcudnn.so").touch()
+    os.truncate(python.parent / "libcudnn.so", 300_000_000)  # (sparse: the size without the writing)
+    machine = Machine(driver=False)
+
+    def run(command, **kwargs):
+        if command[1] == "-c":
+            return subprocess.CompletedProcess(command, 0, stdout=f"{torch}\n{nvidia}\n")
+        return machine.run(command, **kwargs)
+
+    monkeypatch.setattr(entry.subprocess, "run", run)
+    entry.install(python, False, "constraints.txt", "pip", "")
+    assert capsys.readouterr().out.splitlines() == [
+        f"course.py: pip installed PyPI's CUDA build of PyTorch (torch {torch} with NVIDIA's CUDA libraries): .venv "
+        f"takes 0.3 GB. For the CPU-only build (about 1.3 GB): `rm -rf .venv && "
+        "PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cpu python3 course.py install`."]
+
+
+def test_pypis_cpu_build_gets_no_line(monkeypatch, capsys):
+    monkeypatch.setattr(entry.subprocess, "run", Machine(driver=False).run)  # macOS, Windows: torch 2.13.0 alone
+    entry.install(Path(sys.executable), False, "constraints.txt", "pip", "")
+    assert capsys.readouterr().out == ""
+
+
+@pytest.mark.parametrize("installer", ["pip", "uv"])
+def test_a_later_install_is_quiet(installer, monkeypatch, capsys):
+    """The first `test` after `run` adds the test suite's tools: no index line again (PyTorch is there), and
+    pip and uv quiet (no "Requirement already satisfied" for each package), one line saying what happens."""
+    machine = Machine(driver=False)
+    monkeypatch.setattr(entry.subprocess, "run", machine.run)
+    why = "course.py: PyTorch's own index (download.pytorch.org) did not answer within 3 s, so pip installs ..."
+    entry.install(Path(sys.executable), True, "constraints.txt", installer, why, first=False)
+    assert all("--quiet" in command for command in machine.calls if "-r" in command), machine.calls
+    out = capsys.readouterr().out
+    if installer == "pip":
+        venv = Path(sys.executable).parent.parent.name
+        assert out == f"course.py: bringing {venv} up to date with requirements-dev.txt and constraints.txt.\n"
+    else:
+        assert out == ""

@@ -1,0 +1,408 @@
+"""What course.py does once it knows its Python is new enough: set up .venv, then run the command in it.
+
+course.py (the learner's entry point) holds only the version check, in a syntax that Python 2.7 and 3.6 can
+read, so that they print its one line instead of a SyntaxError; everything else is here. Standard library only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path, PureWindowsPath
+
+ROOT = Path(__file__).resolve().parent.parent
+REQUIREMENTS = "requirements.txt"
+DEV_REQUIREMENTS = "requirements-dev.txt"
+CONSTRAINTS = "constraints.txt"
+#: what the venv was installed from (its files' hashes), inside the venv
+STAMP = ".course-installed.json"
+#: held by the command that installs into the venv, inside the venv: a second command waits for it
+LOCK = ".course-install.lock"
+#: PyTorch's index of CPU-only wheels (Linux: PyPI's build brings the CUDA libraries too)
+CPU_WHEELS = "https://download.pytorch.org/whl/cpu"
+#: how long PyTorch's own index may take to answer before the install goes to PyPI with pip
+PROBE_SECONDS = 3.0
+#: uv, which picks PyTorch's build for the machine (``--torch-backend`` is stable from 0.7.14)
+UV = "uv>=0.8"
+#: the CUDA build a learner without an NVIDIA driver can ask for (PyPI's Linux build of the pinned torch)
+CUDA_BACKEND = "cu130"
+
+
+# --- the operating systems ------------------------------------------------------------------
+
+def venv_python(venv: Path, platform: str = sys.platform) -> Path:
+    """The interpreter inside a virtual environment: ``Scripts\\python.exe`` on Windows, ``bin/python`` elsewhere."""
+    return venv / "Scripts" / "python.exe" if platform == "win32" else venv / "bin" / "python"
+
+
+def is_store_python(executable: str) -> bool:
+    """A Python from the Microsoft Store, or its ``python.exe`` alias in ``...\\Microsoft\\WindowsApps``
+    (Jupyter has known trouble there: the Store redirects the files it keeps in %APPDATA%)."""
+    parts = [part.lower() for part in PureWindowsPath(executable).parts]
+    return "windowsapps" in parts or any(part.startswith("pythonsoftwarefoundation.python") for part in parts)
+
+
+def child_environment() -> dict[str, str]:
+    """The environment for the programs run in the venv: UTF-8 files and output on every system
+    (Windows would otherwise read the course's files and print its Chinese text in the console's code page)."""
+    return {**os.environ, "PYTHONUTF8": "1", "PYTHONIOENCODING": "utf-8"}
+
+
+#: the install's programs run apart from the terminal's Ctrl+C (their own process group), so that Ctrl+C
+#: reaches course.py alone, which stops them (subprocess.run kills its child) and says so in one line,
+#: in place of ensurepip's or pip's own KeyboardInterrupt traceback
+APART = ({"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP} if sys.platform == "win32" else
+         {"start_new_session": True})
+#: what a first install needs on disk: PyTorch's CPU-only build and the rest (uv), PyPI's Linux build (pip)
+SPACE_NEEDED = {"uv": 1.3e9, "pip": 5.0e9 if sys.platform.startswith("linux") else 1.3e9}
+
+
+class Stop(Exception):
+    """A slip the learner can fix: its one line says what to do (printed as ``course.py: ...``, exit 1)."""
+
+
+# --- installing -----------------------------------------------------------------------------
+
+def install_hash(files: list[Path]) -> str:
+    """What an install depends on: the requirement and constraint files, and the index settings."""
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(path.name.encode() + b"\0" + (path.read_bytes() if path.is_file() else b"") + b"\0")
+    for name in ("PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL"):
+        digest.update(f"{name}={os.environ.get(name, '')}\0".encode())
+    if os.environ.get("UV_TORCH_BACKEND"):  # only when set: the installs made before it stay valid
+        digest.update(f"UV_TORCH_BACKEND={os.environ['UV_TORCH_BACKEND']}\0".encode())
+    return digest.hexdigest()
+
+
+def install_files(dev: bool, constraints: str) -> list[Path]:
+    files = [ROOT / REQUIREMENTS] + ([ROOT / DEV_REQUIREMENTS] if dev else [])
+    return files + ([ROOT / constraints] if constraints else [])
+
+
+def is_installed(venv: Path, dev: bool, constraints: str) -> bool:
+    """The venv has the packages these files ask for (a dev install serves a learner's command too)."""
+    stamp = venv / STAMP
+    if not venv_python(venv).exists() or not stamp.is_file():
+        return False
+    try:
+        done = json.loads(stamp.read_text(encoding="utf-8"))
+    except ValueError:
+        return False
+    wanted = {install_hash(install_files(dev, constraints))}
+    if not dev:
+        wanted.add(install_hash(install_files(True, constraints)))
+    return done.get("hash") in wanted
+
+
+def requirement_arguments(dev: bool, constraints: str) -> list[str]:
+    return ["-r", str(ROOT / (DEV_REQUIREMENTS if dev else REQUIREMENTS))] + (
+        ["-c", str(ROOT / constraints)] if constraints else [])
+
+
+def pip_command(python: Path, dev: bool, constraints: str) -> list[str]:
+    return [str(python), "-m", "pip", "install", "--upgrade", "--disable-pip-version-check",
+            *requirement_arguments(dev, constraints)]
+
+
+def uv_command(python: Path, dev: bool, constraints: str, backend: str = "auto") -> list[str]:
+    """uv's install of the same files into the venv, PyTorch's build chosen by ``--torch-backend``."""
+    return [str(python), "-m", "uv", "pip", "install", "--python", str(python), "--torch-backend", backend,
+            *requirement_arguments(dev, constraints)]
+
+
+def answers(url: str, seconds: float = PROBE_SECONDS) -> bool:
+    """Whether ``url`` answers within ``seconds``, name look-up included (the probe runs in a thread that is
+    not waited for longer, since a look-up can hang past any socket timeout). An HTTP error is an answer."""
+    result: list[bool] = []
+
+    def probe() -> None:
+        try:
+            urllib.request.urlopen(urllib.request.Request(url, method="HEAD"), timeout=seconds).close()
+            result.append(True)
+        except urllib.error.HTTPError:
+            result.append(True)
+        except (OSError, ValueError):
+            result.append(False)
+
+    thread = threading.Thread(target=probe, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    return bool(result and result[0])
+
+
+def choose_installer(environ: dict | None = None, probe=answers) -> tuple[str, str]:
+    """``("uv", "")`` where PyTorch's own index answers, so that uv picks the build for this machine;
+    else ``("pip", why)``: pip with the indexes it is configured with, and the one line that says why.
+    An index the learner set for pip (``PIP_INDEX_URL``, ``PIP_EXTRA_INDEX_URL``) is kept: pip, silently."""
+    environ = os.environ if environ is None else environ
+    if environ.get("PIP_INDEX_URL") or environ.get("PIP_EXTRA_INDEX_URL"):
+        return "pip", ""
+    if not probe(CPU_WHEELS + "/"):
+        return "pip", (f"course.py: PyTorch's own index (download.pytorch.org) did not answer within "
+                       f"{PROBE_SECONDS:g} s, so pip installs PyTorch from PyPI instead (the build pip finds there).")
+    return "uv", ""
+
+
+def build_note(torch_version: str, platform: str = sys.platform, environ: dict | None = None) -> str:
+    """The one line, after uv's install, that says which build of PyTorch it chose and how to ask for the other."""
+    environ = os.environ if environ is None else environ
+    local = torch_version.partition("+")[2]
+    if environ.get("UV_TORCH_BACKEND"):
+        return f"course.py: installed PyTorch {torch_version} (UV_TORCH_BACKEND={environ['UV_TORCH_BACKEND']})."
+    if local == "cpu":
+        ask = (f'$env:UV_TORCH_BACKEND="{CUDA_BACKEND}"; py course.py install' if platform == "win32" else
+               f"rm -rf .venv && UV_TORCH_BACKEND={CUDA_BACKEND} python3 course.py install")
+        return (f"course.py: no NVIDIA driver found, so PyTorch's CPU-only build was installed ({torch_version}, "
+                f"4.0 GB less on disk than the CUDA build). For the CUDA build: delete .venv and run `{ask}`.")
+    if local.startswith("cu"):
+        return f"course.py: an NVIDIA driver was found, so PyTorch's CUDA build was installed ({torch_version})."
+    return f"course.py: installed PyTorch {torch_version}." if torch_version else ""
+
+
+def first_install_notice(installer: str, platform: str = sys.platform, where: str = ".venv") -> str:
+    """What a first install is about to download, said before it starts."""
+    lines = [f"Installing the course into {where}: PyTorch, JupyterLab and their dependencies (about 1.3 GB "
+             "on disk with PyTorch's CPU-only build). This takes some minutes and shows each download."]
+    if installer == "uv":
+        lines.append("uv picks PyTorch's build for this machine: the CUDA build if it finds an NVIDIA driver, "
+                     "else the CPU-only build.")
+    elif platform.startswith("linux"):
+        lines.append("pip takes PyTorch from the indexes it is configured with; PyPI's Linux build brings NVIDIA's "
+                     "CUDA libraries (about 2.5 GB more to download); README.md, *Start*, says how to take the "
+                     "CPU-only build.")
+    return "\n".join(lines)
+
+
+@contextmanager
+def install_lock(venv: Path) -> Iterator[None]:
+    """Held while this command installs into ``venv``; a second command waits here, saying so in one line.
+    The operating system releases it when the process ends, however it ends."""
+    venv.mkdir(parents=True, exist_ok=True)
+    with open(venv / LOCK, "a+b") as file:
+        if not _try_lock(file):
+            print("course.py: another course.py command is installing the course into .venv; waiting for it to "
+                  "finish (Ctrl+C stops waiting).", flush=True)
+            while not _try_lock(file):
+                time.sleep(0.5)
+        yield
+
+
+def _try_lock(file) -> bool:
+    try:
+        if sys.platform == "win32":
+            import msvcrt
+
+            file.seek(0)
+            msvcrt.locking(file.fileno(), msvcrt.LK_NBLCK, 1)
+        else:
+            import fcntl
+
+            fcntl.flock(file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return False
+    return True
+
+
+def can_make_pip(python: str) -> bool:
+    """Whether ``python`` can put pip into a venv (Debian and Ubuntu leave out ``ensurepip`` until
+    ``python3-venv`` is installed)."""
+    return subprocess.run([python, "-c", "import ensurepip"], capture_output=True).returncode == 0
+
+
+def has_pip(python: Path) -> bool:
+    return subprocess.run([str(python), "-m", "pip", "--version"], capture_output=True).returncode == 0
+
+
+#: the one line for a Python that cannot put pip into a venv
+NO_ENSUREPIP = ("this Python cannot put pip into a virtual environment: install python3-venv "
+                "(`sudo apt install python3-venv` on Debian and Ubuntu), then run the command again.")
+
+
+def ensure_pip(venv: Path, python: Path, base: str = sys.executable) -> None:
+    """Create the venv with the Python ``base``, or give a pip-less one its pip (what ``python3 -m venv`` leaves on
+    Debian and Ubuntu without ``python3-venv``); a Python that cannot is a :class:`Stop` that says to install
+    ``python3-venv``."""
+    if not python.exists():
+        if not can_make_pip(base):
+            raise Stop(NO_ENSUREPIP)
+        subprocess.run([base, "-m", "venv", str(venv)], check=True, **APART)
+    elif not has_pip(python):
+        if not can_make_pip(str(python)):
+            raise Stop(f".venv has no pip, and {NO_ENSUREPIP}")
+        print("course.py: .venv has no pip (a virtual environment made without it); adding it with ensurepip.",
+              flush=True)
+        subprocess.run([str(python), "-m", "ensurepip", "--upgrade", "--default-pip"], check=True,
+                       stdout=subprocess.DEVNULL, **APART)
+
+
+#: what the venv's Python prints: the installed torch's version, then whether NVIDIA's CUDA libraries came with it
+TORCH_QUERY = ("from importlib.metadata import version, distributions; print(version('torch')); "
+               "print(any((d.metadata['Name'] or '').lower().startswith('nvidia-') for d in distributions()))")
+
+
+def installed_torch(python: Path) -> tuple[str, bool]:
+    """The venv's torch version (``2.13.0+cpu``) and whether NVIDIA's CUDA libraries are installed beside it."""
+    lines = subprocess.run([str(python), "-c", TORCH_QUERY], capture_output=True, text=True).stdout.split()
+    return (lines[0] if lines else ""), lines[1:2] == ["True"]
+
+
+def folder_size(folder: Path) -> int:
+    """Bytes of the files under ``folder`` (links not followed)."""
+    return sum(entry.stat(follow_symlinks=False).st_size for entry in _files(folder))
+
+
+def _files(folder: Path):
+    for entry in os.scandir(folder):
+        if entry.is_dir(follow_symlinks=False):
+            yield from _files(Path(entry.path))
+        else:
+            yield entry
+
+
+def pypi_build_note(python: Path, platform: str = sys.platform) -> str:
+    """After pip's install: the one line that names PyPI's CUDA build where pip took it (a ``+cu`` torch, or
+    NVIDIA's ``nvidia-*`` libraries beside it), with the venv's size and how to get the CPU-only build instead."""
+    version, nvidia = installed_torch(python)
+    if not ("+cu" in version or nvidia):
+        return ""
+    venv = python.parent.parent
+    again = (f'Remove-Item -Recurse {venv.name}; $env:PIP_EXTRA_INDEX_URL="{CPU_WHEELS}"; py course.py install'
+             if platform == "win32" else f"rm -rf {venv.name} && PIP_EXTRA_INDEX_URL={CPU_WHEELS} python3 course.py "
+             "install")
+    return (f"course.py: pip installed PyPI's CUDA build of PyTorch (torch {version} with NVIDIA's CUDA libraries): "
+            f"{venv.name} takes {folder_size(venv) / 1e9:.1f} GB. For the CPU-only build (about 1.3 GB): `{again}`.")
+
+
+def install(python: Path, dev: bool, constraints: str, installer: str, why: str, first: bool = True) -> None:
+    """Install the course's packages: with uv where it can pick PyTorch's build, else (or if uv fails) with pip.
+    A later install (the test suite's tools added, or the pins changed) is quiet: PyTorch is there already, so
+    neither the index line nor pip's "Requirement already satisfied" lines are news."""
+    environment = child_environment()
+    if installer == "uv":
+        uv_ok = subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", UV],
+                               cwd=ROOT, env=environment, **APART).returncode == 0
+        uv = uv_command(python, dev, constraints, os.environ.get("UV_TORCH_BACKEND", "auto"))
+        if uv_ok and subprocess.run(uv if first else [*uv, "--quiet"], cwd=ROOT, env=environment,
+                                    **APART).returncode == 0:
+            note = build_note(installed_torch(python)[0]) if first else ""
+            if note:
+                print(note)
+            return
+        if not python.exists():
+            return  # the venv is gone: said by the caller
+        why = "course.py: uv could not install the course (its output is above), so pip installs it instead."
+    if why and first:
+        print(why, flush=True)
+    if not first:
+        print(f"course.py: bringing {python.parent.parent.name} up to date with "
+              f"{DEV_REQUIREMENTS if dev else REQUIREMENTS} and {constraints or 'the newest releases'}.", flush=True)
+    pip = pip_command(python, dev, constraints)
+    subprocess.run(pip if first else [*pip, "--quiet"], check=True, cwd=ROOT, env=environment, **APART)
+    if first and (note := pypi_build_note(python)):
+        print(note)
+
+
+def ensure_venv(venv: Path, dev: bool, constraints: str, probe=answers, base: str = sys.executable) -> Path:
+    """Create (with the Python ``base``) and fill the venv when needed, one command at a time; returns its Python.
+    The one installer of ``.venv`` (noxfile.py's sessions make the other environments' venvs)."""
+    python = venv_python(venv)
+    if is_installed(venv, dev, constraints):
+        return python
+    first, installer = False, "pip"
+    try:
+        with install_lock(venv):
+            if is_installed(venv, dev, constraints):  # another command installed it while this one waited
+                return python
+            if is_store_python(sys.executable):
+                print("Note: this Python comes from the Microsoft Store. If JupyterLab or the notebooks fail to "
+                      "start, install Python from python.org and run `py course.py ...` instead.")
+            first = not python.exists()
+            ensure_pip(venv, python, base)
+            installer, why = choose_installer(probe=probe)
+            if first:
+                where = venv.relative_to(ROOT) if venv.is_relative_to(ROOT) else venv
+                print(first_install_notice(installer, where=str(where)), flush=True)
+            install(python, dev, constraints, installer, why, first)
+            (venv / STAMP).write_text(json.dumps({"hash": install_hash(install_files(dev, constraints))}) + "\n",
+                                      encoding="utf-8")
+    except (KeyboardInterrupt, subprocess.CalledProcessError, OSError) as error:
+        if first and isinstance(error, KeyboardInterrupt):
+            shutil.rmtree(venv, ignore_errors=True)  # so that the next command starts afresh, not from half a venv
+            raise Stop(f"interrupted; the half-made {venv.name} was removed, so the next command installs the "
+                       "course afresh.") from None
+        needed = SPACE_NEEDED[installer]
+        if first and python.exists() and shutil.disk_usage(venv.parent).free < needed:  # (a disk pip filled)
+            shutil.rmtree(venv, ignore_errors=True)
+            free = shutil.disk_usage(venv.parent).free
+            raise Stop(f"setting up {venv.name} failed with too little space on the disk: the course needs about "
+                       f"{needed / 1e9:.1f} GB there and {free / 1e9:.1f} GB is free (the half-built {venv.name} was "
+                       "removed); free some space, then run the command again.") from None
+        raise
+    return python
+
+
+# --- running the command in the venv ----------------------------------------------------------
+
+def run_in_venv(python: Path, argv: list[str], platform: str = sys.platform) -> int:
+    """Run ``python -m tools ARGV`` (tools/commands.py) in the course's folder. On POSIX this process becomes it
+    (``os.execve``: one process, so Ctrl+C and ``kill`` reach the command itself); Windows has no such
+    replacement, so there it is started once and waited for, through Ctrl+C (which reaches it too, from the same
+    console), and its exit status is returned."""
+    command = [str(python), "-m", "tools", *argv]
+    os.chdir(ROOT)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    if platform != "win32":
+        os.execve(command[0], command, child_environment())
+    process = subprocess.Popen(command, env=child_environment())
+    while True:
+        try:
+            return process.wait()
+        except KeyboardInterrupt:
+            continue
+
+
+def main(argv: list[str] | None = None) -> int:
+    from tools import commands
+    from tools.cli import READ_ONLY, read_only_line
+
+    argv = sys.argv[1:] if argv is None else argv
+    args, extra = commands.parse(argv)  # a bad command line is one line before anything is installed
+    needs = commands.needs(args)
+    if not needs:
+        return commands.call(args, extra)
+    venv = args.venv.resolve()
+    try:
+        python = ensure_venv(venv, needs == "dev", args.constraints)
+    except Stop as stop:
+        print(f"course.py: {stop}", file=sys.stderr)
+        return 1
+    except (subprocess.CalledProcessError, OSError) as error:
+        if isinstance(error, OSError) and error.errno in READ_ONLY:
+            print(f"course.py: {read_only_line(venv.parent)}", file=sys.stderr)
+            return 1
+        if not venv_python(venv).exists():
+            print(f"course.py: {venv.name} was deleted during the install; run the command again to install the "
+                  "course afresh.", file=sys.stderr)
+            return 1
+        if isinstance(error, subprocess.CalledProcessError):
+            print(f"course.py: setting up {venv} failed: `{subprocess.list2cmdline(error.cmd)}` exited with "
+                  f"{error.returncode} (its output is above)", file=sys.stderr)
+            return 1
+        raise
+    except KeyboardInterrupt:
+        print("course.py: interrupted", file=sys.stderr)
+        return 130
+    return run_in_venv(python, argv)
+
