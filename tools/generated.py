@@ -7,14 +7,13 @@ the English edition with these, :mod:`tools.translations` the Chinese one.
 
 from __future__ import annotations
 
-import posixpath
 import re
 from pathlib import Path
 
 import nbformat
 
 from . import manifest
-from .links import MD_TARGET, is_relative
+from .links import rebase_links
 from .manifest import ENGLISH, Edition, Notebook
 
 HEADER_ID = "course-header"
@@ -355,17 +354,8 @@ def answer_block(cell_source: str, edition: Edition = ENGLISH) -> str:
     links rewritten for a page at the repository root (``01_x.ipynb#y`` -> ``notebooks/01_x.ipynb#y``)."""
     body = re.sub(r"\A#[^\n]*\n?", "", cell_source).strip("\n")
     body = re.sub(r"\[[^\]]*\]\((#[^)\s]+)\)", lambda m: f"[{WORDS[edition.code]['answer page']}]({m.group(1)})", body)
-
-    def at_root(match: re.Match) -> str:
-        target = match.group(2)
-        if target.startswith("#"):
-            target = answer_notebook().in_edition(edition.code).filename + target
-        elif not is_relative(target):
-            return match.group(0)
-        path, hash_sign, fragment = target.partition("#")
-        return f"{match.group(1)}{posixpath.normpath(posixpath.join(edition.repo_dir, path))}{hash_sign}{fragment}"
-
-    return MD_TARGET.sub(at_root, body)
+    in_page = re.sub(r"(\]\(\s*<?)#", rf"\g<1>{answer_notebook().in_edition(edition.code).filename}#", body)
+    return rebase_links(in_page, edition.folder, manifest.ROOT, siblings_stay=False)
 
 
 def readme_answer(text: str) -> str | None:

@@ -15,14 +15,13 @@ import copy
 import hashlib
 import json
 import os
-import re
 from pathlib import Path
 
 import nbformat
 
 from . import manifest
 from .generated import HEADER_ID, SOLUTION_TAG, dumps_notebook, read_notebook
-from .links import HTML_TARGET, MD_TARGET, rebase_link, rebase_links, stays
+from .links import rebase_links
 from .manifest import Edition, Notebook, available
 
 PRACTICE_DIR = manifest.ROOT / "build" / "practice"
@@ -43,18 +42,6 @@ def _text(lang: str) -> str:
     return TEXT[lang]
 
 
-def published_links(source: str, folder: Path) -> str:
-    """A markdown cell's relative links (written for a page in ``folder``) as addresses in the repository
-    on GitHub, for a copy that leaves it; links to sibling notebooks stay (the copies are siblings too)."""
-    def absolute(match: re.Match) -> str:
-        if stays(match.group(2)):
-            return match.group(0)
-        path, hash_sign, fragment = rebase_link(match.group(2), folder, manifest.ROOT).partition("#")
-        return match.group(1) + manifest.blob_url(path) + hash_sign + fragment
-
-    return HTML_TARGET.sub(absolute, MD_TARGET.sub(absolute, source))
-
-
 def practice_notebook(nb_node: nbformat.NotebookNode, entry: Notebook, edition: Edition,
                       out_folder: Path, published: bool = False) -> nbformat.NotebookNode:
     """A practice copy of one notebook (a new node; ``nb_node`` is not changed).
@@ -69,8 +56,7 @@ def practice_notebook(nb_node: nbformat.NotebookNode, entry: Notebook, edition: 
     practice.cells = [cell for cell in practice.cells if SOLUTION_TAG not in cell.metadata.get("tags", [])]
     for cell in practice.cells:
         if cell.cell_type == "markdown":
-            cell.source = (published_links(cell.source, edition.folder) if published
-                           else rebase_links(cell.source, edition.folder, out_folder))
+            cell.source = rebase_links(cell.source, edition.folder, None if published else out_folder)
         else:
             cell.outputs, cell.execution_count = [], None
             cell.metadata.pop("execution", None)
