@@ -12,12 +12,13 @@ which the site's workflow pushes for learners who never clone (Colab opens the c
 from __future__ import annotations
 
 import copy
-import hashlib
 import json
 import os
 from pathlib import Path
 
 import nbformat
+
+from course import digest  # the course's one digest (standard library only)
 
 from . import manifest
 from .generated import HEADER_ID, SOLUTION_TAG, dumps_notebook, read_notebook
@@ -74,18 +75,14 @@ def practice_notebook(nb_node: nbformat.NotebookNode, entry: Notebook, edition: 
 RECORD = ".written.json"
 
 
-def _digest(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
 def _record(out_dir: Path) -> dict[str, str]:
     return json.loads((out_dir / RECORD).read_text(encoding="utf-8")) if (out_dir / RECORD).is_file() else {}
 
 
 def edited_copies(out_dir: Path) -> list[Path]:
     """The copies in ``out_dir`` that differ from what was written there: the learner's work."""
-    return [out_dir / name for name, digest in _record(out_dir).items()
-            if (out_dir / name).is_file() and _digest((out_dir / name).read_text(encoding="utf-8")) != digest]
+    return [out_dir / name for name, recorded in _record(out_dir).items()
+            if (out_dir / name).is_file() and digest((out_dir / name).read_text(encoding="utf-8")) != recorded]
 
 
 def write_practice(out_dir: Path = PRACTICE_DIR, published: bool = False) -> list[Path]:
@@ -105,7 +102,7 @@ def write_practice(out_dir: Path = PRACTICE_DIR, published: bool = False) -> lis
             copy_ = practice_notebook(read_notebook(edition.path(entry)), entry, edition, target.parent, published)
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text := dumps_notebook(copy_), encoding="utf-8")
-            record[name] = _digest(text)
+            record[name] = digest(text)
             written.append(target)
     gone = set(out_dir.rglob("*.ipynb")) if published else {out_dir / name for name in set(old_record) - set(record)}
     for stale in gone - set(written) - keep:  # copies of notebooks that are gone, unless worked in
