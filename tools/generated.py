@@ -50,6 +50,26 @@ REPO_OVERRIDE_ENV = "COURSE_REPO"
 COURSE_MARKER = "utils/lookup.py"
 #: The tag of an exercise's worked-answer cell (the practice copies replace these with stubs).
 SOLUTION_TAG = "solution"
+#: The headings that open a lesson's exercises and the part after them that the lesson never needs (English).
+EXERCISES, GOING_DEEPER = "## Exercises", "## Going deeper"
+#: A checker call, in a worked answer or the checker cell under it: ``exercises.check_...(...)``.
+CHECKER_CALL = re.compile(r"exercises\.check_\w+")
+
+
+def is_worked_answer(cell: nbformat.NotebookNode) -> bool:
+    return cell.cell_type == "code" and SOLUTION_TAG in cell.metadata.get("tags", [])
+
+
+def is_checker(cell: nbformat.NotebookNode) -> bool:
+    """A code cell that calls an exercise's checker (a worked answer, or the checker cell under one)."""
+    return cell.cell_type == "code" and bool(CHECKER_CALL.search(cell.source))
+
+
+def headed(cell: nbformat.NotebookNode, heading: str) -> bool:
+    """A markdown cell with ``heading`` as one of its lines: how a section (:data:`EXERCISES`...) is found."""
+    return cell.cell_type == "markdown" and any(line.strip() == heading for line in cell.source.splitlines())
+
+
 #: nbgrader's markers, each alone on its line, around the part of an answer cell a learner writes: the practice
 #: copy has a ``raise NotImplementedError`` in its place. Tool directives, so the translations leave them out.
 SOLUTION_MARKER = re.compile(r"### (BEGIN|END) SOLUTION")
@@ -135,7 +155,7 @@ def collapse_generated(nb_node: nbformat.NotebookNode, edition: str) -> nbformat
     for cell in nb_node.cells:
         if cell.get("id") == SETUP_ID:
             collapse(cell, WORDS[edition]["setup title"])
-        elif cell.cell_type == "code" and SOLUTION_TAG in cell.metadata.get("tags", []):
+        elif is_worked_answer(cell):
             collapse(cell, WORDS[edition]["solution title"])
     return nb_node
 
@@ -245,7 +265,6 @@ def sync_notebook(nb_node: nbformat.NotebookNode, entry: Notebook) -> nbformat.N
 
 #: Reading speeds behind the README's reading times: prose in words a minute, code in lines a minute.
 WORDS_A_MINUTE, LINES_A_MINUTE = 200, 10
-GOING_DEEPER = "## Going deeper"
 
 
 def reading_minutes(path: Path) -> tuple[int, int]:
@@ -255,7 +274,7 @@ def reading_minutes(path: Path) -> tuple[int, int]:
     lines left out); the cells that sync writes left out."""
     words, lines, part = [0, 0], [0, 0], 0
     for cell in read_notebook(path).cells:
-        if cell.cell_type == "markdown" and cell.source.startswith(GOING_DEEPER):
+        if headed(cell, GOING_DEEPER):
             part = 1
         if cell.get("id") in GENERATED_IDS:
             continue

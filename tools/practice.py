@@ -21,7 +21,7 @@ import nbformat
 from course import digest  # the course's one digest (standard library only)
 
 from . import manifest
-from .generated import HEADER_ID, SOLUTION_TAG, dumps_notebook, read_notebook
+from .generated import HEADER_ID, SOLUTION_TAG, dumps_notebook, is_worked_answer, read_notebook
 from .links import rebase_links
 from .manifest import Edition, Notebook, available
 
@@ -50,11 +50,10 @@ def practice_notebook(nb_node: nbformat.NotebookNode, entry: Notebook, edition: 
     ``published``: for a copy that leaves the repository (the web site, the practice branch that
     Colab opens): its links point into the repository on GitHub instead of to files beside it."""
     practice = copy.deepcopy(nb_node)
-    solutions = [cell for cell in practice.cells if SOLUTION_TAG in cell.metadata.get("tags", [])]
-    if not solutions:
+    if not any(is_worked_answer(cell) for cell in practice.cells):
         raise ValueError(f"{edition.repo_path(entry)}: no cell is tagged {SOLUTION_TAG!r}; "
                          "expected one worked answer per exercise")
-    practice.cells = [cell for cell in practice.cells if SOLUTION_TAG not in cell.metadata.get("tags", [])]
+    practice.cells = [cell for cell in practice.cells if not is_worked_answer(cell)]
     for cell in practice.cells:
         if cell.cell_type == "markdown":
             cell.source = rebase_links(cell.source, edition.folder, None if published else out_folder)
