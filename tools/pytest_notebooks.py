@@ -128,13 +128,6 @@ def _errors(cell: nbformat.NotebookNode) -> list:
     return [output for output in cell.outputs if output.output_type == "error"]
 
 
-def _unchecked(cell: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """A cell that nbval runs without comparing: no stored count, no stored outputs."""
-    cell.execution_count = None
-    cell.outputs = []
-    return cell
-
-
 def client_notebook(entry: manifest.Notebook) -> nbformat.NotebookNode:
     """The notebook as this run executes it: papermill's parameters injected."""
     original = load_notebook_node(str(entry.path))  # as papermill reads it: every cell has metadata.tags

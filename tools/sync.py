@@ -35,6 +35,7 @@ def planned_text_files(english: dict[Notebook, nbformat.NotebookNode] | None = N
     """Every generated text file, as ``sync`` would write it (from ``english`` and ``chinese``, the notebooks
     as sync writes them, where the caller has built them already)."""
     english = english or translations.english_notebooks()
+    chinese = chinese or translations.chinese_notebooks(english)
     planned = {entry.path: dumps_notebook(nb) for entry, nb in english.items()}
     answer = fine_print = None
     if (entry := answer_notebook()) in english:
@@ -47,7 +48,7 @@ def planned_text_files(english: dict[Notebook, nbformat.NotebookNode] | None = N
         instructors = manifest.ROOT / INSTRUCTORS
         if instructors.is_file():
             planned[instructors] = sync_bibtex(instructors.read_text(encoding="utf-8"), planned[citation])
-    planned.update(translations.planned_text_files(english, chinese))
+    planned.update(translations.planned_chinese_files(english, chinese))
     return planned
 
 

@@ -6,7 +6,7 @@
 the notebooks' titles (the headers, the navigation, the README tables and the site show them). Each
 message is one markdown cell, one comment of a code cell (so that the code is the English code by
 construction), one README section or one title: ``msgctxt`` is the cell id (the English heading, the
-notebook's stem), ``msgid`` the English, ``msgstr`` the Chinese. ``sync`` (:func:`planned_text_files`)
+notebook's stem), ``msgid`` the English, ``msgstr`` the Chinese. ``sync`` (:func:`planned_chinese_files`)
 updates each catalog from the current English: a new message comes in untranslated, a changed one keeps its
 Chinese but is marked *fuzzy*, with the English it was translated from kept as its previous msgid; then it
 writes ``notebooks/zh/`` (:func:`zh_notebook`: the English cells, ids, code and outputs, with the Chinese
@@ -564,12 +564,10 @@ def planned_readme_zh(english: dict[Notebook, nbformat.NotebookNode],
     return readme_zh(load(README_KEY), answer, fine_print)
 
 
-def planned_text_files(english: dict[Notebook, nbformat.NotebookNode] | None = None,
-                       chinese: dict[Notebook, nbformat.NotebookNode] | None = None) -> dict[Path, str]:
+def planned_chinese_files(english: dict[Notebook, nbformat.NotebookNode],
+                          chinese: dict[Notebook, nbformat.NotebookNode]) -> dict[Path, str]:
     """The catalogs, updated from the current English, the Chinese notebooks and README.zh.md, as ``make sync``
-    writes them (from ``english`` and ``chinese``, the notebooks as sync writes them, where already built)."""
-    english = english or english_notebooks()
-    chinese = chinese or chinese_notebooks(english)
+    writes them (:func:`tools.sync.planned_text_files`' Chinese part), from the notebooks as sync writes them."""
     planned = {entry.zh.path: generated.dumps_notebook(nb) for entry, nb in chinese.items()}
     catalogs = {entry.stem: notebook_template(entry.stem, nb) for entry, nb in english.items()}
     catalogs |= {SHARED: shared_template(english.values()), README_KEY: readme_template()}
