@@ -389,19 +389,19 @@ def readme_fine_print(text: str) -> str | None:
     return match.group(1) if match else None
 
 
-def sync_readme(text: str, edition: Edition = ENGLISH, answer: str | None = None,
-                fine_print: str | None = None) -> str:
+def sync_readme(text: str, edition: Edition = ENGLISH, notebook_0: nbformat.NotebookNode | None = None) -> str:
     """The README of ``edition`` with the block between the table markers replaced by its table, the block
-    between the start markers by its Start paragraph, and,
-    given ``answer`` (notebook 0's ``answer`` cell in that edition), the block between the answer markers;
-    given ``fine_print`` (its ``fine-print`` cell), the block between the fine-print markers."""
+    between the start markers by its Start paragraph, and, given ``notebook_0`` (notebook 0 in that edition,
+    as sync writes it), the blocks between the answer and the fine-print markers by its ``answer`` and
+    ``fine-print`` cells."""
     blocks = [(TABLE_BLOCK, TABLE_START, TABLE_END, readme_table(edition), "notebook table markers"),
               (START_BLOCK, START_START, START_END, readme_start(edition), "start markers")]
-    if answer is not None:
-        blocks.append((ANSWER_BLOCK, ANSWER_START, ANSWER_END, answer_block(answer, edition), "answer markers"))
-    if fine_print is not None:
-        blocks.append((FINE_PRINT_BLOCK, FINE_PRINT_START, FINE_PRINT_END, answer_block(fine_print, edition),
-                       "fine-print markers"))
+    if notebook_0 is not None:
+        entry = answer_notebook().in_edition(edition.code)
+        blocks += [(pattern, start, end, answer_block(answer_cell_source(notebook_0, entry, cell), edition), name)
+                   for pattern, start, end, cell, name in (
+                       (ANSWER_BLOCK, ANSWER_START, ANSWER_END, ANSWER_CELL, "answer markers"),
+                       (FINE_PRINT_BLOCK, FINE_PRINT_START, FINE_PRINT_END, FINE_PRINT_CELL, "fine-print markers"))]
     for pattern, start, end, block, name in blocks:
         if not pattern.search(text):
             raise ValueError(f"{edition.readme} has no {name}; expected {start!r} ... {end!r}")

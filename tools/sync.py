@@ -15,9 +15,7 @@ import nbformat
 from . import manifest, translations
 from .generated import (
     CITATION,
-    FINE_PRINT_CELL,
     INSTRUCTORS,
-    answer_cell_source,
     answer_notebook,
     dumps_notebook,
     sync_bibtex,
@@ -37,11 +35,7 @@ def planned_text_files(english: dict[Notebook, nbformat.NotebookNode] | None = N
     english = english or translations.english_notebooks()
     chinese = chinese or translations.chinese_notebooks(english)
     planned = {entry.path: dumps_notebook(nb) for entry, nb in english.items()}
-    answer = fine_print = None
-    if (entry := answer_notebook()) in english:
-        answer = answer_cell_source(english[entry], entry)
-        fine_print = answer_cell_source(english[entry], entry, FINE_PRINT_CELL)
-    planned[README] = sync_readme(README.read_text(encoding="utf-8"), answer=answer, fine_print=fine_print)
+    planned[README] = sync_readme(README.read_text(encoding="utf-8"), notebook_0=english.get(answer_notebook()))
     citation = manifest.ROOT / CITATION
     if citation.is_file():  # (a scratch copy of the course in the tests may have none)
         planned[citation] = sync_citation(citation.read_text(encoding="utf-8"))

@@ -486,15 +486,16 @@ def _english_readme() -> list[tuple[str, str]]:
     return readme_sections((manifest.ROOT / manifest.ENGLISH.readme).read_text(encoding="utf-8"))
 
 
-def readme_zh(catalog: Catalog | None, answer: str | None = None, fine_print: str | None = None) -> str:
+def readme_zh(catalog: Catalog | None, notebook_0: nbformat.NotebookNode | None = None) -> str:
     """README.zh.md from its catalog: each section of README.md in its Chinese (the English under
-    :data:`UNTRANSLATED` where there is none), and the generated blocks filled in."""
+    :data:`UNTRANSLATED` where there is none), and the generated blocks filled in (the answer and the fine print
+    from ``notebook_0``, the Chinese notebook 0)."""
     translated = by_context(update(catalog, readme_template()))
     text = "\n\n".join(translated.get(heading, {}).get(english) or f"{UNTRANSLATED}\n{english}"
                        for heading, english in _english_readme()) + "\n"
     for placeholder, start, end in _GENERATED_BLOCKS.values():
         text = text.replace(placeholder, f"{start}\n{end}")
-    return generated.sync_readme(text, manifest.CHINESE, answer, fine_print)
+    return generated.sync_readme(text, manifest.CHINESE, notebook_0)
 
 
 def check_readme(english: dict[Notebook, nbformat.NotebookNode] | None = None,
@@ -555,13 +556,10 @@ def chinese_notebooks(english: dict[Notebook, nbformat.NotebookNode]) -> dict[No
 def planned_readme_zh(english: dict[Notebook, nbformat.NotebookNode],
                       chinese: dict[Notebook, nbformat.NotebookNode] | None = None) -> str:
     """README.zh.md as sync writes it (notebook 0's answer and fine print from its Chinese notebook)."""
-    entry = generated.answer_notebook()
-    answer = fine_print = None
+    entry, nb = generated.answer_notebook(), None
     if entry in english:
         nb = (chinese or {}).get(entry) or zh_notebook(entry, english[entry], load(entry.stem), load(SHARED))
-        answer = generated.answer_cell_source(nb, entry.zh)
-        fine_print = generated.answer_cell_source(nb, entry.zh, generated.FINE_PRINT_CELL)
-    return readme_zh(load(README_KEY), answer, fine_print)
+    return readme_zh(load(README_KEY), nb)
 
 
 def planned_chinese_files(english: dict[Notebook, nbformat.NotebookNode],
