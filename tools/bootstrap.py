@@ -73,16 +73,18 @@ class Stop(Exception):
 
 # --- installing -----------------------------------------------------------------------------
 
+def digest(*parts: bytes | str) -> str:
+    """The course's one digest (sha256, hex; text as UTF-8): of what an install depends on, of a practice copy."""
+    return hashlib.sha256(b"".join(p.encode("utf-8") if isinstance(p, str) else p for p in parts)).hexdigest()
+
+
 def install_hash(files: list[Path]) -> str:
     """What an install depends on: the requirement and constraint files, and the index settings."""
-    digest = hashlib.sha256()
-    for path in files:
-        digest.update(path.name.encode() + b"\0" + (path.read_bytes() if path.is_file() else b"") + b"\0")
-    for name in ("PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL"):
-        digest.update(f"{name}={os.environ.get(name, '')}\0".encode())
+    parts = [path.name.encode() + b"\0" + (path.read_bytes() if path.is_file() else b"") + b"\0" for path in files]
+    parts += [f"{name}={os.environ.get(name, '')}\0".encode() for name in ("PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL")]
     if os.environ.get("UV_TORCH_BACKEND"):  # only when set: the installs made before it stay valid
-        digest.update(f"UV_TORCH_BACKEND={os.environ['UV_TORCH_BACKEND']}\0".encode())
-    return digest.hexdigest()
+        parts.append(f"UV_TORCH_BACKEND={os.environ['UV_TORCH_BACKEND']}\0".encode())
+    return digest(*parts)
 
 
 def install_files(dev: bool, constraints: str) -> list[Path]:

@@ -7,14 +7,13 @@ the English edition with these, :mod:`tools.translations` the Chinese one.
 
 from __future__ import annotations
 
-import posixpath
 import re
 from pathlib import Path
 
 import nbformat
 
 from . import manifest
-from .links import MD_TARGET, is_relative
+from .links import rebase_links
 from .manifest import ENGLISH, Edition, Notebook
 
 HEADER_ID = "course-header"
@@ -51,6 +50,26 @@ REPO_OVERRIDE_ENV = "COURSE_REPO"
 COURSE_MARKER = "utils/lookup.py"
 #: The tag of an exercise's worked-answer cell (the practice copies replace these with stubs).
 SOLUTION_TAG = "solution"
+#: The headings that open a lesson's exercises and the part after them that the lesson never needs (English).
+EXERCISES, GOING_DEEPER = "## Exercises", "## Going deeper"
+#: A checker call, in a worked answer or the checker cell under it: ``exercises.check_...(...)``.
+CHECKER_CALL = re.compile(r"exercises\.check_\w+")
+
+
+def is_worked_answer(cell: nbformat.NotebookNode) -> bool:
+    return cell.cell_type == "code" and SOLUTION_TAG in cell.metadata.get("tags", [])
+
+
+def is_checker(cell: nbformat.NotebookNode) -> bool:
+    """A code cell that calls an exercise's checker (a worked answer, or the checker cell under one)."""
+    return cell.cell_type == "code" and bool(CHECKER_CALL.search(cell.source))
+
+
+def headed(cell: nbformat.NotebookNode, heading: str) -> bool:
+    """A markdown cell with ``heading`` as one of its lines: how a section (:data:`EXERCISES`...) is found."""
+    return cell.cell_type == "markdown" and any(line.strip() == heading for line in cell.source.splitlines())
+
+
 #: nbgrader's markers, each alone on its line, around the part of an answer cell a learner writes: the practice
 #: copy has a ``raise NotImplementedError`` in its place. Tool directives, so the translations leave them out.
 SOLUTION_MARKER = re.compile(r"### (BEGIN|END) SOLUTION")
@@ -136,7 +155,7 @@ def collapse_generated(nb_node: nbformat.NotebookNode, edition: str) -> nbformat
     for cell in nb_node.cells:
         if cell.get("id") == SETUP_ID:
             collapse(cell, WORDS[edition]["setup title"])
-        elif cell.cell_type == "code" and SOLUTION_TAG in cell.metadata.get("tags", []):
+        elif is_worked_answer(cell):
             collapse(cell, WORDS[edition]["solution title"])
     return nb_node
 
@@ -246,7 +265,6 @@ def sync_notebook(nb_node: nbformat.NotebookNode, entry: Notebook) -> nbformat.N
 
 #: Reading speeds behind the README's reading times: prose in words a minute, code in lines a minute.
 WORDS_A_MINUTE, LINES_A_MINUTE = 200, 10
-GOING_DEEPER = "## Going deeper"
 
 
 def reading_minutes(path: Path) -> tuple[int, int]:
@@ -256,7 +274,7 @@ def reading_minutes(path: Path) -> tuple[int, int]:
     lines left out); the cells that sync writes left out."""
     words, lines, part = [0, 0], [0, 0], 0
     for cell in read_notebook(path).cells:
-        if cell.cell_type == "markdown" and cell.source.startswith(GOING_DEEPER):
+        if headed(cell, GOING_DEEPER):
             part = 1
         if cell.get("id") in GENERATED_IDS:
             continue
@@ -355,17 +373,8 @@ def answer_block(cell_source: str, edition: Edition = ENGLISH) -> str:
     links rewritten for a page at the repository root (``01_x.ipynb#y`` -> ``notebooks/01_x.ipynb#y``)."""
     body = re.sub(r"\A#[^\n]*\n?", "", cell_source).strip("\n")
     body = re.sub(r"\[[^\]]*\]\((#[^)\s]+)\)", lambda m: f"[{WORDS[edition.code]['answer page']}]({m.group(1)})", body)
-
-    def at_root(match: re.Match) -> str:
-        target = match.group(2)
-        if target.startswith("#"):
-            target = answer_notebook().in_edition(edition.code).filename + target
-        elif not is_relative(target):
-            return match.group(0)
-        path, hash_sign, fragment = target.partition("#")
-        return f"{match.group(1)}{posixpath.normpath(posixpath.join(edition.repo_dir, path))}{hash_sign}{fragment}"
-
-    return MD_TARGET.sub(at_root, body)
+    in_page = re.sub(r"(\]\(\s*<?)#", rf"\g<1>{answer_notebook().in_edition(edition.code).filename}#", body)
+    return rebase_links(in_page, edition.folder, manifest.ROOT, siblings_stay=False)
 
 
 def readme_answer(text: str) -> str | None:
@@ -380,19 +389,19 @@ def readme_fine_print(text: str) -> str | None:
     return match.group(1) if match else None
 
 
-def sync_readme(text: str, edition: Edition = ENGLISH, answer: str | None = None,
-                fine_print: str | None = None) -> str:
+def sync_readme(text: str, edition: Edition = ENGLISH, notebook_0: nbformat.NotebookNode | None = None) -> str:
     """The README of ``edition`` with the block between the table markers replaced by its table, the block
-    between the start markers by its Start paragraph, and,
-    given ``answer`` (notebook 0's ``answer`` cell in that edition), the block between the answer markers;
-    given ``fine_print`` (its ``fine-print`` cell), the block between the fine-print markers."""
+    between the start markers by its Start paragraph, and, given ``notebook_0`` (notebook 0 in that edition,
+    as sync writes it), the blocks between the answer and the fine-print markers by its ``answer`` and
+    ``fine-print`` cells."""
     blocks = [(TABLE_BLOCK, TABLE_START, TABLE_END, readme_table(edition), "notebook table markers"),
               (START_BLOCK, START_START, START_END, readme_start(edition), "start markers")]
-    if answer is not None:
-        blocks.append((ANSWER_BLOCK, ANSWER_START, ANSWER_END, answer_block(answer, edition), "answer markers"))
-    if fine_print is not None:
-        blocks.append((FINE_PRINT_BLOCK, FINE_PRINT_START, FINE_PRINT_END, answer_block(fine_print, edition),
-                       "fine-print markers"))
+    if notebook_0 is not None:
+        entry = answer_notebook().in_edition(edition.code)
+        blocks += [(pattern, start, end, answer_block(answer_cell_source(notebook_0, entry, cell), edition), name)
+                   for pattern, start, end, cell, name in (
+                       (ANSWER_BLOCK, ANSWER_START, ANSWER_END, ANSWER_CELL, "answer markers"),
+                       (FINE_PRINT_BLOCK, FINE_PRINT_START, FINE_PRINT_END, FINE_PRINT_CELL, "fine-print markers"))]
     for pattern, start, end, block, name in blocks:
         if not pattern.search(text):
             raise ValueError(f"{edition.readme} has no {name}; expected {start!r} ... {end!r}")

@@ -1,9 +1,9 @@
 """Relative links in markdown, for the tools that copy or publish notebooks elsewhere.
 
-The Chinese edition (``notebooks/zh/``), the practice copies (``build/practice/``) and
-the web site all move a notebook's markdown to another folder; its links to images and
-to the README must still reach their files, while links to sibling notebooks, URLs and
-anchors stay as they are.
+The Chinese edition (``notebooks/zh/``), the practice copies (``build/practice/``), the web site
+and the README's answer all move a notebook's markdown to another folder or off the repository;
+its links to images and to the README must still reach their files, while links to sibling
+notebooks, URLs and anchors stay as they are.
 """
 
 from __future__ import annotations
@@ -11,6 +11,8 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+
+from . import manifest
 
 #: ``https:``, ``mailto:``, ``data:``, ``attachment:``...: a URL, never a relative path.
 SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
@@ -25,32 +27,32 @@ def is_relative(target: str) -> bool:
     return bool(target) and not SCHEME.match(target) and not target.startswith(("#", "/"))
 
 
-def stays(target: str) -> bool:
-    """A link that a copy elsewhere keeps as it is: not relative (:func:`is_relative`), or a sibling
-    notebook (``02_x.ipynb``), since every copy of the course has siblings of the same names."""
-    path = target.partition("#")[0]
-    return not is_relative(target) or ("/" not in path and path.endswith(".ipynb"))
+def rebase_link(target: str, here: Path, there: Path | None = None, renames: dict[str, str] | None = None,
+                siblings_stay: bool = True) -> str:
+    """``target``, a link written for a page in folder ``here``, as seen from a page in folder ``there``; without
+    ``there``, as its address in the repository on GitHub (for a copy that leaves the repository). The one link
+    rewriter: the Chinese edition, the practice copies, the web site and the README's answer all use it.
 
-
-def rebase_link(target: str, old_folder: Path, new_folder: Path, renames: dict[str, str] | None = None) -> str:
-    """``target``, written for a page in ``old_folder``, rewritten for a copy in ``new_folder``.
-
-    A sibling notebook (``02_x.ipynb``) stays: the copy has siblings of the same names.
-    ``renames`` swaps a file's name once its path is rebased, e.g. the Chinese
-    edition links to ``README.zh.md`` where the English links to ``README.md``.
+    URLs, anchors and absolute paths stay; so does a sibling notebook (``02_x.ipynb``) unless ``siblings_stay``
+    is false, since every copy of the course has siblings of the same names. ``renames`` swaps a file's name once
+    its path is rebased (the Chinese edition links to ``README.zh.md`` where the English links to ``README.md``).
+    A published link that leads out of the repository stays as it is: there is nothing to point to.
     """
-    if stays(target):
-        return target
     path, hash_sign, fragment = target.partition("#")
-    moved = Path(os.path.relpath(os.path.normpath(old_folder / path), new_folder)).as_posix()
+    if not is_relative(target) or (siblings_stay and "/" not in path and path.endswith(".ipynb")):
+        return target
+    moved = Path(os.path.relpath(os.path.normpath(Path(here) / path), there or manifest.ROOT)).as_posix()
+    if there is None:
+        return target if moved.startswith("../") else manifest.blob_url(moved) + hash_sign + fragment
     head, _, name = moved.rpartition("/")
     name = (renames or {}).get(name, name)
     return f"{head + '/' if head else ''}{name}{hash_sign}{fragment}"
 
 
-def rebase_links(source: str, old_folder: Path, new_folder: Path, renames: dict[str, str] | None = None) -> str:
-    """Every relative link and image path of a markdown cell, rewritten with :func:`rebase_link`."""
+def rebase_links(source: str, here: Path, there: Path | None = None, renames: dict[str, str] | None = None,
+                 siblings_stay: bool = True) -> str:
+    """Every link and image path of a markdown cell (markdown or HTML), rewritten with :func:`rebase_link`."""
     def rebase(match: re.Match) -> str:
-        return match.group(1) + rebase_link(match.group(2), old_folder, new_folder, renames)
+        return match.group(1) + rebase_link(match.group(2), here, there, renames, siblings_stay)
 
     return HTML_TARGET.sub(rebase, MD_TARGET.sub(rebase, source))

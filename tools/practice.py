@@ -12,17 +12,16 @@ which the site's workflow pushes for learners who never clone (Colab opens the c
 from __future__ import annotations
 
 import copy
-import hashlib
 import json
 import os
-import re
 from pathlib import Path
 
 import nbformat
 
 from . import manifest
-from .generated import HEADER_ID, SOLUTION_TAG, dumps_notebook, read_notebook
-from .links import HTML_TARGET, MD_TARGET, rebase_link, rebase_links, stays
+from .bootstrap import digest  # the course's one digest (standard library only)
+from .generated import HEADER_ID, SOLUTION_TAG, dumps_notebook, is_worked_answer, read_notebook
+from .links import rebase_links
 from .manifest import Edition, Notebook, available
 
 PRACTICE_DIR = manifest.ROOT / "build" / "practice"
@@ -43,18 +42,6 @@ def _text(lang: str) -> str:
     return TEXT[lang]
 
 
-def published_links(source: str, folder: Path) -> str:
-    """A markdown cell's relative links (written for a page in ``folder``) as addresses in the repository
-    on GitHub, for a copy that leaves it; links to sibling notebooks stay (the copies are siblings too)."""
-    def absolute(match: re.Match) -> str:
-        if stays(match.group(2)):
-            return match.group(0)
-        path, hash_sign, fragment = rebase_link(match.group(2), folder, manifest.ROOT).partition("#")
-        return match.group(1) + manifest.blob_url(path) + hash_sign + fragment
-
-    return HTML_TARGET.sub(absolute, MD_TARGET.sub(absolute, source))
-
-
 def practice_notebook(nb_node: nbformat.NotebookNode, entry: Notebook, edition: Edition,
                       out_folder: Path, published: bool = False) -> nbformat.NotebookNode:
     """A practice copy of one notebook (a new node; ``nb_node`` is not changed).
@@ -62,15 +49,13 @@ def practice_notebook(nb_node: nbformat.NotebookNode, entry: Notebook, edition: 
     ``published``: for a copy that leaves the repository (the web site, the practice branch that
     Colab opens): its links point into the repository on GitHub instead of to files beside it."""
     practice = copy.deepcopy(nb_node)
-    solutions = [cell for cell in practice.cells if SOLUTION_TAG in cell.metadata.get("tags", [])]
-    if not solutions:
+    if not any(is_worked_answer(cell) for cell in practice.cells):
         raise ValueError(f"{edition.repo_path(entry)}: no cell is tagged {SOLUTION_TAG!r}; "
                          "expected one worked answer per exercise")
-    practice.cells = [cell for cell in practice.cells if SOLUTION_TAG not in cell.metadata.get("tags", [])]
+    practice.cells = [cell for cell in practice.cells if not is_worked_answer(cell)]
     for cell in practice.cells:
         if cell.cell_type == "markdown":
-            cell.source = (published_links(cell.source, edition.folder) if published
-                           else rebase_links(cell.source, edition.folder, out_folder))
+            cell.source = rebase_links(cell.source, edition.folder, None if published else out_folder)
         else:
             cell.outputs, cell.execution_count = [], None
             cell.metadata.pop("execution", None)
@@ -88,18 +73,14 @@ def practice_notebook(nb_node: nbformat.NotebookNode, entry: Notebook, edition: 
 RECORD = ".written.json"
 
 
-def _digest(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
 def _record(out_dir: Path) -> dict[str, str]:
     return json.loads((out_dir / RECORD).read_text(encoding="utf-8")) if (out_dir / RECORD).is_file() else {}
 
 
 def edited_copies(out_dir: Path) -> list[Path]:
     """The copies in ``out_dir`` that differ from what was written there: the learner's work."""
-    return [out_dir / name for name, digest in _record(out_dir).items()
-            if (out_dir / name).is_file() and _digest((out_dir / name).read_text(encoding="utf-8")) != digest]
+    return [out_dir / name for name, recorded in _record(out_dir).items()
+            if (out_dir / name).is_file() and digest((out_dir / name).read_text(encoding="utf-8")) != recorded]
 
 
 def write_practice(out_dir: Path = PRACTICE_DIR, published: bool = False) -> list[Path]:
@@ -119,7 +100,7 @@ def write_practice(out_dir: Path = PRACTICE_DIR, published: bool = False) -> lis
             copy_ = practice_notebook(read_notebook(edition.path(entry)), entry, edition, target.parent, published)
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text := dumps_notebook(copy_), encoding="utf-8")
-            record[name] = _digest(text)
+            record[name] = digest(text)
             written.append(target)
     gone = set(out_dir.rglob("*.ipynb")) if published else {out_dir / name for name in set(old_record) - set(record)}
     for stale in gone - set(written) - keep:  # copies of notebooks that are gone, unless worked in

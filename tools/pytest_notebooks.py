@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import copy
 import os
-import re
 import shutil
 import subprocess
 import tempfile
@@ -41,7 +40,8 @@ from nbval.plugin import IPyNbCell, IPyNbFile, find_comment_markers, find_metada
 from papermill.iorw import load_notebook_node
 from papermill.parameterize import parameterize_notebook
 
-from tools import manifest, practice
+from tools import manifest
+from tools.generated import is_checker, is_worked_answer
 from tools.run import stderr_outputs
 
 #: the ``device`` parameter: unset, each notebook's default; the GPU job sets COURSE_DEVICE=cuda
@@ -54,8 +54,6 @@ OUTPUT_TIMEOUT_S = 60
 #: What this run sets beyond the device: notebook 6 times each case in one round instead of five (the
 #: timings' outputs are not compared, and one round runs the whole mechanism, in seconds less).
 SUITE_PARAMETERS = {6: {"repeats": 1}}
-#: the heading of the part after the exercises that the lesson never needs
-GOING_DEEPER = "## Going deeper"
 
 # Stand-ins put first on the kernel's PYTHONPATH.
 FAKE_MODULES = {
@@ -130,13 +128,6 @@ def _errors(cell: nbformat.NotebookNode) -> list:
     return [output for output in cell.outputs if output.output_type == "error"]
 
 
-def _unchecked(cell: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """A cell that nbval runs without comparing: no stored count, no stored outputs."""
-    cell.execution_count = None
-    cell.outputs = []
-    return cell
-
-
 def client_notebook(entry: manifest.Notebook) -> nbformat.NotebookNode:
     """The notebook as this run executes it: papermill's parameters injected."""
     original = load_notebook_node(str(entry.path))  # as papermill reads it: every cell has metadata.tags
@@ -157,12 +148,11 @@ def check_practice_section(nb: nbformat.NotebookNode) -> None:
     """The practice copy is the notebook without its worked answers (``solution`` cells). So every checker cell
     outside them, run on the answer cell as given, printed one line, that the exercise is not answered yet, and
     raised nothing; and every worked answer runs a checker, whose verdict nbval compares."""
-    learners = [cell for cell in nb.cells if cell.cell_type == "code" and practice.SOLUTION_TAG not in
-                cell.metadata.get("tags", []) and re.search(r"exercises\.check_\w+", cell.source)]
-    worked = [cell for cell in nb.cells if practice.SOLUTION_TAG in cell.metadata.get("tags", [])]
+    learners = [cell for cell in nb.cells if is_checker(cell) and not is_worked_answer(cell)]
+    worked = [cell for cell in nb.cells if is_worked_answer(cell)]
     assert len(worked) >= 2, "a worked answer per exercise"
     for cell in worked:
-        assert re.search(r"exercises\.check_\w+", cell.source), f"the worked answer {cell.id} runs no checker"
+        assert is_checker(cell), f"the worked answer {cell.id} runs no checker"
     for cell in learners:
         assert not _errors(cell), f"the checker {cell.id} raised {_errors(cell)[0].ename} on an answer not written yet"
         lines = _stream_text(cell).splitlines()

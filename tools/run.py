@@ -3,8 +3,8 @@
 By default each notebook in the manifest runs with papermill into ``build/notebooks/``
 (the committed notebooks stay untouched), with its ``device`` parameter set, and a
 table is printed at the end: each notebook's result, seconds and peak memory (its kernel
-process's), and the machine it ran on (``--markdown`` prints it as the
-README's table). Exits 1 if any notebook failed, naming the notebook and the failing cell.
+process's), and the machine it ran on (``--markdown`` prints it as a markdown table,
+which BENCHMARKS.md points learners to). Exits 1 if any notebook failed, naming the notebook and the failing cell.
 A device that is not there (``--device cuda`` without a GPU) stops the run before any
 kernel starts. A failed run never replaces a good executed copy: it is kept in
 ``build/notebooks/failed/``.
@@ -207,7 +207,7 @@ def format_table(results: list[RunResult]) -> str:
 
 
 def markdown_table(results: list[RunResult]) -> str:
-    """The README's table of what each notebook takes, from this run."""
+    """The run's table of what each notebook takes, in markdown (the course commits none: timings are the machine's)."""
     return "\n".join(["| # | Notebook | Seconds | Peak memory |", "| ---: | --- | ---: | ---: |"] + [
         f"| {r.notebook.number} | {r.notebook.title} | {r.seconds:.0f} | {_megabytes(r.peak_bytes)} |"
         for r in results])

@@ -10,44 +10,39 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import nbformat
+
 from . import manifest, translations
 from .generated import (
     CITATION,
-    FINE_PRINT_CELL,
     INSTRUCTORS,
-    answer_cell_source,
     answer_notebook,
     dumps_notebook,
-    read_notebook,
     sync_bibtex,
     sync_citation,
-    sync_notebook,
     sync_readme,
 )
 from .images import COURSE_IMAGES, write_course_images
+from .manifest import Notebook
 
 README = manifest.ROOT / manifest.ENGLISH.readme
 
 
-def planned_text_files() -> dict[Path, str]:
-    """Every generated text file, as ``sync`` would write it."""
-    planned, answer, fine_print = {}, None, None
-    for entry in manifest.NOTEBOOKS:
-        if not entry.path.is_file():
-            raise FileNotFoundError(f"the manifest lists {entry.repo_path}, but the file is missing")
-        nb_node = sync_notebook(read_notebook(entry.path), entry)
-        planned[entry.path] = dumps_notebook(nb_node)
-        if entry == answer_notebook():
-            answer = answer_cell_source(nb_node, entry)
-            fine_print = answer_cell_source(nb_node, entry, FINE_PRINT_CELL)
-    planned[README] = sync_readme(README.read_text(encoding="utf-8"), answer=answer, fine_print=fine_print)
+def planned_text_files(english: dict[Notebook, nbformat.NotebookNode] | None = None,
+                       chinese: dict[Notebook, nbformat.NotebookNode] | None = None) -> dict[Path, str]:
+    """Every generated text file, as ``sync`` would write it (from ``english`` and ``chinese``, the notebooks
+    as sync writes them, where the caller has built them already)."""
+    english = english or translations.english_notebooks()
+    chinese = chinese or translations.chinese_notebooks(english)
+    planned = {entry.path: dumps_notebook(nb) for entry, nb in english.items()}
+    planned[README] = sync_readme(README.read_text(encoding="utf-8"), notebook_0=english.get(answer_notebook()))
     citation = manifest.ROOT / CITATION
     if citation.is_file():  # (a scratch copy of the course in the tests may have none)
         planned[citation] = sync_citation(citation.read_text(encoding="utf-8"))
         instructors = manifest.ROOT / INSTRUCTORS
         if instructors.is_file():
             planned[instructors] = sync_bibtex(instructors.read_text(encoding="utf-8"), planned[citation])
-    planned.update(translations.planned_text_files())
+    planned.update(translations.planned_chinese_files(english, chinese))
     return planned
 
 
@@ -72,7 +67,9 @@ def sync(check: bool = False) -> int:
         if stale:
             print("run `make sync` and commit the result")
         return 1 if stale else 0
-    for path, text in planned_text_files().items():
+    english = translations.english_notebooks()  # each notebook built once, for the files and the check below
+    chinese = translations.chinese_notebooks(english)
+    for path, text in planned_text_files(english, chinese).items():
         if _differs(path, text):
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
@@ -82,5 +79,6 @@ def sync(check: bool = False) -> int:
             stray.unlink()
             print(f"removed images/{stray.name}")
     write_course_images(manifest.IMAGE_DIR)
-    print(translations.problems_summary())  # translations that a person must write or update (sync never stamps them)
+    # translations that a person must write or update (sync never stamps them)
+    print(translations.problems_summary(english, chinese))
     return 0

@@ -6,7 +6,7 @@
 the notebooks' titles (the headers, the navigation, the README tables and the site show them). Each
 message is one markdown cell, one comment of a code cell (so that the code is the English code by
 construction), one README section or one title: ``msgctxt`` is the cell id (the English heading, the
-notebook's stem), ``msgid`` the English, ``msgstr`` the Chinese. ``sync`` (:func:`planned_text_files`)
+notebook's stem), ``msgid`` the English, ``msgstr`` the Chinese. ``sync`` (:func:`planned_chinese_files`)
 updates each catalog from the current English: a new message comes in untranslated, a changed one keeps its
 Chinese but is marked *fuzzy*, with the English it was translated from kept as its previous msgid; then it
 writes ``notebooks/zh/`` (:func:`zh_notebook`: the English cells, ids, code and outputs, with the Chinese
@@ -388,20 +388,25 @@ def compare_editions(entry: Notebook, planned: nbformat.NotebookNode) -> list[Pr
     return problems
 
 
-def _english_notebooks() -> dict[Notebook, nbformat.NotebookNode]:
+def english_notebooks() -> dict[Notebook, nbformat.NotebookNode]:
     """Every English notebook as ``make sync`` writes it (header, set-up and footer in place)."""
+    for entry in manifest.NOTEBOOKS:
+        if not entry.path.is_file():
+            raise FileNotFoundError(f"the manifest lists {entry.repo_path}, but the file is missing")
     return {entry: generated.sync_notebook(generated.read_notebook(entry.path), entry) for entry in manifest.NOTEBOOKS}
 
 
-def check(stems: list[str] | None = None) -> list[Problem]:
+def check(stems: list[str] | None = None, english: dict[Notebook, nbformat.NotebookNode] | None = None,
+          chinese: dict[Notebook, nbformat.NotebookNode] | None = None) -> list[Problem]:
     """Everything a person must fix in the Chinese edition (empty: it is complete): for each notebook (or
     only ``stems``) its catalog and its stored Chinese notebook; the shared catalog (the set-up cell and
-    the titles), Chinese notebooks the manifest does not list, and README.zh.md's catalog."""
+    the titles), Chinese notebooks the manifest does not list, and README.zh.md's catalog. ``english`` and
+    ``chinese``: the notebooks as sync writes them, where the caller has built them already."""
     problems: list[Problem] = []
-    english = _english_notebooks()
+    english = english or english_notebooks()
     for entry, nb in english.items():
         if not stems or entry.stem in stems:
-            problems += _unless_invalid(entry.stem, _check_notebook, entry, nb)
+            problems += _unless_invalid(entry.stem, _check_notebook, entry, nb, (chinese or {}).get(entry))
     if not stems or SHARED in stems:
         setup = {cell.get("id"): cell for nb in english.values() for cell in nb.cells if cell.get("id") in SHARED_IDS}
         problems += _unless_invalid(SHARED, lambda: catalog_problems(SHARED, load(SHARED), shared_template(
@@ -411,16 +416,18 @@ def check(stems: list[str] | None = None) -> list[Problem]:
                              "delete it (and its catalog)")
                      for path in sorted((manifest.NOTEBOOK_DIR / "zh").glob("*.ipynb")) if path.name not in listed]
     if not stems or README_KEY in stems:
-        problems += _unless_invalid(_repo(readme_zh_path()), check_readme, english)
+        problems += _unless_invalid(_repo(readme_zh_path()), check_readme, english, chinese)
     return problems
 
 
-def _check_notebook(entry: Notebook, english: nbformat.NotebookNode) -> list[Problem]:
-    """The catalog of a notebook (``english``, as sync writes it) and its stored Chinese notebook."""
+def _check_notebook(entry: Notebook, english: nbformat.NotebookNode,
+                    chinese: nbformat.NotebookNode | None = None) -> list[Problem]:
+    """The catalog of a notebook (``english``, as sync writes it) and its stored Chinese notebook (against
+    ``chinese``, the one sync writes, built here unless given)."""
     catalog = load(entry.stem)
     problems = check_translation(entry.stem, english, catalog)
     with contextlib.suppress(TranslationFileError):  # a broken _shared.po is a problem of SHARED's check
-        problems += compare_editions(entry, zh_notebook(entry, english, catalog, load(SHARED)))
+        problems += compare_editions(entry, chinese or zh_notebook(entry, english, catalog, load(SHARED)))
     return problems
 
 
@@ -432,9 +439,11 @@ def _unless_invalid(where: str, check_part, *args) -> list[Problem]:
         return [Problem(where, None, "invalid", str(error))]
 
 
-def problems_summary() -> str:
-    """One line for ``make sync``: whether the Chinese edition needs a translator."""
-    problems = check()
+def problems_summary(english: dict[Notebook, nbformat.NotebookNode] | None = None,
+                     chinese: dict[Notebook, nbformat.NotebookNode] | None = None) -> str:
+    """One line for ``make sync``: whether the Chinese edition needs a translator (``english``, ``chinese``: the
+    notebooks sync has built)."""
+    problems = check(None, english, chinese)
     if not problems:
         return "Chinese edition: every translation is present and up to date"
     return (f"Chinese edition: {len(problems)} translation problem(s) ({', '.join(sorted({p.kind for p in problems}))})"
@@ -477,25 +486,27 @@ def _english_readme() -> list[tuple[str, str]]:
     return readme_sections((manifest.ROOT / manifest.ENGLISH.readme).read_text(encoding="utf-8"))
 
 
-def readme_zh(catalog: Catalog | None, answer: str | None = None, fine_print: str | None = None) -> str:
+def readme_zh(catalog: Catalog | None, notebook_0: nbformat.NotebookNode | None = None) -> str:
     """README.zh.md from its catalog: each section of README.md in its Chinese (the English under
-    :data:`UNTRANSLATED` where there is none), and the generated blocks filled in."""
+    :data:`UNTRANSLATED` where there is none), and the generated blocks filled in (the answer and the fine print
+    from ``notebook_0``, the Chinese notebook 0)."""
     translated = by_context(update(catalog, readme_template()))
     text = "\n\n".join(translated.get(heading, {}).get(english) or f"{UNTRANSLATED}\n{english}"
                        for heading, english in _english_readme()) + "\n"
     for placeholder, start, end in _GENERATED_BLOCKS.values():
         text = text.replace(placeholder, f"{start}\n{end}")
-    return generated.sync_readme(text, manifest.CHINESE, answer, fine_print)
+    return generated.sync_readme(text, manifest.CHINESE, notebook_0)
 
 
-def check_readme(english: dict[Notebook, nbformat.NotebookNode] | None = None) -> list[Problem]:
+def check_readme(english: dict[Notebook, nbformat.NotebookNode] | None = None,
+                 chinese: dict[Notebook, nbformat.NotebookNode] | None = None) -> list[Problem]:
     """README.zh.md's catalog against README.md's sections, the file against what sync writes from it, and
     the Chinese style."""
-    english = _english_notebooks() if english is None else english
+    english = english_notebooks() if english is None else english
     where, catalog = _repo(readme_zh_path()), load(README_KEY)
     problems = [Problem(where, p.cell, p.kind, p.message)
                 for p in catalog_problems(README_KEY, catalog, readme_template(), {})]
-    planned = planned_readme_zh(english)
+    planned = planned_readme_zh(english, chinese)
     if not readme_zh_path().is_file() or readme_zh_path().read_text(encoding="utf-8") != planned:
         problems.append(Problem(where, None, "drift", "README.zh.md is not what `make sync` writes from "
                                 f"{_repo(translation_path(README_KEY))}: run `make sync` (edit the catalog, "
@@ -536,7 +547,8 @@ def zh_notebook(entry: Notebook, english: nbformat.NotebookNode, catalog: Catalo
     return generated.collapse_generated(nb, "zh")
 
 
-def _chinese_notebooks(english: dict[Notebook, nbformat.NotebookNode]) -> dict[Notebook, nbformat.NotebookNode]:
+def chinese_notebooks(english: dict[Notebook, nbformat.NotebookNode]) -> dict[Notebook, nbformat.NotebookNode]:
+    """Every Chinese notebook as ``make sync`` writes it, from ``english`` (:func:`english_notebooks`)."""
     shared = load(SHARED)
     return {entry: zh_notebook(entry, nb, load(entry.stem), shared) for entry, nb in english.items()}
 
@@ -544,20 +556,16 @@ def _chinese_notebooks(english: dict[Notebook, nbformat.NotebookNode]) -> dict[N
 def planned_readme_zh(english: dict[Notebook, nbformat.NotebookNode],
                       chinese: dict[Notebook, nbformat.NotebookNode] | None = None) -> str:
     """README.zh.md as sync writes it (notebook 0's answer and fine print from its Chinese notebook)."""
-    entry = generated.answer_notebook()
-    answer = fine_print = None
+    entry, nb = generated.answer_notebook(), None
     if entry in english:
         nb = (chinese or {}).get(entry) or zh_notebook(entry, english[entry], load(entry.stem), load(SHARED))
-        answer = generated.answer_cell_source(nb, entry.zh)
-        fine_print = generated.answer_cell_source(nb, entry.zh, generated.FINE_PRINT_CELL)
-    return readme_zh(load(README_KEY), answer, fine_print)
+    return readme_zh(load(README_KEY), nb)
 
 
-def planned_text_files() -> dict[Path, str]:
+def planned_chinese_files(english: dict[Notebook, nbformat.NotebookNode],
+                          chinese: dict[Notebook, nbformat.NotebookNode]) -> dict[Path, str]:
     """The catalogs, updated from the current English, the Chinese notebooks and README.zh.md, as ``make sync``
-    writes them."""
-    english = _english_notebooks()
-    chinese = _chinese_notebooks(english)
+    writes them (:func:`tools.sync.planned_text_files`' Chinese part), from the notebooks as sync writes them."""
     planned = {entry.zh.path: generated.dumps_notebook(nb) for entry, nb in chinese.items()}
     catalogs = {entry.stem: notebook_template(entry.stem, nb) for entry, nb in english.items()}
     catalogs |= {SHARED: shared_template(english.values()), README_KEY: readme_template()}

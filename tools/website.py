@@ -29,7 +29,7 @@ from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
 
 from . import manifest
 from .generated import ANSWER_BLOCK, START_BLOCK, read_notebook, readme_answer
-from .links import is_relative
+from .links import is_relative, rebase_link
 from .manifest import EDITIONS, available
 
 SITE_DIR = manifest.ROOT / "build" / "site"
@@ -49,16 +49,12 @@ def site_path(repo_path: str) -> str:
 def site_link(url: str, page: str, site_paths: dict[str, str]) -> str:
     """Where a link written in ``page`` (a repository path) points on the site: a notebook to its page,
     ``README*.md`` to the index, any other file of the repository to GitHub; URLs and anchors are kept."""
-    if not is_relative(url):
-        return url
-    path, hash_sign, fragment = url.partition("#")
     here = posixpath.dirname(page) or "."
-    target = posixpath.normpath(posixpath.join(here, path))
-    if target in site_paths or re.fullmatch(r"README[^/]*\.md", target):
-        return posixpath.relpath(site_paths.get(target, INDEX), here) + hash_sign + fragment
-    if target.startswith("../"):
-        return url  # outside the repository: nothing to point to
-    return manifest.blob_url(target) + hash_sign + fragment
+    folder = manifest.ROOT / here
+    path, hash_sign, fragment = rebase_link(url, folder, manifest.ROOT, siblings_stay=False).partition("#")
+    if is_relative(url) and (path in site_paths or re.fullmatch(r"README[^/]*\.md", path)):
+        return posixpath.relpath(site_paths.get(path, INDEX), here) + hash_sign + fragment
+    return rebase_link(url, folder, siblings_stay=False)
 
 
 class SiteRenderer(IPythonRenderer):

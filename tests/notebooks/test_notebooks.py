@@ -17,11 +17,10 @@ import pytest
 import torch
 from IPython.core.inputtransformer2 import TransformerManager
 
-from tools.generated import GENERATED_IDS
+from tools.generated import EXERCISES, GENERATED_IDS, GOING_DEEPER, headed, is_checker, is_worked_answer
 from tools.kernels import AsyncIPCKernelManager
 from tools.manifest import NOTEBOOK_DIR, NOTEBOOKS
 from tools.pytest_course import count_execution
-from tools.pytest_notebooks import GOING_DEEPER
 from tools.run import check_all_cells_executed
 from tools.translations import comment_tokens
 
@@ -113,7 +112,7 @@ def test_notebook_has_the_course_structure(entry):
     parameters = [cell for cell in _code(nb) if "parameters" in cell.metadata.get("tags", [])]
     assert len(parameters) == 1, "exactly one code cell tagged `parameters` (papermill)"
     assert entry.default_device in ("cpu", "auto"), "the parameters cell sets device = 'cpu' (a lesson) or 'auto'"
-    solutions = [cell for cell in _code(nb) if "solution" in cell.metadata.get("tags", [])]
+    solutions = [cell for cell in _code(nb) if is_worked_answer(cell)]
     checks = re.findall(r"exercises\.check_\w+", "\n".join(cell.source for cell in _code(nb)))
     assert len(solutions) >= 2 and len(checks) >= len(solutions), "each exercise: a solution cell and a checker"
 
@@ -150,10 +149,6 @@ MAIN_PATH_WORDS = 1_200
 HARNESS_TALK = re.compile(r"\bnbval\b|\bstderr\b|tagged `solution`|checked by an `assert`|\btests/|\bCI\b")
 
 
-def _headed(cell, heading):
-    return cell.cell_type == "markdown" and any(line.strip() == heading for line in cell.source.splitlines())
-
-
 def main_path(nb):
     """The cells from the title (index 0, the generated header) up to, not including, the `## Summary` cell."""
     end = next((i for i, cell in enumerate(nb.cells) if cell.cell_type == "markdown"
@@ -178,7 +173,7 @@ def test_main_path_fits(entry):
 
 def going_deeper(nb):
     """The index of the `## Going deeper` cell, or None; the test below checks there is at most one."""
-    found = [i for i, cell in enumerate(nb.cells) if _headed(cell, GOING_DEEPER)]
+    found = [i for i, cell in enumerate(nb.cells) if headed(cell, GOING_DEEPER)]
     return found[0] if found else None
 
 
@@ -187,13 +182,13 @@ def test_going_deeper_comes_last(entry):
     """Depth after the path: one `## Going deeper` part, after the last exercise's checker and before the
     footer, its first cell the one with id `going-deeper`; and the summary's last bullet names it."""
     nb = _read(entry)
-    found = [i for i, cell in enumerate(nb.cells) if _headed(cell, GOING_DEEPER)]
+    found = [i for i, cell in enumerate(nb.cells) if headed(cell, GOING_DEEPER)]
     if not found:
         return
     assert len(found) == 1, f"`{GOING_DEEPER}` appears {len(found)} times: once, after the exercises"
     start = found[0]
-    exercises = next(i for i, cell in enumerate(nb.cells) if _headed(cell, "## Exercises"))
-    checks = [i for i, cell in enumerate(nb.cells) if cell.cell_type == "code" and "exercises.check_" in cell.source]
+    exercises = next(i for i, cell in enumerate(nb.cells) if headed(cell, EXERCISES))
+    checks = [i for i, cell in enumerate(nb.cells) if is_checker(cell)]
     assert exercises < start and max(checks) < start, "Going deeper comes after the exercises and their checkers"
     assert nb.cells[start].id == "going-deeper" and nb.cells[start].source.startswith(GOING_DEEPER)
     assert nb.cells[-1].id == "course-footer" and start < len(nb.cells) - 1
@@ -245,7 +240,7 @@ def test_worked_answers_end_with_their_checkers_verdict(entry):
     its checker: its stored output ends with the checker's verdict, after whatever it shows of the measurement."""
     verdicts = ("correct: ", "recorded: ", "your prediction: ")  # the last: exercise 4.5's report on the guess
     for cell in _code(_read(entry)):
-        if "solution" in cell.metadata.get("tags", []):
+        if is_worked_answer(cell):
             assert [output.output_type for output in cell.outputs] == ["stream"] * len(cell.outputs), cell.id
             lines = "".join(_text(output) for output in cell.outputs).splitlines()
             assert lines and lines[-1].startswith(verdicts), f"{cell.id}: its last line is not a verdict: {lines}"
@@ -268,10 +263,6 @@ def test_no_harness_talk(entry):
 
 #: a checker call in a checker cell: `exercises.check_...(...)`
 CHECKER_PREFIX = "check_"
-
-
-def _is_solution(cell):
-    return cell.cell_type == "code" and "solution" in cell.metadata.get("tags", [])
 
 
 def _top_level_bound_names(tree):
@@ -322,17 +313,17 @@ def unnamed_checker_inputs(nb):
     found, bound_before, text, answer = [], set(), [], None
     for cell in nb.cells:
         if cell.cell_type == "markdown":
-            if any(line.strip() == "## Exercises" for line in cell.source.splitlines()):
+            if headed(cell, EXERCISES):
                 text = []
             text.append(cell.source)
             continue
         if cell.cell_type != "code":
             continue
         tree = ast.parse(python_source(cell.source))
-        if _is_solution(cell):
+        if is_worked_answer(cell):
             answer = (cell, _top_level_bound_names(tree) - bound_before, "\n".join(text))
         calls = _checker_calls(tree)
-        if calls and answer is not None and not _is_solution(cell):
+        if calls and answer is not None and not is_worked_answer(cell):
             solution, first_bound, exercise = answer
             named = _code_span_names(exercise)
             for checker, read in calls:

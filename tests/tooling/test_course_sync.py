@@ -50,7 +50,7 @@ def test_sync_is_idempotent():
         assert once == twice == again
     readme = sync.README.read_text(encoding="utf-8")
     assert generated.sync_readme(generated.sync_readme(readme)) == generated.sync_readme(readme)
-    assert translations.planned_text_files() == translations.planned_text_files()
+    assert sync.planned_text_files() == sync.planned_text_files()
     zh = manifest.CHINESE
     readme_zh = translations.readme_zh_path().read_text(encoding="utf-8")
     assert generated.sync_readme(generated.sync_readme(readme_zh, zh), zh) == generated.sync_readme(readme_zh, zh)

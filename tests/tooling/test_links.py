@@ -34,6 +34,15 @@ def test_links_are_rebased_for_notebooks_zh(target, rebased):
     assert translations.rebase_for_zh(text.format(target, target)) == text.format(rebased, rebased)
 
 
+def test_a_published_link_is_an_address_on_github():
+    """Without a folder to move to, a link becomes its file's address in the repository (a copy that leaves it)."""
+    here = manifest.CHINESE.folder
+    assert links.rebase_link("../../images/a.png#x", here) == manifest.blob_url("images/a.png") + "#x"
+    assert links.rebase_link("02_x.ipynb", here) == "02_x.ipynb"  # a sibling: the copies are siblings too
+    assert links.rebase_link("02_x.ipynb", here, siblings_stay=False) == manifest.blob_url("notebooks/zh/02_x.ipynb")
+    assert links.rebase_link("../../../elsewhere.md", here) == "../../../elsewhere.md"  # out of the repository
+
+
 def test_what_counts_as_relative():
     assert links.is_relative("../images/a.png") and links.is_relative("a.ipynb#x")
     assert not any(links.is_relative(url) for url in ("", "#top", "/abs", "https://x.org", "data:image/png;base64,"))

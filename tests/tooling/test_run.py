@@ -46,6 +46,14 @@ def test_format_table_names_the_failing_cell_and_the_peak_memory():
         == f"| {first.number} | {first.title} | 4 | 300 MB |"
 
 
+def test_no_page_of_the_course_quotes_a_run_table():
+    """The course commits no timings (BENCHMARKS.md: they are the machine's); a run table pasted into a page would
+    be one, and go stale unseen."""
+    header = run.markdown_table([]).splitlines()[0]
+    pasted = [path.name for path in manifest.ROOT.glob("*.md") if header in path.read_text(encoding="utf-8")]
+    assert not pasted, f"{pasted} quote a table of `course.py run --markdown`; point to the command instead"
+
+
 def test_a_device_that_is_not_there_stops_the_run_before_any_kernel(monkeypatch):
     import torch
 
