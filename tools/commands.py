@@ -218,7 +218,7 @@ def parser() -> tuple[OneLineParser, dict[str, OneLineParser]]:
                                  "notebook's own, the CPU)")
     commands["run"].add_argument("--out", type=Path, default=ROOT / "build" / "notebooks",
                                  help="folder for the executed copies (default: build/notebooks)")
-    commands["run"].add_argument("--markdown", action="store_true", help="also print the table as README's markdown")
+    commands["run"].add_argument("--markdown", action="store_true", help="also print the table as markdown")
     for name in ("run", "execute"):
         commands[name].add_argument("notebooks", nargs="*", help=f"{NOTEBOOK_WORDS}; several (default: all)")
     commands["lab"].add_argument("--practice", action="store_true", help="the practice copies (made when missing)")
