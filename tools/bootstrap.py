@@ -6,7 +6,6 @@ read, so that they print its one line instead of a SyntaxError; everything else 
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -19,6 +18,8 @@ import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path, PureWindowsPath
+
+from tools.cli import digest
 
 ROOT = Path(__file__).resolve().parent.parent
 REQUIREMENTS = "requirements.txt"
@@ -72,11 +73,6 @@ class Stop(Exception):
 
 
 # --- installing -----------------------------------------------------------------------------
-
-def digest(*parts: bytes | str) -> str:
-    """The course's one digest (sha256, hex; text as UTF-8): of what an install depends on, of a practice copy."""
-    return hashlib.sha256(b"".join(p.encode("utf-8") if isinstance(p, str) else p for p in parts)).hexdigest()
-
 
 def install_hash(files: list[Path]) -> str:
     """What an install depends on: the requirement and constraint files, and the index settings."""

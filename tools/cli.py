@@ -2,12 +2,14 @@
 
 A bad command line is :class:`utils.cli.OneLineParser`'s; :func:`guard` runs a command (tools/commands.py) or a
 program's ``main`` and reports the ``ValueError`` or ``FileNotFoundError`` that bad input raises (an unknown
-notebook, a missing file) in one line, exit status 2. Standard library only, as tools/commands.py.
+notebook, a missing file) in one line, exit status 2. Standard library only, as tools/commands.py, so that
+tools/bootstrap.py can use it before .venv exists; so the course's one digest is here too.
 """
 
 from __future__ import annotations
 
 import errno
+import hashlib
 import os
 import sys
 from collections.abc import Callable
@@ -44,3 +46,8 @@ def guard(main: Callable[[], int], prog: str) -> int:
     except (ValueError, FileNotFoundError) as error:
         print(f"{prog}: {error}", file=sys.stderr)
         return 2
+
+
+def digest(*parts: bytes | str) -> str:
+    """The course's one digest (sha256, hex; text as UTF-8): of what an install depends on, of a practice copy."""
+    return hashlib.sha256(b"".join(p.encode("utf-8") if isinstance(p, str) else p for p in parts)).hexdigest()

@@ -19,7 +19,7 @@ from pathlib import Path
 import nbformat
 
 from . import manifest
-from .bootstrap import digest  # the course's one digest (standard library only)
+from .cli import digest  # the course's one digest
 from .generated import HEADER_ID, SOLUTION_TAG, dumps_notebook, is_worked_answer, read_notebook
 from .links import rebase_links
 from .manifest import Edition, Notebook, available

@@ -11,7 +11,7 @@ import re
 import nbformat
 import pytest
 
-from tools import bootstrap, manifest, practice
+from tools import cli, manifest, practice
 from tools.generated import SOLUTION_MARKER
 from tools.manifest import NOTEBOOKS, Notebook
 
@@ -47,7 +47,7 @@ def test_each_worked_answer_keeps_nbgraders_markers(entry, edition):
 
 def test_make_practice_writes_one_copy_per_notebook_and_edition(tmp_path):
     (tmp_path / "99_gone.ipynb").write_text("{}")  # a copy of a notebook that left the manifest
-    (tmp_path / practice.RECORD).write_text(json.dumps({"99_gone.ipynb": bootstrap.digest("{}")}))
+    (tmp_path / practice.RECORD).write_text(json.dumps({"99_gone.ipynb": cli.digest("{}")}))
     (tmp_path / "my_notes.ipynb").write_text("{}")  # the learner's own notebook
     written = practice.write_practice(tmp_path)
     expected = {tmp_path / edition.subdir / entry.filename for entry, edition in CASES}
@@ -62,7 +62,7 @@ def test_making_them_again_keeps_a_copy_the_learner_worked_in(tmp_path, capsys):
     untouched = tmp_path / NOTEBOOKS[1].filename
     untouched.write_text("stale")
     (tmp_path / practice.RECORD).write_text(json.dumps({**json.loads((tmp_path / practice.RECORD).read_text()),
-                                                        untouched.name: bootstrap.digest("stale")}))
+                                                        untouched.name: cli.digest("stale")}))
     assert practice.edited_copies(tmp_path) == [mine]
     work = mine.read_text(encoding="utf-8")
     written = practice.write_practice(tmp_path)
