@@ -79,6 +79,17 @@ def lab_option_problem(extra: list[str], known: set[str]) -> str:
     return ""
 
 
+def lab_arguments(practice_copies: bool) -> list[str]:
+    """JupyterLab's arguments for ``lab``: the server's root is the repository's, so that every relative link
+    of the notebooks resolves (``../README.md``, the other edition, a practice copy's link back to its worked
+    notebook in ``notebooks/``), and notebook 0 (or its practice copy) opens."""
+    from .manifest import NOTEBOOK_DIR, NOTEBOOKS
+    from .practice import PRACTICE_DIR
+
+    first = (PRACTICE_DIR if practice_copies else NOTEBOOK_DIR) / NOTEBOOKS[0].filename
+    return [f"--ServerApp.root_dir={ROOT}", str(first)]
+
+
 def lab(args, extra: list[str]) -> int:
     """JupyterLab, in this process; its own options pass through (``--allow-root`` is added for root)."""
     from jupyterlab.labapp import LabApp
@@ -86,13 +97,13 @@ def lab(args, extra: list[str]) -> int:
     known = {name for key in [*LabApp.flags, *LabApp.aliases] for name in (key if isinstance(key, tuple) else (key,))}
     if problem := lab_option_problem(extra, known):
         raise ValueError(problem)
-    folder = ROOT / "build" / "practice" if args.practice else ROOT / "notebooks"
-    if args.practice and not any(folder.glob("*.ipynb")):
-        practice(argparse.Namespace(out=folder, branch=None), [])
+    arguments = lab_arguments(args.practice)
+    if args.practice and not Path(arguments[-1]).is_file():
+        practice(argparse.Namespace(out=ROOT / "build" / "practice", branch=None), [])
     if os.name == "posix" and os.geteuid() == 0 and "--allow-root" not in extra:
         extra = [*extra, "--allow-root"]
         print("Running as root: passing --allow-root to JupyterLab (it refuses to start as root otherwise).")
-    LabApp.launch_instance([str(folder.relative_to(ROOT)), *extra])
+    LabApp.launch_instance([*arguments, *extra])
     return 0
 
 

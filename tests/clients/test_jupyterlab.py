@@ -1,8 +1,9 @@
 """The notebooks the way a learner meets them: in JupyterLab, in a real browser.
 
 A session fixture starts `jupyter lab` on 127.0.0.1 with a random port and token, fully
-offline (no news, no update check, no extension manager), serving a copy of the
-notebooks so nothing is saved over the committed files. Headless Chromium (the system's,
+offline (no news, no update check, no extension manager), serving the repository as
+`course.py lab` does, from its root, with a copy of the notebooks and the practice copies
+made for it, so nothing is written into the working tree. Headless Chromium (the system's,
 driven by Playwright):
 
 - runs one representative notebook, RUN_IN_LAB: opens it, clears its outputs, runs it from
@@ -14,7 +15,11 @@ driven by Playwright):
   code cell's stored count and outputs, every figure loaded, no error shown. The Chinese
   notebooks are not opened: what this checks of a notebook (its code cells' counts, outputs,
   figures and folding) is the English one's, since `python -m tools.translations check`
-  requires each Chinese notebook to be what `make sync` writes from it (3.5 s less).
+  requires each Chinese notebook to be what `make sync` writes from it (3.5 s less);
+- follows the links: every relative link of every notebook of both editions and of every practice
+  copy, as JupyterLab resolves it, must name a file the server has (JupyterLab's markdown renderer
+  and the contents API, as a click does); a few are clicked: from a practice copy back to its
+  worked notebook, from there to the course's home page (the README) and to the previous notebook.
 
 Every notebook's code runs elsewhere in the suite (nbval's run, tools/pytest_notebooks.py):
 what only a browser can show is how JupyterLab renders and runs it.
@@ -36,8 +41,11 @@ import pytest
 from nbval.plugin import find_comment_markers, find_metadata_tags
 
 from tools import manifest
-from tools.generated import COLAB_BADGE
-from tools.manifest import IMAGE_DIR, NOTEBOOK_DIR, NOTEBOOKS, ROOT
+from tools.commands import lab_arguments
+from tools.generated import COLAB_BADGE, dumps_notebook, read_notebook
+from tools.links import HTML_TARGET, MD_TARGET, is_relative
+from tools.manifest import NOTEBOOK_DIR, NOTEBOOKS, ROOT, available
+from tools.practice import PRACTICE_DIR, practice_notebook
 from tools.pytest_course import count_execution
 
 #: The notebook run in the browser: the cheapest one (about 3 s of compute) that still shows
@@ -50,8 +58,10 @@ OPENED = [entry for entry in NOTEBOOKS if entry != RUN_IN_LAB]
 STARTUP_TIMEOUT_S = 120
 RUN_TIMEOUT_S = 300  # one notebook, all cells (the papermill test allows the same order)
 IMAGES_TIMEOUT_S = 180  # for the figures of every other notebook, all opened at once (a busy machine: 20 s)
-# Requests that may leave the page (blocked, never sent): the Colab badge in each header.
-EXPECTED_EXTERNAL = {COLAB_BADGE}
+# Requests that may leave the page (blocked, never sent): the Colab badge in each header, and the README's
+# badges, which show when a notebook's "Course home" link opens it.
+EXPECTED_EXTERNAL = {COLAB_BADGE,
+                     *re.findall(r"!\[[^\]]*\]\((https://[^)\s]+)\)", (ROOT / "README.md").read_text("utf-8"))}
 SETTINGS = {
     # no "Would you like to receive official Jupyter news?" prompt, no update check
     "@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": False},
@@ -83,16 +93,43 @@ def _stop(process, log):
     log.close()
 
 
+#: Every notebook a learner opens in JupyterLab, by its path from the repository's root: both editions,
+#: then the practice copies, each as (entry, edition, whether it is the practice copy).
+SERVED = {
+    **{edition.repo_path(entry): (entry, edition, False) for entry in NOTEBOOKS for edition in available(entry)},
+    **{(PRACTICE_DIR / edition.subdir / entry.filename).relative_to(ROOT).as_posix(): (entry, edition, True)
+       for entry in NOTEBOOKS for edition in available(entry)},
+}
+
+
+def _served_notebook(path):
+    """The notebook at ``path`` (a key of SERVED); a practice copy is made as `course.py practice` makes it."""
+    entry, edition, practice_copy = SERVED[path]
+    nb = read_notebook(edition.path(entry))
+    return practice_notebook(nb, entry, edition, PRACTICE_DIR / edition.subdir) if practice_copy else nb
+
+
+def _write_practice_copies(served):
+    """The practice copies, as `course.py lab --practice` has them in build/practice/, into the served copy."""
+    for path, (_, _, practice_copy) in SERVED.items():
+        if practice_copy:
+            (served / path).parent.mkdir(parents=True, exist_ok=True)
+            (served / path).write_text(dumps_notebook(_served_notebook(path)), encoding="utf-8")
+
+
 @pytest.fixture(scope="session")
 def lab(browser, tmp_path_factory):
     """A JupyterLab server on loopback, one for the session's browser tests: yields (base URL, token)."""
     tmp = tmp_path_factory.mktemp("jupyterlab")
     served = tmp / "course"
     served.mkdir()
-    # a copy of the notebooks beside links to the helpers: the set-up cell finds `utils`
+    # the repository as `course.py lab` serves it (its root, so that every relative link resolves), with
+    # a copy of the notebooks and practice copies made for this server: nothing is written into the working tree
+    for path in ROOT.iterdir():
+        if not path.name.startswith(".") and path.name not in ("notebooks", "build"):
+            (served / path.name).symlink_to(path, target_is_directory=path.is_dir())
     shutil.copytree(NOTEBOOK_DIR, served / "notebooks")
-    (served / "utils").symlink_to(ROOT / "utils", target_is_directory=True)
-    (served / "images").symlink_to(IMAGE_DIR, target_is_directory=True)
+    _write_practice_copies(served)
     _write_settings(tmp / "settings")
     env = {
         **os.environ,
@@ -211,9 +248,13 @@ SCROLL_TO_TOP = """() => {
     panel.node.querySelector('.jp-WindowedPanel-outer').scrollTop = 0;
 }"""
 
-SHUT_DOWN_AND_CLOSE = """async () => {
-    const panel = window.jupyterapp.shell.currentWidget;
-    await panel.sessionContext.shutdown();
+# Closes the document `id` unsaved (`shutDown`: a notebook, with its kernel, once it has started).
+CLOSE = """async ([id, shutDown]) => {
+    const panel = Array.from(window.jupyterapp.shell.widgets('main')).find(widget => widget.id === id);
+    if (shutDown) {
+        await panel.sessionContext.ready;
+        await panel.sessionContext.shutdown();
+    }
     panel.context.model.dirty = false;
     panel.dispose();
 }"""
@@ -313,7 +354,7 @@ def lab_run(lab_page, screenshots):
     try:
         yield code_cells, state, kernel
     finally:
-        page.evaluate(SHUT_DOWN_AND_CLOSE)
+        page.evaluate(CLOSE, [panel, True])
 
 
 def test_the_representative_notebook_runs_in_jupyterlab(lab_run, lab_page, record_property):
@@ -369,4 +410,122 @@ def test_every_other_notebook_opens_with_its_outputs(opened, lab_page, entry):
     folded = [cell.metadata.get("jupyter", {}).get("source_hidden", False) for cell in code]
     setup = next(i for i, cell in enumerate(code) if cell.get("id") == "course-setup")  # after notebook 0's core
     assert state["folded"] == folded and folded[setup], f"{entry.repo_path}: the set-up and answers show folded"
+    assert set(blocked) <= EXPECTED_EXTERNAL, f"requests that would have left the machine: {set(blocked)}"
+
+
+# --- Links, followed where the learner is: every relative link of the notebooks (both editions) and of the
+# practice copies, resolved by JupyterLab in the server `course.py lab` starts (its root is the repository's).
+
+# Each notebook's markdown cells rendered by JupyterLab's own renderer with the URL resolver of a notebook
+# at that path (what a notebook panel does), then each link's target asked of the contents API the way a
+# click on it does (contents.get, then open). A link or image that JupyterLab takes for a file of the server
+# points at that file's download address, files/<resolved path>.
+LINKS = """async (paths) => {
+    const app = window.jupyterapp;
+    const panel = app.shell.currentWidget;  // any open notebook: its renderer, cloned for each path
+    const contents = app.serviceManager.contents;
+    const Resolver = panel.context.urlResolver.constructor;
+    const files = new URL('files/', app.serviceManager.serverSettings.baseUrl).pathname;
+    const found = {};
+    for (const path of paths) {
+        const rendermime = panel.content.rendermime.clone({resolver: new Resolver({path, contents})});
+        const cells = (await contents.get(path)).content.cells.filter(cell => cell.cell_type === 'markdown');
+        found[path] = [];
+        for (const cell of cells) {
+            const renderer = rendermime.createRenderer('text/markdown');
+            const source = Array.isArray(cell.source) ? cell.source.join('') : cell.source;
+            await renderer.renderModel({data: {'text/markdown': source}, metadata: {}, trusted: true,
+                                        setData: () => {}});
+            const nodes = renderer.node.querySelectorAll('a[href]:not([href^="#"]), img[src]');
+            for (const url of Array.from(nodes, node => new URL(node.href || node.src))) {
+                if (url.origin !== location.origin) continue;  // a URL: not a file of the course
+                found[path].push(url.pathname.startsWith(files)
+                    ? decodeURIComponent(url.pathname.slice(files.length)) : `${url.pathname} (not under files/)`);
+            }
+            renderer.dispose();
+        }
+    }
+    const answers = {};
+    for (const target of new Set(Object.values(found).flat())) {
+        answers[target] = await contents.get(target, {content: false}).then(() => 'ok', error => String(error));
+    }
+    return Object.fromEntries(Object.entries(found).map(([path, targets]) =>
+        [path, targets.map(target => [target, answers[target]])]));
+}"""
+
+
+def _relative_links(path):
+    """The relative links and images of a served notebook's markdown cells, as written (tools/links.py's patterns)."""
+    cells = _served_notebook(path).cells
+    return [match.group(2) for cell in cells if cell.cell_type == "markdown"
+            for pattern in (MD_TARGET, HTML_TARGET) for match in pattern.finditer(cell.source)
+            if is_relative(match.group(2))]
+
+
+def test_lab_serves_the_repository_root_with_notebook_0_open():
+    """What the served copy above stands for: `course.py lab` serves the repository's root and opens notebook 0
+    (`--practice`: its practice copy), so the links checked below are the ones a learner follows."""
+    for practice_copies, opened in ((False, NOTEBOOKS[0].path), (True, PRACTICE_DIR / NOTEBOOKS[0].filename)):
+        assert lab_arguments(practice_copies) == [f"--ServerApp.root_dir={ROOT}", str(opened)]
+
+
+@pytest.fixture(scope="module")
+def links_in_lab(lab_run, lab_page):
+    """Every link of every SERVED notebook, as JupyterLab resolves it: {path: [(target, the server's answer)]}."""
+    page, _ = lab_page
+    panel, _ = page.evaluate(OPEN, [next(iter(SERVED)), lab_run[2]])
+    try:
+        return page.evaluate(LINKS, list(SERVED))
+    finally:
+        page.evaluate(CLOSE, [panel, False])
+
+
+@pytest.mark.parametrize("path", SERVED)
+def test_every_relative_link_resolves_in_jupyterlab(links_in_lab, path):
+    links, written = links_in_lab[path], _relative_links(path)
+    assert written and len(links) == len(written), f"{path}: JupyterLab resolved {len(links)} links of {written}"
+    broken = [(target, answer) for target, answer in links if answer != "ok"]
+    assert broken == [], f"{path}: links that JupyterLab cannot open (resolved target, the server's answer): {broken}"
+
+
+# After a click on a link: the document it opened (its id and path), or JupyterLab's error dialog.
+OPENED_BY_CLICK = """(before) => {
+    const dialog = document.querySelector('.jp-Dialog');
+    if (dialog) return {dialog: dialog.textContent};
+    const widget = window.jupyterapp.shell.currentWidget;
+    return widget && widget.id !== before && widget.context ? {id: widget.id, path: widget.context.path} : false;
+}"""
+
+
+def _follow(page, panel, text):
+    """Clicks the (first) link reading ``text`` in the notebook ``panel`` (its id), as a learner does: what it
+    opened."""
+    page.evaluate("(id) => window.jupyterapp.shell.activateById(id)", panel)
+    page.locator(f'[id="{panel}"] .jp-RenderedMarkdown a', has_text=re.compile(f"^{re.escape(text)}$")).first.click()
+    opened = page.wait_for_function(OPENED_BY_CLICK, arg=panel, polling=100).json_value()
+    assert "dialog" not in opened, f"the link {text!r} opened an error: {opened['dialog']}"
+    return opened
+
+
+def test_a_learner_clicks_the_course_home_a_neighbour_and_the_way_back_from_a_practice_copy(lab_run, lab_page):
+    """A few links clicked in the page (the rest are resolved above): from a practice copy back to its
+    worked notebook, from there to the course's home page (the README, outside notebooks/) and to the
+    previous notebook. Each notebook clicked open starts its own kernel, shut down with it."""
+    page, blocked = lab_page
+    practice, worked = (PRACTICE_DIR / NOTEBOOKS[1].filename).relative_to(ROOT).as_posix(), NOTEBOOKS[1].repo_path
+    panel, _ = page.evaluate(OPEN, [practice, lab_run[2]])
+    notebooks = [panel]
+    try:
+        back = _follow(page, panel, worked)  # the practice note's link: the worked notebook's path
+        notebooks.append(back["id"])
+        assert back["path"] == worked
+        home = _follow(page, back["id"], "Course home")
+        page.evaluate(CLOSE, [home["id"], False])
+        assert home["path"] == "README.md"
+        previous = _follow(page, back["id"], f"← 0. {NOTEBOOKS[0].title}")
+        notebooks.append(previous["id"])
+        assert previous["path"] == NOTEBOOKS[0].repo_path
+    finally:
+        for notebook in notebooks:
+            page.evaluate(CLOSE, [notebook, notebook != panel])
     assert set(blocked) <= EXPECTED_EXTERNAL, f"requests that would have left the machine: {set(blocked)}"
