@@ -20,6 +20,8 @@ SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 MD_TARGET = re.compile(r"(\]\(\s*<?)([^)\s>]+)")
 #: The target of an HTML ``src="..."`` or ``href="..."``.
 HTML_TARGET = re.compile(r"""((?:src|href)=")([^"]+)(?=")""")
+#: the folders of the editions' notebooks, in the repository
+NOTEBOOK_FOLDERS = {Path(os.path.normpath(edition.folder)) for edition in manifest.EDITIONS}
 
 
 def is_relative(target: str) -> bool:
@@ -33,15 +35,19 @@ def rebase_link(target: str, here: Path, there: Path | None = None, renames: dic
     ``there``, as its address in the repository on GitHub (for a copy that leaves the repository). The one link
     rewriter: the Chinese edition, the practice copies, the web site and the README's answer all use it.
 
-    URLs, anchors and absolute paths stay; so does a sibling notebook (``02_x.ipynb``) unless ``siblings_stay``
-    is false, since every copy of the course has siblings of the same names. ``renames`` swaps a file's name once
+    URLs, anchors and absolute paths stay; so does a link to a notebook of either edition (``02_x.ipynb``,
+    ``zh/02_x.ipynb``) unless ``siblings_stay`` is false, since every copy of the course (the practice copies, the
+    practice branch) lays out both editions alike. ``renames`` swaps a file's name once
     its path is rebased (the Chinese edition links to ``README.zh.md`` where the English links to ``README.md``).
     A published link that leads out of the repository stays as it is: there is nothing to point to.
     """
     path, hash_sign, fragment = target.partition("#")
-    if not is_relative(target) or (siblings_stay and "/" not in path and path.endswith(".ipynb")):
+    if not is_relative(target):
         return target
-    moved = Path(os.path.relpath(os.path.normpath(Path(here) / path), there or manifest.ROOT)).as_posix()
+    resolved = Path(os.path.normpath(Path(here) / path))
+    if siblings_stay and path.endswith(".ipynb") and resolved.parent in NOTEBOOK_FOLDERS:
+        return target  # a notebook of either edition: every copy of the course has both, laid out alike
+    moved = Path(os.path.relpath(resolved, there or manifest.ROOT)).as_posix()
     if there is None:
         return target if moved.startswith("../") else manifest.blob_url(moved) + hash_sign + fragment
     head, _, name = moved.rpartition("/")

@@ -12,7 +12,7 @@ import nbformat
 import pytest
 
 from tools import cli, manifest, practice
-from tools.generated import SOLUTION_MARKER
+from tools.generated import SOLUTION_MARKER, read_notebook
 from tools.manifest import NOTEBOOKS, Notebook
 
 CASES = [(entry, edition) for entry in NOTEBOOKS for edition in manifest.available(entry)]
@@ -100,3 +100,13 @@ def test_the_copy_is_current_and_clean(entry, edition):
         checks = re.findall(r"exercises\.check_\w+", original.cells[index].source)
         assert checks, f"cell {original.cells[index].id}: the worked answer ends by running its checker"
         assert all(check in code for check in checks), f"cell {original.cells[index].id}: its checker has no cell"
+
+
+def test_a_practice_copys_language_link_leads_to_the_other_practice_copy(tmp_path):
+    """The copies of both editions lie as the notebooks do (zh/ beside the English): switching language from a
+    practice copy must land in the other practice copy, not in a notebook with the worked answers."""
+    entry = NOTEBOOKS[1]
+    english = practice.practice_notebook(read_notebook(entry.path), entry, manifest.ENGLISH, tmp_path)
+    chinese = practice.practice_notebook(read_notebook(entry.zh.path), entry, manifest.CHINESE, tmp_path / "zh")
+    assert f"](zh/{entry.filename})" in english.cells[0].source
+    assert f"](../{entry.filename})" in chinese.cells[0].source
