@@ -190,6 +190,10 @@ SETUP_HELP = (f"Open this notebook from a clone of the course, or, without a net
               f"copy of it before starting Jupyter, e.g. {REPO_OVERRIDE_ENV}=file:///path/to/{manifest.REPO_NAME}")
 
 
+#: the set-up cell's error, built in one line: a RuntimeError that IPython shows as its message alone
+SETUP_ERROR = 'type("SetupError", (RuntimeError,), {"_render_traceback_": lambda e: [f"SetupError: {e}"]})'
+
+
 def setup_source() -> str:
     """The set-up cell of every notebook (right before its parameters cell): make the course's package ``utils``
     importable, anywhere.
@@ -218,11 +222,11 @@ if not roots and importlib.util.find_spec("utils") is None:
     clone = ["git", "clone", "--quiet", "--depth=1", "--branch={manifest.REPO_REF}", repo, str(roots[0])]
     try:
         git = subprocess.run(clone, capture_output=True, text=True)
-        why = git.returncode and (git.stderr.strip().splitlines() or ["git clone failed"])[-1]
+        why = git.returncode and next((x for x in git.stderr.splitlines() if x.startswith("fatal:")), "git failed")
     except FileNotFoundError:
         why = "git is not installed"
-    if why:
-        raise RuntimeError(f"the set-up could not fetch the course from {{repo}} ({{why}}). {SETUP_HELP}")
+    if why:  # an error that Jupyter shows as its one line (_render_traceback_), not as the cell's traceback
+        raise {SETUP_ERROR}(f"the set-up could not fetch the course from {{repo}} ({{why}}). {SETUP_HELP}")
 if roots and str(roots[0]) not in sys.path:
     sys.path.insert(0, str(roots[0]))
 from utils.setup_cell import finish

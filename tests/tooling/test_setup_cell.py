@@ -95,6 +95,12 @@ def test_offline_the_setup_cell_says_what_to_do_in_one_line(monkeypatch, tmp_pat
                               "access 'https://x/': Could not resolve host: github.com). Open this notebook")
     assert f"set COURSE_REPO to a copy of it before starting Jupyter, e.g. COURSE_REPO=file:///path/to/{FOLDER}" \
         in message and "\n" not in message
+    assert error.value._render_traceback_() == [f"SetupError: {message}"]  # what Jupyter shows: this line alone
+
+    missing = "fatal: '/x' does not appear to be a git repository\nfatal: Could not read\n\nthe repository exists.\n"
+    with pytest.raises(RuntimeError, match=r"\(fatal: '/x' does not appear to be a git repository\)"):  # its first
+        _run_setup_cell(monkeypatch, tmp_path, colab=False, missing={"utils"},  # fatal line, not its last line
+                        git=lambda args: subprocess.CompletedProcess(args, 128, "", missing))
 
     def no_git(args):
         raise FileNotFoundError("git")
