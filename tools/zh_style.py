@@ -164,9 +164,10 @@ def punctuation_slips(file: str, text: str) -> list[Slip]:
     (none in a text of fewer than :data:`MIN_CHARACTERS` Chinese characters)."""
     if chinese_characters(text) < MIN_CHARACTERS:
         return []
-    return [Slip(file, None, "punctuation", f"{rate:.1f} {mark} per 1,000 Chinese characters of prose, at most "
-                 f"{MAX_RATES[mark]:g}: rewrite the sentence (two sentences; 是, 即, 就是; a 并列 clause), do not "
-                 "swap the mark for a comma")
+    # the message leaves the rate out (``--rates`` prints it): the same slip reads the same after an edit elsewhere
+    return [Slip(file, None, "punctuation", f"more than {MAX_RATES[mark]:g} {mark} per 1,000 Chinese characters of "
+                 "prose: rewrite the sentence (two sentences; 是, 即, 就是; a 并列 clause), do not swap the mark for a "
+                 "comma; `python -m tools.zh_style --rates` prints the rates")
             for mark, rate in punctuation_rates(text).items() if rate > MAX_RATES[mark]]
 
 
