@@ -54,6 +54,12 @@ ONE_WORD = {
     "层规范化": ("LayerNorm", r"层归一化|(?<![A-Za-z_.])(?<!\| )LayerNorm(?![A-Za-z_(])"),
     "不绑定": ("untied", "未绑定"),
     "FLOP": ("FLOP", None),  # FLOPs is a ``plural`` slip
+    #: terms issue 41 found missing from the 术语表: listed, so that it keeps listing them
+    "独热矩阵": ("one-hot matrix", None),
+    "标准误": ("standard error", None),
+    "分片": ("shard", None),
+    "隐藏状态": ("hidden state", None),
+    "离散程度": ("spread", None),  # 第 6 课's timings: 分散程度, as the 术语表 records
 }
 #: What the checks skip: code blocks, formulas, link targets and HTML comments; a code span becomes ``§``.
 _SKIP = re.compile(r"```.*?```|\$\$.*?\$\$|\$[^$\n]+\$|\]\([^)]*\)|<!--.*?-->", re.S)
