@@ -145,7 +145,7 @@ def vocab_parallel_step(rank: int, world_size: int, weight: torch.Tensor, ids: t
     device = torch.device("cuda", torch.cuda.current_device()) if backend == "nccl" else torch.device("cpu")
     layer = VocabParallelEmbedding.from_full_weight(weight, rank, world_size, device=device)  # a copy of its rows
     ids, grad_out = ids.to(device), grad_out.to(device)
-    with handed_to_all_reduce() as handed:  # keeps each tensor that the forward hands to all_reduce_sum
+    with handed_to_all_reduce() as handed:  # records the partial this process hands to all_reduce_sum, to return it
         output = layer(ids)  # the forward: local lookup + all_reduce(SUM)
     (output * grad_out).sum().backward()
     (partial,) = handed  # this process's partial output, as it went into the all-reduce

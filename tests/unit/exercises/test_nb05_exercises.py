@@ -215,14 +215,15 @@ def test_checkers_leave_the_global_rng_alone():
     assert torch.equal(torch.rand(3), expected)
 
 
-def test_loss_at_std_1_prediction(capsys):
-    """Section 7's prediction: None judges nothing, the right choice passes, the wrong one hints without the loss."""
-    exercises.check_loss_at_std_1(None)
+def test_loss_over_ln_v_prediction(capsys):
+    """Section 7's prediction: None judges nothing, a reasoned multiple passes, a wrong one hints without the loss."""
+    exercises.check_loss_over_ln_v(None)
     assert capsys.readouterr().out.startswith("not answered yet")
-    exercises.check_loss_at_std_1("far above ln V")
+    exercises.check_loss_over_ln_v(11.9)  # sqrt(768) · sqrt(2 ln V) / ln V
     assert capsys.readouterr().out.startswith("correct:")
-    with pytest.raises(AssertionError, match="Hint") as wrong:
-        exercises.check_loss_at_std_1("near ln V")
-    assert "far above" not in str(wrong.value) and "113" not in str(wrong.value)
-    with pytest.raises(ValueError, match="must be one of"):
-        exercises.check_loss_at_std_1("10")
+    for wrong in (1.0, 2.6, 36.0):  # near ln V; the logit std alone; ln V + s²/2 used beyond its range
+        with pytest.raises(AssertionError, match="Hint") as failed:
+            exercises.check_loss_over_ln_v(wrong)
+        assert "113" not in str(failed.value) and "10.5" not in str(failed.value)
+    with pytest.raises((TypeError, ValueError)):
+        exercises.check_loss_over_ln_v("far above ln V")
