@@ -67,8 +67,9 @@ def test_settings_check_and_normalise_their_values():
     settings = Settings("cpu", "float16", memory_budget=2.5 * 2**20)
     assert settings.device == torch.device("cpu") and settings.dtype is torch.float16
     assert settings.memory_budget == int(2.5 * 2**20) and settings.threads == 1 and settings.repeats == 5
+    clock = measure.CLOCKS[measure.clock(settings)]
     assert settings.environment() == {"dtype": "float16", "device": "cpu", "device_name": "cpu", "threads": 1,
-                                      "torch_version": torch.__version__, "clock": measure.CLOCKS[measure.clock(settings)]}
+                                      "torch_version": torch.__version__, "clock": clock}
 
 
 def test_one_cpu_thread_is_timed_by_its_own_cpu_time_where_that_clock_is_fine(monkeypatch):

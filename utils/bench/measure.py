@@ -186,7 +186,8 @@ def clock(settings: Settings) -> Callable[[], float]:
     busy machine does not stretch some repeats and not others; where that clock ticks coarser than a microsecond
     (Windows: 15.6 ms), on a GPU (whose work runs outside the thread) and with more threads, the wall clock."""
     fine = time.get_clock_info("thread_time").resolution <= 1e-6
-    return time.thread_time if settings.device.type == "cpu" and settings.threads == 1 and fine else timeit.default_timer
+    one_cpu_thread = settings.device.type == "cpu" and settings.threads == 1
+    return time.thread_time if one_cpu_thread and fine else timeit.default_timer
 
 
 # --- what each method costs, counted -------------------------------------------------------
