@@ -55,14 +55,15 @@ def test_bandwidth_regimes_figure_draws_each_variant_over_the_regimes():
             table_bytes=2_400, cache_bytes=10_000, cache_source="assumed", cold_bytes=40_000, repeats=3,
             dtype="float32", device="cpu", device_name="cpu",
             **{f"{v}_gbs": gbs * k for k, v in enumerate(bandwidth.VARIANTS, 1)})
-    rows = [row(1, 1.0, "cache-resident"), row(50, 5.0, "DRAM-bound"), row(1_000, 2.0, "DRAM-bound")]
+    smaller, larger = bandwidth.REGIMES
+    rows = [row(1, 1.0, smaller), row(50, 5.0, larger), row(1_000, 2.0, larger)]
     fig = figures.bandwidth_regimes_figure(rows)
     (ax,) = fig.axes
     into = next(line for line in ax.lines if line.get_label() == "lookup into a preallocated output")
     assert list(into.get_xdata()) == [100, 5_000, 100_000] and list(into.get_ydata()) == [2.0, 10.0, 4.0]
     assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
     labels = [text.get_text() for text in ax.get_legend().get_texts()]
-    assert "cache-resident" in labels and "DRAM-bound" in labels and "per-call overhead" not in labels
+    assert smaller in labels and larger in labels and "per-call overhead" not in labels
     with pytest.raises(ValueError, match="at least two measured rows"):
         figures.bandwidth_regimes_figure([rows[0], dataclasses.replace(rows[1], status="skipped")])
 

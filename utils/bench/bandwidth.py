@@ -63,9 +63,10 @@ FALLBACK_CACHE = 32 * 2**20
 MAX_CACHE = 256 * 2**20
 #: The size of a small call, timed beside each case.
 FLOOR_TOKENS = 16
-#: ``cache-resident``: the table fits the last-level cache. ``DRAM-bound``: it does not, so rows drawn afresh come
-#: mostly from DRAM, as the cold copy's bytes do. Decided from the sizes alone.
-REGIMES = ("cache-resident", "DRAM-bound")
+#: The table against the last-level cache, from the sizes alone. Larger: rows of ids drawn afresh come mostly from
+#: DRAM, as the cold copy's bytes do. Smaller: the rows may stay in the cache, or other work may push them out;
+#: the sizes cannot tell which.
+REGIMES = ("table smaller than the cache", "table larger than the cache")
 #: Tokens per call for :func:`study` by size: from the per-call floor to past the caches. The quick sweep's
 #: largest call moves 96 MiB, past a 32 MiB CPU cache and an H100's 50 MiB L2.
 REGIME_TOKENS = {"quick": (16, 256, 2_048, 16_384),
@@ -155,7 +156,8 @@ class BandwidthRow:
     the rounds, each the median of the per-round ratios: ``ratio`` (the preallocated lookup's bandwidth over the
     cold copy's), ``contiguous_ratio`` (the same with contiguous ids), ``contiguous_gain`` (the
     lookup's bandwidth with contiguous ids over its bandwidth with ids drawn afresh) and ``alloc_cost`` (the
-    allocating lookup's time over the preallocated one's); ``ratio_spread``, the ratio's :func:`.measure.spread`;
+    allocating lookup's time over the preallocated one's); ``ratio_spread`` and ``contiguous_spread``, the two
+    ratios' :func:`.measure.spread`;
     ``alloc_faults``, the allocating lookup's page faults per call (:func:`page_faults`; CPU only).
     A skipped case has ``status="skipped"``."""
 
@@ -185,6 +187,7 @@ class BandwidthRow:
     contiguous_ratio: float | None = None
     contiguous_ratio_low: float | None = None
     contiguous_ratio_high: float | None = None
+    contiguous_spread: float | None = None
     contiguous_gain: float | None = None
     contiguous_low: float | None = None
     contiguous_high: float | None = None
@@ -199,21 +202,21 @@ class BandwidthRow:
     device_name: str = ""
     threads: int = 0
     torch_version: str = ""
+    clock: str = ""
 
     @property
     def case(self) -> Case:
         return Case(self.vocab_size, self.embedding_dim, self.num_tokens)
 
     @property
-    def widest_range(self) -> float:
-        """The wider of the two ratios' ranges over the rounds (lowest to highest round), over its median."""
-        return max((self.ratio_high - self.ratio_low) / self.ratio,
-                   (self.contiguous_ratio_high - self.contiguous_ratio_low) / self.contiguous_ratio)
+    def widest_spread(self) -> float:
+        """The larger of the two ratios' :func:`.measure.spread`: the range of the middle half of their rounds."""
+        return max(self.ratio_spread, self.contiguous_spread)
 
     @property
     def noisy(self) -> bool:
-        """Whether a ratio's rounds range over more than :data:`NOISY_SPREAD` of its median."""
-        return self.status == "ok" and self.widest_range > NOISY_SPREAD
+        """Whether the middle half of a ratio's rounds spans more than :data:`NOISY_SPREAD` of its median."""
+        return self.status == "ok" and self.widest_spread > NOISY_SPREAD
 
 
 def _variants(case: Case, weight: torch.Tensor, storage: torch.Tensor, cache_bytes: int,
@@ -312,7 +315,7 @@ def _measured_row(times: dict[str, list[float]], common: dict, item: int, device
         lookup_into_seconds=seconds, floor_seconds=floor,
         ratio=statistics.median(ratios), ratio_low=min(ratios), ratio_high=max(ratios), ratio_spread=spread(ratios),
         contiguous_ratio=statistics.median(contiguous), contiguous_ratio_low=min(contiguous),
-        contiguous_ratio_high=max(contiguous),
+        contiguous_ratio_high=max(contiguous), contiguous_spread=spread(contiguous),
         contiguous_gain=statistics.median(gains), contiguous_low=min(gains), contiguous_high=max(gains),
         alloc_cost=statistics.median(alloc), alloc_low=min(alloc), alloc_high=max(alloc), alloc_faults=faults,
         peak_gbs=device_peak_bandwidth(device), **common)

@@ -21,6 +21,8 @@ import math
 import os
 import statistics
 import sys
+import time
+import timeit
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -59,8 +61,9 @@ MAX_DEFAULT_BUDGET = 8 * GIB
 #: milliseconds, a GPU call microseconds, so 0.05 s is already thousands of GPU calls (and keeps
 #: ``regimes --device cuda`` within about a minute).
 DEFAULT_MIN_RUN_TIME = {"cpu": 0.5, "cuda": 0.05}
-#: A figure whose repeats spread by more than this (:func:`spread`) is not reliable.
-NOISY_SPREAD = 0.2
+#: A figure whose repeats spread by more than this (:func:`spread`) is not reliable: the interquartile range past
+#: which PyTorch's own ``Measurement`` warns of "significant environmental influence" (``meets_confidence(0.25)``).
+NOISY_SPREAD = 0.25
 
 
 # --- arguments -------------------------------------------------------------------------
@@ -170,7 +173,21 @@ class Settings:
         """What the timings were taken on: the columns every result row repeats."""
         return {"dtype": str(self.dtype).removeprefix("torch."), "device": self.device.type,
                 "device_name": describe_device(self.device), "threads": self.threads,
-                "torch_version": torch.__version__}
+                "torch_version": torch.__version__, "clock": CLOCKS[clock(self)]}
+
+
+#: What each clock :func:`clock` may choose measures, in the result rows' ``clock`` column.
+CLOCKS = {time.thread_time: "the thread's CPU time", timeit.default_timer: "wall-clock time"}
+
+
+def clock(settings: Settings) -> Callable[[], float]:
+    """The clock the timer reads: on a CPU with one thread, the thread's CPU time (``time.thread_time``, user and
+    system, page faults included), which leaves out the time the operating system gives other programs, so that a
+    busy machine does not stretch some repeats and not others; where that clock ticks coarser than a microsecond
+    (Windows: 15.6 ms), on a GPU (whose work runs outside the thread) and with more threads, the wall clock."""
+    fine = time.get_clock_info("thread_time").resolution <= 1e-6
+    one_cpu_thread = settings.device.type == "cpu" and settings.threads == 1
+    return time.thread_time if one_cpu_thread and fine else timeit.default_timer
 
 
 # --- what each method costs, counted -------------------------------------------------------
@@ -424,7 +441,8 @@ REUSED_BLOCK = 100
 
 
 def time_call(call: Callable[[], object], settings: Settings, number: int | None = None) -> tuple[float, int]:
-    """``(median seconds per call, calls per block)`` of ``call()``, by PyTorch's ``torch.utils.benchmark.Timer``.
+    """``(median seconds per call, calls per block)`` of ``call()``, by PyTorch's ``torch.utils.benchmark.Timer``
+    reading :func:`clock`.
 
     Without ``number``, ``Timer.blocked_autorange``, which first finds how many calls a block needs (for a
     call of microseconds, about as long as the timing itself). Given a ``number`` of at least
@@ -432,7 +450,7 @@ def time_call(call: Callable[[], object], settings: Settings, number: int | None
     ``settings.min_run_time`` has passed: :func:`interleaved`'s later rounds reuse the first round's block size
     instead of finding it again. A smaller block (a call of a millisecond or more) is found again: finding it
     costs a call or two, fewer than ``timeit``'s warm-up of two."""
-    timer = Timer("call()", globals={"call": call}, num_threads=settings.threads)
+    timer = Timer("call()", globals={"call": call}, num_threads=settings.threads, timer=clock(settings))
     if number is None or number < REUSED_BLOCK:
         measurement = timer.blocked_autorange(min_run_time=settings.min_run_time)
         return measurement.median, measurement.number_per_run
@@ -516,6 +534,7 @@ class Timing:
     threads: int
     torch_version: str
     min_run_time: float
+    clock: str = ""
 
     @property
     def case(self) -> Case:

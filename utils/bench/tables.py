@@ -79,35 +79,33 @@ def environment_line(rows: Sequence[Timing | BandwidthRow]) -> str:
         raise ValueError("no rows: run the benchmark first")
     r = rows[0]
     return f"device {r.device_name}, {r.dtype}, {r.threads} thread{'' if r.threads == 1 else 's'}, " \
-           f"torch {r.torch_version}"
+           f"torch {r.torch_version}; times: {r.clock}"
 
 
 def verdict(rows: Sequence[Timing | BandwidthRow]) -> str:
-    """Whether one run's figures agree with themselves: the widest spread of their interleaved repeats, in words,
-    measured as the table printed it.
+    """Whether one run's figures agree with themselves: the widest spread of their interleaved repeats, in words.
 
-    For timings, each one's :func:`.measure.spread` (the range of the middle half); for the bandwidth study, the
-    full range of each ratio's rounds, as its ``range`` columns print it. Over :data:`NOISY_SPREAD` (20%), one
-    number is not reliable.
+    Each figure's :func:`.measure.spread`, the range of the middle half of its repeats over their median (for the
+    bandwidth study, of each ratio's rounds): a figure reported as a median is moved by the middle of its repeats,
+    not by one disturbed repeat. Over :data:`NOISY_SPREAD` (25%), one number is not reliable.
     """
     measured = [r for r in rows if r.status == "ok" and r.repeats > 1]
     if not measured:
         return "one repeat at most: no spread to judge the noise by; run with more repeats"
     repeats = min(r.repeats for r in measured)
-    spreads = {r: r.widest_range if isinstance(r, BandwidthRow) else r.spread for r in measured}
+    spreads = {r: r.widest_spread if isinstance(r, BandwidthRow) else r.spread for r in measured}
     worst = max(spreads, key=spreads.get)
     study = isinstance(worst, BandwidthRow)
     what = "a ratio to the cold copy" if study else f"{worst.method} {PASS_LABELS[worst.pass_]}"
     where = f"{what} at {worst.case.label()}"
-    span = "the range of every ratio's rounds spans" if study else "the middle half of every figure's repeats spans"
-    one = f"the range of the rounds of {where} spans" if study else f"the middle half of the repeats of {where} spans"
+    figures = "every ratio's rounds" if study else "every figure's repeats"
     if spreads[worst] <= NOISY_SPREAD:
-        return (f"consistent within this run: over {repeats} interleaved repeats, {span} at most "
-                f"{spreads[worst]:.0%} of its median (widest: {where}; the limit is {NOISY_SPREAD:.0%})")
-    return (f"noisy: over {repeats} interleaved repeats, {one} {spreads[worst]:.0%} of its median (over "
-            f"{NOISY_SPREAD:.0%}), so one number is not reliable: the machine "
-            "was busy, or the call's own time varies (a large allocation can fault in fresh pages); run again at a "
-            "quiet moment or with more repeats")
+        return (f"consistent within this run: over {repeats} interleaved repeats, the middle half of {figures} spans "
+                f"at most {spreads[worst]:.0%} of its median (widest: {where}; the limit is {NOISY_SPREAD:.0%})")
+    return (f"noisy: over {repeats} interleaved repeats, the middle half of the {'rounds' if study else 'repeats'} "
+            f"of {where} spans {spreads[worst]:.0%} of its median (over {NOISY_SPREAD:.0%}), so one number is not "
+            "reliable: the machine was busy, or the call's own time varies (a large allocation can fault in fresh "
+            "pages); run again at a quiet moment or with more repeats")
 
 
 def allocation_cost(r: BandwidthRow) -> str:

@@ -10,8 +10,8 @@ from .checking import AnswerTypeError, answered, as_number, correct, hint, requi
 
 #: Exercise 6.1: GPT-2's vocabulary and width.
 GPT2_TABLE = (50_257, 768)
-#: Bytes of one id (int64) and of one float32 value.
-ID_BYTES, FLOAT_BYTES = 8, 4
+#: Bytes of one id (int64), of one float32 value and of one bfloat16 value.
+ID_BYTES, FLOAT_BYTES, HALF_BYTES = 8, 4, 2
 #: Exercise 6.2: GPT-2's width.
 WIDTH = 768
 #: Exercise 6.3: the sizes the counter runs at.
@@ -46,23 +46,26 @@ def check_largest_coalesced(largest_coalesced: int) -> None:
 
 
 def check_largest_batch(largest_n: int) -> None:
-    """Exercise 6.2: the largest ``n`` whose one-hot at its peak, the int64 one-hot and its float32 copy, ``n·V·12``
-    bytes, is no larger than the float32 table's ``V·d·4`` at ``d = 768``: ``n <= d/3``."""
+    """Exercise 6.2: the largest ``n`` whose one-hot at its peak in ``F.one_hot(ids, V).to(torch.bfloat16)``, the
+    int64 one-hot and its bfloat16 copy, ``n·V·(8 + 2)`` bytes, is no larger than the bfloat16 table's ``V·d·2``
+    at ``d = 768``: ``n <= 2·d/10``. The int64 one-hot does not shrink with the table's dtype."""
     if not answered(largest_n=largest_n):
         return
     if isinstance(largest_n, bool) or not isinstance(largest_n, int):
         raise AnswerTypeError(f"largest_n must be a whole number of tokens, got {type(largest_n).__name__}")
-    answer = FLOAT_BYTES * WIDTH // (ID_BYTES + FLOAT_BYTES)
+    answer = HALF_BYTES * WIDTH // (ID_BYTES + HALF_BYTES)
     require(largest_n == answer, hint([
-        (largest_n == WIDTH, "largest_n counts the float32 one-hot alone: while .float() copies it, the int64 "
+        (largest_n == FLOAT_BYTES * WIDTH // (ID_BYTES + FLOAT_BYTES), "that is the answer for float32: here the "
+         "table and the copy are bfloat16, 2 bytes a number, while F.one_hot still returns int64"),
+        (largest_n == WIDTH, "largest_n counts the bfloat16 one-hot alone: while .to() copies it, the int64 "
          "one-hot F.one_hot returned exists too (section 5)"),
-        (largest_n == WIDTH // 2, "largest_n counts the int64 one-hot alone: while .float() copies it, its float32 "
-         "copy exists too (section 5)"),
+        (largest_n == HALF_BYTES * WIDTH // ID_BYTES, "largest_n counts the int64 one-hot alone: while .to() copies "
+         "it, its bfloat16 copy exists too (section 5)"),
         (largest_n == answer - 1, "largest_n is one short: a one-hot exactly as large as the table takes no more "
          "memory")], f"largest_n = {largest_n:,} is not the largest batch whose one-hot, at its peak, is no larger "
-        "than the table. Hint: write both sizes in bytes and see what cancels"))
-    return correct("the largest batch whose one-hot, int64 and float32 copy together, is no larger than the float32 "
-                   "table, at GPT-2's width")
+        "than the bfloat16 table. Hint: write both sizes in bytes, see what cancels, and round down"))
+    return correct("the largest batch whose one-hot, int64 and bfloat16 copy together, is no larger than the "
+                   "bfloat16 table, at GPT-2's width")
 
 
 def _count(sizes: tuple[int, int, int]) -> dict[str, int]:
