@@ -22,17 +22,17 @@ from utils.init_stats import embedding_init, linear_init
 from utils.lookup import one_hot
 
 
+def answer_table() -> torch.Tensor:
+    """The answer's example (notebook 0): the values of nn.Embedding(4, 5) after manual_seed(123)."""
+    return torch.randn(4, 5, generator=torch.Generator().manual_seed(123))
+
+
 def one_hot_product() -> Figure:
-    """The answer's example (notebook 0): the table of nn.Embedding(4, 5) after manual_seed(123), and id 2."""
-    generator = torch.Generator().manual_seed(123)
-    weight = torch.randn(4, 5, generator=generator)  # the values of nn.Embedding(4, 5) after manual_seed(123)
-    return one_hot_product_figure(2, weight)
+    return one_hot_product_figure(2, answer_table())
 
 
 def embedding_lookup() -> Figure:
-    generator = torch.Generator().manual_seed(123)
-    weight = torch.randn(4, 5, generator=generator)  # the values of nn.Embedding(4, 5) after manual_seed(123)
-    return embedding_lookup_figure(torch.tensor([[2, 3, 1], [1, 0, 2]]), weight)
+    return embedding_lookup_figure(torch.tensor([[2, 3, 1], [1, 0, 2]]), answer_table())
 
 
 def linear_embedding_transpose() -> Figure:
@@ -41,9 +41,7 @@ def linear_embedding_transpose() -> Figure:
 
 
 def gradient_rows() -> Figure:
-    generator = torch.Generator().manual_seed(1)
-    ids = torch.tensor([1, 3, 3, 6])
-    grad_out = torch.randn(4, 4, generator=generator)
+    ids, grad_out = torch.tensor([1, 3, 3, 6]), torch.randn(4, 4, generator=torch.Generator().manual_seed(1))
     return gradient_rows_figure(ids, grad_out, one_hot(ids, 8).T @ grad_out)
 
 
@@ -59,10 +57,8 @@ def init_histograms() -> Figure:
 
 
 def vocab_parallel_split() -> Figure:
-    generator = torch.Generator().manual_seed(0)
-    weight = torch.randn(11, 4, generator=generator)
-    ids = torch.tensor([4, 9, 0, 6, 4, 2, 10, 7])
-    return vocab_parallel_figure(weight, ids, world_size=3)
+    weight = torch.randn(11, 4, generator=torch.Generator().manual_seed(0))
+    return vocab_parallel_figure(weight, torch.tensor([4, 9, 0, 6, 4, 2, 10, 7]), world_size=3)
 
 
 #: file name in ``images/`` -> function that draws it

@@ -61,10 +61,9 @@ EDITIONS: tuple[Edition, ...] = (ENGLISH, CHINESE)
 
 def edition(code: str) -> Edition:
     """The edition with this language code."""
-    found = [candidate for candidate in EDITIONS if candidate.code == code]
-    if not found:
-        raise ValueError(f"no edition {code!r}; the course has {[e.code for e in EDITIONS]}")
-    return found[0]
+    if found := next((candidate for candidate in EDITIONS if candidate.code == code), None):
+        return found
+    raise ValueError(f"no edition {code!r}; the course has {[e.code for e in EDITIONS]}")
 
 
 @dataclass(frozen=True)
@@ -194,9 +193,8 @@ def binder_url(folder: str = "notebooks") -> str:
 
 def notebook(number: int) -> Notebook:
     """The manifest entry with this number."""
-    found = [nb for nb in NOTEBOOKS if nb.number == number]
-    if not found:
-        known = ", ".join(str(nb.number) for nb in NOTEBOOKS)
-        raise ValueError(f"there is no notebook {number} in the manifest (known: {known})")
-    return found[0]
+    if found := next((nb for nb in NOTEBOOKS if nb.number == number), None):
+        return found
+    known = ", ".join(str(nb.number) for nb in NOTEBOOKS)
+    raise ValueError(f"there is no notebook {number} in the manifest (known: {known})")
 

@@ -11,8 +11,11 @@ from nbclient import NotebookClient
 from tools import generated, manifest, website
 from tools.kernels import AsyncIPCKernelManager
 from tools.pytest_course import count_execution
+from tools.translations import comment_tokens
 
 ENTRY = manifest.notebook(1)
+EN, ZH = manifest.EDITIONS
+PROBE = "import pathlib, utils\nprint(pathlib.Path(utils.__file__).resolve().parent)"
 
 
 @pytest.fixture(scope="module")
@@ -25,23 +28,47 @@ def unzipped(tmp_path_factory):
     return out / f"{manifest.REPO_NAME}-practice"
 
 
-@pytest.mark.parametrize("edition", manifest.EDITIONS, ids=lambda edition: edition.code)
-def test_a_practice_copy_runs_through_from_the_unzipped_download(unzipped, edition, record_property):
-    """Every cell, as the learner gets it: the set-up cell finds `utils/` in the unzipped folder (a folder above for
-    the Chinese copies in `zh/`), the course's repository, which a fetch would need, is an address that does not
-    exist, and each exercise's checker says, without an error, that it is not answered yet."""
-    count_execution(record_property, f"practice zip: {edition.code}/{ENTRY.stem}")
-    path = unzipped / edition.subdir / ENTRY.filename
-    nb = nbformat.read(path, as_version=4)
-    probe = nbformat.v4.new_code_cell("import pathlib, utils\nprint(pathlib.Path(utils.__file__).resolve().parent)")
-    nb.cells = [*nb.cells, probe]
+def _code_cells(unzipped, edition) -> list[nbformat.NotebookNode]:
+    nb = nbformat.read(unzipped / edition.subdir / ENTRY.filename, as_version=4)
+    return [cell for cell in nb.cells if cell.cell_type == "code"]
+
+
+def _run(unzipped, edition, cells) -> list[str]:
+    """Run ``cells`` and then a probe that prints where ``utils`` came from, in the unzipped copy's folder, with the
+    course's repository (which a fetch would need) an address that does not exist; what each printed."""
+    folder = unzipped / edition.subdir
+    nb = nbformat.v4.new_notebook(cells=[*cells, nbformat.v4.new_code_cell(PROBE)])
     env = {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
     env[generated.REPO_OVERRIDE_ENV] = (unzipped.parent / "no-course-here").as_uri()
     NotebookClient(nb, timeout=600, kernel_name="python3", kernel_manager_class=AsyncIPCKernelManager,
-                   resources={"metadata": {"path": str(path.parent)}}).execute(env=env)
-    code = [cell for cell in nb.cells if cell.cell_type == "code"]
-    texts = ["".join(out.get("text", "") for out in cell.outputs) for cell in code]
+                   resources={"metadata": {"path": str(folder)}}).execute(env=env)
+    texts = ["".join(out.get("text", "") for out in cell.outputs) for cell in nb.cells]
     assert texts[0] == "Set-up: the course is in a folder above; nothing fetched\n"
     assert texts[-1] == f"{(unzipped / 'utils').resolve()}\n"  # the helpers of the zip, not of this repository
+    return texts[:-1]
+
+
+def test_a_practice_copy_runs_through_from_the_unzipped_download(unzipped, record_property):
+    """Every cell of the English copy, as the learner gets it: the set-up cell finds `utils/` in the unzipped
+    folder and fetches nothing, and each exercise's checker says, without an error, that it is not answered yet."""
+    count_execution(record_property, f"practice zip: {EN.code}/{ENTRY.stem}")
+    code = _code_cells(unzipped, EN)
+    texts = _run(unzipped, EN, code)
     checkers = [text for cell, text in zip(code, texts, strict=True) if "exercises.check_" in cell.source]
     assert len(checkers) >= 3 and all(text.startswith("not answered yet: ") for text in checkers), checkers
+
+
+def _without_comments(source: str) -> str:
+    lines = source.split("\n")
+    for row, start, _, _ in comment_tokens(source):
+        lines[row] = lines[row][:start].rstrip()
+    return "\n".join(lines)
+
+
+def test_the_chinese_practice_copy_is_the_english_code_and_finds_the_helpers_a_folder_above(unzipped):
+    """The Chinese copy, in `zh/`: its code cells are the English copy's but for the comments, so the English run
+    above stands for all of them; what differs is the folder, so its set-up cell runs there (with the probe) and
+    finds `utils/` a folder above. (Running every cell again would execute the same code a second time.)"""
+    english, chinese = _code_cells(unzipped, EN), _code_cells(unzipped, ZH)
+    assert [_without_comments(cell.source) for cell in chinese] == [_without_comments(cell.source) for cell in english]
+    _run(unzipped, ZH, chinese[:1])

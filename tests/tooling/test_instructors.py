@@ -3,8 +3,7 @@ notebooks', its session plans fit those times, its nbgrader script gives the cel
 and its BibTeX entry is CITATION.cff's."""
 
 import re
-import subprocess
-import sys
+import runpy
 
 import nbformat
 import pytest
@@ -92,13 +91,15 @@ def _is_checker(cell) -> bool:
 
 
 @pytest.mark.parametrize("entry", [manifest.notebook(1), manifest.notebook(3)], ids=lambda entry: entry.stem)
-def test_the_nbgrader_script_gives_the_cells_nbgraders_metadata(tmp_path, entry):
+def test_the_nbgrader_script_gives_the_cells_nbgraders_metadata(tmp_path, monkeypatch, entry):
     """What `nbgrader generate_assignment` needs (tried by hand: INSTRUCTORS.md says what it gave): every
     solution cell that the learner writes in is an unfolded nbgrader solution cell that keeps its markers, every
     checker a locked test worth a point, a worked answer after its checker left out, each grade_id once."""
     copy = tmp_path / entry.filename
     copy.write_text(entry.path.read_text(encoding="utf-8"), encoding="utf-8")
-    subprocess.run([sys.executable, str(_nbgrader_script(tmp_path)), str(copy)], check=True)
+    script = _nbgrader_script(tmp_path)
+    monkeypatch.setattr("sys.argv", [str(script), str(copy)])
+    runpy.run_path(str(script), run_name="__main__")  # as `python nbgrader_cells.py copy.ipynb`, in this process
     before, after = generated.read_notebook(entry.path).cells, nbformat.read(copy, as_version=4).cells
     code = [cell for cell in before if cell.cell_type == "code"]
     after_checker = {cell.id for i, cell in enumerate(code) if i and _is_checker(code[i - 1])}
