@@ -92,7 +92,8 @@ WORDS = {
         "start": "**Start** with notebook 0: [open it in Colab]({colab}) (nothing to install), or run "
                  "`python3 course.py lab` in a clone for JupyterLab (Windows: `py course.py lab`). [Binder]({binder}) "
                  "has all ten notebooks. Colab and JupyterLab fold the worked answers; GitHub's own view shows them "
-                 "open. The stored outputs come from a run on a CPU.",
+                 "open. An `assert` under each claim checks it as the notebook runs; the stored outputs come "
+                 "from a CPU.",
         "table head": "| # | Notebook | Reading time | Open | Practice copy |",
         "minutes": "{lesson} + {deeper} min",
         "minutes, no deeper": "{lesson} min",
@@ -113,7 +114,7 @@ WORDS = {
                  "`python3 course.py lab`，用 JupyterLab 打开（Windows 上是 `py course.py lab`）。"
                  "[Binder]({binder}) 上有全部十课。Colab 和 JupyterLab 会把参考答案折叠起来，"
                  "GitHub 自己显示笔记本时则会把它展开。"
-                 "笔记本里存储的输出来自在 CPU 上的一次运行。",
+                 "每个论断下面都有一条 `assert`，笔记本运行时就会检查它。存储的输出来自 CPU。",
         "table head": "| # | 笔记本 | 阅读时间 | 打开 | 练习版 |",
         "minutes": "{lesson} + {deeper} 分钟",
         "minutes, no deeper": "{lesson} 分钟",
