@@ -90,10 +90,10 @@ WORDS = {
         "online": "Read online, with practice copies to download: [the course's web site]({site}) · "
                   "get it with `git clone {repo}`",
         "start": "**Start** with notebook 0: [open it in Colab]({colab}) (nothing to install), or run "
-                 "`python3 course.py lab` in a clone (Windows: `py course.py lab`) for JupyterLab; [Binder]({binder}) "
-                 "has all ten. Colab and JupyterLab fold the worked answers; GitHub's own view shows them open. The "
-                 "notebooks are executed, with outputs from a CPU; an `assert` checks each claim (a GPU claim, when "
-                 "run on a GPU).",
+                 "`python3 course.py lab` in a clone for JupyterLab (Windows: `py course.py lab`). [Binder]({binder}) "
+                 "has all ten notebooks. Colab and JupyterLab fold the worked answers; GitHub's own view shows them "
+                 "open. An `assert` under each claim checks it as the notebook runs; the stored outputs come "
+                 "from a CPU.",
         "table head": "| # | Notebook | Reading time | Open | Practice copy |",
         "minutes": "{lesson} + {deeper} min",
         "minutes, no deeper": "{lesson} min",
@@ -111,10 +111,10 @@ WORDS = {
         "binder": "在 Binder 上用 JupyterLab 打开全部笔记本：{badge}",
         "online": "在线阅读（也可下载练习版）：[课程网站]({site}) · 获取课程：`git clone {repo}`",
         "start": "**从第 0 课开始：**[在 Colab 中打开]({colab})（无需安装），或者在课程的克隆里运行 "
-                 "`python3 course.py lab`（Windows 上是 `py course.py lab`），用 JupyterLab 打开；"
+                 "`python3 course.py lab`，用 JupyterLab 打开（Windows 上是 `py course.py lab`）。"
                  "[Binder]({binder}) 上有全部十课。Colab 和 JupyterLab 会把参考答案折叠起来，"
-                 "GitHub 自己显示笔记本时则会把它展开。这些笔记本都已执行，输出来自 CPU；"
-                 "每个论断都有一条 `assert` 检查（关于 GPU 的论断，在 GPU 上运行时才检查）。",
+                 "GitHub 自己显示笔记本时则会把它展开。"
+                 "每个论断下面都有一条 `assert`，笔记本运行时就会检查它。存储的输出来自 CPU。",
         "table head": "| # | 笔记本 | 阅读时间 | 打开 | 练习版 |",
         "minutes": "{lesson} + {deeper} 分钟",
         "minutes, no deeper": "{lesson} 分钟",
