@@ -14,7 +14,7 @@ from babel.messages.pofile import PoFileError, read_po, unescape, write_po
 
 from . import manifest
 
-SHARED, README_KEY = "_shared", "_readme"  # the catalogs beside the notebooks' own
+SHARED, README_KEY, INTERFACE = "_shared", "_readme", "_interface"  # the catalogs beside the notebooks' own
 
 
 class TranslationFileError(ValueError):
@@ -22,7 +22,8 @@ class TranslationFileError(ValueError):
 
 
 def translation_path(name: str) -> Path:
-    """``notebooks/zh/translations/<name>.po`` (``name``: a notebook's stem, :data:`SHARED` or :data:`README_KEY`)."""
+    """``notebooks/zh/translations/<name>.po`` (``name``: a notebook's stem, :data:`SHARED`, :data:`README_KEY` or
+    :data:`INTERFACE`)."""
     return manifest.NOTEBOOK_DIR / "zh" / "translations" / f"{name}.po"
 
 
@@ -31,7 +32,9 @@ _HEADER = ("# The Chinese edition of the nn.Embedding course: {what}.\n# msgctxt
            "to translate it.")
 _CREATED = datetime.datetime(2026, 11, 29, tzinfo=datetime.timezone.utc)  # fixed: a catalog changes with its text
 _WHAT = {SHARED: ("the set-up cell and the notebooks' titles", "the cell id, or the notebook's stem for its title"),
-         README_KEY: ("README.zh.md, one message per section of README.md", "the English section's heading")}
+         README_KEY: ("README.zh.md, one message per section of README.md", "the English section's heading"),
+         INTERFACE: ("the interface wording: the checkers' lines, course.py's messages, the generated cells",
+                     "none, or where one English needs two translations, what it is for")}
 
 
 def new_catalog(name: str) -> Catalog:

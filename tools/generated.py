@@ -150,10 +150,17 @@ def collapse(cell: nbformat.NotebookNode, title: str) -> nbformat.NotebookNode:
     return cell
 
 
+#: the set-up cell's last line, which chooses the language of the checkers' lines (English unless another is named)
+FINISH_CALL = "finish(roots[0] if roots else None, fetched)"
+
+
 def collapse_generated(nb_node: nbformat.NotebookNode, edition: str) -> nbformat.NotebookNode:
-    """Fold the set-up cell and every worked answer under a title in ``edition``'s words."""
+    """Fold the set-up cell and every worked answer under a title in ``edition``'s words; the set-up cell of
+    another edition than English names its language."""
     for cell in nb_node.cells:
         if cell.get("id") == SETUP_ID:
+            if edition != ENGLISH.code:
+                cell.source = cell.source.replace(FINISH_CALL, f'{FINISH_CALL[:-1]}, "{edition}")')
             collapse(cell, WORDS[edition]["setup title"])
         elif is_worked_answer(cell):
             collapse(cell, WORDS[edition]["solution title"])
@@ -230,7 +237,7 @@ if not roots and importlib.util.find_spec("utils") is None:
 if roots and str(roots[0]) not in sys.path:
     sys.path.insert(0, str(roots[0]))
 from utils.setup_cell import finish
-finish(roots[0] if roots else None, fetched)'''
+{FINISH_CALL}'''
 
 
 PARAMETERS_TAG = "parameters"
