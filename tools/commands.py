@@ -48,11 +48,17 @@ def notebook_numbers(words: list[str], folder: Path = ROOT / "notebooks") -> lis
     return [str(number) for number in dict.fromkeys(numbers)]
 
 
+def edition(args) -> str:
+    """The edition a command works on: ``zh`` under ``--zh``, else ``en``."""
+    return "zh" if getattr(args, "zh", False) else "en"
+
+
 def run(args, extra: list[str]) -> int:
     from .run import run_notebooks
 
-    ensure_writable(args.out, ROOT)
-    return run_notebooks(args.notebooks, device=args.device, out=args.out, markdown=args.markdown)
+    out = args.out or ROOT / "build" / "notebooks" / ("zh" if args.zh else "")
+    ensure_writable(out, ROOT)
+    return run_notebooks(args.notebooks, device=args.device, out=out, markdown=args.markdown, edition=edition(args))
 
 
 def execute(args, extra: list[str]) -> int:
@@ -64,7 +70,7 @@ def execute(args, extra: list[str]) -> int:
 
 
 #: the options of ``lab`` that JupyterLab's app does not list as flags or aliases
-LAB_OPTIONS = {"practice", "help", "help-all", "version"}
+LAB_OPTIONS = {"practice", "zh", "help", "help-all", "version"}
 
 
 def lab_option_problem(extra: list[str], known: set[str]) -> str:
@@ -79,14 +85,15 @@ def lab_option_problem(extra: list[str], known: set[str]) -> str:
     return ""
 
 
-def lab_arguments(practice_copies: bool) -> list[str]:
+def lab_arguments(practice_copies: bool, code: str = "en") -> list[str]:
     """JupyterLab's arguments for ``lab``: the server's root is the repository's, so that every relative link
     of the notebooks resolves (``../README.md``, the other edition, a practice copy's link back to its worked
-    notebook in ``notebooks/``), and notebook 0 (or its practice copy) opens."""
-    from .manifest import NOTEBOOK_DIR, NOTEBOOKS
+    notebook in ``notebooks/``), and notebook 0 (or its practice copy) of the edition ``code`` opens."""
+    from .manifest import NOTEBOOKS, edition
     from .practice import PRACTICE_DIR
 
-    first = (PRACTICE_DIR if practice_copies else NOTEBOOK_DIR) / NOTEBOOKS[0].filename
+    entry = NOTEBOOKS[0].in_edition(code)
+    first = PRACTICE_DIR / edition(code).subdir / entry.filename if practice_copies else entry.path
     return [f"--ServerApp.root_dir={ROOT}", str(first)]
 
 
@@ -97,9 +104,9 @@ def lab(args, extra: list[str]) -> int:
     known = {name for key in [*LabApp.flags, *LabApp.aliases] for name in (key if isinstance(key, tuple) else (key,))}
     if problem := lab_option_problem(extra, known):
         raise ValueError(problem)
-    arguments = lab_arguments(args.practice)
+    arguments = lab_arguments(args.practice, edition(args))
     if args.practice and not Path(arguments[-1]).is_file():
-        practice(argparse.Namespace(out=ROOT / "build" / "practice", branch=None), [])
+        practice(argparse.Namespace(out=ROOT / "build" / "practice", branch=None, zh=args.zh), [])
     if os.name == "posix" and os.geteuid() == 0 and "--allow-root" not in extra:
         extra = [*extra, "--allow-root"]
         print("Running as root: passing --allow-root to JupyterLab (it refuses to start as root otherwise).")
@@ -120,14 +127,14 @@ def practice(args, extra: list[str]) -> int:
         print(f"wrote {len(write_branch(args.branch))} files of the practice branch into {args.branch}")
         return 0
     out = ensure_writable(args.out.resolve(), ROOT)
-    kept, written = edited_copies(out), write_practice(out)
+    kept, written = edited_copies(out), write_practice(out, codes=(edition(args),) if args.zh else None)
     for path in written:
         print(f"wrote {path}")
     for path in kept:
         print(f"kept {path}: you have worked in it (move it away, or delete it, for a fresh copy)")
     print(f"{len(written)} practice copies: outputs cleared, worked answers left out")
     if out == PRACTICE_DIR:
-        print(f"Open them in JupyterLab: {PROG} lab --practice")
+        print(f"Open them in JupyterLab: {PROG} lab --practice{' --zh' if args.zh else ''}")
     return 0
 
 
@@ -227,12 +234,15 @@ def parser() -> tuple[OneLineParser, dict[str, OneLineParser]]:
                 for name, (_, _, through, text) in COMMANDS.items()}
     commands["run"].add_argument("--device", help="each notebook's `device`: auto, cpu, cuda or mps (default: each "
                                  "notebook's own, the CPU)")
-    commands["run"].add_argument("--out", type=Path, default=ROOT / "build" / "notebooks",
-                                 help="folder for the executed copies (default: build/notebooks)")
+    commands["run"].add_argument("--out", type=Path, help="folder for the executed copies (default: "
+                                 "build/notebooks, build/notebooks/zh for --zh)")
     commands["run"].add_argument("--markdown", action="store_true", help="also print the table as markdown")
     for name in ("run", "execute"):
         commands[name].add_argument("notebooks", nargs="*", help=f"{NOTEBOOK_WORDS}; several (default: all)")
     commands["lab"].add_argument("--practice", action="store_true", help="the practice copies (made when missing)")
+    for name in ("run", "lab", "practice"):
+        commands[name].add_argument("--zh", action="store_true", help="the Chinese edition (notebooks/zh/), with "
+                                    "course.py's messages in Chinese")
     commands["practice"].add_argument("--out", type=Path, default=ROOT / "build" / "practice",
                                       help="where to write (default: build/practice)")
     commands["practice"].add_argument("--branch", type=Path, metavar="FOLDER", help="instead, write the practice "

@@ -83,8 +83,10 @@ def edited_copies(out_dir: Path) -> list[Path]:
             if (out_dir / name).is_file() and digest((out_dir / name).read_text(encoding="utf-8")) != recorded]
 
 
-def write_practice(out_dir: Path = PRACTICE_DIR, published: bool = False) -> list[Path]:
-    """Write the practice copy of every notebook of every edition; returns the paths written.
+def write_practice(out_dir: Path = PRACTICE_DIR, published: bool = False, codes: tuple[str, ...] | None = None
+                   ) -> list[Path]:
+    """Write the practice copy of every notebook of every edition (of the editions ``codes`` only, where given:
+    the others' copies stay as they are); returns the paths written.
 
     A copy the learner has worked in since it was written stays as it is (see :func:`edited_copies`),
     and so does any other notebook of theirs in the folder. ``published``: copies for the web site
@@ -94,8 +96,9 @@ def write_practice(out_dir: Path = PRACTICE_DIR, published: bool = False) -> lis
         for edition in available(entry):
             target = out_dir / edition.subdir / entry.filename
             name = target.relative_to(out_dir).as_posix()
-            if target in keep:
-                record[name] = old_record[name]
+            if target in keep or (codes is not None and edition.code not in codes):
+                if name in old_record:
+                    record[name] = old_record[name]
                 continue
             copy_ = practice_notebook(read_notebook(edition.path(entry)), entry, edition, target.parent, published)
             target.parent.mkdir(parents=True, exist_ok=True)

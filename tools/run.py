@@ -223,13 +223,13 @@ def select(numbers: list[int | str] | None) -> list[Notebook]:
 
 
 def run_notebooks(numbers: list[str], device: str | None = None, out: Path = BUILD_DIR, in_place: bool = False,
-                  markdown: bool = False) -> int:
-    """Execute the notebooks numbered ``numbers`` (all when none), print the table; 1 if any failed.
+                  markdown: bool = False, edition: str = "en") -> int:
+    """Execute the notebooks numbered ``numbers`` (all when none) of ``edition``, print the table; 1 if any failed.
 
     ``device``: each notebook's ``device`` parameter (None keeps the notebook's own). One that is not there
     (``cuda`` without a GPU) is a ValueError before any kernel starts.
     """
-    entries = select(numbers)
+    entries = [entry.in_edition(edition) for entry in select(numbers)]
     if device is not None:
         from utils.devices import resolve_device
 
