@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
+from utils.language import _
+
 from . import manifest
 from .manifest import NOTEBOOK_DIR, ROOT, Notebook
 
@@ -254,7 +256,9 @@ def run_notebooks(numbers: list[str], device: str | None = None, out: Path = BUI
     if failed := [r for r in results if r.status != "ok"]:
         print("\n" + "\n".join(f"FAILED: {r.notebook.repo_path}, {r.error}" for r in failed))
         if not in_place:
-            print(f"The failed runs are in {shown / FAILED_DIR}; {shown} keeps the last good copies.")
+            print(_("The failed runs are in {failed}; {folder} keeps the last good copies.").format(
+                failed=shown / FAILED_DIR, folder=shown))
         return 1
-    print(f"\nall {len(results)} notebook(s) executed {'in place' if in_place else f'into {shown}'}")
+    print("\n" + (_("all {count} notebook(s) executed in place") if in_place else
+                  _("all {count} notebook(s) executed into {folder}")).format(count=len(results), folder=shown))
     return 0

@@ -3,11 +3,9 @@ Chinese in ``notebooks/zh/translations/_interface.po``, which ``course.py sync``
 the standard library's gettext (no Babel needed). A Chinese notebook's set-up cell, or ``--zh``, calls use("zh")."""
 
 import gettext
-import os
 from pathlib import Path
 
 LOCALE_DIR, DOMAIN, LANGUAGES = Path(__file__).resolve().parent / "locale", "course", ("en", "zh")
-ENVIRONMENT, _chosen = "COURSE_LANGUAGE", []  # the language of a process and those it starts (unset: English)
 
 
 def translations(language: str) -> gettext.NullTranslations:
@@ -18,14 +16,14 @@ def translations(language: str) -> gettext.NullTranslations:
 
 
 def use(language: str) -> None:
-    """Used by the set-up cell and course.py: from now on this process, and those it starts, speak ``language``."""
+    """Used by the set-up cell and course.py: from now on this process speaks ``language``."""
     _chosen[:] = [translations(language)]
-    os.environ[ENVIRONMENT] = language
+
+
+_chosen = [translations("en")]  # English until use() says otherwise
 
 
 def _(message: str) -> str:  # ``message`` (English) in the language chosen
-    if not _chosen:
-        _chosen.append(translations(os.environ.get(ENVIRONMENT) or "en"))
     return _chosen[0].gettext(message)
 
 
