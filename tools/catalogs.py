@@ -93,6 +93,21 @@ def load(name: str) -> Catalog | None:
     return loads(path.read_text(encoding="utf-8"), where) if path.is_file() else None
 
 
+_LOADED: dict[tuple[Path, int], dict[str, str]] = {}  # the interface catalog's Chinese, by file and change time
+
+
+def interface_text(english: str, edition: str) -> str:
+    """``english`` (a message of the interface catalog) in the language of ``edition`` (a code: ``en``, ``zh``):
+    the catalog's translation, or the English where it has none (the translations' check reports it)."""
+    if manifest.edition(edition) == manifest.ENGLISH:  # (an unknown code is a ValueError)
+        return english
+    path = translation_path(INTERFACE)
+    key = (path, path.stat().st_mtime_ns if path.is_file() else 0)
+    if key not in _LOADED:
+        _LOADED[key] = by_context(load(INTERFACE)).get(None, {})
+    return _LOADED[key].get(english) or english
+
+
 def by_context(catalog: Catalog | None) -> dict[str, dict[str, str]]:
     """``{context: {English: Chinese}}`` of the translated messages; a fuzzy one is used as it is (the check
     reports it) until a person updates it."""

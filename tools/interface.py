@@ -1,5 +1,6 @@
 """The course's interface wording in one catalog, ``notebooks/zh/translations/_interface.po``: the checkers'
-lines (``utils/exercises/``), the set-up cell's line and course.py's messages (:data:`SOURCES`). The English
+lines (``utils/exercises/``), the set-up cell's line, course.py's messages, the generated cells' words and the
+practice copies' note (:data:`SOURCES`). The English
 stays in the code, marked ``_("...")`` (or ``N_`` in a table); ``sync`` extracts the marked strings with Babel's
 extractor, brings the catalog up to them as it does the notebooks' catalogs (a changed English becomes fuzzy),
 and compiles it with Babel into :func:`mo_path`, which :mod:`utils.language` reads with the standard library's
@@ -31,7 +32,7 @@ from .catalogs import INTERFACE, by_context, load, new_catalog
 
 #: the code whose marked strings the catalog holds (relative to the repository)
 SOURCES = ("utils/exercises/*.py", "utils/setup_cell.py", "utils/cli.py", "tools/bootstrap.py", "tools/cli.py",
-           "tools/commands.py", "tools/run.py")
+           "tools/commands.py", "tools/run.py", "tools/generated.py", "tools/practice.py")
 #: gettext's keywords: ``_`` and ``N_`` (a message), ``pgettext`` (a context, then the message)
 KEYWORDS = {"_": None, "N_": None, "pgettext": ((1, "c"), 2)}
 _TOOLS_ROOT = Path(__file__).resolve().parent.parent  # the code is read where it is (a course copy has none)

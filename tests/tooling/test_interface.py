@@ -59,3 +59,15 @@ def test_a_stored_english_line_becomes_the_line_a_chinese_run_prints(stored):
     assert lines.render("correct: your largest |w| is right within 5%") == (
         "回答正确。你给出的最大 |w| 是对的，误差在 5% 以内。")
     assert lines.render("a line no checker prints") == "a line no checker prints"
+
+
+def test_the_generated_cells_and_the_practice_note_take_their_chinese_from_the_catalog(stored):
+    """One table of interface wording: the English in tools/ (the msgids), every other language in the catalog."""
+    from tools import generated, practice
+
+    chinese = {message.id: message.string for message in stored if message.id}
+    assert generated.words("en") == generated.WORDS
+    assert generated.words("zh") == {key: chinese[english] for key, english in generated.WORDS.items()}
+    assert generated.words("zh")["setup title"] == "环境设置：请先运行（让课程的辅助代码可以被导入）"
+    assert catalogs.interface_text(practice.TEXT, "zh") == chinese[practice.TEXT]
+    assert chinese[practice.TEXT].startswith("**练习版。**")
