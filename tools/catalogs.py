@@ -34,7 +34,7 @@ _CREATED = datetime.datetime(2026, 11, 29, tzinfo=datetime.timezone.utc)  # fixe
 _WHAT = {SHARED: ("the set-up cell and the notebooks' titles", "the cell id, or the notebook's stem for its title"),
          README_KEY: ("README.zh.md, one message per section of README.md", "the English section's heading"),
          INTERFACE: ("the interface wording: the checkers' lines, course.py's messages, the generated cells",
-                     "none, or where one English needs two translations, what it is for")}
+                     "none (the English is in the code, #: says which file)")}
 
 
 def new_catalog(name: str) -> Catalog:

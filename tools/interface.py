@@ -33,8 +33,8 @@ from .catalogs import INTERFACE, by_context, load, new_catalog
 #: the code whose marked strings the catalog holds (relative to the repository)
 SOURCES = ("utils/exercises/*.py", "utils/setup_cell.py", "utils/cli.py", "tools/bootstrap.py", "tools/cli.py",
            "tools/commands.py", "tools/run.py", "tools/generated.py", "tools/practice.py")
-#: gettext's keywords: ``_`` and ``N_`` (a message), ``pgettext`` (a context, then the message)
-KEYWORDS = {"_": None, "N_": None, "pgettext": ((1, "c"), 2)}
+#: gettext's keywords: ``_`` (a message translated where it is), ``N_`` (one of a table, translated where it is used)
+KEYWORDS = {"_": None, "N_": None}
 _TOOLS_ROOT = Path(__file__).resolve().parent.parent  # the code is read where it is (a course copy has none)
 
 
