@@ -87,6 +87,7 @@ def course_copy(tmp_path, monkeypatch):
     ignore = shutil.ignore_patterns(*(f"{entry.stem}.*" for entry in manifest.NOTEBOOKS[COPIED_NOTEBOOKS:]))
     shutil.copytree(manifest.NOTEBOOK_DIR, tmp_path / "notebooks", ignore=ignore)
     shutil.copytree(manifest.IMAGE_DIR, tmp_path / "images")
+    shutil.copytree(manifest.ROOT / "utils" / "locale", tmp_path / "utils" / "locale")  # the compiled catalog
     for name in ("README.md", "README.zh.md"):
         shutil.copy(manifest.ROOT / name, tmp_path / name)
     monkeypatch.setattr(manifest, "ROOT", tmp_path)

@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path, PureWindowsPath
 
 from tools.cli import digest
+from utils.language import N_, _
 
 ROOT = Path(__file__).resolve().parent.parent
 REQUIREMENTS = "requirements.txt"
@@ -147,8 +148,9 @@ def choose_installer(environ: dict | None = None, probe=answers) -> tuple[str, s
     if environ.get("PIP_INDEX_URL") or environ.get("PIP_EXTRA_INDEX_URL"):
         return "pip", ""
     if not probe(CPU_WHEELS + "/"):
-        return "pip", (f"course.py: PyTorch's own index (download.pytorch.org) did not answer within "
-                       f"{PROBE_SECONDS:g} s, so pip installs PyTorch from PyPI instead (the build pip finds there).")
+        return "pip", _("course.py: PyTorch's own index (download.pytorch.org) did not answer within {seconds:g} s, "
+                        "so pip installs PyTorch from PyPI instead (the build pip finds there).").format(
+            seconds=PROBE_SECONDS)
     return "uv", ""
 
 
@@ -161,24 +163,27 @@ def build_note(torch_version: str, platform: str = sys.platform, environ: dict |
     if local == "cpu":
         ask = (f'$env:UV_TORCH_BACKEND="{CUDA_BACKEND}"; py course.py install' if platform == "win32" else
                f"rm -rf .venv && UV_TORCH_BACKEND={CUDA_BACKEND} python3 course.py install")
-        return (f"course.py: no NVIDIA driver found, so PyTorch's CPU-only build was installed ({torch_version}, "
-                f"4.0 GB less on disk than the CUDA build). For the CUDA build: delete .venv and run `{ask}`.")
+        return _("course.py: no NVIDIA driver found, so PyTorch's CPU-only build was installed ({version}, 4.0 GB "
+                 "less on disk than the CUDA build). For the CUDA build: delete .venv and run `{ask}`.").format(
+            version=torch_version, ask=ask)
     if local.startswith("cu"):
-        return f"course.py: an NVIDIA driver was found, so PyTorch's CUDA build was installed ({torch_version})."
+        return _("course.py: an NVIDIA driver was found, so PyTorch's CUDA build was installed ({version}).").format(
+            version=torch_version)
     return f"course.py: installed PyTorch {torch_version}." if torch_version else ""
 
 
 def first_install_notice(installer: str, platform: str = sys.platform, where: str = ".venv") -> str:
     """What a first install is about to download, said before it starts."""
-    lines = [f"Installing the course into {where}: PyTorch, JupyterLab and their dependencies (about 1.3 GB "
-             "on disk with PyTorch's CPU-only build). This takes some minutes and shows each download."]
+    lines = [_("Installing the course into {where}: PyTorch, JupyterLab and their dependencies (about 1.3 GB on "
+               "disk with PyTorch's CPU-only build). This takes some minutes and shows each download.").format(
+        where=where)]
     if installer == "uv":
-        lines.append("uv picks PyTorch's build for this machine: the CUDA build if it finds an NVIDIA driver, "
-                     "else the CPU-only build.")
+        lines.append(_("uv picks PyTorch's build for this machine: the CUDA build if it finds an NVIDIA driver, "
+                       "else the CPU-only build."))
     elif platform.startswith("linux"):
-        lines.append("pip takes PyTorch from the indexes it is configured with; PyPI's Linux build brings NVIDIA's "
-                     "CUDA libraries (about 2.5 GB more to download); README.md, *Start*, says how to take the "
-                     "CPU-only build.")
+        lines.append(_("pip takes PyTorch from the indexes it is configured with; PyPI's Linux build brings NVIDIA's "
+                       "CUDA libraries (about 2.5 GB more to download); README.md, *Start*, says how to take the "
+                       "CPU-only build."))
     return "\n".join(lines)
 
 
@@ -189,8 +194,8 @@ def install_lock(venv: Path) -> Iterator[None]:
     venv.mkdir(parents=True, exist_ok=True)
     with open(venv / LOCK, "a+b") as file:
         if not _try_lock(file):
-            print("course.py: another course.py command is installing the course into .venv; waiting for it to "
-                  "finish (Ctrl+C stops waiting).", flush=True)
+            print(_("course.py: another course.py command is installing the course into .venv; waiting for it to "
+                    "finish (Ctrl+C stops waiting)."), flush=True)
             while not _try_lock(file):
                 time.sleep(0.5)
         yield
@@ -223,8 +228,8 @@ def has_pip(python: Path) -> bool:
 
 
 #: the one line for a Python that cannot put pip into a venv
-NO_ENSUREPIP = ("this Python cannot put pip into a virtual environment: install python3-venv "
-                "(`sudo apt install python3-venv` on Debian and Ubuntu), then run the command again.")
+NO_ENSUREPIP = N_("this Python cannot put pip into a virtual environment: install python3-venv "
+                  "(`sudo apt install python3-venv` on Debian and Ubuntu), then run the command again.")
 
 
 def ensure_pip(venv: Path, python: Path, base: str = sys.executable) -> None:
@@ -233,11 +238,11 @@ def ensure_pip(venv: Path, python: Path, base: str = sys.executable) -> None:
     ``python3-venv``."""
     if not python.exists():
         if not can_make_pip(base):
-            raise Stop(NO_ENSUREPIP)
+            raise Stop(_(NO_ENSUREPIP))
         subprocess.run([base, "-m", "venv", str(venv)], check=True, **APART)
     elif not has_pip(python):
         if not can_make_pip(str(python)):
-            raise Stop(f".venv has no pip, and {NO_ENSUREPIP}")
+            raise Stop(_(".venv has no pip, and {problem}").format(problem=_(NO_ENSUREPIP)))
         print("course.py: .venv has no pip (a virtual environment made without it); adding it with ensurepip.",
               flush=True)
         subprocess.run([str(python), "-m", "ensurepip", "--upgrade", "--default-pip"], check=True,
@@ -337,15 +342,16 @@ def ensure_venv(venv: Path, dev: bool, constraints: str, probe=answers, base: st
     except (KeyboardInterrupt, subprocess.CalledProcessError, OSError) as error:
         if first and isinstance(error, KeyboardInterrupt):
             shutil.rmtree(venv, ignore_errors=True)  # so that the next command starts afresh, not from half a venv
-            raise Stop(f"interrupted; the half-made {venv.name} was removed, so the next command installs the "
-                       "course afresh.") from None
+            raise Stop(_("interrupted; the half-made {venv} was removed, so the next command installs the course "
+                         "afresh.").format(venv=venv.name)) from None
         needed = SPACE_NEEDED[installer]
         if first and python.exists() and shutil.disk_usage(venv.parent).free < needed:  # (a disk pip filled)
             shutil.rmtree(venv, ignore_errors=True)
             free = shutil.disk_usage(venv.parent).free
-            raise Stop(f"setting up {venv.name} failed with too little space on the disk: the course needs about "
-                       f"{needed / 1e9:.1f} GB there and {free / 1e9:.1f} GB is free (the half-built {venv.name} was "
-                       "removed); free some space, then run the command again.") from None
+            raise Stop(_("setting up {venv} failed with too little space on the disk: the course needs about "
+                         "{needed:.1f} GB there and {free:.1f} GB is free (the half-built {venv} was removed); free "
+                         "some space, then run the command again.").format(
+                venv=venv.name, needed=needed / 1e9, free=free / 1e9)) from None
         raise
     return python
 
@@ -376,6 +382,7 @@ def main(argv: list[str] | None = None) -> int:
     from tools.cli import READ_ONLY, read_only_line
 
     argv = sys.argv[1:] if argv is None else argv
+    commands.choose_language(argv)  # --zh: the messages in Chinese, from the compiled catalog (stdlib gettext)
     args, extra = commands.parse(argv)  # a bad command line is one line before anything is installed
     needs = commands.needs(args)
     if not needs:
@@ -391,16 +398,17 @@ def main(argv: list[str] | None = None) -> int:
             print(f"course.py: {read_only_line(venv.parent)}", file=sys.stderr)
             return 1
         if not venv_python(venv).exists():
-            print(f"course.py: {venv.name} was deleted during the install; run the command again to install the "
-                  "course afresh.", file=sys.stderr)
+            print(_("course.py: {venv} was deleted during the install; run the command again to install the "
+                    "course afresh.").format(venv=venv.name), file=sys.stderr)
             return 1
         if isinstance(error, subprocess.CalledProcessError):
-            print(f"course.py: setting up {venv} failed: `{subprocess.list2cmdline(error.cmd)}` exited with "
-                  f"{error.returncode} (its output is above)", file=sys.stderr)
+            print(_("course.py: setting up {venv} failed: `{command}` exited with {status} (its output is "
+                    "above)").format(venv=venv, command=subprocess.list2cmdline(error.cmd), status=error.returncode),
+                  file=sys.stderr)
             return 1
         raise
     except KeyboardInterrupt:
-        print("course.py: interrupted", file=sys.stderr)
+        print(_("course.py: interrupted"), file=sys.stderr)
         return 130
     return run_in_venv(python, argv)
 

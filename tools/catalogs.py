@@ -14,7 +14,7 @@ from babel.messages.pofile import PoFileError, read_po, unescape, write_po
 
 from . import manifest
 
-SHARED, README_KEY = "_shared", "_readme"  # the catalogs beside the notebooks' own
+SHARED, README_KEY, INTERFACE = "_shared", "_readme", "_interface"  # the catalogs beside the notebooks' own
 
 
 class TranslationFileError(ValueError):
@@ -22,7 +22,8 @@ class TranslationFileError(ValueError):
 
 
 def translation_path(name: str) -> Path:
-    """``notebooks/zh/translations/<name>.po`` (``name``: a notebook's stem, :data:`SHARED` or :data:`README_KEY`)."""
+    """``notebooks/zh/translations/<name>.po`` (``name``: a notebook's stem, :data:`SHARED`, :data:`README_KEY` or
+    :data:`INTERFACE`)."""
     return manifest.NOTEBOOK_DIR / "zh" / "translations" / f"{name}.po"
 
 
@@ -31,7 +32,9 @@ _HEADER = ("# The Chinese edition of the nn.Embedding course: {what}.\n# msgctxt
            "to translate it.")
 _CREATED = datetime.datetime(2026, 11, 29, tzinfo=datetime.timezone.utc)  # fixed: a catalog changes with its text
 _WHAT = {SHARED: ("the set-up cell and the notebooks' titles", "the cell id, or the notebook's stem for its title"),
-         README_KEY: ("README.zh.md, one message per section of README.md", "the English section's heading")}
+         README_KEY: ("README.zh.md, one message per section of README.md", "the English section's heading"),
+         INTERFACE: ("the interface wording: the checkers' lines, course.py's messages, the generated cells",
+                     "none (the English is in the code, #: says which file)")}
 
 
 def new_catalog(name: str) -> Catalog:
@@ -88,6 +91,21 @@ def load(name: str) -> Catalog | None:
     path = translation_path(name)
     where = path.relative_to(manifest.ROOT).as_posix() if path.is_relative_to(manifest.ROOT) else str(path)
     return loads(path.read_text(encoding="utf-8"), where) if path.is_file() else None
+
+
+_LOADED: dict[tuple[Path, int], dict[str, str]] = {}  # the interface catalog's Chinese, by file and change time
+
+
+def interface_text(english: str, edition: str) -> str:
+    """``english`` (a message of the interface catalog) in the language of ``edition`` (a code: ``en``, ``zh``):
+    the catalog's translation, or the English where it has none (the translations' check reports it)."""
+    if manifest.edition(edition) == manifest.ENGLISH:  # (an unknown code is a ValueError)
+        return english
+    path = translation_path(INTERFACE)
+    key = (path, path.stat().st_mtime_ns if path.is_file() else 0)
+    if key not in _LOADED:
+        _LOADED[key] = by_context(load(INTERFACE)).get(None, {})
+    return _LOADED[key].get(english) or english
 
 
 def by_context(catalog: Catalog | None) -> dict[str, dict[str, str]]:

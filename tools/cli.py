@@ -15,6 +15,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from utils.language import _
+
 #: the errors of a folder the learner cannot write in (a read-only mount, a folder of another user)
 READ_ONLY = {errno.EACCES, errno.EPERM, errno.EROFS}
 
@@ -22,8 +24,8 @@ READ_ONLY = {errno.EACCES, errno.EPERM, errno.EROFS}
 def read_only_line(root: Path) -> str:
     """What to do in a read-only copy of the course (lab machines mount course folders read-only)."""
     copy = f"`xcopy /e /i {root} %USERPROFILE%\\{root.name}`" if os.name == "nt" else f"`cp -r {root} ~/{root.name}`"
-    return (f"{root} is read-only, so the course cannot install or write its results there: copy it to a folder "
-            f"of yours ({copy}) and run the command in the copy")
+    return _("{root} is read-only, so the course cannot install or write its results there: copy it to a folder of "
+             "yours ({copy}) and run the command in the copy").format(root=root, copy=copy)
 
 
 def ensure_writable(folder: Path, root: Path) -> Path:

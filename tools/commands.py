@@ -17,7 +17,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from utils import language
 from utils.cli import COURSE, OneLineParser, did_you_mean
+from utils.language import N_, _
 
 from .cli import ensure_writable, guard
 
@@ -25,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 #: how the learner runs the commands: ``py course.py`` on Windows, ``python3 course.py`` elsewhere
 PROG = COURSE
 #: what ``run`` and ``execute`` take, said when a word is none of them
-NOTEBOOK_WORDS = "a notebook's number (1 or 01), a range (1-3) or its file (notebooks/01_one_hot_matmul.ipynb)"
+NOTEBOOK_WORDS = N_("a notebook's number (1 or 01), a range (1-3) or its file (notebooks/01_one_hot_matmul.ipynb)")
 
 
 def notebook_numbers(words: list[str], folder: Path = ROOT / "notebooks") -> list[str]:
@@ -40,19 +42,25 @@ def notebook_numbers(words: list[str], folder: Path = ROOT / "notebooks") -> lis
         elif found := re.fullmatch(r"(\d+)(?:-(\d+))?", word):
             first, last = int(found[1]), int(found[2] or found[1])
             if any(number not in files.values() for number in (first, last)) or first > last:
-                raise ValueError(f"no notebook {word}; the notebooks are {min(files.values())} to "
-                                 f"{max(files.values())}: give {NOTEBOOK_WORDS}")
+                raise ValueError(_("no notebook {word}; the notebooks are {first} to {last}: give {words}").format(
+                    word=word, first=min(files.values()), last=max(files.values()), words=_(NOTEBOOK_WORDS)))
             numbers.extend(range(first, last + 1))
         else:
-            raise ValueError(f"{word!r} names no notebook: give {NOTEBOOK_WORDS}")
+            raise ValueError(_("{word!r} names no notebook: give {words}").format(word=word, words=_(NOTEBOOK_WORDS)))
     return [str(number) for number in dict.fromkeys(numbers)]
+
+
+def edition(args) -> str:
+    """The edition a command works on: ``zh`` under ``--zh``, else ``en``."""
+    return "zh" if getattr(args, "zh", False) else "en"
 
 
 def run(args, extra: list[str]) -> int:
     from .run import run_notebooks
 
-    ensure_writable(args.out, ROOT)
-    return run_notebooks(args.notebooks, device=args.device, out=args.out, markdown=args.markdown)
+    out = args.out or ROOT / "build" / "notebooks" / ("zh" if args.zh else "")
+    ensure_writable(out, ROOT)
+    return run_notebooks(args.notebooks, device=args.device, out=out, markdown=args.markdown, edition=edition(args))
 
 
 def execute(args, extra: list[str]) -> int:
@@ -64,7 +72,7 @@ def execute(args, extra: list[str]) -> int:
 
 
 #: the options of ``lab`` that JupyterLab's app does not list as flags or aliases
-LAB_OPTIONS = {"practice", "help", "help-all", "version"}
+LAB_OPTIONS = {"practice", "zh", "help", "help-all", "version"}
 
 
 def lab_option_problem(extra: list[str], known: set[str]) -> str:
@@ -74,19 +82,21 @@ def lab_option_problem(extra: list[str], known: set[str]) -> str:
         name = arg[2:].partition("=")[0].replace("_", "-")
         if arg.startswith("--") and name and "." not in name and name not in options:  # --ServerApp.token=...
             close = difflib.get_close_matches(name, sorted(options), 1, 0.75)
-            return f"unknown option {arg}; {f'did you mean --{close[0]}? ' if close else ''}(`{PROG} lab --help` " \
-                   "lists JupyterLab's options)"
+            return _("unknown option {option}{did_you_mean} (`{prog} lab --help` lists JupyterLab's options)").format(
+                option=arg, did_you_mean=_("; did you mean {close}?").format(close=f"--{close[0]}") if close else ";",
+                prog=PROG)
     return ""
 
 
-def lab_arguments(practice_copies: bool) -> list[str]:
+def lab_arguments(practice_copies: bool, code: str = "en") -> list[str]:
     """JupyterLab's arguments for ``lab``: the server's root is the repository's, so that every relative link
     of the notebooks resolves (``../README.md``, the other edition, a practice copy's link back to its worked
-    notebook in ``notebooks/``), and notebook 0 (or its practice copy) opens."""
-    from .manifest import NOTEBOOK_DIR, NOTEBOOKS
+    notebook in ``notebooks/``), and notebook 0 (or its practice copy) of the edition ``code`` opens."""
+    from .manifest import NOTEBOOKS, edition
     from .practice import PRACTICE_DIR
 
-    first = (PRACTICE_DIR if practice_copies else NOTEBOOK_DIR) / NOTEBOOKS[0].filename
+    entry = NOTEBOOKS[0].in_edition(code)
+    first = PRACTICE_DIR / edition(code).subdir / entry.filename if practice_copies else entry.path
     return [f"--ServerApp.root_dir={ROOT}", str(first)]
 
 
@@ -97,12 +107,12 @@ def lab(args, extra: list[str]) -> int:
     known = {name for key in [*LabApp.flags, *LabApp.aliases] for name in (key if isinstance(key, tuple) else (key,))}
     if problem := lab_option_problem(extra, known):
         raise ValueError(problem)
-    arguments = lab_arguments(args.practice)
+    arguments = lab_arguments(args.practice, edition(args))
     if args.practice and not Path(arguments[-1]).is_file():
-        practice(argparse.Namespace(out=ROOT / "build" / "practice", branch=None), [])
+        practice(argparse.Namespace(out=ROOT / "build" / "practice", branch=None, zh=args.zh), [])
     if os.name == "posix" and os.geteuid() == 0 and "--allow-root" not in extra:
         extra = [*extra, "--allow-root"]
-        print("Running as root: passing --allow-root to JupyterLab (it refuses to start as root otherwise).")
+        print(_("Running as root: passing --allow-root to JupyterLab (it refuses to start as root otherwise)."))
     LabApp.launch_instance([*arguments, *extra])
     return 0
 
@@ -117,17 +127,18 @@ def practice(args, extra: list[str]) -> int:
     from .practice import PRACTICE_DIR, edited_copies, write_branch, write_practice
 
     if args.branch:
-        print(f"wrote {len(write_branch(args.branch))} files of the practice branch into {args.branch}")
+        print(_("wrote {count} files of the practice branch into {folder}").format(
+            count=len(write_branch(args.branch)), folder=args.branch))
         return 0
     out = ensure_writable(args.out.resolve(), ROOT)
-    kept, written = edited_copies(out), write_practice(out)
+    kept, written = edited_copies(out), write_practice(out, codes=(edition(args),) if args.zh else None)
     for path in written:
-        print(f"wrote {path}")
+        print(_("wrote {path}").format(path=path))
     for path in kept:
-        print(f"kept {path}: you have worked in it (move it away, or delete it, for a fresh copy)")
-    print(f"{len(written)} practice copies: outputs cleared, worked answers left out")
+        print(_("kept {path}: you have worked in it (move it away, or delete it, for a fresh copy)").format(path=path))
+    print(_("{count} practice copies: outputs cleared, worked answers left out").format(count=len(written)))
     if out == PRACTICE_DIR:
-        print(f"Open them in JupyterLab: {PROG} lab --practice")
+        print(_("Open them in JupyterLab: {command}").format(command=f"{PROG} lab --practice{' --zh' * args.zh}"))
     return 0
 
 
@@ -227,12 +238,15 @@ def parser() -> tuple[OneLineParser, dict[str, OneLineParser]]:
                 for name, (_, _, through, text) in COMMANDS.items()}
     commands["run"].add_argument("--device", help="each notebook's `device`: auto, cpu, cuda or mps (default: each "
                                  "notebook's own, the CPU)")
-    commands["run"].add_argument("--out", type=Path, default=ROOT / "build" / "notebooks",
-                                 help="folder for the executed copies (default: build/notebooks)")
+    commands["run"].add_argument("--out", type=Path, help="folder for the executed copies (default: "
+                                 "build/notebooks, build/notebooks/zh for --zh)")
     commands["run"].add_argument("--markdown", action="store_true", help="also print the table as markdown")
     for name in ("run", "execute"):
         commands[name].add_argument("notebooks", nargs="*", help=f"{NOTEBOOK_WORDS}; several (default: all)")
     commands["lab"].add_argument("--practice", action="store_true", help="the practice copies (made when missing)")
+    for name in ("run", "lab", "practice"):
+        commands[name].add_argument("--zh", action="store_true", help="the Chinese edition (notebooks/zh/), with "
+                                    "course.py's messages in Chinese")
     commands["practice"].add_argument("--out", type=Path, default=ROOT / "build" / "practice",
                                       help="where to write (default: build/practice)")
     commands["practice"].add_argument("--branch", type=Path, metavar="FOLDER", help="instead, write the practice "
@@ -251,12 +265,12 @@ def parse(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
     refuse_unknown_options(top, argv)
     args, extra = top.parse_known_args(argv)
     if args.command is None:
-        top.exit(2, f"{PROG} needs a command; to start, `{PROG} lab` opens the notebooks in JupyterLab.\n\n"
-                    f"{top.format_help()}")
+        top.exit(2, _("{prog} needs a command; to start, `{prog} lab` opens the notebooks in JupyterLab.").format(
+            prog=PROG) + f"\n\n{top.format_help()}")
     command = commands[args.command]
     if extra and not COMMANDS[args.command][2]:
-        command.error(f"unrecognized argument {extra[0]}" + did_you_mean(extra[0].partition("=")[0],
-                                                                          command._option_string_actions))
+        command.error(_("unrecognized argument {argument}").format(argument=extra[0])
+                      + did_you_mean(extra[0].partition("=")[0], command._option_string_actions))
     if hasattr(args, "notebooks"):
         try:
             args.notebooks = notebook_numbers(args.notebooks)
@@ -274,7 +288,7 @@ def refuse_unknown_options(top: OneLineParser, argv: list[str]) -> None:
     while index < len(argv) and argv[index].startswith("-"):
         name = argv[index].partition("=")[0]
         if name not in options:
-            top.error(f"unrecognized argument {name}" + did_you_mean(name, options))
+            top.error(_("unrecognized argument {argument}").format(argument=name) + did_you_mean(name, options))
         index += 1 if "=" in argv[index] or options[name].nargs == 0 else 2
 
 
@@ -289,4 +303,12 @@ def call(args: argparse.Namespace, extra: list[str]) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    return call(*parse(sys.argv[1:] if argv is None else argv))
+    argv = sys.argv[1:] if argv is None else argv
+    choose_language(argv)
+    return call(*parse(argv))
+
+
+def choose_language(argv: list[str]) -> None:
+    """course.py's messages in Chinese where the command line asks for the Chinese edition (``--zh``)."""
+    if "--zh" in argv:
+        language.use("zh")

@@ -18,7 +18,10 @@ from pathlib import Path
 
 import nbformat
 
+from utils.language import N_
+
 from . import manifest
+from .catalogs import interface_text
 from .cli import digest  # the course's one digest
 from .generated import HEADER_ID, SOLUTION_TAG, dumps_notebook, is_worked_answer, read_notebook
 from .links import rebase_links
@@ -27,19 +30,10 @@ from .manifest import Edition, Notebook, available
 PRACTICE_DIR = manifest.ROOT / "build" / "practice"
 NOTE_ID = "practice-note"
 
-TEXT = {
-    "en": "**Practice copy.** The notebook without its worked answers. Under each exercise, put your answer where "
-          "the cell raises `NotImplementedError` or holds `None`, then run the checker cell below it. "
-          "The notebook with worked answers is [{name}]({link}).",
-    "zh": "**练习版。** 这是去掉了参考答案的笔记本。在每道练习下面，把抛出 `NotImplementedError` 或写着 `None` "
-          "的地方换成你的答案，再运行它下面的检查单元格。附有参考答案的笔记本是 [{name}]({link})。",
-}
-
-
-def _text(lang: str) -> str:
-    if lang not in TEXT:
-        raise ValueError(f"no practice texts for language {lang!r}; expected one of {sorted(TEXT)}")
-    return TEXT[lang]
+#: the note at the top of a practice copy, in English (the interface catalog holds its translations)
+TEXT = N_("**Practice copy.** The notebook without its worked answers. Under each exercise, put your answer where the "
+          "cell raises `NotImplementedError` or holds `None`, then run the checker cell below it. The notebook with "
+          "worked answers is [{name}]({link}).")
 
 
 def practice_notebook(nb_node: nbformat.NotebookNode, entry: Notebook, edition: Edition,
@@ -61,7 +55,8 @@ def practice_notebook(nb_node: nbformat.NotebookNode, entry: Notebook, edition: 
             cell.metadata.pop("execution", None)
     link = (manifest.blob_url(edition.repo_path(entry)) if published
             else Path(os.path.relpath(edition.path(entry), out_folder)).as_posix())
-    note = nbformat.v4.new_markdown_cell(_text(edition.code).format(name=edition.repo_path(entry), link=link))
+    note = nbformat.v4.new_markdown_cell(interface_text(TEXT, edition.code).format(name=edition.repo_path(entry),
+                                                                                    link=link))
     note.id = NOTE_ID
     after = next((i + 1 for i, cell in enumerate(practice.cells) if cell.get("id") == HEADER_ID), 0)
     practice.cells.insert(after, note)
@@ -83,8 +78,10 @@ def edited_copies(out_dir: Path) -> list[Path]:
             if (out_dir / name).is_file() and digest((out_dir / name).read_text(encoding="utf-8")) != recorded]
 
 
-def write_practice(out_dir: Path = PRACTICE_DIR, published: bool = False) -> list[Path]:
-    """Write the practice copy of every notebook of every edition; returns the paths written.
+def write_practice(out_dir: Path = PRACTICE_DIR, published: bool = False, codes: tuple[str, ...] | None = None
+                   ) -> list[Path]:
+    """Write the practice copy of every notebook of every edition (of the editions ``codes`` only, where given:
+    the others' copies stay as they are); returns the paths written.
 
     A copy the learner has worked in since it was written stays as it is (see :func:`edited_copies`),
     and so does any other notebook of theirs in the folder. ``published``: copies for the web site
@@ -94,8 +91,9 @@ def write_practice(out_dir: Path = PRACTICE_DIR, published: bool = False) -> lis
         for edition in available(entry):
             target = out_dir / edition.subdir / entry.filename
             name = target.relative_to(out_dir).as_posix()
-            if target in keep:
-                record[name] = old_record[name]
+            if target in keep or (codes is not None and edition.code not in codes):
+                if name in old_record:
+                    record[name] = old_record[name]
                 continue
             copy_ = practice_notebook(read_notebook(edition.path(entry)), entry, edition, target.parent, published)
             target.parent.mkdir(parents=True, exist_ok=True)

@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
+from utils.language import _
+
 from . import manifest
 from .manifest import NOTEBOOK_DIR, ROOT, Notebook
 
@@ -223,13 +225,13 @@ def select(numbers: list[int | str] | None) -> list[Notebook]:
 
 
 def run_notebooks(numbers: list[str], device: str | None = None, out: Path = BUILD_DIR, in_place: bool = False,
-                  markdown: bool = False) -> int:
-    """Execute the notebooks numbered ``numbers`` (all when none), print the table; 1 if any failed.
+                  markdown: bool = False, edition: str = "en") -> int:
+    """Execute the notebooks numbered ``numbers`` (all when none) of ``edition``, print the table; 1 if any failed.
 
     ``device``: each notebook's ``device`` parameter (None keeps the notebook's own). One that is not there
     (``cuda`` without a GPU) is a ValueError before any kernel starts.
     """
-    entries = select(numbers)
+    entries = [entry.in_edition(edition) for entry in select(numbers)]
     if device is not None:
         from utils.devices import resolve_device
 
@@ -254,7 +256,9 @@ def run_notebooks(numbers: list[str], device: str | None = None, out: Path = BUI
     if failed := [r for r in results if r.status != "ok"]:
         print("\n" + "\n".join(f"FAILED: {r.notebook.repo_path}, {r.error}" for r in failed))
         if not in_place:
-            print(f"The failed runs are in {shown / FAILED_DIR}; {shown} keeps the last good copies.")
+            print(_("The failed runs are in {failed}; {folder} keeps the last good copies.").format(
+                failed=shown / FAILED_DIR, folder=shown))
         return 1
-    print(f"\nall {len(results)} notebook(s) executed {'in place' if in_place else f'into {shown}'}")
+    print("\n" + (_("all {count} notebook(s) executed in place") if in_place else
+                  _("all {count} notebook(s) executed into {folder}")).format(count=len(results), folder=shown))
     return 0

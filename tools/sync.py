@@ -12,7 +12,7 @@ from pathlib import Path
 
 import nbformat
 
-from . import manifest, translations
+from . import interface, manifest, translations
 from .generated import (
     CITATION,
     INSTRUCTORS,
@@ -54,8 +54,10 @@ def stale_files() -> list[str]:
     """Repository paths that ``sync`` would change (text files; images by name only: their bytes depend on
     the matplotlib version)."""
     present = {p.name for p in manifest.IMAGE_DIR.glob("*.png")}
+    mo_path, mo = interface.planned_mo()
     return [str(p.relative_to(manifest.ROOT)) for p, text in planned_text_files().items() if _differs(p, text)] + [
-        f"images/{name}" for name in sorted(present ^ set(COURSE_IMAGES))]
+        f"images/{name}" for name in sorted(present ^ set(COURSE_IMAGES))] + (
+        [str(mo_path.relative_to(manifest.ROOT))] if not mo_path.is_file() or mo_path.read_bytes() != mo else [])
 
 
 def sync(check: bool = False) -> int:
@@ -79,6 +81,8 @@ def sync(check: bool = False) -> int:
             stray.unlink()
             print(f"removed images/{stray.name}")
     write_course_images(manifest.IMAGE_DIR)
+    if interface.write_mo():  # the interface catalog, compiled for the standard library's gettext
+        print(f"updated {interface.mo_path().relative_to(manifest.ROOT)}")
     # translations that a person must write or update (sync never stamps them)
     print(translations.problems_summary(english, chinese))
     return 0

@@ -38,8 +38,9 @@ from IPython.core.inputtransformer2 import TransformerManager
 
 from utils.cli import OneLineParser
 
-from . import generated, manifest, zh_style
+from . import generated, interface, manifest, zh_style
 from .catalogs import (
+    INTERFACE,
     README_KEY,
     SHARED,
     TranslationFileError,
@@ -417,7 +418,18 @@ def check(stems: list[str] | None = None, english: dict[Notebook, nbformat.Noteb
                      for path in sorted((manifest.NOTEBOOK_DIR / "zh").glob("*.ipynb")) if path.name not in listed]
     if not stems or README_KEY in stems:
         problems += _unless_invalid(_repo(readme_zh_path()), check_readme, english, chinese)
+    if not stems or INTERFACE in stems:
+        problems += _unless_invalid(INTERFACE, interface_problems)
     return problems
+
+
+def interface_problems(catalog: Catalog | None = None, mo: bytes | None = None) -> list[Problem]:
+    """The interface catalog's problems (``catalog``, ``mo``: the stored ones unless given)."""
+    catalog = load(INTERFACE) if catalog is None else catalog
+    mo_path = interface.mo_path()
+    mo = mo_path.read_bytes() if mo is None and mo_path.is_file() else mo
+    return catalog_problems(INTERFACE, catalog, interface.template(), {}) + [
+        Problem(INTERFACE, english, kind, text) for english, kind, text in interface.problems(catalog, mo)]
 
 
 def _check_notebook(entry: Notebook, english: nbformat.NotebookNode,
@@ -544,7 +556,7 @@ def zh_notebook(entry: Notebook, english: nbformat.NotebookNode, catalog: Catalo
             nb.cells.append(generated.markdown_cell(cell.id, made[cell.id](entry.zh)))
         else:
             nb.cells.append(zh_cell(cell, (setup if cell.get("id") in SHARED_IDS else own).get(cell.get("id"))))
-    return generated.collapse_generated(nb, "zh")
+    return generated.collapse_generated(interface.chinese_outputs(nb, load(INTERFACE)), "zh")
 
 
 def chinese_notebooks(english: dict[Notebook, nbformat.NotebookNode]) -> dict[Notebook, nbformat.NotebookNode]:
@@ -568,7 +580,8 @@ def planned_chinese_files(english: dict[Notebook, nbformat.NotebookNode],
     writes them (:func:`tools.sync.planned_text_files`' Chinese part), from the notebooks as sync writes them."""
     planned = {entry.zh.path: generated.dumps_notebook(nb) for entry, nb in chinese.items()}
     catalogs = {entry.stem: notebook_template(entry.stem, nb) for entry, nb in english.items()}
-    catalogs |= {SHARED: shared_template(english.values()), README_KEY: readme_template()}
+    catalogs |= {SHARED: shared_template(english.values()), README_KEY: readme_template(),
+                 INTERFACE: interface.template()}
     for name, english_catalog in catalogs.items():
         planned[translation_path(name)] = dumps(update(load(name), english_catalog))
     planned[readme_zh_path()] = planned_readme_zh(english, chinese)
@@ -584,7 +597,7 @@ def main(argv: list[str] | None = None) -> int:
                         ).add_argument("stems", nargs="*", help=f"notebook stems, or {SHARED} or {README_KEY} "
                                        "(default: everything)")
     args = parser.parse_args(argv)
-    if unknown := sorted(set(args.stems) - {e.stem for e in manifest.NOTEBOOKS} - {SHARED, README_KEY}):
+    if unknown := sorted(set(args.stems) - {e.stem for e in manifest.NOTEBOOKS} - {SHARED, README_KEY, INTERFACE}):
         parser.error(f"unknown notebook(s) {unknown}; expected stems from tools/manifest.py, {SHARED} or {README_KEY}")
     problems = check(args.stems or None)
     for problem in problems:

@@ -11,6 +11,8 @@ import difflib
 import re
 import sys
 
+from .language import _
+
 #: how a learner runs course.py: ``py course.py`` on Windows (the launcher), ``python3 course.py`` elsewhere
 #: (Debian and Ubuntu have no ``python``); every hint that names a command says it so
 COURSE = "py course.py" if sys.platform == "win32" else "python3 course.py"
@@ -28,7 +30,7 @@ def did_you_mean(word: str, known) -> str:
 
     Used by :class:`OneLineParser` and tools/commands.py."""
     close = difflib.get_close_matches(word, sorted(known), 1, 0.6)
-    return f"; did you mean {close[0]}?" if close else ""
+    return _("; did you mean {close}?").format(close=close[0]) if close else ""
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -43,4 +45,4 @@ class OneLineParser(argparse.ArgumentParser):
             message += did_you_mean(found["value"], [choice.strip("'\" ") for choice in found["choices"].split(",")])
         elif found := UNRECOGNIZED.search(message):
             message += did_you_mean(found["first"].partition("=")[0], self._option_string_actions)
-        self.exit(2, f"{self.prog}: {message} (see --help)\n")
+        self.exit(2, _("{prog}: {message} (see --help)").format(prog=self.prog, message=message) + "\n")

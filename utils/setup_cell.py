@@ -1,6 +1,6 @@
-"""What every notebook's set-up cell does once the course's ``utils`` is importable: say where the course
-came from and, on Colab only, ``pip install -e`` the course when a package it needs (pyproject.toml's
-``dependencies``) is missing. It never runs pip anywhere else."""
+"""What every notebook's set-up cell does once the course's ``utils`` is importable: choose the edition's
+language, say where the course came from and, on Colab only, ``pip install -e`` the course when a package it
+needs (pyproject.toml's ``dependencies``) is missing. It never runs pip anywhere else."""
 
 from __future__ import annotations
 
@@ -10,12 +10,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+from .language import _, use
+
 
 def on_colab() -> bool:
-    """Running in Google Colab (only Colab has ``google.colab``).
-
-    Used by :func:`finish`.
-    """
+    """Used by :func:`finish`: whether this runs in Google Colab (only Colab has ``google.colab``)."""
     try:
         import google.colab  # noqa: F401
     except ImportError:
@@ -35,24 +34,25 @@ def missing_packages(root: Path) -> list[str]:
     return [name for name in names if importlib.util.find_spec(name) is None]
 
 
-def finish(root: Path | None, fetched: bool) -> None:
-    """Say where the course came from (``root``: its folder, None where it is installed), and on Colab
-    pip-install it where a package it needs is missing.
+def finish(root: Path | None, fetched: bool, language_code: str = "en") -> None:
+    """Speak the notebook's language (``language_code``), say where the course came from (``root``: its folder,
+    None where it is installed), and on Colab pip-install it where a package it needs is missing.
 
     Used by the set-up cell of every notebook.
     """
+    use(language_code)
     cwd = Path.cwd()
     if root is None:
-        done = "the course is installed; nothing fetched"
+        done = _("the course is installed; nothing fetched")
     elif fetched:
-        done = f"fetched the course into ./{root.name}"
+        done = _("fetched the course into ./{folder}").format(folder=root.name)
     elif root in (cwd, *cwd.parents):
-        done = "the course is in a folder above; nothing fetched"
+        done = _("the course is in a folder above; nothing fetched")
     else:
-        done = f"using the course fetched earlier into ./{root.name}"
+        done = _("using the course fetched earlier into ./{folder}").format(folder=root.name)
     if root is not None and on_colab():
         missing = missing_packages(root)
         if missing:
             subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "-e", str(root)], check=True)
-            done += "; pip-installed it, with " + ", ".join(missing)
-    print("Set-up:", done)
+            done = _("{done}; pip-installed it, with {packages}").format(done=done, packages=", ".join(missing))
+    print(_("Set-up: {done}").format(done=done))

@@ -23,6 +23,9 @@ from tools.manifest import NOTEBOOK_DIR, NOTEBOOKS
 from tools.pytest_course import count_execution
 from tools.run import check_all_cells_executed
 from tools.translations import comment_tokens
+from utils.language import translations
+
+CHINESE = translations("zh")
 
 # Outputs must not leak the machine they ran on.
 LEAKS = re.compile(r"(/root\b|/home/\w|/Users/\w|/tmp/|/work/|[A-Za-z]:\\\\|\bat 0x[0-9a-f]{6,})")
@@ -239,6 +242,9 @@ def test_worked_answers_print_only_their_checkers_verdict(entry):
     """No answer before it is asked for: a worked answer (tagged `solution`) ends by running its checker, and stores
     what the checker printed (what it checked, never the answer) and nothing else."""
     verdicts = ("correct: ", "recorded: ", "your prediction: ")  # the last: exercise 4.5's report on the guess
+    if entry.edition == "zh":  # the same lines in Chinese (the interface catalog's)
+        verdicts = (*(CHINESE.gettext(line).partition("{")[0] for line in ("correct: {what_was_checked}",
+                                                                         "recorded: {what_was_recorded}")), "你的预测")
     shown = [f"{cell.id}: {line}" for cell in _code(_read(entry)) if is_worked_answer(cell)
              for output in cell.outputs for line in (_text(output).splitlines() or [output.output_type])
              if output.output_type != "stream" or not line.startswith(verdicts)]

@@ -136,7 +136,7 @@ def test_each_readme_opens_with_the_answer_of_notebook_0(edition):
     links = re.findall(r"\]\(([^)\s]+)\)", answer)
     assert links and all(link.startswith(f"{edition.repo_dir}/") and "#cell-id=" in link for link in links)
     assert f"]({entry.repo_path}#cell-id=core-linear)" in answer  # `[below](#cell-id=...)` in the notebook
-    assert f"[{generated.WORDS[edition.code]['answer page']}]({entry.repo_path}#" in answer
+    assert f"[{generated.words(edition.code)['answer page']}]({entry.repo_path}#" in answer
 
 
 def test_an_edit_of_the_answer_reaches_the_readme_through_sync(course_copy, image_writes):

@@ -179,5 +179,6 @@ def test_every_program_in_tools_has_a_line_in_its_readme():
 
 
 def test_every_package_folder_has_an_init():
-    folders = [path for path in UTILS.rglob("*") if path.is_dir() and path.name != "__pycache__"]
+    folders = [path for path in UTILS.rglob("*") if path.is_dir() and path.name != "__pycache__"
+               and "locale" not in path.relative_to(UTILS).parts]  # the compiled catalogs: data, not code
     assert folders and [f for f in folders if not (f / "__init__.py").is_file()] == []

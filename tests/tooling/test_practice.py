@@ -11,7 +11,7 @@ import re
 import nbformat
 import pytest
 
-from tools import cli, manifest, practice
+from tools import catalogs, cli, manifest, practice
 from tools.generated import SOLUTION_MARKER, read_notebook
 from tools.manifest import NOTEBOOKS, Notebook
 
@@ -24,8 +24,8 @@ def _solutions(nb):
 
 
 def test_bad_input_is_explained():
-    with pytest.raises(ValueError, match=r"no practice texts for language 'fr'; expected one of \['en', 'zh'\]"):
-        practice._text("fr")
+    with pytest.raises(ValueError, match=r"no edition 'fr'; the course has \['en', 'zh'\]"):
+        catalogs.interface_text(practice.TEXT, "fr")  # the practice note of a language the course does not have
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1")])
     with pytest.raises(ValueError, match="notebooks/01_x.ipynb: no cell is tagged 'solution'"):
         practice.practice_notebook(nb, Notebook(1, "01_x", "X"), manifest.ENGLISH, manifest.ROOT / "build" / "practice")

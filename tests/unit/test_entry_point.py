@@ -227,3 +227,24 @@ def test_a_venv_is_made_from_the_python_asked_for(tmp_path, monkeypatch):
     monkeypatch.setattr(entry.subprocess, "run", lambda command, **kwargs: ran.append(command))
     entry.ensure_pip(tmp_path / "v", tmp_path / "v" / "bin" / "python", "/usr/bin/python3.10")
     assert ran == [["/usr/bin/python3.10", "-m", "venv", str(tmp_path / "v")]]
+
+
+def test_run_lab_and_practice_take_the_chinese_edition_with_zh(tmp_path, monkeypatch):
+    calls = []
+    monkeypatch.setattr("tools.run.run_notebooks", lambda numbers, **kwargs: calls.append((numbers, kwargs)) or 0)
+    assert commands.call(*commands.parse(["run", "--zh", "03"])) == 0
+    assert calls == [(["3"], {"device": None, "out": commands.ROOT / "build" / "notebooks" / "zh", "markdown": False,
+                              "edition": "zh"})]
+    assert commands.parse(["run", "3"])[0].zh is False
+    args, extra = commands.parse(["lab", "--zh", "--port", "8899"])
+    assert args.zh and extra == ["--port", "8899"]
+    root = commands.ROOT
+    assert commands.lab_arguments(False, "zh") == [f"--ServerApp.root_dir={root}",
+                                                   str(root / "notebooks" / "zh" / "00_the_answer.ipynb")]
+    assert commands.lab_arguments(True, "zh")[1] == str(root / "build" / "practice" / "zh" / "00_the_answer.ipynb")
+    folders = lambda: sorted(path.parent.name for path in tmp_path.rglob("*.ipynb"))  # noqa: E731
+    assert commands.call(*commands.parse(["practice", "--zh", "--out", str(tmp_path)])) == 0
+    assert folders() == ["zh"] * 10  # the Chinese copies only
+    assert commands.call(*commands.parse(["practice", "--out", str(tmp_path)])) == 0
+    assert commands.call(*commands.parse(["practice", "--zh", "--out", str(tmp_path)])) == 0
+    assert folders() == [tmp_path.name] * 10 + ["zh"] * 10  # the English copies kept

@@ -2,7 +2,8 @@
 prints (right, or not answered yet), and the checks that recur (a function passed, a tensor of a shape, a
 prediction recorded, the hint for the likeliest mistake).
 
-The lines a learner reads are the templates below, with named fields, so that a catalog can translate them."""
+The lines a learner reads are English msgids with named fields, ``_("... {name} ...").format(name=...)``, which
+the catalog ``notebooks/zh/translations/_interface.po`` translates (:mod:`utils.language`)."""
 
 from __future__ import annotations
 
@@ -15,13 +16,16 @@ from collections.abc import Callable, Iterable, Iterator
 import torch
 import torch.nn.functional as F
 
+from ..language import N_, _
+
 #: what a wrong answer shows, in place of a traceback
-WRONG = "incorrect: {hint}"
+WRONG = N_("incorrect: {hint}")
 #: what a checker prints while a guess (or a value the learner sets) is still ``None``
-GUESS_MISSING = "not answered yet: fill in {names} above, then run this cell again"
+GUESS_MISSING = N_("not answered yet: fill in {names} above, then run this cell again")
 #: what a checker prints when the learner's function is still the stub
-CODE_MISSING = "not answered yet: write {name} in the cell above, then run this cell again"
-#: the message of the stub in each exercise's answer cell: ``raise NotImplementedError("Exercise 2.1: your code here")``
+CODE_MISSING = N_("not answered yet: write {name} in the cell above, then run this cell again")
+#: the message of the stub in each exercise's answer cell, ``raise NotImplementedError("Exercise 2.1: your code here")``
+#: (code, so the same in both editions)
 STUB = "Exercise {number}: your code here"
 _STUB = re.compile(re.escape(STUB).replace(re.escape("{number}"), r"\d+(?:\.\d+)*"))
 #: set (to anything but ``""``) where notebooks are graded, as by nbgrader's ``autograde``: an exercise not
@@ -34,7 +38,7 @@ class _OneLine:
     answer gets its hint, and nothing of the checker's code (IPython asks for ``_render_traceback_``)."""
 
     def _render_traceback_(self) -> list[str]:
-        return [WRONG.format(hint=self)]
+        return [_(WRONG).format(hint=self)]
 
 
 class ExerciseError(_OneLine, AssertionError):
@@ -51,16 +55,18 @@ class AnswerValueError(_OneLine, ValueError):
 
 def correct(what_was_checked: str) -> None:
     """Print ``correct: <what was checked>`` (a checker's last line)."""
-    print(f"correct: {what_was_checked}")
+    print(_("correct: {what_was_checked}").format(what_was_checked=what_was_checked))
 
 
 def recorded(what_was_recorded: str) -> None:
     """Print ``recorded: <what>``: a prediction's checker, which judges it only later."""
-    print(f"recorded: {what_was_recorded}")
+    print(_("recorded: {what_was_recorded}").format(what_was_recorded=what_was_recorded))
 
 
 def _names(names: list[str]) -> str:
-    return ", ".join(names[:-1]) + " and " * (len(names) > 1) + names[-1]  # "a, b and c"
+    if len(names) == 1:
+        return names[0]
+    return _("{names} and {last}").format(names=", ".join(names[:-1]), last=names[-1])  # "a, b and c"
 
 
 def answered(**values: object) -> bool:
@@ -69,7 +75,7 @@ def answered(**values: object) -> bool:
     run top to bottom, before the learner has answered, prints no verdict and no answer."""
     missing = [name for name, value in values.items() if value is None]
     if missing:
-        not_answered(GUESS_MISSING.format(names=_names(missing)))
+        not_answered(_(GUESS_MISSING).format(names=_names(missing)))
     return not missing
 
 
@@ -110,7 +116,7 @@ def writes(*names: str) -> Callable[[Callable], Callable]:
                     raise  # the learner's own, or PyTorch's: its traceback helps
                 name = names[0] if len(names) == 1 else next(
                     (name for name in names if name == _raised_in(error)), _names(list(names)))
-                not_answered(CODE_MISSING.format(name=name))
+                not_answered(_(CODE_MISSING).format(name=name))
                 return None
 
         return check
@@ -131,14 +137,17 @@ def hint(cases: Iterable[tuple[object, str]], otherwise: str) -> str:
 
 def require_function(name: str, value: object) -> None:
     """The learner passed their function itself, not what calling it returned."""
-    require(callable(value), f"pass your function itself ({name}, not {name}(...)); got {type(value).__name__}")
+    require(callable(value), _("pass your function itself ({name}, not {name}(...)); got {type}").format(
+        name=name, type=type(value).__name__))
 
 
 def require_tensor(name: str, value: object, shape: tuple[int, ...] | None = None, why: str = "") -> torch.Tensor:
     """``value`` detached, on the CPU, once it is a tensor (of ``shape``, if given; ``why`` says why that shape)."""
-    require(isinstance(value, torch.Tensor), f"{name} must be a torch.Tensor, got {type(value).__name__}")
+    require(isinstance(value, torch.Tensor), _("{name} must be a torch.Tensor, got {type}").format(
+        name=name, type=type(value).__name__))
     require(shape is None or tuple(value.shape) == tuple(shape),
-            f"{name} has shape {tuple(value.shape)}, expected {shape}{why}")
+            _("{name} has shape {shape}, expected {expected}{why}").format(
+                name=name, shape=tuple(value.shape), expected=shape, why=why))
     return value.detach().cpu()
 
 
@@ -148,7 +157,8 @@ def as_number(name: str, value: object, what: str) -> float:
     if isinstance(value, torch.Tensor) and value.numel() == 1:
         value = value.item()
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise AnswerTypeError(f"{name} must be a number ({what}), got {type(value).__name__}")
+        raise AnswerTypeError(_("{name} must be a number ({what}), got {type}").format(
+            name=name, what=what, type=type(value).__name__))
     return float(value)
 
 
@@ -158,10 +168,11 @@ def prediction(name: str, value: object, kind: type | tuple[type, ...], example:
     A missing prediction (``None``, ``...``) or one of another kind fails with ``example`` as the form expected.
     """
     require(value is not None and value is not Ellipsis,
-            f"record your prediction in {name} first, e.g. {name} = {example}")
+            _("record your prediction in {name} first, e.g. {name} = {example}").format(name=name, example=example))
     kinds = kind if isinstance(kind, tuple) else (kind,)
     require(isinstance(value, kinds) and (bool in kinds or not isinstance(value, bool)),  # True is an int too
-            f"{name} must look like {example}, got {type(value).__name__}")
+            _("{name} must look like {example}, got {type}").format(name=name, example=example,
+                                                                     type=type(value).__name__))
     return value
 
 
@@ -171,38 +182,44 @@ def looked_up_rows(name: str, layer, ids: torch.Tensor, refusal: str):
     with refusing_embedding_functions(refusal):
         out = layer(ids)
     shape = (*ids.shape, layer.weight.shape[1])
-    require(isinstance(out, torch.Tensor) and tuple(out.shape) == shape, f"{name}(ids) for ids of shape "
-            f"{tuple(ids.shape)} returned shape {tuple(getattr(out, 'shape', ()))}: the ids' shape plus embedding_dim")
-    require(torch.equal(out, layer.weight[ids]), f"{name}(ids) differs from weight[ids]. Hint: forward(ids) returns "
-            "the rows at ids")
-    require(out.requires_grad, f"{name}(ids) carries no gradient back to the weight. Hint: index the Parameter "
-            "itself, not a copy of it (nor its .data)")
+    require(isinstance(out, torch.Tensor) and tuple(out.shape) == shape,
+            _("{name}(ids) for ids of shape {shape} returned shape {returned}: the ids' shape plus "
+              "embedding_dim").format(name=name, shape=tuple(ids.shape), returned=tuple(getattr(out, "shape", ()))))
+    require(torch.equal(out, layer.weight[ids]),
+            _("{name}(ids) differs from weight[ids]. Hint: forward(ids) returns the rows at ids").format(name=name))
+    require(out.requires_grad, _("{name}(ids) carries no gradient back to the weight. Hint: index the Parameter "
+                                 "itself, not a copy of it (nor its .data)").format(name=name))
     out.sum().backward()
     grad = layer.weight.grad
-    require(grad is not None, f"no gradient reached {name}.weight. Hint: index the Parameter itself")
+    require(grad is not None,
+            _("no gradient reached {name}.weight. Hint: index the Parameter itself").format(name=name))
     return grad
 
 
 def returned_tensor(call: str, value: object, shape: tuple[int, ...] | None = None, why: str = "") -> torch.Tensor:
     """What the learner's function returned for the checker's ``call``: a tensor (of ``shape``), detached, on the
     CPU."""
-    require(isinstance(value, torch.Tensor), f"{call} returned {type(value).__name__}; return a torch.Tensor")
+    require(isinstance(value, torch.Tensor), _("{call} returned {type}; return a torch.Tensor").format(
+        call=call, type=type(value).__name__))
     return require_tensor(call, value, shape, why)
 
 
 def require_keys(name: str, value: object, keys: Iterable, what: str) -> dict:
     """``value``, once it is a dict with exactly ``keys``; ``what`` says what a key maps to."""
-    require(isinstance(value, dict), f"{name} must be a dict from {what}, got {type(value).__name__}")
+    require(isinstance(value, dict), _("{name} must be a dict from {what}, got {type}").format(
+        name=name, what=what, type=type(value).__name__))
     missing, unexpected = [k for k in keys if k not in value], [k for k in value if k not in keys]
     require(not missing and not unexpected,
-            f"{name} must have the keys {list(keys)}: missing {missing}, unexpected {unexpected}")
+            _("{name} must have the keys {keys}: missing {missing}, unexpected {unexpected}").format(
+                name=name, keys=list(keys), missing=missing, unexpected=unexpected))
     return value
 
 
 def one_of(name: str, value: object, choices: tuple) -> object:
     """A prediction that must be one of ``choices``: :class:`AnswerValueError` naming them otherwise."""
     if value not in choices:
-        raise AnswerValueError(f"{name} must be one of {choices}, got {value!r}")
+        raise AnswerValueError(_("{name} must be one of {choices}, got {value!r}").format(
+            name=name, choices=choices, value=value))
     return value
 
 

@@ -8,6 +8,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from ..language import _
 from .checking import (
     AnswerTypeError,
     answered,
@@ -32,13 +33,13 @@ def check_nan_count(nan_count: object, one_hot: torch.Tensor, table: torch.Tenso
     count = int(product.isnan().sum())
     rows, columns = product.shape
     require(guess == count, hint(
-        [(guess == 0, "not 0: the lookup never reads the inf's row, but the product is a sum over every row of the "
-                      "table. Hint: what does 0 · inf give, and which outputs multiply the inf by 0?"),
-         (guess == rows * columns, "not every number. Hint: the inf sits in one column of the table; which "
-                                   "columns of the product does it reach?"),
-         (guess == 1, "more than one. Hint: which outputs multiply the table's inf, whether by 1 or by 0?")],
-        "Hint: output [i, j] adds up one_hot[i, v] · table[v, j] over every row v, and 0 · inf is NaN."))
-    return correct("nan_count is the number of NaNs in one_hot @ poisoned, counted by the checker")
+        [(guess == 0, _("not 0: the lookup never reads the inf's row, but the product is a sum over every row of "
+                         "the table. Hint: what does 0 · inf give, and which outputs multiply the inf by 0?")),
+         (guess == rows * columns, _("not every number. Hint: the inf sits in one column of the table; which "
+                                      "columns of the product does it reach?")),
+         (guess == 1, _("more than one. Hint: which outputs multiply the table's inf, whether by 1 or by 0?"))],
+        _("Hint: output [i, j] adds up one_hot[i, v] · table[v, j] over every row v, and 0 · inf is NaN.")))
+    return correct(_("nan_count is the number of NaNs in one_hot @ poisoned, counted by the checker"))
 
 
 def check_embedding_from_linear(embedding: object, linear: object) -> None:
@@ -47,14 +48,18 @@ def check_embedding_from_linear(embedding: object, linear: object) -> None:
     if not answered(embedding_ex=embedding):
         return
     if not isinstance(linear, nn.Linear):
-        raise AnswerTypeError(f"linear must be an nn.Linear, got {type(linear).__name__}")
-    require(isinstance(embedding, nn.Embedding), f"expected an nn.Embedding, got {type(embedding).__name__}")
+        raise AnswerTypeError(_("linear must be an nn.Linear, got {type}").format(type=type(linear).__name__))
+    require(isinstance(embedding, nn.Embedding), _("expected an nn.Embedding, got {type}").format(
+                                                     type=type(embedding).__name__))
     vocab_size, dim = linear.in_features, linear.out_features
     shape = tuple(embedding.weight.shape)
-    require(shape != (dim, vocab_size), f"embedding.weight has shape {shape}, the linear layer's own [out_features, "
-            "in_features]. Hint: an embedding stores a row per id, [num_embeddings, embedding_dim].")
-    require(shape == (vocab_size, dim), f"embedding.weight has shape {shape}, expected {(vocab_size, dim)}: one row "
-            "per id (the linear layer's in_features), as wide as its outputs (out_features)")
+    require(shape != (dim, vocab_size), _("embedding.weight has shape {shape}, the linear layer's own "
+                                           "[out_features, in_features]. Hint: an embedding stores a row "
+                                           "per id, [num_embeddings, embedding_dim].").format(shape=shape))
+    require(shape == (vocab_size, dim), _("embedding.weight has shape {shape}, expected {vocab_size}: one "
+                                           "row per id (the linear layer's in_features), as wide as its "
+                                           "outputs (out_features)").format(
+                                            shape=shape, vocab_size=(vocab_size, dim)))
     ids = torch.arange(vocab_size)
     with torch.no_grad():
         got = embedding(ids.to(embedding.weight.device)).cpu()
@@ -63,15 +68,15 @@ def check_embedding_from_linear(embedding: object, linear: object) -> None:
     offset = expected - got
     require(torch.equal(got, expected), hint(
         [(linear.bias is not None and torch.equal(got, product),
-          "embedding(ids) is the product one_hot(ids) @ linear.weight.T alone, and linear(one_hot(ids)) differs from "
-          "it by the same vector in every row. Hint: what does an nn.Linear do after its product?"),
+          _("embedding(ids) is the product one_hot(ids) @ linear.weight.T alone, and linear(one_hot(ids)) differs "
+             "from it by the same vector in every row. Hint: what does an nn.Linear do after its product?")),
          (torch.allclose(offset, offset[:1].expand_as(offset)) and not torch.allclose(offset, torch.zeros_like(offset)),
-          "embedding(ids) differs from linear(one_hot(ids)) by the same vector in every row. Hint: what does an "
-          "nn.Linear add after its product, and to which rows?")],
-        "embedding(ids) differs from linear(one_hot(ids)). Hint: work out what linear gives for the one-hot row of "
-        "id i, and make that row i of the table (nn.Embedding.from_pretrained "
-        "builds an embedding from a tensor)."))
-    return correct("embedding_ex(ids) == linear_ex(one_hot(ids)) for every id, exactly")
+          _("embedding(ids) differs from linear(one_hot(ids)) by the same vector in every row. Hint: what does an "
+             "nn.Linear add after its product, and to which rows?"))],
+        _("embedding(ids) differs from linear(one_hot(ids)). Hint: work out what linear gives for the one-hot row "
+           "of id i, and make that row i of the table (nn.Embedding.from_pretrained builds an embedding from a "
+           "tensor).")))
+    return correct(_("embedding_ex(ids) == linear_ex(one_hot(ids)) for every id, exactly"))
 
 
 #: the checker's own layers: an embedding of 7 rows of 3 numbers, and the linear layer that holds its transpose
@@ -109,18 +114,21 @@ def check_grad_by_hand(grad_by_hand: Callable) -> None:
     for batch in _BATCHES:
         ids = torch.tensor(batch)
         grad_out = torch.randint(-8, 9, (len(batch), _DIM), generator=generator) / 8
-        call = f"grad_by_hand(ids={batch}, grad_out, V={_VOCAB})"
+        call = _("grad_by_hand(ids={batch}, grad_out, V={vocab})").format(batch=batch, vocab=_VOCAB)
         result = grad_by_hand(ids.clone(), grad_out.clone(), _VOCAB)
         got = returned_tensor(call, result)
         expected, from_linear = _backward_grads(ids, grad_out)
-        assert torch.equal(expected, from_linear), "the checker's own two backward passes agree"
+        assert torch.equal(expected, from_linear), _("the checker's own two backward passes agree")
         shape = tuple(got.shape)
         require(shape == (_VOCAB, _DIM), hint(
-            [(shape == tuple(grad_out.shape), f"{call} has shape {shape}, the shape of grad_out; expected "
-                                              f"{(_VOCAB, _DIM)}: one row for each id of the table, used or not"),
-             (shape == (_DIM, _VOCAB), f"{call} has shape {shape}, the linear layer's [d, V]; expected "
-                                       f"{(_VOCAB, _DIM)}, the embedding's table [V, d]")],
-            f"{call} has shape {shape}, expected {(_VOCAB, _DIM)}: the shape of the table"))
+            [(shape == tuple(grad_out.shape), _("{call} has shape {shape}, the shape of grad_out; expected "
+                                                 "{vocab}: one row for each id of the table, used or not").format(
+                                                  call=call, shape=shape, vocab=(_VOCAB, _DIM))),
+             (shape == (_DIM, _VOCAB), _("{call} has shape {shape}, the linear layer's [d, V]; expected "
+                                          "{vocab}, the embedding's table [V, d]").format(
+                                           call=call, shape=shape, vocab=(_VOCAB, _DIM)))],
+            _("{call} has shape {shape}, expected {vocab}: the shape of the table").format(
+                call=call, shape=shape, vocab=(_VOCAB, _DIM))))
         got = got.to(expected.dtype)
         rows = [v for v in range(_VOCAB) if not torch.equal(got[v], expected[v])]
         if not rows:
@@ -128,25 +136,29 @@ def check_grad_by_hand(grad_by_hand: Callable) -> None:
         first = rows[0]
         require(False, hint(
             [(all(batch.count(v) > 1 for v in rows),
-              f"{call} is wrong in the row of id {first}, which appears {batch.count(first)} times in ids. Hint: "
-              "each time a row is looked up, its output takes part in the sum."),
+              _("{call} is wrong in the row of id {first}, which appears {count} times in ids. Hint: each "
+                 "time a row is looked up, its output takes part in the sum.").format(
+                  call=call, first=first, count=batch.count(first))),
              (all(v not in batch for v in rows),
-              f"{call} is wrong in the row of id {first}, which ids never looks up. Hint: how does the sum change "
-              "when a row that no id reads changes?")],
-            f"{call} differs from the backward pass of {_LOSSES} in the rows of ids {rows}. Hint: which numbers of "
-            "the sum does row v of the table multiply?"))
+              _("{call} is wrong in the row of id {first}, which ids never looks up. Hint: how does the "
+                 "sum change when a row that no id reads changes?").format(call=call, first=first))],
+            _("{call} differs from the backward pass of {losses} in the rows of ids {rows}. Hint: which "
+               "numbers of the sum does row v of the table multiply?").format(call=call, losses=_LOSSES, rows=rows)))
     ids, grad_out = _random_batch()
-    call = f"grad_by_hand(ids, grad_out, V={_VOCAB}), on a batch of {len(ids)} ids with random grad_out,"
+    call = _("grad_by_hand(ids, grad_out, V={vocab}), on a batch of {n_ids} ids with random grad_out,").format(
+               vocab=_VOCAB, n_ids=len(ids))
     got = returned_tensor(call, grad_by_hand(ids.clone(), grad_out.clone(), _VOCAB), (_VOCAB, _DIM),
-                          ": the shape of the table").to(torch.float32)
+                          _(": the shape of the table")).to(torch.float32)
     bound = _rounding_bound(ids, grad_out)
-    names = ("nn.Embedding's backward pass", "nn.Linear's backward pass (transposed)")
+    names = (_("nn.Embedding's backward pass"), _("nn.Linear's backward pass (transposed)"))
     for name, expected in zip(names, _backward_grads(ids, grad_out), strict=True):
-        require(((got - expected).abs() <= bound).all(), f"{call} differs from {name} by more than rounding. "
-                "Hint: which numbers of the sum does row v of the table multiply?")
-    return correct("grad_by_hand equals both layers' backward passes (nn.Linear's transposed): exactly on 3 batches "
-                   "whose sums do not round (multiples of 1/8), and up to rounding on a batch of random numbers "
-                   "in which ids repeat")
+        require(((got - expected).abs() <= bound).all(), _("{call} differs from {name} by more than "
+                                                            "rounding. Hint: which numbers of the sum does "
+                                                            "row v of the table multiply?").format(
+                                                             call=call, name=name))
+    return correct(_("grad_by_hand equals both layers' backward passes (nn.Linear's transposed): exactly on 3 "
+                      "batches whose sums do not round (multiples of 1/8), and up to rounding on a batch of random "
+                      "numbers in which ids repeat"))
 
 
 #: the last batch: 96 ids drawn from 0..5 (each repeats about 16 times, id 6 never), with random ``grad_out``
@@ -186,27 +198,31 @@ def check_bias_grad_by_hand(bias_grad_by_hand: Callable) -> None:
     for batch in _BATCHES:
         ids = torch.tensor(batch)
         grad_out = torch.randint(-8, 9, (len(batch), _DIM), generator=generator) / 8
-        call = f"bias_grad_by_hand(ids={batch}, grad_out)"
+        call = _("bias_grad_by_hand(ids={batch}, grad_out)").format(batch=batch)
         got = returned_tensor(call, bias_grad_by_hand(ids.clone(), grad_out.clone()))
         linear = nn.Linear(_VOCAB, _DIM)
         (linear(F.one_hot(ids, _VOCAB).float()) * grad_out).sum().backward()
         expected = linear.bias.grad
         shape = tuple(got.shape)
         require(shape == (_DIM,), hint(
-            [(shape == (_VOCAB, _DIM), f"{call} has shape {shape}, a row per id; the bias is one vector of "
-                                       f"{_DIM} numbers, shared by every id")],
-            f"{call} has shape {shape}, expected {(_DIM,)}: the shape of the bias"))
+            [(shape == (_VOCAB, _DIM), _("{call} has shape {shape}, a row per id; the bias is one vector "
+                                          "of {dim} numbers, shared by every id").format(
+                                           call=call, shape=shape, dim=_DIM))],
+            _("{call} has shape {shape}, expected {dim}: the shape of the bias").format(
+                call=call, shape=shape, dim=(_DIM,))))
         got = got.to(expected.dtype)
         if torch.equal(got, expected):
             continue
         unique = torch.stack([grad_out[ids == v][0] for v in ids.unique()]).sum(0)
         require(False, hint(
-            [(torch.equal(got, unique), f"{call} counts each id once, but ids repeats one. Hint: the bias is added "
-                                        "to every output row, whatever its id."),
-             (torch.equal(got, grad_out.mean(0)), f"{call} is the mean of grad_out's rows. Hint: the loss is a sum.")],
-            f"{call} differs from the backward pass. Hint: to which output rows is the bias added?"))
-    return correct("bias_grad_by_hand equals nn.Linear's backward pass for 3 batches of ids, with repeated and "
-                   "unused ids")
+            [(torch.equal(got, unique), _("{call} counts each id once, but ids repeats one. Hint: the bias "
+                                           "is added to every output row, whatever its id.").format(call=call)),
+             (torch.equal(got, grad_out.mean(0)), _("{call} is the mean of grad_out's rows. Hint: the loss "
+                                                     "is a sum.").format(call=call))],
+            _("{call} differs from the backward pass. Hint: to which output rows is the bias added?").format(
+                call=call)))
+    return correct(_("bias_grad_by_hand equals nn.Linear's backward pass for 3 batches of ids, with repeated and "
+                      "unused ids"))
 
 
 @writes("grad_by_hand", "bias_grad_by_hand")

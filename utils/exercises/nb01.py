@@ -9,6 +9,7 @@ import torch.nn.functional as F
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils.flop_counter import FlopCounterMode
 
+from ..language import N_, _
 from .checking import answered, as_number, correct, hint, prediction, require, require_tensor
 
 #: Exercise 1.1: the sentences whose one-hot rows the learner predicts, each with the name of its prediction.
@@ -26,13 +27,15 @@ def check_one_hot_widths(shape_cat: object, shape_log: object, encode: Callable[
         shape = tuple(prediction(name, predicted, (tuple, torch.Size), "(2, 5)"))
         ids = encode(WIDTH_SENTENCES[name])
         actual = tuple(F.one_hot(ids).shape)
-        why = hint([(len(shape) != 2, "one row per id, so two numbers: (rows, width)"),
-                    (shape[:1] != actual[:1], f"count the tokens of {WIDTH_SENTENCES[name]!r}: one row each"),
+        why = hint([(len(shape) != 2, _("one row per id, so two numbers: (rows, width)")),
+                    (shape[:1] != actual[:1], _("count the tokens of {sentence!r}: one row each").format(
+                                                  sentence=WIDTH_SENTENCES[name])),
                     (shape[1:] == (vocab_size,),
-                     "F.one_hot is given only the ids, not the vocabulary: where else can it take the width from?")],
-                   "the width comes from the ids in this call alone: look at their values in section 1's table")
-        require(shape == actual, f"{name} = {shape} is not the shape F.one_hot gives without num_classes. Hint: {why}")
-    return correct("both predicted shapes match what F.one_hot returns without num_classes")
+                     _("F.one_hot is given only the ids, not the vocabulary: where else can it take the width from?"))],
+                   _("the width comes from the ids in this call alone: look at their values in section 1's table"))
+        require(shape == actual, _("{name} = {shape} is not the shape F.one_hot gives without num_classes. "
+                                    "Hint: {why}").format(name=name, shape=shape, why=why))
+    return correct(_("both predicted shapes match what F.one_hot returns without num_classes"))
 
 
 #: Exercise 1.2: the batch and the sizes of the prediction (GPT-2 small's vocabulary and width)
@@ -89,29 +92,31 @@ def check_flops_prediction(backward_ratio: object, lookup_backward_additions: ob
     if not answered(backward_ratio=backward_ratio, lookup_backward_additions=lookup_backward_additions):
         return
     ratio = as_number("backward_ratio", prediction("backward_ratio", backward_ratio, (int, float), "1.5"),
-                      "backward FLOPs over forward FLOPs")
+                      _("backward FLOPs over forward FLOPs"))
     additions = prediction("lookup_backward_additions", lookup_backward_additions, int, "2 * 3 * 4")
     forward, backward = _counted_flops()
     why = hint([(ratio == 2 * backward / forward,
-                 "two products would mean a gradient for both factors: which of them needs one? Where do the one-hot "
-                 "rows come from?"),
-                (ratio == 0, "the table's gradient is a matrix product, and FlopCounterMode counts those")],
-               "an (m, k) @ (k, n) product costs 2·m·k·n FLOPs: compare the sizes of the two products, and count how "
-               "many products the backward pass runs")
+                 _("two products would mean a gradient for both factors: which of them needs one? Where do the "
+                    "one-hot rows come from?")),
+                (ratio == 0, _("the table's gradient is a matrix product, and FlopCounterMode counts those"))],
+               _("an (m, k) @ (k, n) product costs 2·m·k·n FLOPs: compare the sizes of the two products, and count "
+                  "how many products the backward pass runs"))
     require(ratio == backward / forward,
-            f"backward_ratio = {ratio:g} is not the ratio of FlopCounterMode's counts. Hint: {why}")
+            _("backward_ratio = {ratio:g} is not the ratio of FlopCounterMode's counts. Hint: {why}").format(
+                ratio=ratio, why=why))
     (batch, length), (vocab_size, dim) = FLOP_BATCH, FLOP_SIZES
-    why = hint([(additions == 0, "FlopCounterMode's 0 is no measurement (section 5): adding rows is arithmetic"),
-                (additions in (forward, forward // 2), "that is the product's count: does the lookup touch the rows "
-                 "of the table that no id picked?"),
-                (additions == vocab_size * dim, "the gradient has V·d entries, but rows that no id picked get "
-                 "nothing added: count what is added, not where it goes"),
-                (additions == batch * length, "each row of grad_out holds more than one number")],
-               "what shape has grad_out, and how many times is each of its numbers added into the gradient?")
+    why = hint([(additions == 0, _("FlopCounterMode's 0 is no measurement (section 5): adding rows is arithmetic")),
+                (additions in (forward, forward // 2), _("that is the product's count: does the lookup touch the "
+                                                          "rows of the table that no id picked?")),
+                (additions == vocab_size * dim, _("the gradient has V·d entries, but rows that no id picked get "
+                                                   "nothing added: count what is added, not where it goes")),
+                (additions == batch * length, _("each row of grad_out holds more than one number"))],
+               _("what shape has grad_out, and how many times is each of its numbers added into the gradient?"))
     require(additions == _recorded_lookup_additions(),
-            f"lookup_backward_additions is not the number of additions the lookup's backward pass runs. Hint: {why}")
-    return correct("backward_ratio matches FlopCounterMode's counts for the product's two passes, and "
-                   "lookup_backward_additions matches the additions recorded in the lookup's backward pass")
+            _("lookup_backward_additions is not the number of additions the lookup's backward pass runs. "
+               "Hint: {why}").format(why=why))
+    return correct(_("backward_ratio matches FlopCounterMode's counts for the product's two passes, and "
+                      "lookup_backward_additions matches the additions recorded in the lookup's backward pass"))
 
 
 #: Exercise 1.3: the four expressions whose exactness the learner predicts, by letter (``x`` one-hot, ``w`` the table)
@@ -123,10 +128,10 @@ EXPRESSIONS = {
 }
 #: the hint for a letter predicted wrongly, by letter: a reason to look at, never the verdict
 EXACT_HINTS = {
-    "a": "what does multiplying a float by 2, or by 1/2, change in its bits?",
-    "b": "can float32 hold 1/10 exactly? Follow a single entry through each multiplication",
-    "c": "can float64 hold every float32 number? Then ask whether a one-hot product rounds in float64",
-    "d": "casting W to float16 happens before any product: can 11 significant bits hold every float32 entry?",
+    "a": N_("what does multiplying a float by 2, or by 1/2, change in its bits?"),
+    "b": N_("can float32 hold 1/10 exactly? Follow a single entry through each multiplication"),
+    "c": N_("can float64 hold every float32 number? Then ask whether a one-hot product rounds in float64"),
+    "d": N_("casting W to float16 happens before any product: can 11 significant bits hold every float32 entry?"),
 }
 
 
@@ -137,13 +142,15 @@ def check_exact_expressions(exact: object, x: torch.Tensor, weight: torch.Tensor
         return
     exact = prediction("exact", exact, (set, frozenset), '{"a"}')
     unknown = sorted(str(letter) for letter in exact if letter not in EXPRESSIONS)
-    require(not unknown, f"exact holds {unknown}: use the letters {sorted(EXPRESSIONS)}, as strings")
+    require(not unknown, _("exact holds {unknown}: use the letters {expressions}, as strings").format(
+                             unknown=unknown, expressions=sorted(EXPRESSIONS)))
     x, weight = require_tensor("x", x), require_tensor("W", weight)  # on the CPU
     rows = weight[x.argmax(dim=1)]
     measured = {letter for letter, expression in EXPRESSIONS.items() if torch.equal(expression(x, weight), rows)}
     wrong = sorted(set(exact) ^ measured)
-    require(not wrong, f"exact is not right about {len(wrong)} of the four expressions. Hint for {wrong[0]}: "
-            f"{EXACT_HINTS[wrong[0]]}" if wrong else "")
+    require(not wrong, _("exact is not right about {count} of the four expressions. Hint for {wrong}: "
+                          "{hint}").format(
+                           count=len(wrong), wrong=wrong[0], hint=_(EXACT_HINTS[wrong[0]])) if wrong else "")
     return correct(
-        "your set names exactly the expressions that return W[ids] exactly (torch.equal), computed on the CPU"
+        _("your set names exactly the expressions that return W[ids] exactly (torch.equal), computed on the CPU")
     )

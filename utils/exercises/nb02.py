@@ -8,6 +8,7 @@ import torch
 import torch.nn as nn
 from torch.nn.utils.rnn import pad_sequence
 
+from ..language import _
 from ..vocab import build_vocab
 from .checking import (
     ExerciseError,
@@ -32,12 +33,12 @@ def _layers_for_the_mean(vocab_size: int, pad_id: int) -> dict[str, nn.Embedding
     """Exercise 2.1's layers, by what they are: with ``padding_idx`` (a zero pad row), without (a pad row like any
     other), and two loaded tables whose pad row holds an ``inf`` and a ``NaN``, as ``from_pretrained`` keeps it."""
     torch.manual_seed(0)
-    layers = {"with padding_idx": nn.Embedding(vocab_size, 6, padding_idx=pad_id),
-              "without padding_idx": nn.Embedding(vocab_size, 6)}
+    layers = {_("with padding_idx"): nn.Embedding(vocab_size, 6, padding_idx=pad_id),
+              _("without padding_idx"): nn.Embedding(vocab_size, 6)}
     for bad in (float("inf"), float("nan")):
         table = torch.randn(vocab_size, 6, generator=torch.Generator().manual_seed(1))
         table[pad_id, 2] = bad
-        layers[f"whose pad row holds {bad}"] = nn.Embedding.from_pretrained(table, padding_idx=pad_id)
+        layers[_("whose pad row holds {bad}").format(bad=bad)] = nn.Embedding.from_pretrained(table, padding_idx=pad_id)
     return layers
 
 
@@ -62,24 +63,25 @@ def check_mean_of_real_tokens(mean_of_real_tokens: Callable) -> None:
                 expected = vectors.masked_fill(~real, 0.0).sum(dim=1) / real.sum(dim=1)  # the pads left out
                 got = mean_of_real_tokens(padded, embedding, pad_id)
             got = returned_tensor("mean_of_real_tokens(padded, embedding, pad_id)", got, tuple(expected.shape),
-                                  f" for a (B, T) = {tuple(padded.shape)} batch: one vector per sentence, (B, d)")
+                                  _(" for a (B, T) = {shape} batch: one vector per sentence, (B, d)").format(
+                                      shape=tuple(padded.shape)))
             why = hint([
                 (torch.allclose(got, vectors.mean(dim=1)),
-                 "that is the mean over all T positions: the pad positions were counted. Divide by the real ones"),
+                 _("that is the mean over all T positions: the pad positions were counted. Divide by the real ones")),
                 (torch.allclose(got, vectors.sum(dim=1) / real.sum(dim=1)),
-                 "the pad rows were added: they are zero only with padding_idx. The checker's second embedding has "
-                 "none, so leave the pad positions out of the sum"),
+                 _("the pad rows were added: they are zero only with padding_idx. The checker's second embedding "
+                    "has none, so leave the pad positions out of the sum")),
                 (torch.allclose(got, (vectors * real).sum(dim=1)),
-                 "that is the sum over the real tokens: divide it by their number"),
+                 _("that is the sum over the real tokens: divide it by their number")),
                 (bool(got.isnan().any()) and not expected.isnan().any(),
-                 "NaN where the real tokens are finite: a pad position that is multiplied by 0 still counts when it "
-                 "holds inf or NaN (notebook 1, section 4). Leave the pad positions out without multiplying"),
-            ], "mask the pad positions (padded != pad_id), sum the rest, and divide by how many there are")
+                 _("NaN where the real tokens are finite: a pad position that is multiplied by 0 still counts when "
+                    "it holds inf or NaN (notebook 1, section 4). Leave the pad positions out without multiplying")),
+            ], _("mask the pad positions (padded != pad_id), sum the rest, and divide by how many there are"))
             require(torch.allclose(got, expected),
-                    f"mean_of_real_tokens differs from the mean over the real tokens, for an embedding "
-                    f"{layer_name}. Hint: {why}")
-    return correct("mean_of_real_tokens matched the checker's mean over the real tokens on 2 batches and 4 "
-                   "embeddings: with and without padding_idx, and with an inf or a NaN in the pad row")
+                    _("mean_of_real_tokens differs from the mean over the real tokens, for an embedding "
+                       "{layer_name}. Hint: {why}").format(layer_name=layer_name, why=why))
+    return correct(_("mean_of_real_tokens matched the checker's mean over the real tokens on 2 batches and 4 "
+                      "embeddings: with and without padding_idx, and with an inf or a NaN in the pad row"))
 
 
 def _shared_step() -> tuple[set[int], float]:
@@ -102,19 +104,21 @@ def check_shared_step_prediction(changed_rows: object, row_2_change: object) -> 
         return
     rows = prediction("changed_rows", changed_rows, (set, frozenset), "{1, 3}")
     change = as_number("row_2_change", prediction("row_2_change", row_2_change, (int, float), "-1.5"),
-                       "the number added to each entry of row 2")
+                       _("the number added to each entry of row 2"))
     actual_rows, actual_change = _shared_step()
-    why = hint([(not rows, "a and b were loaded from one tensor: does from_pretrained copy it?"),
-                (0 in rows, "row 0 is b's padding row: what gradient does it get?")],
-               "a row changes only where b's step writes: which rows did b look up, and which get a gradient?")
+    why = hint([(not rows, _("a and b were loaded from one tensor: does from_pretrained copy it?")),
+                (0 in rows, _("row 0 is b's padding row: what gradient does it get?"))],
+               _("a row changes only where b's step writes: which rows did b look up, and which get a gradient?"))
     require(set(rows) == actual_rows,
-            f"changed_rows = {sorted(rows)} is not what the step changed in a.weight. Hint: {why}")
-    why = hint([(change == -actual_change, "SGD subtracts lr × gradient"),
+            _("changed_rows = {rows} is not what the step changed in a.weight. Hint: {why}").format(
+                rows=sorted(rows), why=why))
+    why = hint([(change == -actual_change, _("SGD subtracts lr × gradient")),
                 (abs(change) == abs(actual_change) / 2,
-                 "id 2 is looked up twice: each lookup adds its gradient to the row")],
-               "the gradient of a sum is 1 for every entry of every looked-up row")
-    require(abs(change - actual_change) <= 1e-6, f"row_2_change = {change} is not the change of row 2. Hint: {why}")
-    return correct("both predictions match what one SGD step on b did to a.weight")
+                 _("id 2 is looked up twice: each lookup adds its gradient to the row"))],
+               _("the gradient of a sum is 1 for every entry of every looked-up row"))
+    require(abs(change - actual_change) <= 1e-6, _("row_2_change = {change} is not the change of row 2. "
+                                                    "Hint: {why}").format(change=change, why=why))
+    return correct(_("both predictions match what one SGD step on b did to a.weight"))
 
 
 class _Watched(nn.Embedding):
@@ -137,23 +141,28 @@ def check_checked_lookup(checked_lookup: Callable) -> None:
         ids = torch.tensor([[0, 4], [4, 1]], dtype=dtype)
         got = checked_lookup(embedding, ids)
         require(isinstance(got, torch.Tensor) and torch.equal(got, embedding.weight[ids.long()]),
-                f"for the valid {dtype} ids {ids.tolist()}, return embedding(ids), the rows")
+                _("for the valid {dtype} ids {ids}, return embedding(ids), the rows").format(
+                    dtype=dtype, ids=ids.tolist()))
     for bad, first, position in (([[0, 4, 1], [2, 7, 9]], 7, (1, 1)), ([[3, 1], [-1, 8]], -1, (1, 0))):
         call, embedding.seen = f"checked_lookup(embedding, tensor({bad}))", None
         try:
             checked_lookup(embedding, torch.tensor(bad))
         except IndexError:
-            raise ExerciseError(f"{call} raised the layer's IndexError: check before the layer sees the ids, and "
-                                "raise a ValueError that names the bad id") from None
+            raise ExerciseError(_("{call} raised the layer's IndexError: check before the layer sees the "
+                                   "ids, and raise a ValueError that names the bad id").format(call=call)) from None
         except ValueError as error:
             message = str(error)
         else:
-            raise ExerciseError(f"{call} raised nothing: {first} is not a row of a 5-row table; raise a ValueError")
-        raised = f"{call} raised ValueError({message!r})"
-        require(str(first) in message, f"{raised}: name the first bad id, {first}")
-        require("{}, {}".format(*position) in message, f"{raised}: name the bad id's position (b, t) too, so the "
-                "sentence can be found. Hint: nonzero() lists the positions of the True entries in reading order")
-        require(embedding.seen is None, f"for ids {bad} the layer was called before the ValueError: check the ids "
-                "first, so that a bad id never reaches the layer")
-    return correct("checked_lookup returned the rows for valid int64 and int32 ids, and for a too-large and a negative "
-                   "id raised a ValueError naming the id and its position before the layer saw them")
+            raise ExerciseError(_("{call} raised nothing: {first} is not a row of a 5-row table; raise a "
+                                   "ValueError").format(call=call, first=first))
+        raised = _("{call} raised ValueError({message!r})").format(call=call, message=message)
+        require(str(first) in message, _("{raised}: name the first bad id, {first}").format(
+                                           raised=raised, first=first))
+        require("{}, {}".format(*position) in message, _("{raised}: name the bad id's position (b, t) too, "
+                                                          "so the sentence can be found. Hint: nonzero() "
+                                                          "lists the positions of the True entries in "
+                                                          "reading order").format(raised=raised))
+        require(embedding.seen is None, _("for ids {bad} the layer was called before the ValueError: check "
+                                           "the ids first, so that a bad id never reaches the layer").format(bad=bad))
+    return correct(_("checked_lookup returned the rows for valid int64 and int32 ids, and for a too-large and a "
+                      "negative id raised a ValueError naming the id and its position before the layer saw them"))

@@ -10,6 +10,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch.utils.flop_counter import FlopCounterMode
 
+from ..language import N_, _
 from .checking import (
     AnswerTypeError,
     ExerciseError,
@@ -47,12 +48,12 @@ def check_square_guess(square_guess: object) -> None:
     guess = one_of("square_guess", prediction("square_guess", square_guess, str, '"rows"'),
                    ("error", "rows", "columns"))
     require(guess == _square_without_transpose(), hint([
-        (guess == "error", "the weight is [4, 4] and the one-hot rows are (3, 4): which shape check could fail?"),
-        (guess == "rows", "nn.Linear computes x @ weight.T, and weight now holds the embedding's table untransposed: "
-         "which part of that table does a one-hot row pick out of table.T?")],
-        "nn.Linear computes x @ weight.T; a one-hot row picks one row of weight.T"))
-    return correct("square_guess is what a square nn.Linear returns on one-hot rows with the embedding's table "
-                   "copied in untransposed")
+        (guess == "error", _("the weight is [4, 4] and the one-hot rows are (3, 4): which shape check could fail?")),
+        (guess == "rows", _("nn.Linear computes x @ weight.T, and weight now holds the embedding's table "
+                             "untransposed: which part of that table does a one-hot row pick out of table.T?"))],
+        _("nn.Linear computes x @ weight.T; a one-hot row picks one row of weight.T")))
+    return correct(_("square_guess is what a square nn.Linear returns on one-hot rows with the embedding's table "
+                      "copied in untransposed"))
 
 
 def _sharing_candidates() -> set[int]:
@@ -70,21 +71,21 @@ def check_shares_guess(shares_guess: object) -> None:
         return
     guess = prediction("shares_guess", shares_guess, (set, frozenset, list, tuple), "{1, 6}")
     guess = set(guess)
-    require(guess <= set(range(1, 7)), f"shares_guess holds {sorted(guess - set(range(1, 7)))}: the candidates are "
-            "numbered 1 to 6")
+    require(guess <= set(range(1, 7)), _("shares_guess holds {guess}: the candidates are numbered 1 to 6").format(
+                                           guess=sorted(guess - set(range(1, 7)))))
     actual = _sharing_candidates()
     require(guess == actual, hint([
-        (bool((actual - guess) & {4, 5}), "does nn.Parameter(t) copy t's numbers, or wrap the same memory?"),
-        (bool((actual - guess) & {2, 3}), "does .detach() (or .data) copy the numbers, or only leave the graph?"),
-        (bool(guess - actual), "one of the six makes its own copy of the numbers: which operation copies?")],
-        "a transpose is a view: the same memory, read in another order"))
-    return correct("shares_guess names exactly the candidates that share memory with the embedding's weight")
+        (bool((actual - guess) & {4, 5}), _("does nn.Parameter(t) copy t's numbers, or wrap the same memory?")),
+        (bool((actual - guess) & {2, 3}), _("does .detach() (or .data) copy the numbers, or only leave the graph?")),
+        (bool(guess - actual), _("one of the six makes its own copy of the numbers: which operation copies?"))],
+        _("a transpose is a view: the same memory, read in another order")))
+    return correct(_("shares_guess names exactly the candidates that share memory with the embedding's weight"))
 
 
 #: Exercise 3.1: the checker's layers ``(V, d)`` and ids; on the square layer the rows of the weight have the
 #: right shape and the wrong numbers
 _VECTOR_CASES = (((7, 3), [2, 0, 6, 2]), ((7, 3), [[1, 5, 0], [5, 3, 3]]), ((4, 4), [0, 3, 1, 3]))
-_COLUMN_I = "linear.weight is [out_features, in_features] = [d, V]; token i's vector is its column i"
+_COLUMN_I = N_("linear.weight is [out_features, in_features] = [d, V]; token i's vector is its column i")
 
 
 @writes("vectors_from_linear")
@@ -101,26 +102,34 @@ def check_vectors_from_linear(vectors_from_linear: Callable) -> None:
         with torch.no_grad():
             linear.weight.copy_(torch.randint(-8, 9, (dim, vocab_size), generator=generator) / 8)
             expected = linear(F.one_hot(ids, vocab_size).float())
-        call = f"vectors_from_linear(nn.Linear({vocab_size}, {dim}), ids of shape {tuple(ids.shape)})"
+        call = _("vectors_from_linear(nn.Linear({vocab_size}, {dim}), ids of shape {shape})").format(
+                   vocab_size=vocab_size, dim=dim, shape=tuple(ids.shape))
         with FlopCounterMode(display=False) as counter:
             try:
                 got = vectors_from_linear(linear, ids.clone())
             except IndexError as error:
-                raise ExerciseError(f"{call} raised IndexError ({error}): the weight has {dim} rows. Hint: "
-                                    f"{_COLUMN_I}") from None
-        require(not counter.get_total_flops(), f"{call} spent {counter.get_total_flops()} FLOPs: it multiplies (a "
-                "one-hot product, or the layer itself). Hint: a token's vector is already stored in linear.weight; "
-                "index it")
+                raise ExerciseError(_("{call} raised IndexError ({error}): the weight has {dim} rows. "
+                                       "Hint: {column_i}").format(
+                                        call=call, error=error, dim=dim, column_i=_(_COLUMN_I))) from None
+        require(not counter.get_total_flops(), _("{call} spent {flops} FLOPs: it multiplies (a "
+                                                  "one-hot product, or the layer itself). Hint: a token's "
+                                                  "vector is already stored in linear.weight; index it").format(
+                                                   call=call, flops=counter.get_total_flops()))
         got = returned_tensor(call, got)
-        require(got.shape == expected.shape, f"{call} has shape {tuple(got.shape)}" + hint([
-            (got.shape == (dim,) + ids.shape, ": the right numbers, with d first. Hint: linear.weight[:, ids] puts "
-             "the weight's first axis (d) before the ids' axes; move it last, or index the rows of linear.weight.T"),
-            (got.shape == ids.shape + (vocab_size,), f": those are rows of linear.weight, each as long as the "
-             f"vocabulary. Hint: {_COLUMN_I}")], "; it should be the ids' shape plus d"))
-        require(torch.equal(got, expected), f"{call}: the vectors differ from linear(one_hot(ids)). Hint: token i's "
-                "vector is column i of linear.weight, not row i (on a square layer both have the right shape)")
-    return correct("vectors_from_linear returned linear(one_hot(ids)) for the checker's layers and ids of 2 shapes, "
-                   "bit for bit, and spent no FLOPs")
+        require(got.shape == expected.shape,
+                _("{call} has shape {shape}").format(call=call, shape=tuple(got.shape)) + hint([
+            (got.shape == (dim,) + ids.shape, _(": the right numbers, with d first. Hint: linear.weight[:, ids] "
+                                                 "puts the weight's first axis (d) before the ids' axes; move it "
+                                                 "last, or index the rows of linear.weight.T")),
+            (got.shape == ids.shape + (vocab_size,), _(": those are rows of linear.weight, each as long as "
+                                                        "the vocabulary. Hint: {column_i}").format(
+                                                         column_i=_(_COLUMN_I)))],
+                    _("; it should be the ids' shape plus d")))
+        require(torch.equal(got, expected), _("{call}: the vectors differ from linear(one_hot(ids)). Hint: "
+                                               "token i's vector is column i of linear.weight, not row i "
+                                               "(on a square layer both have the right shape)").format(call=call))
+    return correct(_("vectors_from_linear returned linear(one_hot(ids)) for the checker's layers and ids of 2 "
+                      "shapes, bit for bit, and spent no FLOPs"))
 
 
 def check_tied_output_layer(head: object, table: object) -> None:
@@ -134,8 +143,9 @@ def check_tied_output_layer(head: object, table: object) -> None:
     if not answered(head_ex=head):
         return
     if not isinstance(table, nn.Linear):
-        raise AnswerTypeError(f"table must be an nn.Linear, got {type(table).__name__}")
-    require(isinstance(head, nn.Module), f"head_ex must be an nn.Module (a layer), got {type(head).__name__}")
+        raise AnswerTypeError(_("table must be an nn.Linear, got {type}").format(type=type(table).__name__))
+    require(isinstance(head, nn.Module), _("head_ex must be an nn.Module (a layer), got {type}").format(
+                                             type=type(head).__name__))
     dim, vocab_size = table.weight.shape
     weight = table.weight.detach()
     h = torch.randn(3, dim, generator=torch.Generator().manual_seed(0)).to(weight.device)
@@ -143,15 +153,18 @@ def check_tied_output_layer(head: object, table: object) -> None:
         try:
             logits = head(h)
         except RuntimeError as error:
-            raise ExerciseError(f"head_ex(h) for h of shape (3, {dim}) raised RuntimeError "
-                                f"({str(error).splitlines()[0]}). Hint: " + hint([
+            raise ExerciseError(_("head_ex(h) for h of shape (3, {dim}) raised RuntimeError "
+                                   "({error}). Hint: ").format(dim=dim, error=str(error).splitlines()[0]) + hint([
                                     (isinstance(head, nn.Linear) and tuple(head.weight.shape) == (dim, vocab_size),
-                                     f"head_ex.weight is lin_ex's weight, [d, V] = [{dim}, {vocab_size}], but "
-                                     f"nn.Linear({dim}, {vocab_size}) computes h @ weight.T and needs [V, d]")],
-                                    "an output layer maps a d-vector to V logits")) from None
-    logits = returned_tensor("head_ex(h)", logits, (3, vocab_size), ": one logit per token for each of the 3 h's")
-    require(torch.allclose(logits, (h @ weight).cpu(), rtol=1e-5, atol=1e-6), "head_ex(h) differs from "
-            "h @ lin_ex.weight: logit v must be the dot product of h with token v's vector, column v of lin_ex.weight")
+                                     _("head_ex.weight is lin_ex's weight, [d, V] = [{dim}, {vocab_size}], "
+                                        "but nn.Linear({dim}, {vocab_size}) computes h @ weight.T and needs "
+                                        "[V, d]").format(dim=dim, vocab_size=vocab_size))],
+                                    _("an output layer maps a d-vector to V logits"))) from None
+    logits = returned_tensor("head_ex(h)", logits, (3, vocab_size), _(": one logit per token for each of the 3 h's"))
+    require(torch.allclose(logits, (h @ weight).cpu(), rtol=1e-5, atol=1e-6), _("head_ex(h) differs from h @ "
+                                                                                 "lin_ex.weight: logit v must be the "
+                                                                                 "dot product of h with token v's "
+                                                                                 "vector, column v of lin_ex.weight"))
     own_table, own_head = copy.deepcopy((table, head))  # one Parameter in both stays one in the copies
     ids = torch.tensor([1, vocab_size - 1, 1], device=weight.device)
     (own_table(F.one_hot(ids, vocab_size).to(weight.dtype)).sum() + own_head(h).sum()).backward()
@@ -160,16 +173,18 @@ def check_tied_output_layer(head: object, table: object) -> None:
     grad = own_table.weight.grad
     shares_numbers = any(p.data_ptr() == table.weight.data_ptr() for p in head.parameters())
     require(grad is not None and torch.allclose(grad, lookup_part + head_part, rtol=1e-5, atol=1e-6), hint([
-        (shares_numbers, "head_ex and lin_ex share their numbers, but as two Parameters: each gets only its own "
-         "layer's part of the gradient, and an optimizer would see the table twice. nn.Parameter(...) makes a new "
-         "leaf, even of a view (section 5). Hint: a layer can use lin_ex.weight itself in its forward")],
-        "head_ex holds a copy of lin_ex's numbers, not the same table: a training step on one would not move the "
-        "other. Hint: use lin_ex's own weight Parameter, not a copy of it"))
+        (shares_numbers, _("head_ex and lin_ex share their numbers, but as two Parameters: each gets only its own "
+                            "layer's part of the gradient, and an optimizer would see the table twice. "
+                            "nn.Parameter(...) makes a new leaf, even of a view (section 5). Hint: a layer can use "
+                            "lin_ex.weight itself in its forward"))],
+        _("head_ex holds a copy of lin_ex's numbers, not the same table: a training step on one would not move the "
+           "other. Hint: use lin_ex's own weight Parameter, not a copy of it")))
     extra = [name for name, p in own_head.named_parameters() if p is not own_table.weight]
-    require(not extra, f"head_ex has parameters of its own ({', '.join(extra)}) besides lin_ex's table: an optimizer "
-            "would train them too. Hint: the output layer needs no parameter but the table")
-    return correct("head_ex gives lin_ex's logits, has no parameter of its own, and the gradients of both layers' uses "
-                   "add up in lin_ex's table")
+    require(not extra, _("head_ex has parameters of its own ({names}) besides lin_ex's table: an optimizer "
+                          "would train them too. Hint: the output layer needs no parameter but the table").format(
+                           names=', '.join(extra)))
+    return correct(_("head_ex gives lin_ex's logits, has no parameter of its own, and the gradients of both layers' "
+                      "uses add up in lin_ex's table"))
 
 
 #: Exercise 3.3: the layers the checker builds from the learner's class
@@ -185,43 +200,52 @@ def check_parameter_embedding(cls: object) -> None:
 
     The checker builds layers of its own from the class, and leaves the random state as it found it.
     """
-    require(not isinstance(cls, nn.Module), "pass the class itself (MyEmbedding, not MyEmbedding(...)): the checker "
-            "builds layers of its own sizes from it")
+    require(not isinstance(cls, nn.Module), _("pass the class itself (MyEmbedding, not MyEmbedding(...)): the "
+                                               "checker builds layers of its own sizes from it"))
     require(isinstance(cls, type) and issubclass(cls, nn.Module),
-            f"expected your nn.Module subclass, got {type(cls).__name__}")
+            _("expected your nn.Module subclass, got {type}").format(type=type(cls).__name__))
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(0)
         plain, wide = cls(*_SMALL), cls(*_WIDE)
         try:
             padded = cls(*_SMALL, padding_idx=_PADDING)
         except TypeError as error:
-            raise ExerciseError(f"MyEmbedding(7, 3, padding_idx=2) raised TypeError ({error}). Hint: take a third "
-                                "argument, padding_idx=None") from None
+            raise ExerciseError(_("MyEmbedding(7, 3, padding_idx=2) raised TypeError ({error}). Hint: take "
+                                   "a third argument, padding_idx=None").format(error=error)) from None
     require(not any(isinstance(part, (nn.Embedding, nn.Linear)) for part in plain.modules()),
-            "the module holds an nn.Embedding or nn.Linear: build the table yourself, as an nn.Parameter")
+            _("the module holds an nn.Embedding or nn.Linear: build the table yourself, as an nn.Parameter"))
     layers = {"MyEmbedding(7, 3)": plain, "MyEmbedding(7, 3, padding_idx=2)": padded}
     for name, layer in layers.items():
         parameters = dict(layer.named_parameters())
-        require("weight" in parameters, f"{name} has no parameter named 'weight' (its parameters: "
-                f"{sorted(parameters)}). Hint: a plain tensor attribute is not registered; wrap it: "
-                "self.weight = nn.Parameter(...)")
-        require(tuple(parameters["weight"].shape) == _SMALL, f"{name}.weight has shape "
-                f"{tuple(parameters['weight'].shape)}: [num_embeddings, embedding_dim] is one row per id")
+        require("weight" in parameters, _("{name} has no parameter named 'weight' (its parameters: "
+                                           "{parameters}). Hint: a plain tensor attribute is not "
+                                           "registered; wrap it: self.weight = nn.Parameter(...)").format(
+                                            name=name, parameters=sorted(parameters)))
+        require(tuple(parameters["weight"].shape) == _SMALL, _("{name}.weight has shape {shape}: "
+                                                                "[num_embeddings, embedding_dim] is one row "
+                                                                "per id").format(
+                                                                 name=name, shape=tuple(parameters['weight'].shape)))
     std = wide.weight.detach().std().item()
-    require(0.9 < std < 1.1, f"MyEmbedding(1000, 16).weight has std {std:.3f}: draw it from N(0, 1), as nn.Embedding "
-            "does (torch.randn)")
+    require(0.9 < std < 1.1, _("MyEmbedding(1000, 16).weight has std {std:.3f}: draw it from N(0, 1), as "
+                                "nn.Embedding does (torch.randn)").format(std=std))
     padded_rows = padded.weight.detach()
-    require(torch.equal(padded_rows[_PADDING], torch.zeros(_SMALL[1])), "MyEmbedding(7, 3, padding_idx=2).weight[2] "
-            "is not zero: set the padding row to zero when the layer is built (under torch.no_grad(), section 5)")
+    require(torch.equal(padded_rows[_PADDING], torch.zeros(_SMALL[1])), _("MyEmbedding(7, 3, "
+                                                                           "padding_idx=2).weight[2] is not zero: "
+                                                                           "set the padding row to zero when the "
+                                                                           "layer is built (under torch.no_grad(), "
+                                                                           "section 5)"))
     require(bool((padded_rows[torch.arange(_SMALL[0]) != _PADDING] != 0).any(dim=1).all()),
-            "MyEmbedding(7, 3, padding_idx=2) has zero rows besides row 2: zero only the padding row")
+            _("MyEmbedding(7, 3, padding_idx=2) has zero rows besides row 2: zero only the padding row"))
     ids = torch.tensor([[1, 0, 2], [_SMALL[0] - 1, 2, 1]])
     for name, layer in layers.items():
-        grad = looked_up_rows(name, layer, ids, "MyEmbedding's forward calls F.embedding (or torch.embedding): "
-                              "index the weight Parameter with the ids yourself, as section 2's third way does")
+        grad = looked_up_rows(name, layer, ids, _("MyEmbedding's forward calls F.embedding (or torch.embedding): "
+                                                   "index the weight Parameter with the ids yourself, as section 2's "
+                                                   "third way does"))
         expected = torch.bincount(ids.flatten(), minlength=_SMALL[0]).to(grad.dtype)[:, None].expand(_SMALL)
         others = torch.arange(_SMALL[0]) != (_PADDING if layer is padded else -1)
-        require(torch.equal(grad[others], expected[others]), f"the gradient of {name}.weight is not one row of ones "
-                "per lookup. Hint: index the Parameter itself, without changing the rows")
-    return correct("MyEmbedding registers a trainable weight drawn from N(0, 1) with its padding row at zero, returns "
-                   "weight[ids] for ids of shape (2, 3), and its gradient reaches the rows looked up")
+        require(torch.equal(grad[others], expected[others]), _("the gradient of {name}.weight is not one "
+                                                                "row of ones per lookup. Hint: index the "
+                                                                "Parameter itself, without changing the rows").format(
+                                                                 name=name))
+    return correct(_("MyEmbedding registers a trainable weight drawn from N(0, 1) with its padding row at zero, "
+                      "returns weight[ids] for ids of shape (2, 3), and its gradient reaches the rows looked up"))

@@ -7,6 +7,7 @@ from collections.abc import Callable
 import torch
 from torch import nn
 
+from ..language import N_, _
 from .checking import (
     AnswerValueError,
     ExerciseError,
@@ -40,28 +41,28 @@ def check_embedding_grad(grad: torch.Tensor, grad_out: torch.Tensor) -> None:
     ids = torch.tensor(GRAD_EXERCISE_IDS)
     grad_out = grad_out.detach().cpu()
     shape = (GRAD_EXERCISE_VOCAB, grad_out.shape[1])
-    grad = require_tensor("grad", grad, shape, ": the gradient of the weight has the weight's shape [V, d], one row "
-                          "per token id (not one per position)").to(grad_out.dtype)
+    grad = require_tensor("grad", grad, shape, _(": the gradient of the weight has the weight's shape [V, d], one "
+                                                  "row per token id (not one per position)")).to(grad_out.dtype)
     table = torch.nn.Embedding.from_pretrained(grad_out.new_zeros(shape), freeze=False, scale_grad_by_freq=True)
     table(ids).backward(grad_out)
     if torch.allclose(grad, table.weight.grad, rtol=1e-6, atol=1e-6):  # the gradient autograd computes
-        return correct("your gradient equals the one autograd computes with scale_grad_by_freq=True for these "
-                       "ids and grad_out, within float32 rounding")
+        return correct(_("your gradient equals the one autograd computes with scale_grad_by_freq=True for these ids "
+                          "and grad_out, within float32 rounding"))
     unscaled = grad_out.new_zeros(shape).index_add_(0, ids, grad_out)
     assigned = grad_out.new_zeros(shape).index_put_((ids,), grad_out)  # the last of the repeated rows wins
     untouched = [v for v in range(GRAD_EXERCISE_VOCAB) if v not in GRAD_EXERCISE_IDS]
     raise ExerciseError(hint([
         (torch.allclose(grad, unscaled, rtol=1e-6, atol=1e-6),
-         "that is the gradient without scale_grad_by_freq. Hint: 'the inverse of frequency' is counted in this batch "
-         "of ids: a row looked up 3 times is divided by 3"),
+         _("that is the gradient without scale_grad_by_freq. Hint: 'the inverse of frequency' is counted in this "
+            "batch of ids: a row looked up 3 times is divided by 3")),
         (torch.equal(grad, assigned) or any(torch.allclose(grad[2], row) for row in (grad_out[3], grad_out[3] / 3)),
-         "row 2 holds only one of the three gradient rows of the positions that looked it up. Hint: `grad[ids] = "
-         "grad_out` keeps one of the repeated rows; add them up with `grad.index_add_(0, ids, grad_out)` or "
-         "`one_hot(ids, V).T @ grad_out`, then divide by the counts"),
+         _("row 2 holds only one of the three gradient rows of the positions that looked it up. Hint: `grad[ids] = "
+            "grad_out` keeps one of the repeated rows; add them up with `grad.index_add_(0, ids, grad_out)` or "
+            "`one_hot(ids, V).T @ grad_out`, then divide by the counts")),
         (bool(grad[untouched].ne(0).any()),
-         f"rows {untouched} are never looked up, so their gradient must be exactly 0"),
-    ], "the gradient differs from autograd's. Hint: row v is the sum of the rows of grad_out at the positions t where "
-       "ids[t] == v, divided by how many such positions there are"))
+         _("rows {untouched} are never looked up, so their gradient must be exactly 0").format(untouched=untouched)),
+    ], _("the gradient differs from autograd's. Hint: row v is the sum of the rows of grad_out at the positions t "
+          "where ids[t] == v, divided by how many such positions there are")))
 
 
 #: Exercise 4.2: the layers the checker builds from the learner's class, ``(V, d)``, and their padding id
@@ -77,65 +78,73 @@ def check_padding_gradient(cls: object) -> None:
 
     The checker builds layers of its own from the class, and leaves the random state as it found it.
     """
-    require(not isinstance(cls, nn.Module), "pass the class itself (MyEmbedding, not MyEmbedding(...)): the checker "
-            "builds layers of its own sizes from it")
+    require(not isinstance(cls, nn.Module), _("pass the class itself (MyEmbedding, not MyEmbedding(...)): the "
+                                               "checker builds layers of its own sizes from it"))
     require(isinstance(cls, type) and issubclass(cls, nn.Module),
-            f"expected your nn.Module subclass, got {type(cls).__name__}")
+            _("expected your nn.Module subclass, got {type}").format(type=type(cls).__name__))
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(0)
         plain = cls(*_PADDED_SIZE)
         try:
             padded = cls(*_PADDED_SIZE, padding_idx=_PADDING)
         except TypeError as error:
-            raise ExerciseError(f"MyEmbedding(7, 3, padding_idx=2) raised TypeError ({error}). Hint: keep exercise "
-                                "3.3's third argument, padding_idx=None") from None
+            raise ExerciseError(_("MyEmbedding(7, 3, padding_idx=2) raised TypeError ({error}). Hint: keep "
+                                   "exercise 3.3's third argument, padding_idx=None").format(error=error)) from None
     require(not any(isinstance(part, (nn.Embedding, nn.Linear)) for part in padded.modules()),
-            "the module holds an nn.Embedding or nn.Linear: keep exercise 3.3's table, an nn.Parameter")
+            _("the module holds an nn.Embedding or nn.Linear: keep exercise 3.3's table, an nn.Parameter"))
     layers = {"MyEmbedding(7, 3)": plain, "MyEmbedding(7, 3, padding_idx=2)": padded}
     for name, layer in layers.items():
         weight = dict(layer.named_parameters()).get("weight")
-        require(weight is not None and tuple(weight.shape) == _PADDED_SIZE, f"{name} has no parameter 'weight' of "
-                "shape (7, 3). Hint: keep exercise 3.3's __init__")
-    require(not padded.weight.detach()[_PADDING].any(), "MyEmbedding(7, 3, padding_idx=2).weight[2] is not zero. "
-            "Hint: keep exercise 3.3's __init__, which zeroes the padding row")
+        require(weight is not None and tuple(weight.shape) == _PADDED_SIZE, _("{name} has no parameter "
+                                                                               "'weight' of shape (7, 3). "
+                                                                               "Hint: keep exercise 3.3's "
+                                                                               "__init__").format(name=name))
+    require(not padded.weight.detach()[_PADDING].any(), _("MyEmbedding(7, 3, padding_idx=2).weight[2] is not zero. "
+                                                           "Hint: keep exercise 3.3's __init__, which zeroes the "
+                                                           "padding row"))
     ids = torch.tensor([[1, 0, 2], [_PADDED_SIZE[0] - 1, 2, 1]])  # the padding id twice
     for name, layer in layers.items():
-        grad = looked_up_rows(name, layer, ids, "MyEmbedding's forward calls F.embedding (or torch.embedding), which "
-                              "keeps the padding row's gradient at zero for you: do that part yourself")
+        grad = looked_up_rows(name, layer, ids, _("MyEmbedding's forward calls F.embedding (or torch.embedding), "
+                                                   "which keeps the padding row's gradient at zero for you: do that "
+                                                   "part yourself"))
         expected = torch.bincount(ids.flatten(), minlength=_PADDED_SIZE[0]).to(grad.dtype)[:, None]
         expected = expected.expand(_PADDED_SIZE).clone()
         if layer is padded:
             expected[_PADDING] = 0
-        require(layer is plain or not grad[_PADDING].any(), "a gradient reached the padding row of MyEmbedding(7, 3, "
-                "padding_idx=2): training would move it. Hint: the padding row's gradient adds up the output "
-                "gradients of the positions that look it up (section 1); make those positions send nothing back")
-        require(torch.equal(grad, expected), f"the gradient of {name}.weight is not one row of ones per lookup (the "
-                "padding row aside). Hint: change only what the padding positions send back")
-    return correct("MyEmbedding returns weight[ids] for ids of shape (2, 3), and its gradient reaches every row looked "
-                   "up except the padding row, looked up twice")
+        require(layer is plain or not grad[_PADDING].any(), _("a gradient reached the padding row of MyEmbedding(7, "
+                                                               "3, padding_idx=2): training would move it. Hint: the "
+                                                               "padding row's gradient adds up the output gradients "
+                                                               "of the positions that look it up (section 1); make "
+                                                               "those positions send nothing back"))
+        require(torch.equal(grad, expected), _("the gradient of {name}.weight is not one row of ones per "
+                                                "lookup (the padding row aside). Hint: change only what the "
+                                                "padding positions send back").format(name=name))
+    return correct(_("MyEmbedding returns weight[ids] for ids of shape (2, 3), and its gradient reaches every row "
+                      "looked up except the padding row, looked up twice"))
 
 
 #: Exercise 4.4's scenario: a (6, 3) table with padding_idx=0 whose row 0 is not zero, two steps of a loss
 #: sum(E(ids)**2), on each ids of MOVED_EXERCISE_STEPS, by each optimizer, with the hint for a wrong answer
 MOVED_EXERCISE_STEPS = ((0, 4), (1, 0))
 _MOVED_OPTIMIZERS = {
-    "SGD": (torch.optim.SGD, {}, "plain SGD moves a row only when that row has a non-zero gradient in this step; "
-            "padding_idx zeroes one row's gradient, however often it is looked up"),
-    "SGD with momentum": (torch.optim.SGD, {"momentum": 0.9}, "the momentum buffer remembers rows from the first "
-                          "step; a row whose gradient was always zero has a zero buffer"),
-    "Adam": (torch.optim.Adam, {}, "Adam's first moment remembers rows from the first step; a row whose gradient "
-             "was always zero has zero moments, so its update is 0 / (sqrt(0) + eps) = 0"),
-    "AdamW": (torch.optim.AdamW, {"weight_decay": 0.01}, "AdamW's decoupled weight decay shrinks every non-zero row "
-              "by lr * weight_decay * w, looked up or not, whatever its gradient"),
+    "SGD": (torch.optim.SGD, {}, N_("plain SGD moves a row only when that row has a non-zero gradient in this "
+                                    "step; padding_idx zeroes one row's gradient, however often it is looked up")),
+    "SGD with momentum": (torch.optim.SGD, {"momentum": 0.9}, N_("the momentum buffer remembers rows from the first "
+                          "step; a row whose gradient was always zero has a zero buffer")),
+    "Adam": (torch.optim.Adam, {}, N_("Adam's first moment remembers rows from the first step; a row whose "
+                                      "gradient was always zero has zero moments, so its update is 0 / (sqrt(0) + "
+                                      "eps) = 0")),
+    "AdamW": (torch.optim.AdamW, {"weight_decay": 0.01}, N_("AdamW's decoupled weight decay shrinks every non-zero "
+              "row by lr * weight_decay * w, looked up or not, whatever its gradient")),
 }
 
 
 #: Section 6's experiment: the ids each of three steps looks up in a 10-row table
 OPTIM_STEPS = ((1, 3, 6), (2, 5), (2, 5))
 _OPTIM_HINTS = {
-    "SGD": "SGD's step is -lr * gradient: which rows have a non-zero gradient in step 3 (sections 1 and 2)?",
-    "Adam": "Adam keeps running averages of past gradients: a row looked up in step 1 still has a non-zero average "
-            "in step 3. And a row never looked up?",
+    "SGD": N_("SGD's step is -lr * gradient: which rows have a non-zero gradient in step 3 (sections 1 and 2)?"),
+    "Adam": N_("Adam keeps running averages of past gradients: a row looked up in step 1 still has a non-zero "
+               "average in step 3. And a row never looked up?"),
 }
 
 
@@ -158,20 +167,21 @@ def check_optimizer_guess(guess: object) -> None:
     if not answered(guess=guess):
         return
     require_keys("guess", prediction("guess", guess, dict, '{"SGD": {1}, "Adam": {1}}'), ["SGD", "Adam"],
-                 "an optimizer's name to a set of rows")
+                 _("an optimizer's name to a set of rows"))
     for name, optimizer_class in (("SGD", torch.optim.SGD), ("Adam", torch.optim.Adam)):
         rows = guess[name]
         require(isinstance(rows, (set, frozenset, list, tuple)),
-                f"guess[{name!r}] must be a set of row ids, got {type(rows).__name__}")
+                _("guess[{name!r}] must be a set of row ids, got {type}").format(name=name, type=type(rows).__name__))
         require(set(rows) == _moved_in_step_3(optimizer_class),
-                f"{name}: rows {sorted(set(rows))} are not the rows step 3 changes. Hint: {_OPTIM_HINTS[name]}")
-    return correct("both guesses are the rows step 3 changed in the checker's own run of SGD and of Adam")
+                _("{name}: rows {rows} are not the rows step 3 changes. Hint: {hint}").format(
+                    name=name, rows=sorted(set(rows)), hint=_(_OPTIM_HINTS[name])))
+    return correct(_("both guesses are the rows step 3 changed in the checker's own run of SGD and of Adam"))
 
 
 def _moved_rows_in_second_step(name: str) -> set[int]:
     weight = torch.randn(6, 3, generator=torch.Generator().manual_seed(0))
     embedding = torch.nn.Embedding.from_pretrained(weight, freeze=False, padding_idx=0)  # row 0 stays non-zero
-    optimizer_class, settings, _ = _MOVED_OPTIMIZERS[name]
+    optimizer_class, settings, _why = _MOVED_OPTIMIZERS[name]
     optimizer = optimizer_class(embedding.parameters(), lr=0.1, **settings)
     for step_ids in MOVED_EXERCISE_STEPS:
         before = embedding.weight.detach().clone()
@@ -185,14 +195,15 @@ def check_moved_rows(answer: dict[str, set[int]]) -> None:
     """Exercise 4.4: for each optimizer, the set of rows that the SECOND step changes."""
     if not answered(moved_in_step_2=answer):
         return
-    require_keys("answer", answer, list(_MOVED_OPTIMIZERS), "optimizer name to a set of rows")
-    for name, (_, _, why) in _MOVED_OPTIMIZERS.items():
+    require_keys("answer", answer, list(_MOVED_OPTIMIZERS), _("optimizer name to a set of rows"))
+    for name, (_optimizer, _settings, why) in _MOVED_OPTIMIZERS.items():
         got = answer[name]
         require(isinstance(got, (set, frozenset, list, tuple)),
-                f"answer[{name!r}] must be a set of row ids, got {type(got).__name__}")
+                _("answer[{name!r}] must be a set of row ids, got {type}").format(name=name, type=type(got).__name__))
         require(set(got) == _moved_rows_in_second_step(name),
-                f"{name}: rows {sorted(got)} are not the rows that step 2 moves. Hint: {why}")
-    return correct("your four predictions match the rows each optimizer moved in the checker's own run")
+                _("{name}: rows {got} are not the rows that step 2 moves. Hint: {why}").format(
+                    name=name, got=sorted(got), why=_(why)))
+    return correct(_("your four predictions match the rows each optimizer moved in the checker's own run"))
 
 
 #: Exercise 4.3's tables (V, d): three small ones whose gradients the checker builds and measures (at (10, 3) the
@@ -234,30 +245,38 @@ def check_break_even_tokens(break_even_tokens: Callable[[int, int], int]) -> Non
             if isinstance(got, torch.Tensor) and got.numel() == 1:
                 got = got.item()
             require(isinstance(got, int) and not isinstance(got, bool) and got > 0,
-                    f"{call} returned {got!r}: return a whole number of positions (an int)")
+                    _("{call} returned {got!r}: return a whole number of positions (an int)").format(
+                        call=call, got=got))
             at, dense = _gradient_bytes(vocab_size, dim, got)
-            before, _ = _gradient_bytes(vocab_size, dim, got - 1) if got > 1 else (0, dense)
+            before, _after = _gradient_bytes(vocab_size, dim, got - 1) if got > 1 else (0, dense)
             why = hint([
-                (got >= vocab_size, "each entry holds a row of values and its row index too (look at _indices()): an "
-                 "entry costs more than a row of the dense table, so fewer positions than V are enough"),
-                (got == vocab_size * dim * 4 // (dim * 4 + 4) + 1, "the row indices are int64, 8 bytes each"),
-                (at == dense, "at that many positions the two take exactly the same bytes; the question asks for "
-                 "more")],
-                "count the bytes of one entry (values and index) and of the dense table, then find the smallest "
-                "number of entries that is more")
-            require(at > dense, f"{call} = {got}: at {got} positions the sparse gradient takes {at} bytes, the dense "
-                    f"one {dense}, so it is not yet larger. Hint: {why}")
-            require(before <= dense, f"{call} = {got}: one position fewer already takes more bytes than the dense "
-                    f"gradient ({before} against {dense}); the smallest such number is asked for. Hint: {why}")
+                (got >= vocab_size, _("each entry holds a row of values and its row index too (look at _indices()): "
+                                       "an entry costs more than a row of the dense table, so fewer positions than V "
+                                       "are enough")),
+                (got == vocab_size * dim * 4 // (dim * 4 + 4) + 1, _("the row indices are int64, 8 bytes each")),
+                (at == dense, _("at that many positions the two take exactly the same bytes; the question asks for "
+                                 "more"))],
+                _("count the bytes of one entry (values and index) and of the dense table, then find the smallest "
+                   "number of entries that is more"))
+            require(at > dense, _("{call} = {got}: at {got} positions the sparse gradient takes {at} "
+                                   "bytes, the dense one {dense}, so it is not yet larger. Hint: {why}").format(
+                                    call=call, got=got, at=at, dense=dense, why=why))
+            require(before <= dense, _("{call} = {got}: one position fewer already takes more bytes than "
+                                        "the dense gradient ({before} against {dense}); the smallest such "
+                                        "number is asked for. Hint: {why}").format(
+                                         call=call, got=got, before=before, dense=dense, why=why))
         vocab_size, dim = BREAK_EVEN_GPT2
         got = break_even_tokens(vocab_size, dim)
-        require(got == _first_larger(vocab_size, dim), f"break_even_tokens({vocab_size}, {dim}) at GPT-2's sizes "
-                "differs from the checker's count, though the small tables passed. Hint: compute the bytes with "
-                "Python's int (whole numbers), not floats")
+        require(got == _first_larger(vocab_size, dim), _("break_even_tokens({vocab_size}, {dim}) at "
+                                                          "GPT-2's sizes differs from the checker's count, "
+                                                          "though the small tables passed. Hint: compute "
+                                                          "the bytes with Python's int (whole numbers), not "
+                                                          "floats").format(vocab_size=vocab_size, dim=dim))
     finally:
         torch.random.set_rng_state(torch_state)
-    return correct("break_even_tokens gave, for the checker's 3 small tables, the number of positions at which a real "
-                   "sparse gradient first takes more bytes than the dense one, and the same count at GPT-2's sizes")
+    return correct(_("break_even_tokens gave, for the checker's 3 small tables, the number of positions at which a "
+                      "real sparse gradient first takes more bytes than the dense one, and the same count at GPT-2's "
+                      "sizes"))
 
 
 #: Exercise 4.5's experiment: a (6, 4) table, N(0, 1) from seed 4, rows DECAY_EXERCISE_IDS looked up at every step
@@ -276,7 +295,7 @@ def _never_seen_row_distance(optimizer_class: type[torch.optim.Optimizer], lr: f
     start = torch.randn(6, 4, generator=torch.Generator().manual_seed(4))
     table = torch.nn.Embedding.from_pretrained(start.clone(), freeze=False)
     optimizer = optimizer_class(table.parameters(), lr=lr, weight_decay=weight_decay)
-    for _ in range(steps):
+    for _step in range(steps):
         optimizer.zero_grad()
         table(torch.tensor(DECAY_EXERCISE_IDS)).pow(2).sum().backward()
         optimizer.step()
@@ -284,9 +303,10 @@ def _never_seen_row_distance(optimizer_class: type[torch.optim.Optimizer], lr: f
 
 
 def _distance(call: str, value: object) -> float:
-    value = as_number(call, value, "a distance, e.g. from `.norm().item()`")
+    value = as_number(call, value, _("a distance, e.g. from `.norm().item()`"))
     if not value >= 0 or value == float("inf"):
-        raise AnswerValueError(f"{call} must return a finite distance >= 0, got {value}")
+        raise AnswerValueError(_("{call} must return a finite distance >= 0, got {value}").format(
+                                   call=call, value=value))
     return value
 
 
@@ -305,42 +325,46 @@ def check_row_0_distance(predicted_ratio: float | None,
     ``TypeError``/``ValueError`` for a result that is not a distance, or a prediction that is not a number.
     """
     if predicted_ratio is not None:
-        predicted_ratio = as_number("predicted_ratio", predicted_ratio, "your prediction, a ratio")
+        predicted_ratio = as_number("predicted_ratio", predicted_ratio, _("your prediction, a ratio"))
     require_function("row_0_distance", row_0_distance)
     exercise_settings = DECAY_EXERCISE_SETTINGS[0]
     first = "row_0_distance(torch.optim.Adam, lr={}, weight_decay={}, steps={})".format(*exercise_settings)
-    require(len({_distance(first, row_0_distance(torch.optim.Adam, *exercise_settings)) for _ in range(2)}) == 1,
-            f"{first} gave two different distances when called twice: your function changes decay_start. Hint: "
-            "train a copy, decay_start.clone()")
+    require(len({_distance(first, row_0_distance(torch.optim.Adam, *exercise_settings)) for _run in range(2)}) == 1,
+            _("{first} gave two different distances when called twice: your function changes decay_start. "
+               "Hint: train a copy, decay_start.clone()").format(first=first))
     for lr, weight_decay, steps in DECAY_EXERCISE_SETTINGS:
         for name, optimizer_class in _DECAY_OPTIMIZERS.items():
             call = f"row_0_distance({name}, lr={lr}, weight_decay={weight_decay}, steps={steps})"
             got = _distance(call, row_0_distance(optimizer_class, lr, weight_decay, steps))
             why = hint([
-                (got == 0, "a distance of 0. Row 0 has no gradient of its own, so only weight decay moves it: pass "
-                           "weight_decay to the optimizer. And train a copy, decay_start.clone(): from_pretrained "
-                           "shares the tensor it is given, so row 0 and decay_start[0] would move together"),
+                (got == 0, _("a distance of 0. Row 0 has no gradient of its own, so only weight decay moves it: "
+                              "pass weight_decay to the optimizer. And train a copy, decay_start.clone(): "
+                              "from_pretrained shares the tensor it is given, so row 0 and decay_start[0] would move "
+                              "together")),
                 (steps > 1 and within(got, _never_seen_row_distance(optimizer_class, lr, weight_decay, 1), 1e-3),
-                 "that is how far row 0 moves in one step; take `steps` steps"),
+                 _("that is how far row 0 moves in one step; take `steps` steps")),
                 ((lr, weight_decay, steps) != exercise_settings
                  and within(got, _never_seen_row_distance(optimizer_class, *exercise_settings), 1e-3),
-                 "that is the distance at the exercise's settings: use the arguments lr, weight_decay and steps"),
-            ], "start from decay_start.clone(), take `steps` steps of E(decay_ids).pow(2).sum(), then measure "
-               "(weight[0] - decay_start[0]).norm()")
+                 _("that is the distance at the exercise's settings: use the arguments lr, weight_decay and steps")),
+            ], _("start from decay_start.clone(), take `steps` steps of E(decay_ids).pow(2).sum(), then measure "
+                  "(weight[0] - decay_start[0]).norm()"))
             require(within(got, _never_seen_row_distance(optimizer_class, lr, weight_decay, steps), 1e-3),
-                    f"{call} returned a distance that is off. Hint: {why}")
+                    _("{call} returned a distance that is off. Hint: {why}").format(call=call, why=why))
     measured = (_never_seen_row_distance(torch.optim.Adam, *exercise_settings)
                 / _never_seen_row_distance(torch.optim.AdamW, *exercise_settings))
     if predicted_ratio is None:
-        print("your prediction: none recorded (predicted_ratio is still None)")
+        print(_("your prediction: none recorded (predicted_ratio is still None)"))
     elif within(predicted_ratio, measured, DECAY_PREDICTION_TOLERANCE):
-        print(f"your prediction: within {DECAY_PREDICTION_TOLERANCE:.0%} of the measured ratio")
+        print(_("your prediction: within {decay_prediction_tolerance:.0%} of the measured ratio").format(
+                  decay_prediction_tolerance=DECAY_PREDICTION_TOLERANCE))
     elif predicted_ratio < measured:
-        print(f"your prediction: more than {DECAY_PREDICTION_TOLERANCE:.0%} below the measured ratio. Why: Adam "
-              "divides the decay term weight_decay * w by its own size, so each entry of row 0 moves by about lr a "
-              "step, however small weight_decay is")
+        print(_("your prediction: more than {decay_prediction_tolerance:.0%} below the measured ratio. "
+                 "Why: Adam divides the decay term weight_decay * w by its own size, so each entry of row 0 "
+                 "moves by about lr a step, however small weight_decay is").format(
+                  decay_prediction_tolerance=DECAY_PREDICTION_TOLERANCE))
     else:
-        print(f"your prediction: more than {DECAY_PREDICTION_TOLERANCE:.0%} above the measured ratio. Why: AdamW "
-              "moves each weight by lr * weight_decay * w a step: in proportion to the weight, not zero")
-    return correct("row_0_distance matches the checker's own runs of Adam with weight_decay and of AdamW, at the "
-                   "exercise's settings and at another; your prediction is reported above, not graded")
+        print(_("your prediction: more than {decay_prediction_tolerance:.0%} above the measured ratio. "
+                 "Why: AdamW moves each weight by lr * weight_decay * w a step: in proportion to the "
+                 "weight, not zero").format(decay_prediction_tolerance=DECAY_PREDICTION_TOLERANCE))
+    return correct(_("row_0_distance matches the checker's own runs of Adam with weight_decay and of AdamW, at the "
+                      "exercise's settings and at another; your prediction is reported above, not graded"))

@@ -9,6 +9,7 @@ import torch
 
 from ..checks import check_positive
 from ..init_stats import tied_logit_std
+from ..language import N_, _
 from .checking import (
     AnswerTypeError,
     answered,
@@ -31,7 +32,7 @@ OUTPUT_VARIANCE_CASES = ((LLAMA_UP_IN, LLAMA_STD, 0), (LLAMA_DOWN_IN, LLAMA_STD,
 OUTPUT_VARIANCE_TOLERANCE = 0.05
 #: Exercise 5.1: the in_features at which N(0, LLAMA_STD²) keeps the variance at 1: in_features * 0.02² = 1
 UNIT_IN_FEATURES = round(1 / LLAMA_STD**2)
-PREDICTED = "your prediction, a number"
+PREDICTED = N_("your prediction, a number")
 #: Section 7's prediction: the loss of an untrained tied layer of std 1, at GPT-2's sizes, as a multiple of ln V.
 #: The notebook's run gives 10.5; seeds 0 to 99 give 9.9 to 11.9. Reasoned from the largest logit, about
 #: sqrt(768) * sqrt(2 ln 50257) ≈ 129 nats, it is 11.9.
@@ -55,14 +56,17 @@ def _measured_output_variance(in_features: int, weight_std: float, seed: int) ->
 def _predicted_variance_hint(predicted: float, fan_in: int, other_fan_in: int) -> str:
     """The hint for a prediction of Exercise 5.1 that is not ``fan_in * 0.02²``: the likeliest mistake, named."""
     return hint([
-        (within(predicted, other_fan_in * LLAMA_STD**2, 0.02), "that uses the other layer's size. Hint: each output "
-         "sums in_features products; out_features only says how many outputs there are"),
-        (within(predicted, 1 / 3, 0.02), "that is PyTorch's default, forward gain 1/3, which Llama replaces. Hint: "
-         "each output sums fan_in products of variance std(W)² times the input's variance"),
-        (within(predicted, math.sqrt(fan_in) * LLAMA_STD, 0.02), "that is the outputs' std. Hint: square it"),
+        (within(predicted, other_fan_in * LLAMA_STD**2, 0.02), _("that uses the other layer's size. Hint: each "
+                                                                  "output sums in_features products; out_features "
+                                                                  "only says how many outputs there are")),
+        (within(predicted, 1 / 3, 0.02), _("that is PyTorch's default, forward gain 1/3, which Llama replaces. "
+                                            "Hint: each output sums fan_in products of variance std(W)² times the "
+                                            "input's variance")),
+        (within(predicted, math.sqrt(fan_in) * LLAMA_STD, 0.02), _("that is the outputs' std. Hint: square it")),
         (within(predicted, LLAMA_STD**2, 0.02) or within(predicted, LLAMA_STD, 0.02),
-         "that is one product's. Hint: each output sums fan_in of them"),
-    ], f"Hint: each output sums fan_in = {fan_in} products of a weight of std {LLAMA_STD} and an input of variance 1")
+         _("that is one product's. Hint: each output sums fan_in of them")),
+    ], _("Hint: each output sums fan_in = {fan_in} products of a weight of std {llama_std} and an input of "
+          "variance 1").format(fan_in=fan_in, llama_std=LLAMA_STD))
 
 
 def check_llama_predictions(predicted_up: float, predicted_down: float, unit_in_features: float) -> None:
@@ -78,18 +82,19 @@ def check_llama_predictions(predicted_up: float, predicted_down: float, unit_in_
         return
     for name, value, fan_in, other in (("predicted_up", predicted_up, LLAMA_UP_IN, LLAMA_DOWN_IN),
                                        ("predicted_down", predicted_down, LLAMA_DOWN_IN, LLAMA_UP_IN)):
-        predicted = _positive(name, value, PREDICTED)
-        require(within(predicted, fan_in * LLAMA_STD**2, 0.02), f"your {name}, {predicted:.4g}, is not the variance "
-                f"of that layer's outputs. {_predicted_variance_hint(predicted, fan_in, other)}")
-    unit = _positive("unit_in_features", unit_in_features, "a number of input features")
-    require(within(unit, UNIT_IN_FEATURES, 0.02), f"your unit_in_features, {unit:.4g}, does not keep the variance "
-            "at 1. " + hint([
-                (within(unit, 1 / LLAMA_STD, 0.02), "Hint: that makes in_features · 0.02 equal 1; the variance "
-                 "is in_features times the square of the std"),
+        predicted = _positive(name, value, _(PREDICTED))
+        require(within(predicted, fan_in * LLAMA_STD**2, 0.02),
+                _("your {name}, {predicted:.4g}, is not the variance of that layer's outputs. {hint}").format(
+                    name=name, predicted=predicted, hint=_predicted_variance_hint(predicted, fan_in, other)))
+    unit = _positive("unit_in_features", unit_in_features, _("a number of input features"))
+    require(within(unit, UNIT_IN_FEATURES, 0.02), _("your unit_in_features, {unit:.4g}, does not keep the "
+                                                     "variance at 1. ").format(unit=unit) + hint([
+                (within(unit, 1 / LLAMA_STD, 0.02), _("Hint: that makes in_features · 0.02 equal 1; the variance is "
+                                                       "in_features times the square of the std")),
                 (within(unit, 1 / LLAMA_STD**2 / 3, 0.02) or within(unit, 3 / LLAMA_STD**2, 0.02),
-                 "Hint: Llama's draw is N(0, 0.02²), not the uniform default; no factor 3"),
-            ], "Hint: the output variance is in_features · 0.02² times the input's; set it to 1"))
-    return correct("your two output variances and your in_features for variance 1 are right within 2%")
+                 _("Hint: Llama's draw is N(0, 0.02²), not the uniform default; no factor 3")),
+            ], _("Hint: the output variance is in_features · 0.02² times the input's; set it to 1")))
+    return correct(_("your two output variances and your in_features for variance 1 are right within 2%"))
 
 
 @writes("output_variance")
@@ -107,25 +112,32 @@ def check_output_variance(output_variance: Callable[[int, float, int], float]) -
     with torch.random.fork_rng(devices=[]):
         for in_features, weight_std, seed in OUTPUT_VARIANCE_CASES:
             got = as_number("output_variance(...)", output_variance(in_features, weight_std, seed),
-                            "a variance, e.g. `.item()`")
+                            _("a variance, e.g. `.item()`"))
             own, formula = _measured_output_variance(in_features, weight_std, seed), in_features * weight_std**2
-            call = f"output_variance({in_features}, {weight_std}, seed={seed}) returned {got:.4g}"
+            call = _("output_variance({in_features}, {weight_std}, seed={seed}) returned {got:.4g}").format(
+                       in_features=in_features, weight_std=weight_std, seed=seed, got=got)
             require(within(got, own, OUTPUT_VARIANCE_TOLERANCE) and within(got, formula, OUTPUT_VARIANCE_TOLERANCE),
                     hint([
                         (got > 0 and within(got**2, own, OUTPUT_VARIANCE_TOLERANCE),
-                         f"{call}, the std of the outputs. Hint: return their variance, .var()"),
-                        (within(got, 1 / 3, OUTPUT_VARIANCE_TOLERANCE), f"{call}, the variance of PyTorch's default "
-                         "layer. Hint: re-draw its weight with nn.init.normal_(layer.weight, std=weight_std, ...)"),
+                         _("{call}, the std of the outputs. Hint: return their variance, .var()").format(call=call)),
+                        (within(got, 1 / 3, OUTPUT_VARIANCE_TOLERANCE), _("{call}, the variance of "
+                                                                           "PyTorch's default layer. Hint: "
+                                                                           "re-draw its weight with "
+                                                                           "nn.init.normal_(layer.weight, "
+                                                                           "std=weight_std, ...)").format(call=call)),
                         (within(got, weight_std**2, OUTPUT_VARIANCE_TOLERANCE),
-                         f"{call}, the variance of the weights. Hint: return the variance of the layer's outputs"),
-                    ], f"{call}, far from the variance of the outputs that the checker measured. Hint: draw the "
-                       "weight and 256 inputs (256, in_features) from one generator, then take layer(inputs).var()"))
+                         _("{call}, the variance of the weights. Hint: return the variance of the layer's "
+                            "outputs").format(call=call)),
+                    ], _("{call}, far from the variance of the outputs that the checker measured. Hint: "
+                          "draw the weight and 256 inputs (256, in_features) from one generator, then take "
+                          "layer(inputs).var()").format(call=call)))
         first, again, other = (output_variance(1000, 0.05, seed) for seed in (5, 5, 6))
-    require(first == again, "the same seed gave two different numbers. Hint: draw everything from "
-            "g = torch.Generator().manual_seed(seed), passing generator=g to each draw")
-    require(first != other, "seeds 5 and 6 gave the same number: the function computes a formula instead of "
-            "measuring. Hint: draw the weight and the inputs, and measure the outputs' variance")
-    return correct("output_variance agrees with the checker's own measurements at 3 sizes and changes with the seed")
+    require(first == again, _("the same seed gave two different numbers. Hint: draw everything from g = "
+                               "torch.Generator().manual_seed(seed), passing generator=g to each draw"))
+    require(first != other, _("seeds 5 and 6 gave the same number: the function computes a formula instead of "
+                               "measuring. Hint: draw the weight and the inputs, and measure the outputs' variance"))
+    return correct(_("output_variance agrees with the checker's own measurements at 3 sizes and changes with the "
+                      "seed"))
 
 
 #: Exercise 5.2: the sizes, weight stds, LayerNorm scales and seeds at which the checker calls the learner's function
@@ -157,17 +169,18 @@ def check_logit_std_prediction(predicted_weight_std: float) -> None:
     """
     if not answered(predicted_weight_std=predicted_weight_std):
         return
-    predicted = _positive("predicted_weight_std", predicted_weight_std, "your prediction, a std")
+    predicted = _positive("predicted_weight_std", predicted_weight_std, _("your prediction, a std"))
     why = hint([
         (within(predicted * math.sqrt(768), 1, 0.1),
-         "that is the std for hidden states of std 1; the scale 2 doubles them, and each logit is linear in h"),
+         _("that is the std for hidden states of std 1; the scale 2 doubles them, and each logit is linear in h")),
         (within(predicted * math.sqrt(768) * SCALE * ARRIVING_STD, 1, 0.1)
          or within(predicted * math.sqrt(768) * ARRIVING_STD, 1, 0.1),
-         "the LayerNorm divides each vector by its own std: whatever reaches it leaves with std 1, times the scale"),
-    ], "each logit sums d products of a hidden state's entry and a weight of std std(W)")
+         _("the LayerNorm divides each vector by its own std: whatever reaches it leaves with std 1, times the scale")),
+    ], _("each logit sums d products of a hidden state's entry and a weight of std std(W)"))
     require(within(predicted, 1 / tied_logit_std(768, 1.0, SCALE), 0.1),
-            f"your prediction, {predicted:.4g}, does not give logits of std 1. Hint: {why}")
-    return correct("your weight std gives logits of std 1 within 10%")
+            _("your prediction, {predicted:.4g}, does not give logits of std 1. Hint: {why}").format(
+                predicted=predicted, why=why))
+    return correct(_("your weight std gives logits of std 1 within 10%"))
 
 
 @writes("measure_logit_std")
@@ -186,39 +199,45 @@ def check_logit_std_function(measure_logit_std: Callable[[int, float, float, int
     require_function("measure_logit_std", measure_logit_std)
     for d, weight_std, scale, seed in LOGIT_STD_CASES:
         got = as_number("measure_logit_std(...)", measure_logit_std(d, weight_std, scale, seed),
-                        "a std, e.g. `.item()`")
+                        _("a std, e.g. `.item()`"))
         own, formula = _measured_logit_std(d, weight_std, scale, seed), tied_logit_std(d, weight_std, scale)
-        call = f"measure_logit_std({d}, {weight_std}, {scale}, seed={seed}) returned {got:.4g}"
+        call = _("measure_logit_std({d}, {weight_std}, {scale}, seed={seed}) returned {got:.4g}").format(
+                   d=d, weight_std=weight_std, scale=scale, seed=seed, got=got)
         unnormalised = tied_logit_std(d, weight_std, math.hypot(ARRIVING_STD, ARRIVING_MEAN))
         require(within(got, own, LOGIT_STD_TOLERANCE) and within(got, formula, LOGIT_STD_TOLERANCE), hint([
             (got > 0 and within(got, own**2, LOGIT_STD_TOLERANCE),
-             f"{call}, the variance of the logits. Hint: return their std"),
+             _("{call}, the variance of the logits. Hint: return their std").format(call=call)),
             (got > 0 and within(got, weight_std, LOGIT_STD_TOLERANCE),
-             f"{call}, the std of the table. Hint: return the std of the logits, hidden @ table.T"),
+             _("{call}, the std of the table. Hint: return the std of the logits, hidden @ table.T").format(
+                 call=call)),
             (scale != 1 and within(got * scale, own, LOGIT_STD_TOLERANCE),
-             f"{call}, as if the scale were 1. Hint: fill the LayerNorm's weight with scale before using it"),
+             _("{call}, as if the scale were 1. Hint: fill the LayerNorm's weight with scale before using "
+                "it").format(call=call)),
             (within(got, unnormalised, LOGIT_STD_TOLERANCE) or within(got, unnormalised * scale, LOGIT_STD_TOLERANCE),
-             f"{call}, the logits of the vectors as they reach the LayerNorm. Hint: pass them through it first"),
-        ], f"{call}, far from the std of the logits that the checker measured with the same draws. Hint: draw the "
-           "table [1000, d] times weight_std, then 512 vectors 3 * N(0, 1) + 1 (512, d), from one generator; pass "
-           "the vectors through nn.LayerNorm(d) with its weight filled with scale; take (hidden @ table.T).std()"))
+             _("{call}, the logits of the vectors as they reach the LayerNorm. Hint: pass them through it "
+                "first").format(call=call)),
+        ], _("{call}, far from the std of the logits that the checker measured with the same draws. Hint: "
+              "draw the table [1000, d] times weight_std, then 512 vectors 3 * N(0, 1) + 1 (512, d), from "
+              "one generator; pass the vectors through nn.LayerNorm(d) with its weight filled with scale; "
+              "take (hidden @ table.T).std()").format(call=call)))
     first, again, other = (measure_logit_std(64, 1.0, 1.0, seed) for seed in (5, 5, 6))
-    require(first == again, "the same seed gave two different numbers. Hint: draw everything from "
-            "g = torch.Generator().manual_seed(seed), passing generator=g to each draw")
-    require(first != other, "seeds 5 and 6 gave the same number: the function computes a formula instead of "
-            "measuring. Hint: draw the table and the vectors, and measure the logits' std")
+    require(first == again, _("the same seed gave two different numbers. Hint: draw everything from g = "
+                               "torch.Generator().manual_seed(seed), passing generator=g to each draw"))
+    require(first != other, _("seeds 5 and 6 gave the same number: the function computes a formula instead of "
+                               "measuring. Hint: draw the table and the vectors, and measure the logits' std"))
     if not answered(weight_std_for_unit_logits=weight_std_for_unit_logits):
         return
-    weight_std = _positive("weight_std_for_unit_logits", weight_std_for_unit_logits, "a std")
+    weight_std = _positive("weight_std_for_unit_logits", weight_std_for_unit_logits, _("a std"))
     measured = _measured_logit_std(768, weight_std, SCALE, 3)  # the situation asked about: a LayerNorm with scale 2
     require(abs(measured - 1) <= LOGIT_STD_TOLERANCE, hint([
-        (abs(weight_std - 1 / 768) < 1e-6, "1/768 divides by d where a square root belongs. Hint: the variance is "
-         "d * std² times the hidden states' variance, so the std of the logits is sqrt(d) * std * std(h)")],
-        f"with weight std {weight_std:.4g} the checker measured logits whose std is "
-        f"{'above' if measured > 1 else 'below'} 1. Hint: the logits' std is proportional to the weight std; "
-        "measure it at scale 2 and one weight std, then divide"))
-    return correct("measure_logit_std agrees with the checker's own measurements at 3 sizes and changes with the "
-                   "seed, and your weight_std_for_unit_logits gives logits of std 1 in the checker's measurement")
+        (abs(weight_std - 1 / 768) < 1e-6, _("1/768 divides by d where a square root belongs. Hint: the variance is "
+                                              "d * std² times the hidden states' variance, so the std of the logits "
+                                              "is sqrt(d) * std * std(h)"))],
+        _("with weight std {weight_std:.4g} the checker measured logits whose std is {measured} 1. Hint: "
+           "the logits' std is proportional to the weight std; measure it at scale 2 and one weight std, "
+           "then divide").format(weight_std=weight_std, measured=_('above') if measured > 1 else _('below'))))
+    return correct(_("measure_logit_std agrees with the checker's own measurements at 3 sizes and changes with the "
+                      "seed, and your weight_std_for_unit_logits gives logits of std 1 in the checker's measurement"))
 
 
 #: Exercise 5.3: the default nn.Linear(V, d) whose weight the learner scales to std 1
@@ -235,13 +254,14 @@ def check_max_prediction(predicted_max: float) -> None:
     judges nothing (one line says so). ``TypeError``/``ValueError`` for a guess that is not a positive number."""
     if not answered(predicted_max=predicted_max):
         return
-    predicted = _positive("predicted_max", predicted_max, PREDICTED)
-    why = ("scaling every weight by one number keeps the shape of the distribution: a uniform stays uniform, and "
-           "nothing lies beyond its bound" if predicted > SCALED_MAX else
-           "the std of U(-c, c) is c/sqrt(3), so a uniform of std 1 reaches further than 1")
+    predicted = _positive("predicted_max", predicted_max, _(PREDICTED))
+    why = (_("scaling every weight by one number keeps the shape of the distribution: a uniform stays uniform, and "
+              "nothing lies beyond its bound") if predicted > SCALED_MAX else
+           _("the std of U(-c, c) is c/sqrt(3), so a uniform of std 1 reaches further than 1"))
     require(within(predicted, SCALED_MAX, 0.05),
-            f"your predicted_max, {predicted:.4g}, is not the largest |w| of the scaled weight. Hint: {why}")
-    return correct("your largest |w| is right within 5%")
+            _("your predicted_max, {predicted:.4g}, is not the largest |w| of the scaled weight. Hint: "
+               "{why}").format(predicted=predicted, why=why))
+    return correct(_("your largest |w| is right within 5%"))
 
 
 def check_scaled_linear(scaled: torch.Tensor) -> None:
@@ -253,17 +273,26 @@ def check_scaled_linear(scaled: torch.Tensor) -> None:
     if not answered(scaled=scaled):
         return
     if not isinstance(scaled, torch.Tensor) or not scaled.is_floating_point():
-        raise AnswerTypeError(f"scaled must be a float tensor (the scaled weight), got {type(scaled).__name__}")
-    require(tuple(scaled.shape) == SCALED_SHAPE, f"scaled has shape {tuple(scaled.shape)}, expected {SCALED_SHAPE}: "
-            "the weight of nn.Linear(5000, 70), [out_features, in_features]")
+        raise AnswerTypeError(_("scaled must be a float tensor (the scaled weight), got {type}").format(
+                                  type=type(scaled).__name__))
+    require(tuple(scaled.shape) == SCALED_SHAPE, _("scaled has shape {shape}, expected {scaled_shape}: the "
+                                                    "weight of nn.Linear(5000, 70), [out_features, "
+                                                    "in_features]").format(
+                                                     shape=tuple(scaled.shape), scaled_shape=SCALED_SHAPE))
     scaled = scaled.detach().double().cpu()
     std = float(scaled.std())
-    require(abs(std - 1) <= 0.01, f"scaled has std {std:.4g}, not 1. Hint: divide the default weight by its std, "
-            "1/sqrt(3 * fan_in), i.e. multiply it by sqrt(3 * fan_in)")
-    require(SCALED_MAX * (1 - 1e-3) < float(scaled.abs().max()) <= SCALED_MAX * (1 + 1e-5), "scaled has std 1 but "
-            "is not nn.Linear's default draw, scaled. Hint: multiply the default weight by one number; do not draw "
-            "it again")
-    return correct("scaled has std 1 within 1% and is a default weight of nn.Linear(5000, 70) times one number")
+    require(abs(std - 1) <= 0.01, _("scaled has std {std:.4g}, not 1. Hint: divide the default weight by "
+                                     "its std, 1/sqrt(3 * fan_in), i.e. multiply it by sqrt(3 * fan_in)").format(
+                                      std=std))
+    require(SCALED_MAX * (1 - 1e-3) < float(scaled.abs().max()) <= SCALED_MAX * (1 + 1e-5), _("scaled has std 1 but "
+                                                                                               "is not nn.Linear's "
+                                                                                               "default draw, "
+                                                                                               "scaled. Hint: "
+                                                                                               "multiply the default "
+                                                                                               "weight by one "
+                                                                                               "number; do not draw "
+                                                                                               "it again"))
+    return correct(_("scaled has std 1 within 1% and is a default weight of nn.Linear(5000, 70) times one number"))
 
 
 def check_loss_over_ln_v(loss_over_ln_v: object) -> None:
@@ -279,8 +308,9 @@ def check_loss_over_ln_v(loss_over_ln_v: object) -> None:
         return
     guess = _positive("loss_over_ln_v", loss_over_ln_v, PREDICTED)
     low, high = LOSS_OVER_LN_V_RANGE
-    require(low <= guess <= high, f"your loss_over_ln_v, {guess:.3g}, is not what the cell below will show. Hint: "
-            "logits of std 28 put almost all the probability on the largest one, so the loss of a target the model "
-            "picked without looking at it is about the largest logit minus the target's, in nats. The largest of V "
-            "draws of N(0, s²) is about s·sqrt(2 ln V); ln V + s²/2 holds only for small s")
-    return correct("your multiple of ln V for the loss at std 1 (the cell below prints the loss)")
+    require(low <= guess <= high, _("your loss_over_ln_v, {guess:.3g}, is not what the cell below will show. Hint: "
+                                    "logits of std 28 put almost all the probability on the largest one, so the "
+                                    "loss of a target the model picked without looking at it is about the largest "
+                                    "logit minus the target's, in nats. The largest of V draws of N(0, s²) is about "
+                                    "s·sqrt(2 ln V); ln V + s²/2 holds only for small s").format(guess=guess))
+    return correct(_("your multiple of ln V for the loss at std 1 (the cell below prints the loss)"))

@@ -6,6 +6,7 @@ import torch
 import torch.nn.functional as F
 from torch.utils.flop_counter import FlopCounterMode
 
+from ..language import _
 from .checking import AnswerTypeError, answered, as_number, correct, hint, require, require_keys
 
 #: Exercise 6.1: GPT-2's vocabulary and width.
@@ -31,18 +32,20 @@ def check_largest_coalesced(largest_coalesced: int) -> None:
         return
     if isinstance(largest_coalesced, bool) or not isinstance(largest_coalesced, int):
         raise AnswerTypeError(
-            f"largest_coalesced must be a whole number of bytes, got {type(largest_coalesced).__name__}")
+            _("largest_coalesced must be a whole number of bytes, got {type}").format(
+                type=type(largest_coalesced).__name__))
     V, d = GPT2_TABLE
     answer = largest_coalesced_bytes(V, d)
     require(largest_coalesced == answer, hint([
-        (largest_coalesced == V * d * FLOAT_BYTES, "that is the dense gradient's size: each entry of the sparse "
-         "one also stores its id, 8 bytes"),
-        (largest_coalesced == V * (ID_BYTES + d), "an entry's d values are float32, 4 bytes each"),
-        (largest_coalesced > answer, "after .coalesce() no two entries share an id: how many different ids can a "
-         "table of V rows have?"),
-    ], f"largest_coalesced = {largest_coalesced:,} is not the most a coalesced gradient can take. Hint: however "
-       "long the batch, how many entries can remain once the entries of equal ids are merged?"))
-    return correct("the most bytes a coalesced sparse gradient can take at GPT-2's sizes, whatever the batch")
+        (largest_coalesced == V * d * FLOAT_BYTES, _("that is the dense gradient's size: each entry of the sparse "
+                                                      "one also stores its id, 8 bytes")),
+        (largest_coalesced == V * (ID_BYTES + d), _("an entry's d values are float32, 4 bytes each")),
+        (largest_coalesced > answer, _("after .coalesce() no two entries share an id: how many different ids can a "
+                                        "table of V rows have?")),
+    ], _("largest_coalesced = {largest_coalesced:,} is not the most a coalesced gradient can take. Hint: "
+          "however long the batch, how many entries can remain once the entries of equal ids are merged?").format(
+           largest_coalesced=largest_coalesced)))
+    return correct(_("the most bytes a coalesced sparse gradient can take at GPT-2's sizes, whatever the batch"))
 
 
 def check_largest_batch(largest_n: int) -> None:
@@ -52,20 +55,23 @@ def check_largest_batch(largest_n: int) -> None:
     if not answered(largest_n=largest_n):
         return
     if isinstance(largest_n, bool) or not isinstance(largest_n, int):
-        raise AnswerTypeError(f"largest_n must be a whole number of tokens, got {type(largest_n).__name__}")
+        raise AnswerTypeError(_("largest_n must be a whole number of tokens, got {type}").format(
+                                  type=type(largest_n).__name__))
     answer = HALF_BYTES * WIDTH // (ID_BYTES + HALF_BYTES)
     require(largest_n == answer, hint([
-        (largest_n == FLOAT_BYTES * WIDTH // (ID_BYTES + FLOAT_BYTES), "that is the answer for float32: here the "
-         "table and the copy are bfloat16, 2 bytes a number, while F.one_hot still returns int64"),
-        (largest_n == WIDTH, "largest_n counts the bfloat16 one-hot alone: while .to() copies it, the int64 "
-         "one-hot F.one_hot returned exists too (section 5)"),
-        (largest_n == HALF_BYTES * WIDTH // ID_BYTES, "largest_n counts the int64 one-hot alone: while .to() copies "
-         "it, its bfloat16 copy exists too (section 5)"),
-        (largest_n == answer - 1, "largest_n is one short: a one-hot exactly as large as the table takes no more "
-         "memory")], f"largest_n = {largest_n:,} is not the largest batch whose one-hot, at its peak, is no larger "
-        "than the bfloat16 table. Hint: write both sizes in bytes, see what cancels, and round down"))
-    return correct("the largest batch whose one-hot, int64 and bfloat16 copy together, is no larger than the "
-                   "bfloat16 table, at GPT-2's width")
+        (largest_n == FLOAT_BYTES * WIDTH // (ID_BYTES + FLOAT_BYTES), _("that is the answer for float32: here the "
+         "table and the copy are bfloat16, 2 bytes a number, while F.one_hot still returns int64")),
+        (largest_n == WIDTH, _("largest_n counts the bfloat16 one-hot alone: while .to() copies it, the int64 "
+                                "one-hot F.one_hot returned exists too (section 5)")),
+        (largest_n == HALF_BYTES * WIDTH // ID_BYTES, _("largest_n counts the int64 one-hot alone: while .to() "
+                                                         "copies it, its bfloat16 copy exists too (section 5)")),
+        (largest_n == answer - 1, _("largest_n is one short: a one-hot exactly as large as the table takes no more "
+                                     "memory"))],
+        _("largest_n = {largest_n:,} is not the largest batch whose one-hot, at its peak, is no larger than the "
+          "bfloat16 table. Hint: write both sizes in bytes, see what cancels, and round down").format(
+              largest_n=largest_n)))
+    return correct(_("the largest batch whose one-hot, int64 and bfloat16 copy together, is no larger than the "
+                      "bfloat16 table, at GPT-2's width"))
 
 
 def _count(sizes: tuple[int, int, int]) -> dict[str, int]:
@@ -90,21 +96,23 @@ def check_predicted_flops(predicted_flops: dict[str, int] | None) -> None:
     runs the counter (on the meta device) and compares. Judges nothing while a guess is None."""
     if not answered(predicted_flops=predicted_flops):
         return
-    guesses = {key: as_number(f"predicted_flops[{key!r}]", value, "a count of FLOPs")
+    guesses = {key: as_number(f"predicted_flops[{key!r}]", value, _("a count of FLOPs"))
                for key, value in require_keys("predicted_flops", predicted_flops, ["dense", "lookup"],
-                                              "'dense' and 'lookup' to a count").items()}
+                                              _("'dense' and 'lookup' to a count")).items()}
     counted = _count(FLOP_SIZES)
     forward = counted["dense"] // 3
     dense_hints = {
-        forward: "that is one matrix product's count. The backward computes two gradients, W's and the one-hot's, "
-                 "each one more product of the same size (and a multiply-add counts as 2 FLOPs)",
-        forward // 2: "a multiply-add counts as 2 FLOPs, and the backward computes two gradients, each a product",
-        2 * forward: "that counts W's gradient; the one-hot requires a gradient here too: grad @ W.T, one more "
-                     "product of the same size",
+        forward: _("that is one matrix product's count. The backward computes two gradients, W's and the one-hot's, "
+                    "each one more product of the same size (and a multiply-add counts as 2 FLOPs)"),
+        forward // 2: _("a multiply-add counts as 2 FLOPs, and the backward computes two gradients, each a product"),
+        2 * forward: _("that counts W's gradient; the one-hot requires a gradient here too: grad @ W.T, one more "
+                        "product of the same size"),
     }
     why = dense_hints.get(int(guesses["dense"]), "count each matrix product as 2·rows·inner·columns FLOPs")
-    require(guesses["dense"] == counted["dense"], f"predicted_flops['dense'] is not the counter's count. Hint: {why}")
-    require(guesses["lookup"] == counted["lookup"], "predicted_flops['lookup'] is not the counter's count. Hint: the "
-            "counter counts the FLOPs of matrix products; which does the lookup run, forward or backward?")
-    return correct("your predicted FLOPs of the dense product and of the lookup, forward and backward, against "
-                   "FlopCounterMode's count")
+    require(guesses["dense"] == counted["dense"], _("predicted_flops['dense'] is not the counter's count. "
+                                                     "Hint: {why}").format(why=why))
+    require(guesses["lookup"] == counted["lookup"], _("predicted_flops['lookup'] is not the counter's count. Hint: "
+                                                       "the counter counts the FLOPs of matrix products; which does "
+                                                       "the lookup run, forward or backward?"))
+    return correct(_("your predicted FLOPs of the dense product and of the lookup, forward and backward, against "
+                      "FlopCounterMode's count"))

@@ -8,6 +8,7 @@ from collections.abc import Callable
 import torch
 import torch.nn.functional as F
 
+from ..language import _
 from .checking import (
     AnswerTypeError,
     AnswerValueError,
@@ -46,17 +47,20 @@ def check_bag_mean_ids(ids: torch.Tensor, offsets: torch.Tensor, rows: torch.Ten
     if not answered(my_flat=ids, my_offsets=offsets):
         return
     if not isinstance(weight, torch.Tensor) or weight.dim() != 2:
-        raise AnswerTypeError(f"weight must be the table W, a 2-D tensor [V, d]; got {type(weight).__name__}")
+        raise AnswerTypeError(_("weight must be the table W, a 2-D tensor [V, d]; got {type}").format(
+                                  type=type(weight).__name__))
     vocab_size, num_bags = weight.shape[0], len(rows)
     for name, value in (("my_flat", ids), ("my_offsets", offsets)):
         require_tensor(name, value)
         require(value.dim() == 1 and not value.is_floating_point(),
-                f"{name} must be a 1-D tensor of whole numbers, e.g. torch.tensor([0, 3])")
+                _("{name} must be a 1-D tensor of whole numbers, e.g. torch.tensor([0, 3])").format(name=name))
     ids, offsets = ids.detach().cpu().long(), offsets.detach().cpu().long()
-    require(len(offsets) == num_bags, f"my_offsets has {len(offsets)} entries: give one start per bag, {num_bags}")
+    require(len(offsets) == num_bags, _("my_offsets has {n_offsets} entries: give one start per bag, "
+                                         "{num_bags}").format(n_offsets=len(offsets), num_bags=num_bags))
     require(offsets[0] == 0 and bool((offsets[1:] >= offsets[:-1]).all()) and offsets[-1] <= len(ids),
-            "my_offsets must start at 0 and never decrease, and no bag may start past the end of my_flat")
-    require(bool(((ids >= 0) & (ids < vocab_size)).all()), f"my_flat holds ids outside 0..{vocab_size - 1}")
+            _("my_offsets must start at 0 and never decrease, and no bag may start past the end of my_flat"))
+    require(bool(((ids >= 0) & (ids < vocab_size)).all()), _("my_flat holds ids outside 0..{vocab_size}").format(
+                                                               vocab_size=vocab_size - 1))
     table, target = weight.detach().cpu().double(), rows.detach().cpu().double()
     got = F.embedding_bag(ids, table, offsets, mode="mean")  # (num_bags, d): EmbeddingBag's answer for yours
     off = (~torch.isclose(got, target @ table, rtol=0, atol=1e-6)).any(dim=1).nonzero().flatten().tolist()
@@ -64,14 +68,15 @@ def check_bag_mean_ids(ids: torch.Tensor, offsets: torch.Tensor, rows: torch.Ten
         bag = off[0]
         ends = torch.cat([offsets[1:], torch.tensor([len(ids)])])
         length = (ends[bag] - offsets[bag]).item()
-        why = hint([(length == 0, "that bag is empty, and an empty bag gives a row of zeros; this row is not zero"),
-                    (not target[bag].any(), "this row is all zeros: which bag gives a row of zeros?")],
-                   "each entry is how often an id occurs in the bag, divided by the bag's length: which length "
-                   "makes every entry of this row a whole count? (bag b is my_flat[my_offsets[b]:my_offsets[b + 1]], "
-                   "and the last bag runs to the end)")
-        raise ExerciseError(f"bag {bag} (ids {ids[offsets[bag]:ends[bag]].tolist()}) gives another mean. Hint: {why}")
-    return correct("EmbeddingBag(mode='mean') of your ids and offsets equals A_ex @ W on every bag, the empty one "
-                   "included")
+        why = hint([(length == 0, _("that bag is empty, and an empty bag gives a row of zeros; this row is not zero")),
+                    (not target[bag].any(), _("this row is all zeros: which bag gives a row of zeros?"))],
+                   _("each entry is how often an id occurs in the bag, divided by the bag's length: which length "
+                      "makes every entry of this row a whole count? (bag b is my_flat[my_offsets[b]:my_offsets[b + "
+                      "1]], and the last bag runs to the end)"))
+        raise ExerciseError(_("bag {bag} (ids {ids}) gives another mean. Hint: {why}").format(
+                                bag=bag, ids=ids[offsets[bag]:ends[bag]].tolist(), why=why))
+    return correct(_("EmbeddingBag(mode='mean') of your ids and offsets equals A_ex @ W on every bag, the empty one "
+                      "included"))
 
 
 #: Exercise 7.2's predictions: the two heads, and the ways a head's initial loss can move as d grows
@@ -91,7 +96,7 @@ def check_tying_predictions(predicted_closer: str | None, tied_trend: str | None
     one_of("predicted_closer", predicted_closer, TYING_HEADS)
     one_of("tied_trend", tied_trend, TYING_TRENDS)
     one_of("untied_trend", untied_trend, TYING_TRENDS)
-    return recorded("your three predictions; the checker of your measurement will tell whether they hold")
+    return recorded(_("your three predictions; the checker of your measurement will tell whether they hold"))
 
 
 #: Exercise 7.2: the vocabulary size, the widths and the seed of the tied and untied models
@@ -132,33 +137,36 @@ def check_tying_initial_loss(initial_loss: dict[tuple[int, bool], float], model_
     if not answered(initial_loss=initial_loss):
         return
     keys = [(dim, tie) for dim in TYING_EXERCISE_DIMS for tie in (True, False)]
-    got = {key: as_number(f"initial_loss[{key}]", value, "a loss, e.g. loss.item()")
-           for key, value in require_keys("initial_loss", initial_loss, keys, "(d, tie) to a loss").items()}
+    got = {key: as_number(f"initial_loss[{key}]", value, _("a loss, e.g. loss.item()"))
+           for key, value in require_keys("initial_loss", initial_loss, keys, _("(d, tie) to a loss")).items()}
     if not callable(model_class):
-        raise AnswerTypeError(f"model_class must be the model's class (TinyLM), got {type(model_class).__name__}")
+        raise AnswerTypeError(_("model_class must be the model's class (TinyLM), got {type}").format(
+                                  type=type(model_class).__name__))
     if not isinstance(ids, torch.Tensor) or ids.dim() != 2 or ids.shape[1] < 2 or ids.is_floating_point():
         shape = tuple(ids.shape) if isinstance(ids, torch.Tensor) else type(ids).__name__
-        raise AnswerValueError(f"ids must be a 2-D tensor of token ids (B, T + 1), got {shape}")
+        raise AnswerValueError(_("ids must be a 2-D tensor of token ids (B, T + 1), got {shape}").format(shape=shape))
     ids = ids.detach().cpu().long()
     expected = {(dim, tie): _initial_lm_loss(model_class, dim, tie, ids, context_length) for dim, tie in keys}
     uniform = math.log(TYING_EXERCISE_VOCAB)
     for dim, tie in sorted(keys):
         value, right = got[(dim, tie)], expected[(dim, tie)]
         why = hint([(math.isclose(value, uniform, rel_tol=1e-6),
-                     "that is ln V, the uniform guess; measure the model's own loss"),
+                     _("that is ln V, the uniform guess; measure the model's own loss")),
                     (math.isclose(value, expected[(dim, not tie)], rel_tol=1e-3),
-                     f"that is the loss of the {'untied' if tie else 'tied'} model: the key (d, tie) = ({dim}, {tie}) "
-                     f"holds the model built with tie={tie}")],
-                   "build each model right after torch.manual_seed(0), then measure "
-                   "F.cross_entropy(logits.flatten(0, 1), ids[:, 1:].flatten()) with logits = model(ids[:, :-1])")
+                     _("that is the loss of the {tie} model: the key (d, tie) = ({dim}, {flag}) holds the "
+                        "model built with tie={flag}").format(
+                         tie=_("untied") if tie else _("tied"), dim=dim, flag=tie))],
+                   _("build each model right after torch.manual_seed(0), then measure "
+                      "F.cross_entropy(logits.flatten(0, 1), ids[:, 1:].flatten()) with logits = model(ids[:, :-1])"))
         require(math.isclose(value, right, rel_tol=1e-3),
-                f"initial_loss[({dim}, {tie})] = {value:.3f} is not the loss of that model. Hint: {why}")
+                _("initial_loss[({dim}, {tie})] = {value:.3f} is not the loss of that model. Hint: {why}").format(
+                    dim=dim, tie=tie, value=value, why=why))
     tied = [expected[(dim, True)] for dim in TYING_EXERCISE_DIMS]
     untied = [expected[(dim, False)] for dim in TYING_EXERCISE_DIMS]
     require(all(abs(loss - uniform) < 0.5 for loss in untied)
             and all(a + 1 < b for a, b in zip(tied, tied[1:], strict=False)) and tied[0] > untied[0] + 1,
-            "these losses do not show what the exercise is about (untied near ln V, tied far above and growing "
-            "with d): pass the notebook's TinyLM, unchanged")
+            _("these losses do not show what the exercise is about (untied near ln V, tied far above and growing "
+               "with d): pass the notebook's TinyLM, unchanged"))
     if not answered(predicted_closer=predicted_closer, tied_trend=tied_trend, untied_trend=untied_trend):
         return  # the losses are right; the predictions they judge are not made yet
     one_of("predicted_closer", predicted_closer, TYING_HEADS)
@@ -167,15 +175,18 @@ def check_tying_initial_loss(initial_loss: dict[tuple[int, bool], float], model_
     closer = "tied" if abs(tied[0] - uniform) < abs(untied[0] - uniform) else "untied"
     smallest = TYING_EXERCISE_DIMS[0]
     require(predicted_closer == closer,
-            f"your losses are right, but your predicted_closer, {predicted_closer!r}, is not the head whose loss "
-            f"at d = {smallest} is closer to ln V: look at your initial_loss. Why: compare the std of the two heads' "
-            "weights at initialisation, N(0, 1) for the embedding and nn.Linear's default 1/sqrt(3 * fan_in), and "
-            "what each does to the logits")
+            _("your losses are right, but your predicted_closer, {predicted_closer!r}, is not the head "
+               "whose loss at d = {smallest} is closer to ln V: look at your initial_loss. Why: compare the "
+               "std of the two heads' weights at initialisation, N(0, 1) for the embedding and nn.Linear's "
+               "default 1/sqrt(3 * fan_in), and what each does to the logits").format(
+                predicted_closer=predicted_closer, smallest=smallest))
     for name, predicted, losses in (("tied_trend", tied_trend, tied), ("untied_trend", untied_trend, untied)):
         head = name.split("_")[0]
         require(predicted == _trend(losses),
-                f"your losses are right, but your {name}, {predicted!r}, is not what the {head} head's loss does as "
-                f"d grows (it 'stays' if it moves by at most {TYING_STAYS_WITHIN}): look at your initial_loss. Why: "
-                f"a logit sums d products; how does its std change with d, given the std of the {head} head's rows?")
-    return correct("all six losses match the checker's own models, built from the same seed, and the predictions in "
-                   "predicted_closer, tied_trend and untied_trend match what they show")
+                _("your losses are right, but your {name}, {predicted!r}, is not what the {head} head's "
+                   "loss does as d grows (it 'stays' if it moves by at most {tying_stays_within}): look at "
+                   "your initial_loss. Why: a logit sums d products; how does its std change with d, given "
+                   "the std of the {head} head's rows?").format(
+                    name=name, predicted=predicted, head=head, tying_stays_within=TYING_STAYS_WITHIN))
+    return correct(_("all six losses match the checker's own models, built from the same seed, and the predictions "
+                      "in predicted_closer, tied_trend and untied_trend match what they show"))

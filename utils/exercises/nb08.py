@@ -14,6 +14,7 @@ from ..distributed.vocab_parallel_run import (
     make_problem,
     single_device_reference,
 )
+from ..language import _
 from ..vocab_parallel import local_lookup, owner_of, shard_bounds
 from .checking import answered, as_number, correct, hint, prediction, require, require_function, returned_tensor, writes
 
@@ -35,31 +36,37 @@ def check_owner_function(fn: Callable[[torch.Tensor, int, int], torch.Tensor]) -
     require_function("my_owner", fn)
     borrowed = {"shard_bounds", "shard_of", "owner_of", "bounds"} & set(getattr(getattr(fn, "__code__", None),
                                                                                  "co_names", ()))
-    require(not borrowed, f"my_owner uses {', '.join(sorted(borrowed))}, the list of blocks: compute the rank from "
-            "the id, vocab_size and world_size alone")
+    require(not borrowed, _("my_owner uses {names}, the list of blocks: compute the rank from the id, "
+                             "vocab_size and world_size alone").format(names=', '.join(sorted(borrowed))))
     for vocab_size, world_size in _OWNER_CASES:
         base, extra = divmod(vocab_size, world_size)
         for ids in (torch.arange(vocab_size), torch.arange(vocab_size).flip(0)[:12].reshape(2, -1)
                     if vocab_size >= 12 else torch.arange(vocab_size)[None]):
-            where = f"my_owner(ids of shape {tuple(ids.shape)}, {vocab_size}, {world_size})"
+            where = _("my_owner(ids of shape {shape}, {vocab_size}, {world_size})").format(
+                        shape=tuple(ids.shape), vocab_size=vocab_size, world_size=world_size)
             got = returned_tensor(where, fn(ids.clone(), vocab_size, world_size), tuple(ids.shape),
-                                  ": one rank per id").long()
+                                  _(": one rank per id")).long()
             expected = owner_of(ids, vocab_size, world_size)
             wrong = (got != expected).nonzero()
             if len(wrong) == 0:
                 continue
             first = tuple(wrong[0].tolist())
-            why = hint([(torch.equal(got, ids // -(-vocab_size // world_size)), "that is torch.chunk's split, "
-                         "ceil(V / P) rows in every block but the last; here the blocks differ by at most one row"),
+            why = hint([(torch.equal(got, ids // -(-vocab_size // world_size)), _("that is torch.chunk's split, "
+                                                                                   "ceil(V / P) rows in every block "
+                                                                                   "but the last; here the blocks "
+                                                                                   "differ by at most one row")),
                         (torch.equal(got, (ids // base).clamp(max=world_size - 1)),
-                         "that gives every block V // P rows and the remainder to the last; here the first "
-                         "V % P blocks hold one row more")],
-                       f"{vocab_size} = {base} * {world_size} + {extra}: which ids do the first {extra} blocks "
-                       f"hold, {base + 1} each, and where do the blocks of {base} rows start?")
-            require(False, f"{where}: id {int(ids[first])} belongs to rank {int(expected[first])}, your function "
-                    f"says {int(got[first])}. Hint: {why}")
-    return correct("my_owner gave the rank of every id for all 300 pairs 1 <= P <= V <= 24, for V = 100 over P = 7 "
-                   "and V = 50,257 over P = 8, and for (B, T) batches of ids")
+                         _("that gives every block V // P rows and the remainder to the last; here the first V % P "
+                            "blocks hold one row more"))],
+                       _("{vocab_size} = {base} * {world_size} + {extra}: which ids do the first {extra} "
+                          "blocks hold, {size} each, and where do the blocks of {base} rows start?").format(
+                           vocab_size=vocab_size, base=base, world_size=world_size, extra=extra, size=base + 1))
+            require(False, _("{where}: id {ids} belongs to rank {expected}, your function says {got}. "
+                              "Hint: {why}").format(
+                               where=where, ids=int(ids[first]), expected=int(expected[first]), got=int(got[first]),
+                               why=why))
+    return correct(_("my_owner gave the rank of every id for all 300 pairs 1 <= P <= V <= 24, for V = 100 over P = "
+                      "7 and V = 50,257 over P = 8, and for (B, T) batches of ids"))
 
 
 #: Exercise 8.2: ``(world_size, bags)`` over an 11-row table. Every bag has ids in every shard, in unequal
@@ -89,19 +96,21 @@ def check_shortcut_weights(row_0_weight: float, row_7_weight: float) -> None:
     if not answered(row_0_weight=row_0_weight, row_7_weight=row_7_weight):
         return
     weights = shortcut_row_weights()
-    guesses = {row: as_number(name, prediction(name, value, (int, float), "1 / 5"), f"how much row {row} counts")
+    guesses = {row: as_number(name, prediction(name, value, (int, float), "1 / 5"), _("how much row {row} "
+                                                                                       "counts").format(row=row))
                for row, name, value in ((0, "row_0_weight", row_0_weight), (7, "row_7_weight", row_7_weight))}
     for row, got in guesses.items():
-        why = hint([(abs(got - 1 / 4) <= 1e-3, "1/4 is its weight in the bag mean, where each of the 4 rows counts "
-                     "once: here each process first averages only the rows it holds"),
+        why = hint([(abs(got - 1 / 4) <= 1e-3, _("1/4 is its weight in the bag mean, where each of the 4 rows "
+                                                  "counts once: here each process first averages only the rows it "
+                                                  "holds")),
                     (abs(got - float(weights[row]) * _SHORTCUT_WORLD_SIZE) <= 1e-3,
-                     "that is its weight in its own process's mean: the two processes' means are then averaged")],
-                   "rank 0 holds rows [0, 6) and rank 1 rows [6, 11): which of the bag's ids does each hold? A row "
-                   "counts 1/m in a mean of m rows: what does averaging the two processes' means do to that?")
+                     _("that is its weight in its own process's mean: the two processes' means are then averaged"))],
+                   _("rank 0 holds rows [0, 6) and rank 1 rows [6, 11): which of the bag's ids does each hold? A "
+                      "row counts 1/m in a mean of m rows: what does averaging the two processes' means do to that?"))
         require(abs(got - float(weights[row])) <= 1e-3,
-                f"row_{row}_weight = {got:g} is not how much row {row} counts in the average of the two processes' "
-                f"means. Hint: {why}")
-    return correct("how much rows 0 and 7 count in the average of the processes' own means of the bag (0, 1, 2, 7)")
+                _("row_{row}_weight = {got:g} is not how much row {row} counts in the average of the two "
+                   "processes' means. Hint: {why}").format(row=row, got=got, why=why))
+    return correct(_("how much rows 0 and 7 count in the average of the processes' own means of the bag (0, 1, 2, 7)"))
 
 
 def _shard_bag_results(bags: torch.Tensor, weight: torch.Tensor, world_size: int) -> dict[str, torch.Tensor]:
@@ -130,31 +139,35 @@ def check_parallel_bag_mean(fn: Callable[[torch.Tensor, torch.Tensor, int], torc
                         - F.embedding_bag(torch.tensor(bags), weight, mode="mean")).abs().max())
                  for world_size, bags in _BAG_CASES)
     hints = {
-        "mean of means": "that averages the processes' own means: a process holding one of a bag's ids counts as much "
-                         f"as one holding all the others (off by up to {off_by:.2f} on these bags)",
-        "sum of means": "that adds up the processes' own means, each divided by how many ids that process holds",
-        "divided by P": "that divides by the number of processes too: the all-reduce adds the partial sums, "
-                        "it does not average them",
-        "not divided": "these are the bag sums: divide them by the bag length L, once, after adding the processes' "
-                       "sums",
+        "mean of means": _("that averages the processes' own means: a process holding one of a bag's ids "
+                            "counts as much as one holding all the others (off by up to {off_by:.2f} on "
+                            "these bags)").format(off_by=off_by),
+        "sum of means": _("that adds up the processes' own means, each divided by how many ids that process holds"),
+        "divided by P": _("that divides by the number of processes too: the all-reduce adds the partial sums, it "
+                           "does not average them"),
+        "not divided": _("these are the bag sums: divide them by the bag length L, once, after adding the "
+                          "processes' sums"),
     }
     for world_size, bag_lists in _BAG_CASES:
         bags = torch.tensor(bag_lists)
         expected = F.embedding_bag(bags, weight, mode="mean")
         candidates = _shard_bag_results(bags, weight, world_size)
-        where = f"fn(bags of shape {tuple(bags.shape)}, weight [11, 4], world_size={world_size})"
+        where = _("fn(bags of shape {shape}, weight [11, 4], world_size={world_size})").format(
+                    shape=tuple(bags.shape), world_size=world_size)
         got = returned_tensor(where, fn(bags.clone(), weight.clone(), world_size), tuple(expected.shape),
-                              ": one d-vector per bag").to(expected.dtype)
-        require(not got.isnan().any(), f"{where} holds NaN: a process that holds none of a bag's ids divides 0 by 0. "
-                "Hint: add up the processes' partial sums first, then divide by the bag length")
+                              _(": one d-vector per bag")).to(expected.dtype)
+        require(not got.isnan().any(), _("{where} holds NaN: a process that holds none of a bag's ids "
+                                          "divides 0 by 0. Hint: add up the processes' partial sums first, "
+                                          "then divide by the bag length").format(where=where))
         why = hint([(torch.allclose(got, candidates[name], rtol=1e-5, atol=1e-6), text)
                     for name, text in hints.items()],
-                   "each process sums the rows it holds (local_lookup gives zeros for the others), the partial sums "
-                   "are added, and the total is divided by L")
+                   _("each process sums the rows it holds (local_lookup gives zeros for the others), the partial "
+                      "sums are added, and the total is divided by L"))
         require(torch.allclose(got, expected, rtol=1e-5, atol=1e-6),
-                f"{where} is not the bag mean of F.embedding_bag(bags, weight, mode='mean'). Hint: {why}")
-    return correct("your bag means match F.embedding_bag(mode='mean') on the whole table to float32 rounding, "
-                   "for P = 2 and P = 3")
+                _("{where} is not the bag mean of F.embedding_bag(bags, weight, mode='mean'). Hint: {why}").format(
+                    where=where, why=why))
+    return correct(_("your bag means match F.embedding_bag(mode='mean') on the whole table to float32 rounding, for "
+                      "P = 2 and P = 3"))
 
 
 #: Exercise 8.3: the processes the checker starts, on section 5's seeded problem, and the rank the exercise asks about
@@ -180,24 +193,30 @@ def check_loss_on_rank_0(identity_factor: object, all_reduce_factor: object) -> 
     Judges nothing while a guess is None."""
     if not answered(identity_factor=identity_factor, all_reduce_factor=all_reduce_factor):
         return
-    factors = {name: as_number(name, prediction(name, value, (int, float), "3"), "how many times the right gradient")
+    factors = {name: as_number(name, prediction(name, value, (int, float), "3"), _("how many times the right "
+                                                                                    "gradient"))
                for name, value in (("identity_factor", identity_factor), ("all_reduce_factor", all_reduce_factor))}
     identity, all_reduced, right = loss_on_rank_0_gradients()
-    require(bool(right.any()), "rank 1's slice of the single-device gradient is all zeros: nothing to compare with")
+    require(bool(right.any()), _("rank 1's slice of the single-device gradient is all zeros: nothing to compare with"))
     hints = {
-        "identity_factor": hint([(factors["identity_factor"] == 1, "that is what the identity gives when every "
-                                  "process takes the same loss: what grad_output does rank 1 receive here?")],
-                                "the identity passes rank 1's own grad_output on to its rows: what is it when "
-                                "rank 1 takes no loss?"),
-        "all_reduce_factor": hint([(factors["all_reduce_factor"] == _RANK_0_LOSS_WORLD_SIZE, "the all-reduce adds "
-                                    "the 4 processes' grad_output: how many of them are not zero?"),
-                                   (factors["all_reduce_factor"] == 0, "the all-reduce adds the grad_output of all "
-                                    "4 processes, rank 0's included")],
-                                  "what does the sum of the 4 processes' grad_output hold, rank 0's among them?"),
+        "identity_factor": hint([(factors["identity_factor"] == 1, _("that is what the identity gives when every "
+                                                                      "process takes the same loss: what grad_output "
+                                                                      "does rank 1 receive here?"))],
+                                _("the identity passes rank 1's own grad_output on to its rows: what is it when "
+                                   "rank 1 takes no loss?")),
+        "all_reduce_factor": hint([(factors["all_reduce_factor"] == _RANK_0_LOSS_WORLD_SIZE, _("the all-reduce adds "
+                                                                                                "the 4 processes' "
+                                                                                                "grad_output: how "
+                                                                                                "many of them are "
+                                                                                                "not zero?")),
+                                   (factors["all_reduce_factor"] == 0, _("the all-reduce adds the grad_output of "
+                                                                          "all 4 processes, rank 0's included"))],
+                                  _("what does the sum of the 4 processes' grad_output hold, rank 0's among them?")),
     }
     for name, measured in (("identity_factor", identity), ("all_reduce_factor", all_reduced)):
         require(torch.equal(measured, factors[name] * right),
-                f"{name} = {factors[name]:g} is not what 4 processes measured. Hint: {hints[name]}")
-    return correct("on 4 real processes with the loss on rank 0 alone, rank 1's weight gradient was identity_factor "
-                   "times its slice of the single-device one with the identity backward, and all_reduce_factor "
-                   "times with a backward that all-reduces")
+                _("{name} = {factors:g} is not what 4 processes measured. Hint: {hints}").format(
+                    name=name, factors=factors[name], hints=hints[name]))
+    return correct(_("on 4 real processes with the loss on rank 0 alone, rank 1's weight gradient was "
+                      "identity_factor times its slice of the single-device one with the identity backward, and "
+                      "all_reduce_factor times with a backward that all-reduces"))

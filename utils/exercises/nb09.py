@@ -7,6 +7,7 @@ import math
 import torch
 
 from ..corpus import CATEGORIES, category_of, labelled_words
+from ..language import _
 from ..vocab import Vocab
 from .checking import AnswerTypeError, answered, correct, one_of, prediction, recorded, require
 
@@ -40,7 +41,7 @@ def check_zebra_prediction(zebra_category: str | None) -> None:
     if not answered(zebra_category=zebra_category):
         return
     one_of("zebra_category", zebra_category, tuple(CATEGORIES))
-    return recorded("your prediction; the experiment below will test it")
+    return recorded(_("your prediction; the experiment below will test it"))
 
 
 def _tables(model: object) -> list[torch.nn.Embedding]:
@@ -65,35 +66,54 @@ def check_zebra_learned(zebra_category: str, zebra_model: torch.nn.Module, initi
         return
     word, stand_in = ZEBRA_EXERCISE_WORD, ZEBRA_EXERCISE_STAND_IN
     one_of("zebra_category", prediction("zebra_category", zebra_category, str, '"colour"'), tuple(CATEGORIES))
-    require(isinstance(zebra_model, torch.nn.Module), f"zebra_model must be the trained model (CBOW(V, DIM) after "
-            f"training), got {type(zebra_model).__name__}")
+    require(isinstance(zebra_model, torch.nn.Module), _("zebra_model must be the trained model (CBOW(V, "
+                                                         "DIM) after training), got {type}").format(
+                                                          type=type(zebra_model).__name__))
     tables = _tables(zebra_model)
     require(len(tables) == 1,
-            f"zebra_model must have one nn.Embedding (the CBOW of the notebook), it has {len(tables)}")
+            _("zebra_model must have one nn.Embedding (the CBOW of the notebook), it has {n_tables}").format(
+                n_tables=len(tables)))
     table, start = tables[0].weight.detach().cpu().float(), initial.detach().cpu().float()
-    require(table.shape == start.shape, f"zebra_model's table is {list(table.shape)}, expected {list(start.shape)}: "
-            "build it as CBOW(V, DIM)")
+    require(table.shape == start.shape, _("zebra_model's table is {shape}, expected {expected}: build it as "
+                                           "CBOW(V, DIM)").format(shape=list(table.shape), expected=list(start.shape)))
     require(not torch.equal(table, start),
-            "zebra_model's table is exactly the one it started from: train it, for steps Adam steps")
+            _("zebra_model's table is exactly the one it started from: train it, for steps Adam steps"))
     zebra = vocab.stoi[word]
-    require(not torch.equal(table[zebra], start[zebra]), f"{word}'s row is exactly as at the start: none of the "
-            f"windows the model trained on contained {word}. Hint: add your sentences to the corpus's before building "
-            "the windows, and train on those windows")
+    require(not torch.equal(table[zebra], start[zebra]), _("{word}'s row is exactly as at the start: none "
+                                                            "of the windows the model trained on contained "
+                                                            "{word}. Hint: add your sentences to the "
+                                                            "corpus's before building the windows, and "
+                                                            "train on those windows").format(word=word))
     words = [w for w in labelled_words() if w != word]
     hits = sum(category_of(_nearest(table, vocab, w, 1)[0]) == category_of(w) for w in words)
-    require(hits >= ZEBRA_EXERCISE_TRAINED_SHARE * len(words), f"only {hits} of {len(words)} words have a nearest "
-            "neighbour of their own category: train the model for steps Adam steps on the corpus's sentences plus "
-            "yours, starting from torch.manual_seed(seed)")
+    require(hits >= ZEBRA_EXERCISE_TRAINED_SHARE * len(words), _("only {hits} of {n_words} words have a "
+                                                                  "nearest neighbour of their own category: "
+                                                                  "train the model for steps Adam steps on "
+                                                                  "the corpus's sentences plus yours, "
+                                                                  "starting from torch.manual_seed(seed)").format(
+                                                                   hits=hits, n_words=len(words)))
     neighbours = _nearest(table, vocab, word, ZEBRA_EXERCISE_NEIGHBOURS)
-    require(all(category_of(w) == category_of(stand_in) for w in neighbours), f"{word}'s nearest words are "
-            f"{', '.join(neighbours)}, not all of {stand_in}'s category. Hint: {word} must stand where {stand_in} "
-            f"stands: copy whole sentences that contain {stand_in} and replace {stand_in} by {word}")
-    require(zebra_category == category_of(stand_in), f"the model is right, but your zebra_category, "
-            f"{zebra_category!r}, is not the category of {word}'s nearest words. Hint: the model never reads the "
-            f"grammar's categories; training moves {word}'s row towards the rows of the words that fill the same slots "
-            "in the same contexts")
-    return correct("zebra's row moved, the category you predicted is that of the 3 nearest words the checker "
-                   "measured, and the other words kept their categories")
+    require(all(category_of(w) == category_of(stand_in) for w in neighbours), _("{word}'s nearest words "
+                                                                                 "are {neighbours}, not all of "
+                                                                                 "{stand_in}'s category. "
+                                                                                 "Hint: {word} must stand "
+                                                                                 "where {stand_in} stands: "
+                                                                                 "copy whole sentences that "
+                                                                                 "contain {stand_in} and "
+                                                                                 "replace {stand_in} by "
+                                                                                 "{word}").format(
+                                                                                  word=word,
+                                                                                  neighbours=', '.join(neighbours),
+                                                                                  stand_in=stand_in))
+    require(zebra_category == category_of(stand_in), _("the model is right, but your zebra_category, "
+                                                        "{zebra_category!r}, is not the category of "
+                                                        "{word}'s nearest words. Hint: the model never "
+                                                        "reads the grammar's categories; training moves "
+                                                        "{word}'s row towards the rows of the words that "
+                                                        "fill the same slots in the same contexts").format(
+                                                         zebra_category=zebra_category, word=word))
+    return correct(_("zebra's row moved, the category you predicted is that of the 3 nearest words the checker "
+                      "measured, and the other words kept their categories"))
 
 
 #: Exercise 9.2: the widths whose final losses the learner orders (8: the notebook's model)
@@ -111,16 +131,19 @@ def check_narrow_predictions(predicted_loss_order: list[int] | None, d1_possible
     if not answered(predicted_loss_order=predicted_loss_order, d1_possible_cosines=d1_possible_cosines):
         return
     _check_narrow_prediction_kinds(predicted_loss_order, d1_possible_cosines)
-    return recorded("both predictions; the experiment below will test them")
+    return recorded(_("both predictions; the experiment below will test them"))
 
 
 def _check_narrow_prediction_kinds(predicted_loss_order: list[int], d1_possible_cosines: set[float]) -> None:
     if not isinstance(predicted_loss_order, (list, tuple)) or sorted(predicted_loss_order) != sorted(NARROW_LOSS_ORDER):
-        raise AnswerTypeError(f"predicted_loss_order must list the widths {sorted(NARROW_LOSS_ORDER)} in some order, "
-                              f"got {predicted_loss_order!r}")
+        raise AnswerTypeError(_("predicted_loss_order must list the widths {narrow_loss_order} in some "
+                                 "order, got {predicted_loss_order!r}").format(
+                                  narrow_loss_order=sorted(NARROW_LOSS_ORDER),
+                                  predicted_loss_order=predicted_loss_order))
     if not isinstance(d1_possible_cosines, (set, list, tuple)) or not all(
             isinstance(c, (int, float)) and not isinstance(c, bool) for c in d1_possible_cosines):
-        raise AnswerTypeError(f"d1_possible_cosines must be a set of numbers, got {d1_possible_cosines!r}")
+        raise AnswerTypeError(_("d1_possible_cosines must be a set of numbers, got {d1_possible_cosines!r}").format(
+                                  d1_possible_cosines=d1_possible_cosines))
 
 
 def check_narrow_tables(models: dict[int, torch.nn.Module], contexts: torch.Tensor, targets: torch.Tensor,
@@ -140,39 +163,49 @@ def check_narrow_tables(models: dict[int, torch.nn.Module], contexts: torch.Tens
     prediction("d1_possible_cosines", d1_possible_cosines, (set, frozenset, list, tuple), "{0.5}")
     _check_narrow_prediction_kinds(predicted_loss_order, d1_possible_cosines)
     require(isinstance(models, dict) and all(isinstance(d, int) for d in models),
-            f"models must be a dict from the width d (an int) to a trained model, got {models!r}")
+            _("models must be a dict from the width d (an int) to a trained model, got {models!r}").format(
+                models=models))
     require({1, 2} <= set(models) and max(models) > 2,
-            f"models has the widths {sorted(models)}; expected 1, 2 and the notebook's wider model")
+            _("models has the widths {models}; expected 1, 2 and the notebook's wider model").format(
+                models=sorted(models)))
     losses = {}
     for dim in sorted(models):
         model, tables = models[dim], _tables(models[dim])
-        require(len(tables) == 1, f"models[{dim}] must be a model with one nn.Embedding (the CBOW of the notebook), "
-                f"got {type(model).__name__}")
+        require(len(tables) == 1, _("models[{dim}] must be a model with one nn.Embedding (the CBOW of the "
+                                     "notebook), got {type}").format(dim=dim, type=type(model).__name__))
         require(tables[0].embedding_dim == dim,
-                f"models[{dim}] has a table of width {tables[0].embedding_dim}, not {dim}: build it as CBOW(V, {dim})")
+                _("models[{dim}] has a table of width {embedding_dim}, not {dim}: build it as CBOW(V, "
+                   "{dim})").format(dim=dim, embedding_dim=tables[0].embedding_dim))
         with torch.no_grad():
             losses[dim] = torch.nn.functional.cross_entropy(model(contexts), targets).item()
         uniform = math.log(tables[0].num_embeddings)
-        require(losses[dim] < 0.75 * uniform, f"models[{dim}] has a loss of {losses[dim]:.3f}, close to the uniform "
-                f"guess ln V = {uniform:.3f}: has it been trained (train(model, optimizer, steps))?")
+        require(losses[dim] < 0.75 * uniform, _("models[{dim}] has a loss of {losses:.3f}, close to the "
+                                                 "uniform guess ln V = {uniform:.3f}: has it been trained "
+                                                 "(train(model, optimizer, steps))?").format(
+                                                  dim=dim, losses=losses[dim], uniform=uniform))
     dims = sorted(losses)
     require(all(losses[a] > losses[b] for a, b in zip(dims, dims[1:], strict=False)),
-            f"the losses {', '.join(f'{losses[d]:.3f} (d={d})' for d in dims)} do not fall as d grows. Hint: train "
-            "every model for the same number of steps, from the same seed")
+            _("the losses {losses} do not fall as d grows. Hint: train every model for the same number of "
+               "steps, from the same seed").format(losses=', '.join(f'{losses[d]:.3f} (d={d})' for d in dims)))
     wide = max(losses)  # the notebook's model: d = 8 in the prediction
     measured_order = [8 if d == wide else d for d in sorted(losses, key=losses.get, reverse=True) if d in (1, 2, wide)]
     require(list(predicted_loss_order) == measured_order,  # from the highest loss to the lowest
-            f"the models are right, but your predicted_loss_order, {list(predicted_loss_order)}, is not the order of "
-            "their final losses on the corpus. Why: a narrower table gives each word fewer numbers to fit its contexts "
-            "with")
+            _("the models are right, but your predicted_loss_order, {predicted_loss_order}, is not the "
+               "order of their final losses on the corpus. Why: a narrower table gives each word fewer "
+               "numbers to fit its contexts with").format(predicted_loss_order=list(predicted_loss_order)))
     rows = _tables(models[1])[0].weight.detach().cpu().double()
     rows = rows[rows[:, 0] != 0]  # the <pad> row, all zeros, aside
     unit = rows / rows.norm(dim=1, keepdim=True)
     pairs = ~torch.eye(len(unit), dtype=torch.bool)  # two different rows
     measured_cosines = {float(c) for c in (unit @ unit.T)[pairs].round(decimals=6).unique().tolist()}
-    require({float(c) for c in d1_possible_cosines} == measured_cosines, f"the models are right, but your "
-            f"d1_possible_cosines, {sorted(d1_possible_cosines)}, are not the values the checker measured between "
-            "the rows of the d = 1 table. Why: "
-            "cos(a, b) = a·b / (|a| |b|), with a and b numbers")
-    return correct("narrow holds trained CBOW models of widths 1 and 2; the checker measured their final losses "
-                   "and the cosines between the rows of the d = 1 table, and both your predictions match them")
+    require({float(c) for c in d1_possible_cosines} == measured_cosines, _("the models are right, but your "
+                                                                            "d1_possible_cosines, "
+                                                                            "{d1_possible_cosines}, are not "
+                                                                            "the values the checker "
+                                                                            "measured between the rows of "
+                                                                            "the d = 1 table. Why: cos(a, "
+                                                                            "b) = a·b / (|a| |b|), with a "
+                                                                            "and b numbers").format(
+                                                                             d1_possible_cosines=sorted(d1_possible_cosines)))
+    return correct(_("narrow holds trained CBOW models of widths 1 and 2; the checker measured their final losses "
+                      "and the cosines between the rows of the d = 1 table, and both your predictions match them"))

@@ -1,5 +1,6 @@
 """A checker's success line says what was checked, never the answer: every ``correct(...)`` call in
-utils/exercises/ passes a string constant, which can hold neither the learner's values nor the expected ones;
+utils/exercises/ passes a string constant (marked for the catalog: ``correct(_("..."))``), which can hold neither
+the learner's values nor the expected ones;
 and each one is the line its notebook's stored run shows."""
 
 import ast
@@ -16,6 +17,14 @@ MODULES = sorted((ROOT / "utils" / "exercises").glob("*.py"))
 SUCCESS = ("correct", "recorded")
 
 
+def _message(call):
+    """The string constant a ``correct(_("..."))`` call passes (None for anything else)."""
+    args = call.args
+    if len(args) == 1 and isinstance(args[0], ast.Call) and getattr(args[0].func, "id", "") == "_":
+        args = args[0].args
+    return args[0] if len(args) == 1 and isinstance(args[0], ast.Constant) and isinstance(args[0].value, str) else None
+
+
 def _calls_of_correct(tree):
     return [node for node in ast.walk(tree) if isinstance(node, ast.Call)
             and (getattr(node.func, "id", None) in SUCCESS or getattr(node.func, "attr", None) in SUCCESS)]
@@ -25,16 +34,16 @@ def _calls_of_correct(tree):
 def test_success_messages_say_what_was_checked(path):
     calls = _calls_of_correct(ast.parse(path.read_text(encoding="utf-8")))
     computed = [f"line {call.lineno}: correct({ast.unparse(call.args[0]) if call.args else ''})" for call in calls
-                if len(call.args) != 1 or call.keywords
-                or not (isinstance(call.args[0], ast.Constant) and isinstance(call.args[0].value, str))]
+                if call.keywords or _message(call) is None]
     assert not computed, (f"utils/exercises/{path.name}: a success message must be a string constant that says "
                           f"what was checked (an f-string can give the answer away): {computed}")
 
 
 def test_the_check_finds_computed_messages():
-    tree = ast.parse('correct("x == y, bit for bit")\ncorrect(f"rows {rows}")\nchecking.correct("a" + b)')
+    tree = ast.parse('correct("x == y, bit for bit")\ncorrect(f"rows {rows}")\nchecking.correct("a" + b)\n'
+                     'correct(_("x == y"))\ncorrect(_("rows {rows}").format(rows=rows))')
     calls = _calls_of_correct(tree)
-    assert [isinstance(call.args[0], ast.Constant) for call in calls] == [True, False, False]
+    assert [_message(call) is not None for call in calls] == [True, False, False, True, False]
 
 
 @pytest.mark.parametrize("path", [path for path in MODULES if path.stem.startswith("nb")], ids=lambda path: path.stem)
@@ -46,7 +55,7 @@ def test_each_success_line_is_the_one_its_notebook_shows_under_a_worked_answer(p
     cells = [cell for cell in json.loads(notebook.read_text(encoding="utf-8"))["cells"] if cell["cell_type"] == "code"]
     lines = {id(cell): [line for output in cell.get("outputs", [])
                         for line in "".join(output.get("text", "")).splitlines()] for cell in cells}
-    messages = {f"{getattr(call.func, 'id', None) or call.func.attr}: {call.args[0].value}"
+    messages = {f"{getattr(call.func, 'id', None) or call.func.attr}: {_message(call).value}"
                 for call in _calls_of_correct(ast.parse(path.read_text("utf-8")))}
     verdicts = [line for cell in cells for line in lines[id(cell)] if line.startswith(("correct: ", "recorded: "))]
     assert verdicts and set(verdicts) <= messages

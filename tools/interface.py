@@ -1,0 +1,170 @@
+"""The course's interface wording in one catalog, ``notebooks/zh/translations/_interface.po``: the checkers'
+lines (``utils/exercises/``), the set-up cell's line, course.py's messages, the generated cells' words and the
+practice copies' note (:data:`SOURCES`). The English
+stays in the code, marked ``_("...")`` (or ``N_`` in a table); ``sync`` extracts the marked strings with Babel's
+extractor, brings the catalog up to them as it does the notebooks' catalogs (a changed English becomes fuzzy),
+and compiles it with Babel into :func:`mo_path`, which :mod:`utils.language` reads with the standard library's
+gettext. The ``.mo`` is committed: Colab and a practice download run the notebooks straight from the
+repository, with no build step, and course.py reads it before ``.venv`` (and Babel) exists; the translations'
+check fails when it is not the compiled ``.po``.
+
+Sync also writes the stored outputs of the Chinese notebooks' checker and set-up cells in Chinese
+(:func:`chinese_outputs`): each English line is matched against the catalog's English (its ``{fields}``
+matched too, themselves translated where they are messages), so that the page shows what a run prints.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import string
+from pathlib import Path
+
+import nbformat
+from babel.messages import mofile
+from babel.messages.catalog import Catalog
+from babel.messages.extract import extract_from_file
+
+from utils import language
+
+from . import manifest
+from .catalogs import INTERFACE, by_context, load, new_catalog
+
+#: the code whose marked strings the catalog holds (relative to the repository)
+SOURCES = ("utils/exercises/*.py", "utils/setup_cell.py", "utils/cli.py", "tools/bootstrap.py", "tools/cli.py",
+           "tools/commands.py", "tools/run.py", "tools/generated.py", "tools/practice.py")
+#: gettext's keywords: ``_`` (a message translated where it is), ``N_`` (one of a table, translated where it is used)
+KEYWORDS = {"_": None, "N_": None}
+_TOOLS_ROOT = Path(__file__).resolve().parent.parent  # the code is read where it is (a course copy has none)
+
+
+def mo_path() -> Path:
+    """Where sync writes the compiled Chinese catalog (in the course that ``manifest`` points at)."""
+    return manifest.ROOT / language.LOCALE_DIR.relative_to(_TOOLS_ROOT) / "zh" / "LC_MESSAGES" / (
+        language.DOMAIN + ".mo")
+
+
+def template() -> Catalog:
+    """The English of every marked string of :data:`SOURCES`, in the order of the files, each with its file."""
+    catalog = new_catalog(INTERFACE)
+    for pattern in SOURCES:
+        for path in sorted(_TOOLS_ROOT.glob(pattern)):
+            where = path.relative_to(_TOOLS_ROOT).as_posix()
+            for _lineno, message, _comments, context in extract_from_file("python", path, KEYWORDS):
+                existing = catalog.get(message, context)
+                if existing is None:
+                    catalog.add(message, "", locations=[(where, None)], context=context)
+                elif (where, None) not in existing.locations:
+                    existing.locations.append((where, None))
+    return catalog
+
+
+def compiled(catalog: Catalog | None) -> bytes:
+    """The ``.mo`` of ``catalog``, as Babel's ``compile`` writes it (fuzzy messages left out: English instead)."""
+    buffer = io.BytesIO()
+    mofile.write_mo(buffer, catalog or new_catalog(INTERFACE), use_fuzzy=False)
+    return buffer.getvalue()
+
+
+def fields(text: str) -> set[str]:
+    """The names of the ``{fields}`` of a message (empty where its braces are not a template)."""
+    try:
+        return {name for _, name, _, _ in string.Formatter().parse(text) if name is not None}
+    except ValueError:
+        return set()
+
+
+def field_problems(catalog: Catalog) -> list[tuple[str, str]]:
+    """``(English, what is wrong)`` for each translation whose ``{fields}`` differ from its English's: a run would
+    fail on it (``.format`` raises KeyError), in the learner's kernel."""
+    return [(message.id, f"the translation must keep the fields {sorted(fields(message.id))}, has "
+             f"{sorted(fields(message.string))}") for message in catalog
+            if message.id and message.string and fields(message.id) != fields(message.string)]
+
+
+# --- the Chinese notebooks' stored outputs ------------------------------------------------------------------
+
+class _Lines:
+    """Renders English lines that the catalog's messages make in Chinese."""
+
+    def __init__(self, catalog: Catalog | None) -> None:
+        self.exact = by_context(catalog).get(None, {})
+        patterns = []
+        for english, chinese in self.exact.items():
+            names = fields(english)
+            if names and "\n" not in english:
+                patterns.append((len(re.sub(r"\{[^}]*\}", "", english)), _pattern(english), chinese))
+        self.patterns = sorted(patterns, key=lambda item: -item[0])  # the most literal text first
+
+    def render(self, text: str) -> str:
+        if text in self.exact:
+            return self.exact[text]
+        for _, pattern, chinese in self.patterns:
+            if found := pattern.fullmatch(text):
+                values = {name: self.render(value) for name, value in found.groupdict().items()}
+                return _format_as_found(chinese, values)
+        return text
+
+
+def _pattern(template: str) -> re.Pattern:
+    """A regular expression that matches what ``template.format(...)`` makes, each field a named group."""
+    parts, seen = [], set()
+    for literal, name, _spec, _conversion in string.Formatter().parse(template):
+        parts.append(re.escape(literal))
+        if name is not None:
+            parts.append(f"(?P={name})" if name in seen else f"(?P<{name}>.+?)")
+            seen.add(name)
+    return re.compile("".join(parts), re.S)
+
+
+def _format_as_found(template: str, values: dict[str, str]) -> str:
+    """``template`` with each field replaced by the text found for it (already formatted: no spec applied)."""
+    return "".join(literal + (values[name] if name is not None else "")
+                   for literal, name, _spec, _conversion in string.Formatter().parse(template))
+
+
+#: a cell that calls the exercises' module (a checker, ``exercises.answered``), whose lines the catalog holds
+_CALLS_EXERCISES = re.compile(r"\bexercises\.\w+")
+
+
+def chinese_outputs(nb: nbformat.NotebookNode, catalog: Catalog | None) -> nbformat.NotebookNode:
+    """The stream outputs of ``nb``'s set-up cell and of its cells that call the exercises' module, in Chinese
+    (in place, and returned)."""
+    from .generated import SETUP_ID
+
+    lines = _Lines(catalog)
+    for cell in nb.cells:
+        if cell.cell_type == "code" and (_CALLS_EXERCISES.search(cell.source) or cell.get("id") == SETUP_ID):
+            for output in cell.get("outputs", []):
+                if output.get("output_type") == "stream":
+                    output["text"] = "".join(lines.render(line[:-1] if line.endswith("\n") else line)
+                                             + "\n" * line.endswith("\n")
+                                             for line in output["text"].splitlines(keepends=True))
+    return nb
+
+
+# --- what sync writes, and the check --------------------------------------------------------------------
+
+def planned_mo() -> tuple[Path, bytes]:
+    """The ``.mo`` as sync writes it: the stored catalog, compiled."""
+    return mo_path(), compiled(load(INTERFACE))
+
+
+def write_mo() -> bool:
+    """Write the compiled catalog where it differs; whether it did."""
+    path, mo = planned_mo()
+    if path.is_file() and path.read_bytes() == mo:
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(mo)
+    return True
+
+
+def problems(catalog: Catalog | None, mo: bytes | None) -> list[tuple[str | None, str, str]]:
+    """``(English, kind, text)`` for what the translations' check adds for this catalog (which also finds its
+    untranslated and fuzzy messages): a translation that loses a ``{field}``, a ``.mo`` that is not it compiled."""
+    found = [(english[:60], "invalid", text) for english, text in field_problems(catalog or new_catalog(INTERFACE))]
+    if catalog is not None and mo != compiled(catalog):
+        found.append((None, "drift", f"{mo_path().relative_to(manifest.ROOT)} is not the compiled catalog: run "
+                      "`python3 course.py sync`"))
+    return found
