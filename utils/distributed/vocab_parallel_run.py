@@ -34,6 +34,7 @@ import torch
 import torch.distributed as dist
 import torch.nn as nn
 import torch.nn.functional as F
+from torch.distributed.nn.functional import all_reduce as differentiable_all_reduce  # PyTorch's, with autograd
 
 from .. import vocab_parallel
 from ..checks import check_int
@@ -216,8 +217,6 @@ def pytorch_all_reduce_step(rank: int, world_size: int, weight: torch.Tensor, id
                             grad_out: torch.Tensor) -> torch.Tensor:
     """:func:`all_reduced_backward_step` with PyTorch's differentiable ``torch.distributed.nn.functional.all_reduce``
     in place of :class:`AllReduceBothWays`: its backward all-reduces too. This process's weight gradient, on the CPU."""
-    from torch.distributed.nn.functional import all_reduce as differentiable_all_reduce
-
     backend = dist.get_backend()
     device = torch.device("cuda", torch.cuda.current_device()) if backend == "nccl" else torch.device("cpu")
     layer = VocabParallelEmbedding.from_full_weight(weight, rank, world_size, device=device)
