@@ -10,7 +10,8 @@ import it by module and name.
 
 :func:`all_reduced_backward_step` runs the same layer with a backward that all-reduces too
 (:class:`AllReduceBothWays`): wrong when every process takes the same loss (notebook 8, Going deeper), right when
-only rank 0 takes it (:func:`loss_on_rank_0_step`, notebook 8's Exercise 8.3).
+only rank 0 takes it (:func:`loss_on_rank_0_step`, notebook 8's Exercise 8.3). :func:`pytorch_all_reduce_step` shows
+that PyTorch's differentiable ``torch.distributed.nn.functional.all_reduce`` has that backward.
 
 :func:`run_rowwise_parallel` runs the same problem through PyTorch's own engine:
 ``torch.distributed.tensor.parallel.RowwiseParallel`` applied to an ``nn.Embedding``
@@ -33,6 +34,7 @@ import torch
 import torch.distributed as dist
 import torch.nn as nn
 import torch.nn.functional as F
+from torch.distributed.nn.functional import all_reduce as differentiable_all_reduce  # PyTorch's, with autograd
 
 from .. import vocab_parallel
 from ..checks import check_int
@@ -207,6 +209,19 @@ def all_reduced_backward_step(rank: int, world_size: int, weight: torch.Tensor, 
     layer = VocabParallelEmbedding.from_full_weight(weight, rank, world_size, device=device)
     ids, grad_out = ids.to(device), grad_out.to(device)
     output = AllReduceBothWays.apply(local_lookup(ids, layer.weight, layer.start), None)
+    (output * grad_out).sum().backward()
+    return layer.weight.grad.cpu()
+
+
+def pytorch_all_reduce_step(rank: int, world_size: int, weight: torch.Tensor, ids: torch.Tensor,
+                            grad_out: torch.Tensor) -> torch.Tensor:
+    """:func:`all_reduced_backward_step` with PyTorch's differentiable ``torch.distributed.nn.functional.all_reduce``
+    in place of :class:`AllReduceBothWays`: its backward all-reduces too. This process's weight gradient, on the CPU."""
+    backend = dist.get_backend()
+    device = torch.device("cuda", torch.cuda.current_device()) if backend == "nccl" else torch.device("cpu")
+    layer = VocabParallelEmbedding.from_full_weight(weight, rank, world_size, device=device)
+    ids, grad_out = ids.to(device), grad_out.to(device)
+    output = differentiable_all_reduce(local_lookup(ids, layer.weight, layer.start))
     (output * grad_out).sum().backward()
     return layer.weight.grad.cpu()
 
