@@ -68,7 +68,11 @@ def _without_comments(source: str) -> str:
 def test_the_chinese_practice_copy_is_the_english_code_and_finds_the_helpers_a_folder_above(unzipped):
     """The Chinese copy, in `zh/`: its code cells are the English copy's but for the comments, so the English run
     above stands for all of them; what differs is the folder, so its set-up cell runs there (with the probe) and
-    finds `utils/` a folder above. (Running every cell again would execute the same code a second time.)"""
+    finds `utils/` a folder above. (Running every cell again would execute the same code a second time.) Its set-up
+    cell differs in one thing more: it asks for the checkers' lines in Chinese."""
     english, chinese = _code_cells(unzipped, EN), _code_cells(unzipped, ZH)
-    assert [_without_comments(cell.source) for cell in chinese] == [_without_comments(cell.source) for cell in english]
+    english_setup = _without_comments(english[0].source)
+    assert english_setup.endswith("fetched)") and _without_comments(chinese[0].source) == english_setup[:-1] + ', "zh")'
+    assert [_without_comments(cell.source) for cell in chinese[1:]] == [_without_comments(cell.source)
+                                                                         for cell in english[1:]]
     _run(unzipped, ZH, chinese[:1])
