@@ -96,14 +96,20 @@ class _Lines:
                 patterns.append((len(re.sub(r"\{[^}]*\}", "", english)), _pattern(english), chinese))
         self.patterns = sorted(patterns, key=lambda item: -item[0])  # the most literal text first
 
-    def render(self, text: str) -> str:
+    def render(self, text: str, nested: bool = False) -> str:
         if text in self.exact:
             return self.exact[text]
-        for _, pattern, chinese in self.patterns:
+        for literal, pattern, chinese in self.patterns:
+            if literal < _WHOLE_LINE_LITERAL and not nested:
+                continue  # "{names} and {last}" is part of a checker's line, not a line: it would match PyTorch's own
             if found := pattern.fullmatch(text):
-                values = {name: self.render(value) for name, value in found.groupdict().items()}
+                values = {name: self.render(value, nested=True) for name, value in found.groupdict().items()}
                 return _format_as_found(chinese, values)
         return text
+
+
+#: the fewest characters outside its fields a message needs to stand for a whole output line
+_WHOLE_LINE_LITERAL = 6
 
 
 def _pattern(template: str) -> re.Pattern:

@@ -59,6 +59,8 @@ def test_a_stored_english_line_becomes_the_line_a_chinese_run_prints(stored):
     assert lines.render("correct: your largest |w| is right within 5%") == (
         "回答正确。你给出的最大 |w| 是对的，误差在 5% 以内。")
     assert lines.render("a line no checker prints") == "a line no checker prints"
+    pytorch_error = "RuntimeError: mat1 and mat2 shapes cannot be multiplied (3x4 and 5x4)"
+    assert lines.render(pytorch_error) == pytorch_error  # "{names} and {last}" is part of a line, never a whole one
 
 
 def test_the_generated_cells_and_the_practice_note_take_their_chinese_from_the_catalog(stored):
