@@ -99,7 +99,7 @@ WRONG = {  # exercise -> (edition, set-up, the learner's wrong answer and the ch
         "zh", "from utils.exercises import nb01 as exercises",
         "backward_ratio = 2\nlookup_backward_additions = 0\n\n"
         "exercises.check_flops_prediction(backward_ratio, lookup_backward_additions)",
-        "两次乘法意味着两个因子都要求梯度"),
+        "两个乘积意味着两个因子都需要梯度"),
     "5.3, of the wrong kind, in Chinese": (
         "zh", "from utils.exercises import nb05 as exercises",
         'predicted_max = "about 2"\n\nexercises.check_max_prediction(predicted_max)',
