@@ -17,6 +17,7 @@ from .checking import (
     hint,
     looked_up_rows,
     prediction,
+    refusing_embedding_functions,
     require,
     require_function,
     require_keys,
@@ -76,7 +77,10 @@ def check_padding_gradient(cls: object) -> None:
     ``F.embedding`` and sends **no gradient** to the padding row, however often it is looked up; every other row
     looked up gets its gradient, as with ``nn.Embedding(..., padding_idx=...)``.
 
-    The checker builds layers of its own from the class, and leaves the random state as it found it.
+    The checker builds layers of its own from the class, and leaves the random state as it found it. After the
+    plain case it sets the padding row to ones (a loaded or decayed table may hold one) and sends ``inf`` back
+    from the padding positions: ``nn.Embedding`` returns that row as it is and keeps its gradient at 0, so an
+    answer that multiplies the padding positions by 0 fails here (a wrong output, or ``0 · inf`` = NaN).
     """
     require(not isinstance(cls, nn.Module), _("pass the class itself (MyEmbedding, not MyEmbedding(...)): the "
                                                "checker builds layers of its own sizes from it"))
@@ -103,10 +107,10 @@ def check_padding_gradient(cls: object) -> None:
                                                            "Hint: keep exercise 3.3's __init__, which zeroes the "
                                                            "padding row"))
     ids = torch.tensor([[1, 0, 2], [_PADDED_SIZE[0] - 1, 2, 1]])  # the padding id twice
+    refusal = _("MyEmbedding's forward calls F.embedding (or torch.embedding), which keeps the padding row's "
+                "gradient at zero for you: do that part yourself")
     for name, layer in layers.items():
-        grad = looked_up_rows(name, layer, ids, _("MyEmbedding's forward calls F.embedding (or torch.embedding), "
-                                                   "which keeps the padding row's gradient at zero for you: do that "
-                                                   "part yourself"))
+        grad = looked_up_rows(name, layer, ids, refusal)
         expected = torch.bincount(ids.flatten(), minlength=_PADDED_SIZE[0]).to(grad.dtype)[:, None]
         expected = expected.expand(_PADDED_SIZE).clone()
         if layer is padded:
@@ -119,8 +123,29 @@ def check_padding_gradient(cls: object) -> None:
         require(torch.equal(grad, expected), _("the gradient of {name}.weight is not one row of ones per "
                                                 "lookup (the padding row aside). Hint: change only what the "
                                                 "padding positions send back").format(name=name))
-    return correct(_("MyEmbedding returns weight[ids] for ids of shape (2, 3), and its gradient reaches every row "
-                      "looked up except the padding row, looked up twice"))
+    expected = torch.bincount(ids[ids != _PADDING], minlength=_PADDED_SIZE[0]).float()[:, None].expand(_PADDED_SIZE)
+    with torch.no_grad():
+        padded.weight[_PADDING] = 1.0  # a padding row that is not zero, as from_pretrained may load one
+    padded.weight.grad = None
+    with refusing_embedding_functions(refusal):
+        out = padded(ids)
+    require(torch.equal(out, padded.weight[ids]), _("with its padding row set to ones, MyEmbedding(7, 3, "
+                                                    "padding_idx=2)(ids) no longer returns weight[ids] at the "
+                                                    "padding positions. Hint: keep the rows' values as they are; "
+                                                    "stop only what the padding positions send back"))
+    out.backward(torch.ones_like(out).masked_fill((ids == _PADDING)[..., None], float("inf")))
+    require(not padded.weight.grad[_PADDING].any(), _("with inf in grad_out at the padding positions, the "
+                                                         "padding row's gradient is {row}, not 0: 0 · inf is NaN "
+                                                         "(notebook 1, section 4). Hint: let those positions "
+                                                         "send back nothing, not their gradient times 0").format(
+                                                             row=padded.weight.grad[_PADDING].tolist()))
+    require(torch.equal(padded.weight.grad, expected), _("with inf in grad_out at the padding positions, the "
+                                                         "gradient of the rows looked up is no longer one row of "
+                                                         "ones per lookup. Hint: change only what the padding "
+                                                         "positions send back"))
+    return correct(_("MyEmbedding returns weight[ids] for ids of shape (2, 3), with the padding row zero and "
+                      "with it set to ones, and its gradient reaches every row looked up except the padding row "
+                      "(looked up twice), even with inf in grad_out at the padding positions"))
 
 
 #: Exercise 4.4's scenario: a (6, 3) table with padding_idx=0 whose row 0 is not zero, two steps of a loss

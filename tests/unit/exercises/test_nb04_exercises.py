@@ -50,12 +50,34 @@ class Indexed(nn.Module):  # exercise 3.3's worked answer: the padding row start
         return self.weight[ids]
 
 
-class Masked(Indexed):  # the worked answer: multiply the padding positions' rows by zero
+class Selected(Indexed):  # the worked answer: padding positions take a detached copy of their rows
+    def forward(self, ids):
+        rows = self.weight[ids]
+        if self.padding_idx is None:
+            return rows
+        return torch.where((ids == self.padding_idx).unsqueeze(-1), rows.detach(), rows)
+
+
+# the worked answer of an earlier round: multiply the padding positions' rows by zero. Right only while the padding
+# row is zero, and 0 · inf = NaN where grad_out holds inf at a padding position
+class Masked(Indexed):
     def forward(self, ids):
         rows = self.weight[ids]
         if self.padding_idx is None:
             return rows
         return rows * (ids != self.padding_idx).unsqueeze(-1).to(rows.dtype)
+
+
+class MaskedKeepingValue(Indexed):  # the right output, but the padding positions' gradient is still times 0
+    def forward(self, ids):
+        keep = (ids != self.padding_idx).unsqueeze(-1).float() if self.padding_idx is not None else 1.0
+        return self.weight[ids] * keep + self.weight.detach()[ids] * (1 - keep)
+
+
+class MaskedFill(Indexed):  # the padding positions' output set to 0: no NaN, but wrong once the row is not zero
+    def forward(self, ids):
+        rows = self.weight[ids]
+        return rows if self.padding_idx is None else rows.masked_fill((ids == self.padding_idx).unsqueeze(-1), 0.0)
 
 
 class Hooked(Indexed):  # another right answer: zero the padding row of the gradient on its way to the weight
@@ -80,12 +102,12 @@ class MaskedEverywhere(Indexed):  # every row's gradient is zeroed, not only the
         return self.weight[ids] * 0 + self.weight.detach()[ids]
 
 
-class Flipped(Masked):
+class Flipped(Selected):
     def forward(self, ids):
         return super().forward(ids).flip(-1)
 
 
-class Unzeroed(Masked):
+class Unzeroed(Selected):
     def __init__(self, num_embeddings, embedding_dim, padding_idx=None):
         nn.Module.__init__(self)
         self.padding_idx = padding_idx
@@ -112,8 +134,11 @@ class Wrapped(nn.Module):
 
 
 @pytest.mark.parametrize(("cls", "expected"), [
-    (Masked, "pass"),
+    (Selected, "pass"),
     (Hooked, "pass"),
+    (Masked, r"padding row set to ones.*no longer returns weight\[ids\].*stop only what"),
+    (MaskedFill, r"padding row set to ones.*no longer returns weight\[ids\]"),
+    (MaskedKeepingValue, r"inf in grad_out.*is \[nan, nan, nan\], not 0: 0 · inf is NaN.*not their gradient times 0"),
     (Indexed, "a gradient reached the padding row.*section 1.*send nothing back"),
     (ByFunction, "calls F.embedding.*do that part yourself"),
     (Detached, "carries no gradient back to the weight"),
@@ -122,7 +147,7 @@ class Wrapped(nn.Module):
     (Unzeroed, r"weight\[2\] is not zero.*zeroes the padding row"),
     (NoPadding, "raised TypeError.*padding_idx=None"),
     (Wrapped, "holds an nn.Embedding or nn.Linear"),
-    (Masked(6, 4), r"pass the class itself \(MyEmbedding, not MyEmbedding\(...\)\)"),
+    (Selected(6, 4), r"pass the class itself \(MyEmbedding, not MyEmbedding\(...\)\)"),
     (lambda v, d: None, "expected your nn.Module subclass, got function"),
 ])
 def test_padding_gradient(judge, cls, expected):
@@ -131,7 +156,7 @@ def test_padding_gradient(judge, cls, expected):
 
 def test_padding_gradient_leaves_the_random_state_alone(capsys):
     state = torch.random.get_rng_state()
-    exercises.check_padding_gradient(Masked)
+    exercises.check_padding_gradient(Selected)
     assert torch.equal(torch.random.get_rng_state(), state)
 
 
@@ -279,7 +304,7 @@ def test_checkers_leave_the_global_rng_alone():
     expected = torch.rand(3)
     torch.manual_seed(123)
     exercises.check_embedding_grad(UNSCALED / COUNTS, GRAD_OUT)
-    exercises.check_padding_gradient(Masked)
+    exercises.check_padding_gradient(Selected)
     exercises.check_moved_rows(MOVED_RIGHT)
     exercises.check_break_even_tokens(break_even_tokens)
     exercises.check_row_0_distance(PREDICTED_RATIO, row_0_distance)
