@@ -28,7 +28,7 @@ from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
 
 from . import manifest
-from .generated import ANSWER_BLOCK, START_BLOCK, read_notebook, readme_answer
+from .generated import ANSWER_BLOCK, INSTRUCTORS, START_BLOCK, between, read_notebook
 from .links import is_relative, rebase_link
 from .manifest import EDITIONS, available
 
@@ -37,8 +37,6 @@ TEMPLATES = Path(__file__).parent / "templates"
 INDEX = "index.html"
 PRACTICE = "practice"
 PRACTICE_ZIP = f"{PRACTICE}/{manifest.REPO_NAME}-practice.zip"
-#: the page for instructors, which the home page links to (on GitHub, as every file of the repository)
-INSTRUCTORS = "INSTRUCTORS.md"
 
 
 def site_path(repo_path: str) -> str:
@@ -148,7 +146,7 @@ def render_index(site_paths: dict[str, str], problems: list[str]) -> str:
     environment = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), keep_trailing_newline=True)
     return environment.get_template("home.html.j2").render(
         title=markdown(title, "README.md", site_paths, problems).strip().removeprefix("<p>").removesuffix("</p>"),
-        answer=markdown(readme_answer(text) or "", "README.md", site_paths, problems),
+        answer=markdown(between(ANSWER_BLOCK, text) or "", "README.md", site_paths, problems),
         intro=markdown(prose[0], "README.md", site_paths, problems) if prose else "",
         editions=EDITIONS, rows=rows, practice_zip=PRACTICE_ZIP, repo_url=manifest.repo_url(),
         repo_slug=manifest.REPO_SLUG, instructors_url=site_link(INSTRUCTORS, "README.md", site_paths))
