@@ -1,13 +1,12 @@
 """The course as an offline web site: ``python3 course.py site``.
 
-Every executed notebook of every edition becomes a page in ``build/site/`` (nbconvert's JupyterLab
-template, ``templates/page.html.j2``), beside ``index.html`` (``templates/home.html.j2``: the README's
-title, answer and opening, and the table of notebooks). The pages need nothing from the network: no
-script (no require.js, MathJax or Mermaid from a CDN), math as MathML (latex2mathml), the repository's
-images embedded as data: URLs, a web image (the Colab badge) as its alt text. Links to notebooks go to
-their pages, to the README to the index, to other files of the repository to GitHub. The practice
-copies (:mod:`tools.practice`) are in ``practice/``, one by one and zipped with what they need to run (the
-course's helpers, the requirements), for learners who never clone.
+Every executed notebook of every edition becomes a page in ``build/site/`` (nbconvert's JupyterLab template,
+``templates/page.html.j2``), beside ``index.html`` (``templates/home.html.j2``: the README's title, answer and
+opening, the table of notebooks). The pages need no network: no script (no require.js, MathJax or Mermaid from a
+CDN), math as MathML (latex2mathml), the repository's images as data: URLs, a web image (the Colab badge) as its
+alt text. Links go to the notebooks' pages, the index (for the README) or GitHub (other files). The practice copies
+(:mod:`tools.practice`) are in ``practice/``, one by one and zipped with what they need to run, for learners who
+never clone.
 """
 
 from __future__ import annotations
@@ -40,7 +39,6 @@ PRACTICE_ZIP = f"{PRACTICE}/{manifest.REPO_NAME}-practice.zip"
 
 
 def site_path(repo_path: str) -> str:
-    """A notebook's page in the site: its repository path with ``.html``."""
     return repo_path.removesuffix(".ipynb") + ".html"
 
 
