@@ -360,14 +360,14 @@ def between(pattern: re.Pattern, text: str) -> str | None:
 def sync_readme(text: str, edition: Edition = ENGLISH, notebook_0: nbformat.NotebookNode | None = None) -> str:
     """The README of ``edition`` with its table and its Start paragraph written in, and, given ``notebook_0``
     (notebook 0 in that edition, as sync writes it), its answer and fine print from its cells."""
-    blocks = [(TABLE_START, TABLE_END, TABLE_BLOCK, readme_table(edition), "notebook table"),
-              (START_START, START_END, START_BLOCK, readme_start(edition), "start")]
+    missing = f"{edition.readme} has no {{}} markers"
+    text = fill(text, (TABLE_START, TABLE_END, TABLE_BLOCK), readme_table(edition), missing.format("notebook table"))
+    text = fill(text, (START_START, START_END, START_BLOCK), readme_start(edition), missing.format("start"))
     if notebook_0 is not None:
         entry = answer_notebook().in_edition(edition.code)
-        blocks += [(start, end, pattern, answer_block(answer_cell_source(notebook_0, entry, cell), edition), cell)
-                   for start, end, pattern, cell in ((ANSWER_START, ANSWER_END, ANSWER_BLOCK, ANSWER_CELL),
-                                                     (FINE_PRINT_START, FINE_PRINT_END, FINE_PRINT_BLOCK,
-                                                      FINE_PRINT_CELL))]
-    for *markers, block, name in blocks:
-        text = fill(text, markers, block, f"{edition.readme} has no {name} markers")
+        answer, fine_print = (answer_block(answer_cell_source(notebook_0, entry, cell), edition)
+                              for cell in (ANSWER_CELL, FINE_PRINT_CELL))
+        text = fill(text, (ANSWER_START, ANSWER_END, ANSWER_BLOCK), answer, missing.format("answer"))
+        text = fill(text, (FINE_PRINT_START, FINE_PRINT_END, FINE_PRINT_BLOCK), fine_print,
+                    missing.format("fine-print"))
     return text

@@ -150,15 +150,3 @@ def write_mo() -> bool:
     path.write_bytes(mo)
     return True
 
-
-def problems(catalog: Catalog | None, mo: bytes | None) -> list[tuple[str | None, str, str]]:
-    """``(English, kind, text)`` for what the translations' check adds for this catalog (which also finds its
-    untranslated and fuzzy messages): a translation whose ``{fields}`` differ from its English's (``.format`` would
-    raise KeyError in the learner's kernel), a ``.mo`` that is not the catalog compiled."""
-    found = [(message.id[:60], "invalid", f"the translation must keep the fields {sorted(fields(message.id))}, has "
-              f"{sorted(fields(message.string))}") for message in catalog or ()
-             if message.id and message.string and fields(message.id) != fields(message.string)]
-    if catalog is not None and mo != compiled(catalog):
-        found.append((None, "drift", f"{mo_path().relative_to(manifest.ROOT)} is not the compiled catalog: run "
-                      "`python3 course.py sync`"))
-    return found

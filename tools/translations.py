@@ -404,12 +404,20 @@ def check(stems: list[str] | None = None, english: English | None = None, chines
 
 
 def interface_problems(catalog: Catalog | None = None, mo: bytes | None = None) -> list[Problem]:
-    """The interface catalog's problems (``catalog``, ``mo``: the stored ones unless given)."""
-    catalog = load(INTERFACE) if catalog is None else catalog
-    mo_path = interface.mo_path()
+    """The interface catalog's problems (``catalog``, ``mo``: the stored ones unless given): those of every catalog,
+    a translation whose ``{fields}`` differ from its English's (``.format`` would raise KeyError in the learner's
+    kernel), and a ``.mo`` that is not the catalog compiled."""
+    catalog, mo_path = load(INTERFACE) if catalog is None else catalog, interface.mo_path()
     mo = mo_path.read_bytes() if mo is None and mo_path.is_file() else mo
-    return catalog_problems(INTERFACE, catalog, interface.template(), {}) + [
-        Problem(INTERFACE, english, kind, text) for english, kind, text in interface.problems(catalog, mo)]
+    fields = interface.fields
+    problems = catalog_problems(INTERFACE, catalog, interface.template(), {}) + [
+        Problem(INTERFACE, message.id[:60], "invalid", f"the translation must keep the fields "
+                f"{sorted(fields(message.id))}, has {sorted(fields(message.string))}") for message in catalog or ()
+        if message.id and message.string and fields(message.id) != fields(message.string)]
+    if catalog is not None and mo != interface.compiled(catalog):
+        problems.append(Problem(INTERFACE, None, "drift", f"{repo_path(mo_path)} is not the compiled catalog: run "
+                                "`python3 course.py sync`"))
+    return problems
 
 
 def _check_notebook(entry: Notebook, english: nbformat.NotebookNode,

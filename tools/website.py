@@ -132,11 +132,6 @@ def render_index(site_paths: dict[str, str], problems: list[str]) -> str:
     """The home page: the README's title, its answer and Start paragraph, the table of notebooks."""
     text = (manifest.ROOT / manifest.ENGLISH.readme).read_text(encoding="utf-8")
     title = re.search(r"^# (.+)$", text, re.M).group(1)
-    # the Start paragraph; else the first paragraph of prose: not a heading, a comment, or a line of links and badges
-    start = START_BLOCK.search(text)
-    prose = [start.group(1).strip()] if start else [
-        p.strip() for p in ANSWER_BLOCK.sub("", text).split("\n\n")
-        if p.strip() and not p.lstrip().startswith(("#", "<!--", "[", "!["))]
     rows = [{"entry": entry,
              "pages": [(e, site_paths.get(e.repo_path(entry))) for e in EDITIONS],
              "practice": [(e, f"{PRACTICE}/{posixpath.join(e.subdir, entry.filename)}") for e in available(entry)]}
@@ -145,7 +140,7 @@ def render_index(site_paths: dict[str, str], problems: list[str]) -> str:
     return environment.get_template("home.html.j2").render(
         title=markdown(title, "README.md", site_paths, problems).strip().removeprefix("<p>").removesuffix("</p>"),
         answer=markdown(between(ANSWER_BLOCK, text) or "", "README.md", site_paths, problems),
-        intro=markdown(prose[0], "README.md", site_paths, problems) if prose else "",
+        intro=markdown(between(START_BLOCK, text) or "", "README.md", site_paths, problems),
         editions=EDITIONS, rows=rows, practice_zip=PRACTICE_ZIP, repo_url=manifest.repo_url(),
         repo_slug=manifest.REPO_SLUG, instructors_url=site_link(INSTRUCTORS, "README.md", site_paths))
 
