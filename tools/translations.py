@@ -390,8 +390,8 @@ def check(stems: list[str] | None = None, english: English | None = None, chines
             problems += _unless_invalid(entry.stem, _check_notebook, entry, nb, chinese.get(entry))
     if not stems or SHARED in stems:
         setup = {cell.get("id"): cell for nb in english.values() for cell in nb.cells if cell.get("id") in SHARED_IDS}
-        problems += _unless_invalid(SHARED, catalog_problems, SHARED, load(SHARED), shared_template(english.values()),
-                                    setup)
+        problems += _unless_invalid(SHARED, lambda: catalog_problems(SHARED, load(SHARED), shared_template(
+            english.values()), setup))  # (a lambda: loading the catalog is what may fail)
         listed = {entry.filename for entry in manifest.NOTEBOOKS}
         problems += [Problem(path.stem, None, "unused", f"{repo_path(path)} has no English notebook in the manifest: "
                              "delete it (and its catalog)")
