@@ -86,11 +86,15 @@ def loads(text: str, where: str = "the catalog") -> Catalog:
     return catalog
 
 
+def repo_path(path: Path) -> str:
+    """``path`` as the messages name it: inside the repository, with ``/`` (as it is, outside)."""
+    return path.relative_to(manifest.ROOT).as_posix() if path.is_relative_to(manifest.ROOT) else str(path)
+
+
 def load(name: str) -> Catalog | None:
     """The catalog ``translations/<name>.po`` as stored; None when there is none."""
     path = translation_path(name)
-    where = path.relative_to(manifest.ROOT).as_posix() if path.is_relative_to(manifest.ROOT) else str(path)
-    return loads(path.read_text(encoding="utf-8"), where) if path.is_file() else None
+    return loads(path.read_text(encoding="utf-8"), repo_path(path)) if path.is_file() else None
 
 
 _LOADED: dict[tuple[Path, int], dict[str, str]] = {}  # the interface catalog's Chinese, by file and change time

@@ -1,16 +1,12 @@
-"""The course's interface wording in one catalog, ``notebooks/zh/translations/_interface.po``: the checkers'
-lines (``utils/exercises/``), the set-up cell's line, course.py's messages, the generated cells' words and the
-practice copies' note (:data:`SOURCES`). The English
-stays in the code, marked ``_("...")`` (or ``N_`` in a table); ``sync`` extracts the marked strings with Babel's
-extractor, brings the catalog up to them as it does the notebooks' catalogs (a changed English becomes fuzzy),
-and compiles it with Babel into :func:`mo_path`, which :mod:`utils.language` reads with the standard library's
-gettext. The ``.mo`` is committed: Colab and a practice download run the notebooks straight from the
-repository, with no build step, and course.py reads it before ``.venv`` (and Babel) exists; the translations'
-check fails when it is not the compiled ``.po``.
+"""The course's interface wording in one catalog, ``notebooks/zh/translations/_interface.po``: the checkers' lines,
+the set-up cell's line, course.py's messages, the generated cells' words, the practice copies' note (:data:`SOURCES`).
 
-Sync also writes the stored outputs of the Chinese notebooks' checker and set-up cells in Chinese
-(:func:`chinese_outputs`): each English line is matched against the catalog's English (its ``{fields}``
-matched too, themselves translated where they are messages), so that the page shows what a run prints.
+The English stays in the code, marked ``_("...")`` (or ``N_`` in a table); ``sync`` extracts it with Babel, updates
+the catalog as it does the notebooks' (a changed English becomes fuzzy), and compiles it into :func:`mo_path` for
+:mod:`utils.language` (the standard library's gettext). The ``.mo`` is committed: Colab and a practice download run
+the notebooks straight from the repository, and course.py reads it before ``.venv`` (and Babel) exists. Sync also
+writes the Chinese notebooks' stored checker and set-up lines in Chinese (:func:`chinese_outputs`), each English
+line matched against the catalog's English (its ``{fields}`` too), so that the page shows what a run prints.
 """
 
 from __future__ import annotations
@@ -74,14 +70,6 @@ def fields(text: str) -> set[str]:
         return set()
 
 
-def field_problems(catalog: Catalog) -> list[tuple[str, str]]:
-    """``(English, what is wrong)`` for each translation whose ``{fields}`` differ from its English's: a run would
-    fail on it (``.format`` raises KeyError), in the learner's kernel."""
-    return [(message.id, f"the translation must keep the fields {sorted(fields(message.id))}, has "
-             f"{sorted(fields(message.string))}") for message in catalog
-            if message.id and message.string and fields(message.id) != fields(message.string)]
-
-
 # --- the Chinese notebooks' stored outputs ------------------------------------------------------------------
 
 class _Lines:
@@ -89,11 +77,8 @@ class _Lines:
 
     def __init__(self, catalog: Catalog | None) -> None:
         self.exact = by_context(catalog).get(None, {})
-        patterns = []
-        for english, chinese in self.exact.items():
-            names = fields(english)
-            if names and "\n" not in english:
-                patterns.append((len(re.sub(r"\{[^}]*\}", "", english)), _pattern(english), chinese))
+        patterns = [(len(re.sub(r"\{[^}]*\}", "", english)), _pattern(english), chinese)
+                    for english, chinese in self.exact.items() if fields(english) and "\n" not in english]
         self.patterns = sorted(patterns, key=lambda item: -item[0])  # the most literal text first
 
     def render(self, text: str, nested: bool = False) -> str:
@@ -165,12 +150,3 @@ def write_mo() -> bool:
     path.write_bytes(mo)
     return True
 
-
-def problems(catalog: Catalog | None, mo: bytes | None) -> list[tuple[str | None, str, str]]:
-    """``(English, kind, text)`` for what the translations' check adds for this catalog (which also finds its
-    untranslated and fuzzy messages): a translation that loses a ``{field}``, a ``.mo`` that is not it compiled."""
-    found = [(english[:60], "invalid", text) for english, text in field_problems(catalog or new_catalog(INTERFACE))]
-    if catalog is not None and mo != compiled(catalog):
-        found.append((None, "drift", f"{mo_path().relative_to(manifest.ROOT)} is not the compiled catalog: run "
-                      "`python3 course.py sync`"))
-    return found

@@ -1,10 +1,8 @@
 """The course manifest: the one place that lists the notebooks and the repository.
 
-Everything generated (notebook headers and navigation, Colab badges, the README's
-table of notebooks, the set-up cell's download address) is derived from the
-constants here by ``python3 course.py sync``. To add a notebook, add an entry to
-``NOTEBOOKS`` and run ``make sync``, which adds its title to the Chinese edition's shared catalog
-(``notebooks/zh/translations/_shared.po``) for a translator.
+Everything generated (notebook headers and navigation, Colab badges, the README's table of notebooks, the set-up
+cell's download address) is derived from it by ``python3 course.py sync``. To add a notebook, add an entry to
+``NOTEBOOKS`` and run ``make sync``, which adds its title to the Chinese edition's shared catalog for a translator.
 """
 
 from __future__ import annotations
@@ -15,19 +13,14 @@ import json
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-#: ``owner/name`` of the GitHub repository. The only place it is written: every
-#: Colab badge, Binder link and the Colab set-up cell are generated from it.
+#: ``owner/name`` of the GitHub repository. The only place it is written: every Colab badge, Binder link and the
+#: Colab set-up cell are generated from it.
 REPO_SLUG = "embedding-course/nn-embedding-course"
-#: the repository's name: the folder that `git clone` (and the Colab set-up cell) makes
-REPO_NAME = REPO_SLUG.split("/")[1]
-
-#: The git ref that Colab badges open and the set-up cell fetches.
-REPO_REF = "main"
-
-#: The branch that holds the practice copies, generated from REPO_REF and pushed by the site's
-#: workflow (.github/workflows/pages.yml): their Colab links open them there.
+REPO_NAME = REPO_SLUG.split("/")[1]  # the folder that `git clone` (and the Colab set-up cell) makes
+REPO_REF = "main"  # the git ref that Colab badges open and the set-up cell fetches
+#: The branch of the practice copies, generated from REPO_REF and pushed by the site's workflow
+#: (.github/workflows/pages.yml): their Colab links open them there.
 PRACTICE_REF = "practice"
-
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK_DIR = ROOT / "notebooks"
 IMAGE_DIR = ROOT / "images"

@@ -1,12 +1,10 @@
 """Practice copies of the notebooks: ``python3 course.py practice`` (``make practice``).
 
-For every notebook of every edition it writes a copy to ``build/practice/`` (the
-Chinese edition to ``build/practice/zh/``) with all outputs cleared and the worked answers
-(the cells tagged ``solution``) left out. What is left of each exercise is what the learner
-works in: the answer cell (a stub that raises ``NotImplementedError``, or a guess that is ``None``)
-and the checker cell under it, which says the exercise is not answered yet until it is. Made again,
-it keeps a copy the learner has worked in. ``--branch FOLDER`` writes the practice branch's tree instead,
-which the site's workflow pushes for learners who never clone (Colab opens the copies there).
+A copy of every notebook of every edition in ``build/practice/`` (the Chinese in ``zh/``), its outputs cleared and
+its worked answers (the cells tagged ``solution``) left out: of each exercise the learner keeps the answer cell (a
+stub that raises ``NotImplementedError``, or a guess that is ``None``) and the checker cell under it. Made again, it
+keeps a copy the learner has worked in. ``--branch FOLDER`` writes the practice branch's tree instead, which the
+site's workflow pushes for learners who never clone (Colab opens the copies there).
 """
 
 from __future__ import annotations
@@ -38,10 +36,8 @@ TEXT = N_("**Practice copy.** The notebook without its worked answers. Under eac
 
 def practice_notebook(nb_node: nbformat.NotebookNode, entry: Notebook, edition: Edition,
                       out_folder: Path, published: bool = False) -> nbformat.NotebookNode:
-    """A practice copy of one notebook (a new node; ``nb_node`` is not changed).
-
-    ``published``: for a copy that leaves the repository (the web site, the practice branch that
-    Colab opens): its links point into the repository on GitHub instead of to files beside it."""
+    """A practice copy of one notebook (a new node). ``published``: for a copy that leaves the repository (the web
+    site, the practice branch that Colab opens): its links point into the repository on GitHub."""
     practice = copy.deepcopy(nb_node)
     if not any(is_worked_answer(cell) for cell in practice.cells):
         raise ValueError(f"{edition.repo_path(entry)}: no cell is tagged {SOLUTION_TAG!r}; "
@@ -56,8 +52,7 @@ def practice_notebook(nb_node: nbformat.NotebookNode, entry: Notebook, edition: 
     link = (manifest.blob_url(edition.repo_path(entry)) if published
             else Path(os.path.relpath(edition.path(entry), out_folder)).as_posix())
     note = nbformat.v4.new_markdown_cell(interface_text(TEXT, edition.code).format(name=edition.repo_path(entry),
-                                                                                    link=link))
-    note.id = NOTE_ID
+                                                                                    link=link), id=NOTE_ID)
     after = next((i + 1 for i, cell in enumerate(practice.cells) if cell.get("id") == HEADER_ID), 0)
     practice.cells.insert(after, note)
     return practice
@@ -80,12 +75,10 @@ def edited_copies(out_dir: Path) -> list[Path]:
 
 def write_practice(out_dir: Path = PRACTICE_DIR, published: bool = False, codes: tuple[str, ...] | None = None
                    ) -> list[Path]:
-    """Write the practice copy of every notebook of every edition (of the editions ``codes`` only, where given:
-    the others' copies stay as they are); returns the paths written.
-
-    A copy the learner has worked in since it was written stays as it is (see :func:`edited_copies`),
-    and so does any other notebook of theirs in the folder. ``published``: copies for the web site
-    and the practice branch (see :func:`practice_notebook`), which nobody edits: nothing is recorded."""
+    """Write the practice copy of every notebook of every edition (of the editions ``codes`` only, where given);
+    returns the paths written. A copy the learner has worked in (:func:`edited_copies`) stays as it is, and so does
+    any other notebook of theirs in the folder. ``published``: copies for the web site and the practice branch
+    (:func:`practice_notebook`), which nobody edits: nothing is recorded."""
     keep, old_record, record, written = set(edited_copies(out_dir)), _record(out_dir), {}, []
     for entry in manifest.NOTEBOOKS:
         for edition in available(entry):

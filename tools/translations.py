@@ -1,17 +1,14 @@
-"""The Chinese edition, ``notebooks/zh/``: its Chinese text in gettext catalogs, notebooks generated from them.
+"""The Chinese edition, ``notebooks/zh/``: its text in gettext catalogs, its notebooks and README generated from them.
 
-``notebooks/zh/translations/`` holds one catalog (``.po``, read and written with Babel) per notebook,
-``<stem>.po``; ``_readme.po`` for README.zh.md, one message per ``##`` section of README.md; and
-``_shared.po`` for the wording on every page: the set-up cell that ``sync`` writes into every notebook and
-the notebooks' titles (the headers, the navigation, the README tables and the site show them). Each
-message is one markdown cell, one comment of a code cell (so that the code is the English code by
-construction), one README section or one title: ``msgctxt`` is the cell id (the English heading, the
-notebook's stem), ``msgid`` the English, ``msgstr`` the Chinese. ``sync`` (:func:`planned_chinese_files`)
-updates each catalog from the current English: a new message comes in untranslated, a changed one keeps its
-Chinese but is marked *fuzzy*, with the English it was translated from kept as its previous msgid; then it
-writes ``notebooks/zh/`` (:func:`zh_notebook`: the English cells, ids, code and outputs, with the Chinese
-swapped in) and README.zh.md. A translator brings a fuzzy message up to date in a PO editor and clears the
-flag; :func:`check` fails until every message is translated and none is fuzzy.
+``notebooks/zh/translations/`` holds a catalog (``.po``, read and written with Babel) per notebook, ``_readme.po``
+(one message per ``##`` section of README.md) and ``_shared.po`` (the set-up cell and the notebooks' titles). A
+message is a markdown cell, a code cell's comment (the code stays the English code), a README section or a title:
+``msgctxt`` the cell id (the section's heading, the notebook's stem), ``msgid`` the English, ``msgstr`` the
+Chinese. ``sync`` (:func:`planned_chinese_files`) updates each catalog from the English (a new message comes in
+untranslated, a changed one keeps its Chinese, marked *fuzzy*, its previous English kept), then writes
+``notebooks/zh/`` (:func:`zh_notebook`: the English cells with the Chinese swapped in) and README.zh.md. A
+translator updates a fuzzy message in a PO editor and clears the flag; :func:`check` fails until every message
+is translated and none is fuzzy.
 
     python -m tools.translations check [<stem> ...]   # what is untranslated, fuzzy (stale) or unused
 """
@@ -38,32 +35,19 @@ from IPython.core.inputtransformer2 import TransformerManager
 
 from utils.cli import OneLineParser
 
-from . import generated, interface, manifest, zh_style
-from .catalogs import (
-    INTERFACE,
-    README_KEY,
-    SHARED,
-    TranslationFileError,
-    by_context,
-    dumps,
-    load,
-    new_catalog,
-    translation_path,
-)
+from . import catalogs, generated, interface, manifest, zh_style
+from .catalogs import INTERFACE, README_KEY, SHARED, TranslationFileError, by_context, dumps, load, repo_path
 from .cli import guard
 from .links import MD_TARGET, rebase_links
 from .manifest import Notebook
 
 SHARED_IDS = (generated.SETUP_ID,)  # the cells whose translation is in SHARED's catalog
 UNTRANSLATED = "<!-- 尚未翻译 (untranslated): the English text follows -->"
+English = dict[Notebook, nbformat.NotebookNode]  # the notebooks of an edition, as sync writes them
 
 
 def readme_zh_path() -> Path:
     return manifest.ROOT / manifest.CHINESE.readme
-
-
-def _repo(path: Path) -> str:
-    return path.relative_to(manifest.ROOT).as_posix() if path.is_relative_to(manifest.ROOT) else str(path)
 
 
 def _diff(old: str, new: str, old_name: str, new_name: str) -> str:
@@ -105,8 +89,8 @@ def pragma_directive(text: str) -> str | None:
 
 
 def translatable_comments(source: str) -> list[str]:
-    """The distinct comments of a code cell, in order, without bare tool directives, ``#@title`` lines
-    or solution markers."""
+    """The distinct comments of a code cell, in order, but bare tool directives, ``#@title`` lines and solution
+    markers."""
     texts = [text for *_, text in comment_tokens(source)
              if not (generated.TITLE_LINE.match(text) or generated.SOLUTION_MARKER.fullmatch(text))
              and (not re.match(_DIRECTIVE, text) or pragma_directive(text))]
@@ -194,10 +178,8 @@ def _prose(text: str) -> str:
 
 def prose_numbers(text: str) -> list[str]:
     """The numbers of a text's prose, sorted, in a form either language's prose compares by."""
-    def scaled(match: re.Match) -> str:
-        return format((Decimal(match.group(1)) * _SCALE[match.group(2)]).normalize(), "f")
-
-    rest = _SCALED.sub(scaled, _RECIPROCAL.sub("", _prose(text)))
+    rest = _SCALED.sub(lambda m: format((Decimal(m.group(1)) * _SCALE[m.group(2)]).normalize(), "f"),
+                       _RECIPROCAL.sub("", _prose(text)))
     return sorted(m.group(0).replace(",", "") for m in _NUMBER.finditer(rest))
 
 
@@ -228,7 +210,7 @@ def is_translatable(cell: nbformat.NotebookNode) -> bool:
 
 def template(name: str, messages: Iterable[tuple[str, str]]) -> Catalog:
     """A catalog of the current English, ``(context, English)`` per message."""
-    catalog = new_catalog(name)
+    catalog = catalogs.new_catalog(name)
     for context, english in messages:
         catalog.add(english, "", context=context)
     return catalog
@@ -256,12 +238,11 @@ def readme_template() -> Catalog:
 
 
 def update(catalog: Catalog | None, english: Catalog) -> Catalog:
-    """A copy of ``catalog`` (None: a new one) brought up to the English ``english`` with Babel's
-    ``Catalog.update``: a message whose English is new comes in untranslated; one whose English changed keeps
-    its Chinese, marked fuzzy, with the English it was made from as its previous msgid; one whose English is
-    gone stays, obsolete (``#~``), until a person deletes it. A changed message is found by its context (the
-    cell id): Babel's own fuzzy matching looks across all contexts, and would give a new cell another
-    cell's Chinese."""
+    """A copy of ``catalog`` (None: a new one) brought up to ``english`` with Babel's ``Catalog.update``: a new
+    English comes in untranslated; a changed one keeps its Chinese, marked fuzzy, with the English it was made from
+    as its previous msgid; a gone one stays, obsolete (``#~``), until a person deletes it. A changed message is
+    found by its context (the cell id): Babel's fuzzy matching looks across all contexts, and would give a new cell
+    another cell's Chinese."""
     catalog = copy.deepcopy(english if catalog is None else catalog)
     previous = {(m.id, m.context): m.previous_id for m in catalog if m.id and m.fuzzy}
     obsolete = dict(catalog.obsolete)
@@ -335,7 +316,7 @@ def catalog_problems(name: str, catalog: Catalog | None, english: Catalog,
                      cells: dict[str, nbformat.NotebookNode]) -> list[Problem]:
     """Problems of the catalog ``name`` (None: no file) against the English ``english``: untranslated, fuzzy
     and obsolete messages, and the Chinese of ``cells`` (by id) that does not keep what it must."""
-    path = _repo(translation_path(name))
+    path = repo_path(catalogs.translation_path(name))
     if catalog is None:
         return [Problem(name, None, "missing", f"there is no catalog {path}: run `python3 course.py sync`, which "
                         "writes it with every message untranslated, and translate them")]
@@ -366,8 +347,8 @@ def check_translation(stem: str, english: nbformat.NotebookNode, catalog: Catalo
 
 
 def compare_editions(entry: Notebook, planned: nbformat.NotebookNode) -> list[Problem]:
-    """The stored Chinese notebook against ``planned``, the one ``make sync`` writes from the English notebook
-    and the translations: a hand edit, or English code or outputs that ``make sync`` has not carried over."""
+    """The stored Chinese notebook against ``planned``, the one sync writes: a hand edit, or English code or
+    outputs that sync has not carried over."""
     if not entry.zh.path.is_file():
         return [Problem(entry.stem, None, "missing", f"there is no Chinese notebook {entry.zh.repo_path}: "
                         "run `make sync`")]
@@ -389,7 +370,7 @@ def compare_editions(entry: Notebook, planned: nbformat.NotebookNode) -> list[Pr
     return problems
 
 
-def english_notebooks() -> dict[Notebook, nbformat.NotebookNode]:
+def english_notebooks() -> English:
     """Every English notebook as ``make sync`` writes it (header, set-up and footer in place)."""
     for entry in manifest.NOTEBOOKS:
         if not entry.path.is_file():
@@ -397,39 +378,46 @@ def english_notebooks() -> dict[Notebook, nbformat.NotebookNode]:
     return {entry: generated.sync_notebook(generated.read_notebook(entry.path), entry) for entry in manifest.NOTEBOOKS}
 
 
-def check(stems: list[str] | None = None, english: dict[Notebook, nbformat.NotebookNode] | None = None,
-          chinese: dict[Notebook, nbformat.NotebookNode] | None = None) -> list[Problem]:
-    """Everything a person must fix in the Chinese edition (empty: it is complete): for each notebook (or
-    only ``stems``) its catalog and its stored Chinese notebook; the shared catalog (the set-up cell and
-    the titles), Chinese notebooks the manifest does not list, and README.zh.md's catalog. ``english`` and
-    ``chinese``: the notebooks as sync writes them, where the caller has built them already."""
-    problems: list[Problem] = []
-    english = english or english_notebooks()
+def check(stems: list[str] | None = None, english: English | None = None, chinese: English | None = None
+          ) -> list[Problem]:
+    """Everything a person must fix in the Chinese edition (empty: it is complete): each notebook's catalog and
+    stored Chinese notebook (or only ``stems``'); the shared catalog, Chinese notebooks the manifest does not
+    list, README.zh.md's catalog and the interface catalog. ``english``, ``chinese``: the notebooks as sync writes
+    them, where the caller has built them already."""
+    english, chinese, problems = english or english_notebooks(), chinese or {}, []
     for entry, nb in english.items():
         if not stems or entry.stem in stems:
-            problems += _unless_invalid(entry.stem, _check_notebook, entry, nb, (chinese or {}).get(entry))
+            problems += _unless_invalid(entry.stem, _check_notebook, entry, nb, chinese.get(entry))
     if not stems or SHARED in stems:
         setup = {cell.get("id"): cell for nb in english.values() for cell in nb.cells if cell.get("id") in SHARED_IDS}
         problems += _unless_invalid(SHARED, lambda: catalog_problems(SHARED, load(SHARED), shared_template(
-            english.values()), setup))
+            english.values()), setup))  # (a lambda: loading the catalog is what may fail)
         listed = {entry.filename for entry in manifest.NOTEBOOKS}
-        problems += [Problem(path.stem, None, "unused", f"{_repo(path)} has no English notebook in the manifest: "
+        problems += [Problem(path.stem, None, "unused", f"{repo_path(path)} has no English notebook in the manifest: "
                              "delete it (and its catalog)")
                      for path in sorted((manifest.NOTEBOOK_DIR / "zh").glob("*.ipynb")) if path.name not in listed]
     if not stems or README_KEY in stems:
-        problems += _unless_invalid(_repo(readme_zh_path()), check_readme, english, chinese)
+        problems += _unless_invalid(repo_path(readme_zh_path()), check_readme, english, chinese)
     if not stems or INTERFACE in stems:
         problems += _unless_invalid(INTERFACE, interface_problems)
     return problems
 
 
 def interface_problems(catalog: Catalog | None = None, mo: bytes | None = None) -> list[Problem]:
-    """The interface catalog's problems (``catalog``, ``mo``: the stored ones unless given)."""
-    catalog = load(INTERFACE) if catalog is None else catalog
-    mo_path = interface.mo_path()
+    """The interface catalog's problems (``catalog``, ``mo``: the stored ones unless given): those of every catalog,
+    a translation whose ``{fields}`` differ from its English's (``.format`` would raise KeyError in the learner's
+    kernel), and a ``.mo`` that is not the catalog compiled."""
+    catalog, mo_path = load(INTERFACE) if catalog is None else catalog, interface.mo_path()
     mo = mo_path.read_bytes() if mo is None and mo_path.is_file() else mo
-    return catalog_problems(INTERFACE, catalog, interface.template(), {}) + [
-        Problem(INTERFACE, english, kind, text) for english, kind, text in interface.problems(catalog, mo)]
+    fields = interface.fields
+    problems = catalog_problems(INTERFACE, catalog, interface.template(), {}) + [
+        Problem(INTERFACE, message.id[:60], "invalid", f"the translation must keep the fields "
+                f"{sorted(fields(message.id))}, has {sorted(fields(message.string))}") for message in catalog or ()
+        if message.id and message.string and fields(message.id) != fields(message.string)]
+    if catalog is not None and mo != interface.compiled(catalog):
+        problems.append(Problem(INTERFACE, None, "drift", f"{repo_path(mo_path)} is not the compiled catalog: run "
+                                "`python3 course.py sync`"))
+    return problems
 
 
 def _check_notebook(entry: Notebook, english: nbformat.NotebookNode,
@@ -451,10 +439,8 @@ def _unless_invalid(where: str, check_part, *args) -> list[Problem]:
         return [Problem(where, None, "invalid", str(error))]
 
 
-def problems_summary(english: dict[Notebook, nbformat.NotebookNode] | None = None,
-                     chinese: dict[Notebook, nbformat.NotebookNode] | None = None) -> str:
-    """One line for ``make sync``: whether the Chinese edition needs a translator (``english``, ``chinese``: the
-    notebooks sync has built)."""
+def problems_summary(english: English | None = None, chinese: English | None = None) -> str:
+    """One line for ``make sync``: whether the Chinese edition needs a translator."""
     problems = check(None, english, chinese)
     if not problems:
         return "Chinese edition: every translation is present and up to date"
@@ -465,23 +451,21 @@ def problems_summary(english: dict[Notebook, nbformat.NotebookNode] | None = Non
 # --- README.zh.md: one message per section of README.md ------------------------------------------------
 
 _INTRO = "(introduction)"  # the name of the text before the first `##` heading
-#: what `make sync` writes into both READMEs, left out of the sections' messages (the titles and notebook 0's
-#: ``answer`` and ``fine-print`` cells are translated in their own catalogs; the Start paragraph and the
-#: table's words are in tools/generated.py, in both languages)
-_GENERATED_BLOCKS = {generated.TABLE_BLOCK: ("<!-- notebooks table (generated) -->", generated.TABLE_START,
-                                             generated.TABLE_END),
-                     generated.ANSWER_BLOCK: ("<!-- the answer (generated) -->", generated.ANSWER_START,
-                                              generated.ANSWER_END),
-                     generated.FINE_PRINT_BLOCK: ("<!-- the fine print (generated) -->", generated.FINE_PRINT_START,
-                                                  generated.FINE_PRINT_END),
-                     generated.START_BLOCK: ("<!-- the start paragraph (generated) -->", generated.START_START,
-                                             generated.START_END)}
+#: what `make sync` writes into both READMEs, left out of the sections' messages, with its placeholder there (the
+#: titles and notebook 0's cells are translated in their own catalogs, the Start paragraph and the table's words in
+#: the interface catalog)
+_GENERATED_BLOCKS = {
+    generated.TABLE_BLOCK: ("<!-- notebooks table (generated) -->", generated.TABLE_START, generated.TABLE_END),
+    generated.ANSWER_BLOCK: ("<!-- the answer (generated) -->", generated.ANSWER_START, generated.ANSWER_END),
+    generated.FINE_PRINT_BLOCK: ("<!-- the fine print (generated) -->", generated.FINE_PRINT_START,
+                                 generated.FINE_PRINT_END),
+    generated.START_BLOCK: ("<!-- the start paragraph (generated) -->", generated.START_START, generated.START_END)}
 
 
 def readme_sections(text: str) -> list[tuple[str, str]]:
-    """``text`` cut at its ``## `` headings outside fenced code: ``(heading, text)`` in order, the first
-    the introduction (:data:`_INTRO`); the generated blocks (a placeholder in their place) and trailing
-    blank lines left out."""
+    """``text`` cut at its ``## `` headings outside fenced code: ``(heading, text)`` in order, the first the
+    introduction (:data:`_INTRO`); the generated blocks (a placeholder in their place) and trailing blank lines
+    left out."""
     for pattern, (placeholder, *_) in _GENERATED_BLOCKS.items():
         text = pattern.sub(placeholder, text)
     sections, fence = [(_INTRO, [])], None
@@ -500,8 +484,8 @@ def _english_readme() -> list[tuple[str, str]]:
 
 def readme_zh(catalog: Catalog | None, notebook_0: nbformat.NotebookNode | None = None) -> str:
     """README.zh.md from its catalog: each section of README.md in its Chinese (the English under
-    :data:`UNTRANSLATED` where there is none), and the generated blocks filled in (the answer and the fine print
-    from ``notebook_0``, the Chinese notebook 0)."""
+    :data:`UNTRANSLATED` where there is none), the generated blocks filled in (the answer and the fine print from
+    ``notebook_0``, the Chinese notebook 0)."""
     translated = by_context(update(catalog, readme_template()))
     text = "\n\n".join(translated.get(heading, {}).get(english) or f"{UNTRANSLATED}\n{english}"
                        for heading, english in _english_readme()) + "\n"
@@ -510,19 +494,17 @@ def readme_zh(catalog: Catalog | None, notebook_0: nbformat.NotebookNode | None 
     return generated.sync_readme(text, manifest.CHINESE, notebook_0)
 
 
-def check_readme(english: dict[Notebook, nbformat.NotebookNode] | None = None,
-                 chinese: dict[Notebook, nbformat.NotebookNode] | None = None) -> list[Problem]:
-    """README.zh.md's catalog against README.md's sections, the file against what sync writes from it, and
-    the Chinese style."""
+def check_readme(english: English | None = None, chinese: English | None = None) -> list[Problem]:
+    """README.zh.md's catalog against README.md's sections, the file against what sync writes, its style."""
     english = english_notebooks() if english is None else english
-    where, catalog = _repo(readme_zh_path()), load(README_KEY)
+    where, catalog = repo_path(readme_zh_path()), load(README_KEY)
     problems = [Problem(where, p.cell, p.kind, p.message)
                 for p in catalog_problems(README_KEY, catalog, readme_template(), {})]
     planned = planned_readme_zh(english, chinese)
     if not readme_zh_path().is_file() or readme_zh_path().read_text(encoding="utf-8") != planned:
         problems.append(Problem(where, None, "drift", "README.zh.md is not what `make sync` writes from "
-                                f"{_repo(translation_path(README_KEY))}: run `make sync` (edit the catalog, "
-                                "not the file)"))
+                                f"{repo_path(catalogs.translation_path(README_KEY))}: run `make sync` (edit the "
+                                "catalog, not the file)"))
     return problems + _style_problems(where, zh_style.readme_slips(planned))
 
 
@@ -548,25 +530,20 @@ def zh_notebook(entry: Notebook, english: nbformat.NotebookNode, catalog: Catalo
     """The Chinese notebook generated from the English one (as ``make sync`` writes it)."""
     nb, made = copy.deepcopy(english), {generated.HEADER_ID: generated.header_source,
                                         generated.FOOTER_ID: generated.footer_source}
-    own = by_context(update(catalog, notebook_template(entry.stem, english)))
-    setup = by_context(shared)
-    nb.cells = []
-    for cell in english.cells:
-        if cell.get("id") in made:
-            nb.cells.append(generated.markdown_cell(cell.id, made[cell.id](entry.zh)))
-        else:
-            nb.cells.append(zh_cell(cell, (setup if cell.get("id") in SHARED_IDS else own).get(cell.get("id"))))
+    own, setup = by_context(update(catalog, notebook_template(entry.stem, english))), by_context(shared)
+    nb.cells = [generated.markdown_cell(cell.id, made[cell.id](entry.zh)) if cell.get("id") in made else
+                zh_cell(cell, (setup if cell.get("id") in SHARED_IDS else own).get(cell.get("id")))
+                for cell in english.cells]
     return generated.collapse_generated(interface.chinese_outputs(nb, load(INTERFACE)), "zh")
 
 
-def chinese_notebooks(english: dict[Notebook, nbformat.NotebookNode]) -> dict[Notebook, nbformat.NotebookNode]:
+def chinese_notebooks(english: English) -> English:
     """Every Chinese notebook as ``make sync`` writes it, from ``english`` (:func:`english_notebooks`)."""
     shared = load(SHARED)
     return {entry: zh_notebook(entry, nb, load(entry.stem), shared) for entry, nb in english.items()}
 
 
-def planned_readme_zh(english: dict[Notebook, nbformat.NotebookNode],
-                      chinese: dict[Notebook, nbformat.NotebookNode] | None = None) -> str:
+def planned_readme_zh(english: English, chinese: English | None = None) -> str:
     """README.zh.md as sync writes it (notebook 0's answer and fine print from its Chinese notebook)."""
     entry, nb = generated.answer_notebook(), None
     if entry in english:
@@ -574,16 +551,15 @@ def planned_readme_zh(english: dict[Notebook, nbformat.NotebookNode],
     return readme_zh(load(README_KEY), nb)
 
 
-def planned_chinese_files(english: dict[Notebook, nbformat.NotebookNode],
-                          chinese: dict[Notebook, nbformat.NotebookNode]) -> dict[Path, str]:
-    """The catalogs, updated from the current English, the Chinese notebooks and README.zh.md, as ``make sync``
-    writes them (:func:`tools.sync.planned_text_files`' Chinese part), from the notebooks as sync writes them."""
+def planned_chinese_files(english: English, chinese: English) -> dict[Path, str]:
+    """The catalogs (updated from the current English), the Chinese notebooks and README.zh.md as sync writes
+    them (:func:`tools.sync.planned_text_files`' Chinese part), from the notebooks as sync writes them."""
     planned = {entry.zh.path: generated.dumps_notebook(nb) for entry, nb in chinese.items()}
-    catalogs = {entry.stem: notebook_template(entry.stem, nb) for entry, nb in english.items()}
-    catalogs |= {SHARED: shared_template(english.values()), README_KEY: readme_template(),
-                 INTERFACE: interface.template()}
-    for name, english_catalog in catalogs.items():
-        planned[translation_path(name)] = dumps(update(load(name), english_catalog))
+    templates = {entry.stem: notebook_template(entry.stem, nb) for entry, nb in english.items()}
+    templates |= {SHARED: shared_template(english.values()), README_KEY: readme_template(),
+                  INTERFACE: interface.template()}
+    for name, english_catalog in templates.items():
+        planned[catalogs.translation_path(name)] = dumps(update(load(name), english_catalog))
     planned[readme_zh_path()] = planned_readme_zh(english, chinese)
     return planned
 

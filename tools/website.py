@@ -1,13 +1,12 @@
 """The course as an offline web site: ``python3 course.py site``.
 
-Every executed notebook of every edition becomes a page in ``build/site/`` (nbconvert's JupyterLab
-template, ``templates/page.html.j2``), beside ``index.html`` (``templates/home.html.j2``: the README's
-title, answer and opening, and the table of notebooks). The pages need nothing from the network: no
-script (no require.js, MathJax or Mermaid from a CDN), math as MathML (latex2mathml), the repository's
-images embedded as data: URLs, a web image (the Colab badge) as its alt text. Links to notebooks go to
-their pages, to the README to the index, to other files of the repository to GitHub. The practice
-copies (:mod:`tools.practice`) are in ``practice/``, one by one and zipped with what they need to run (the
-course's helpers, the requirements), for learners who never clone.
+Every executed notebook of every edition becomes a page in ``build/site/`` (nbconvert's JupyterLab template,
+``templates/page.html.j2``), beside ``index.html`` (``templates/home.html.j2``: the README's title, answer and
+opening, the table of notebooks). The pages need no network: no script (no require.js, MathJax or Mermaid from a
+CDN), math as MathML (latex2mathml), the repository's images as data: URLs, a web image (the Colab badge) as its
+alt text. Links go to the notebooks' pages, the index (for the README) or GitHub (other files). The practice copies
+(:mod:`tools.practice`) are in ``practice/``, one by one and zipped with what they need to run, for learners who
+never clone.
 """
 
 from __future__ import annotations
@@ -28,7 +27,7 @@ from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
 
 from . import manifest
-from .generated import ANSWER_BLOCK, START_BLOCK, read_notebook, readme_answer
+from .generated import ANSWER_BLOCK, INSTRUCTORS, START_BLOCK, between, read_notebook
 from .links import is_relative, rebase_link
 from .manifest import EDITIONS, available
 
@@ -37,12 +36,9 @@ TEMPLATES = Path(__file__).parent / "templates"
 INDEX = "index.html"
 PRACTICE = "practice"
 PRACTICE_ZIP = f"{PRACTICE}/{manifest.REPO_NAME}-practice.zip"
-#: the page for instructors, which the home page links to (on GitHub, as every file of the repository)
-INSTRUCTORS = "INSTRUCTORS.md"
 
 
 def site_path(repo_path: str) -> str:
-    """A notebook's page in the site: its repository path with ``.html``."""
     return repo_path.removesuffix(".ipynb") + ".html"
 
 
@@ -136,11 +132,6 @@ def render_index(site_paths: dict[str, str], problems: list[str]) -> str:
     """The home page: the README's title, its answer and Start paragraph, the table of notebooks."""
     text = (manifest.ROOT / manifest.ENGLISH.readme).read_text(encoding="utf-8")
     title = re.search(r"^# (.+)$", text, re.M).group(1)
-    # the Start paragraph; else the first paragraph of prose: not a heading, a comment, or a line of links and badges
-    start = START_BLOCK.search(text)
-    prose = [start.group(1).strip()] if start else [
-        p.strip() for p in ANSWER_BLOCK.sub("", text).split("\n\n")
-        if p.strip() and not p.lstrip().startswith(("#", "<!--", "[", "!["))]
     rows = [{"entry": entry,
              "pages": [(e, site_paths.get(e.repo_path(entry))) for e in EDITIONS],
              "practice": [(e, f"{PRACTICE}/{posixpath.join(e.subdir, entry.filename)}") for e in available(entry)]}
@@ -148,8 +139,8 @@ def render_index(site_paths: dict[str, str], problems: list[str]) -> str:
     environment = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), keep_trailing_newline=True)
     return environment.get_template("home.html.j2").render(
         title=markdown(title, "README.md", site_paths, problems).strip().removeprefix("<p>").removesuffix("</p>"),
-        answer=markdown(readme_answer(text) or "", "README.md", site_paths, problems),
-        intro=markdown(prose[0], "README.md", site_paths, problems) if prose else "",
+        answer=markdown(between(ANSWER_BLOCK, text) or "", "README.md", site_paths, problems),
+        intro=markdown(between(START_BLOCK, text) or "", "README.md", site_paths, problems),
         editions=EDITIONS, rows=rows, practice_zip=PRACTICE_ZIP, repo_url=manifest.repo_url(),
         repo_slug=manifest.REPO_SLUG, instructors_url=site_link(INSTRUCTORS, "README.md", site_paths))
 

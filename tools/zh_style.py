@@ -1,16 +1,12 @@
 """Style checks for the Chinese edition: the slips that make a translation read as translated.
 
-:func:`notebook_slips` reads one notebook's translation (its catalog, ``notebooks/zh/translations/<stem>.po``,
-read by :mod:`tools.translations`) in cell order, :func:`readme_slips` reads README.zh.md; both return
-:class:`Slip` s: ``gloss``, a key term (:data:`KEY_TERMS`) used for the first time in a notebook without
-its English in brackets, ``词元（token）``, or glossed a second time; the slips of :data:`PHRASE_RULES`
-(``times``, ``term``, ``plural``, ``quotes``, ``cross-ref``); ``punctuation``, a file whose prose has more
-full-width colons or semicolons than :data:`MAX_RATES` allows; and ``glossary`` (README.zh.md): a key term
-or a :data:`ONE_WORD` word missing from its 术语表.
-
-``python -m tools.translations check`` (and so the test suite) reports them with the other problems
-of the edition, as problems of the kind ``style``; ``python -m tools.zh_style`` lists them alone,
-and ``--rates`` prints each file's full-width colons and semicolons per 1,000 Chinese characters.
+:func:`notebook_slips` reads a notebook's translation (its catalog) in cell order, :func:`readme_slips` README.zh.md:
+``gloss``, a key term (:data:`KEY_TERMS`) first used without its English in brackets, ``词元（token）``, or glossed
+again; the slips of :data:`PHRASE_RULES` (``times``, ``term``, ``plural``, ``quotes``, ``cross-ref``);
+``punctuation``, more full-width colons or semicolons than :data:`MAX_RATES`; ``glossary`` (README.zh.md), a key
+term or a :data:`ONE_WORD` word missing from its 术语表. ``python -m tools.translations check`` (and so the tests)
+reports them as problems of the kind ``style``; ``python -m tools.zh_style`` lists them alone, and ``--rates``
+prints each file's full-width colons and semicolons per 1,000 Chinese characters.
 """
 
 from __future__ import annotations
@@ -200,15 +196,12 @@ def cell_texts(english: nbformat.NotebookNode, catalog: Catalog | None) -> list[
             for cell in english.cells if cell.get("id") in translated and cell.get("id") != generated.SETUP_ID]
 
 
-def _cell_texts(stem: str) -> list[tuple[str, bool, str]]:
-    entry = next(entry for entry in manifest.NOTEBOOKS if entry.stem == stem)
-    return cell_texts(generated.read_notebook(entry.path), load(stem))
+def _cell_texts(entry: manifest.Notebook) -> list[tuple[str, bool, str]]:
+    return cell_texts(generated.read_notebook(entry.path), load(entry.stem))
 
 
-def notebook_slips(stem: str, texts: list[tuple[str, bool, str]] | None = None) -> list[Slip]:
-    """Every slip in the translation of notebook ``stem`` (``texts``: ``(cell id, whether markdown, Chinese)``
-    in notebook order, default: read from its catalog)."""
-    texts = _cell_texts(stem) if texts is None else texts
+def notebook_slips(stem: str, texts: list[tuple[str, bool, str]]) -> list[Slip]:
+    """Every slip in the translation of notebook ``stem`` (``texts``: :func:`cell_texts`)."""
     markdown_texts = [(cell, text) for cell, markdown, text in texts if markdown]
     return gloss_slips(stem, markdown_texts) + [
         slip for cell, markdown, text in texts for slip in phrase_slips(stem, text, cell, markdown)] + (
@@ -232,13 +225,14 @@ def readme_slips(text: str | None = None) -> list[Slip]:
 
 
 def all_slips() -> list[Slip]:
-    return [slip for entry in manifest.NOTEBOOKS for slip in notebook_slips(entry.stem)] + readme_slips()
+    return [slip for entry in manifest.NOTEBOOKS for slip in notebook_slips(entry.stem, _cell_texts(entry))] + (
+        readme_slips())
 
 
 def rates_report() -> list[tuple[str, dict[str, float]]]:
     """``(file, its punctuation_rates)`` for every notebook's translation (its markdown) and README.zh.md."""
-    rows = [(entry.stem, punctuation_rates("\n".join(text for _, markdown, text in _cell_texts(entry.stem)
-                                                      if markdown))) for entry in manifest.NOTEBOOKS]
+    rows = [(entry.stem, punctuation_rates("\n".join(text for _, markdown, text in _cell_texts(entry) if markdown)))
+            for entry in manifest.NOTEBOOKS]
     return [*rows, (manifest.CHINESE.readme, punctuation_rates(_readme_zh()))]
 
 

@@ -122,7 +122,7 @@ def test_each_readme_opens_with_the_answer_of_notebook_0(edition):
     entry = generated.answer_notebook().in_edition(edition.code)
     source = generated.answer_cell_source(generated.read_notebook(entry.path), entry)
     readme = (manifest.ROOT / edition.readme).read_text(encoding="utf-8")
-    answer = generated.readme_answer(readme)
+    answer = generated.between(generated.ANSWER_BLOCK, readme)
     assert answer == generated.answer_block(source, edition)
     assert source.split("\n")[0] in ("## The answer", "## 答案") and "## " not in answer
     first_screen = [line for line in readme.split("\n")[:10] if line.strip()]
@@ -158,9 +158,9 @@ def test_each_readme_has_the_fine_print_of_notebook_0_below_its_table(edition):
     entry = generated.answer_notebook().in_edition(edition.code)
     source = generated.answer_cell_source(generated.read_notebook(entry.path), entry, generated.FINE_PRINT_CELL)
     readme = (manifest.ROOT / edition.readme).read_text(encoding="utf-8")
-    assert generated.readme_fine_print(readme) == generated.answer_block(source, edition)
+    assert generated.between(generated.FINE_PRINT_BLOCK, readme) == generated.answer_block(source, edition)
     assert readme.index(generated.TABLE_END) < readme.index(generated.FINE_PRINT_START)
-    assert f"]({entry.repo_path}#cell-id=repeats)" in generated.readme_fine_print(readme)
+    assert f"]({entry.repo_path}#cell-id=repeats)" in generated.between(generated.FINE_PRINT_BLOCK, readme)
 
 
 def test_an_edit_of_the_fine_print_reaches_the_readme_through_sync(course_copy, image_writes):

@@ -204,7 +204,7 @@ def test_an_update_keeps_what_did_not_change_and_marks_what_changed_fuzzy_with_i
 def test_the_stored_catalogs_are_what_babel_reads_and_writes_back_byte_for_byte():
     """What a PO editor opens: Babel's read_po reads every message of every catalog, and write_po writes the
     catalog read back as the same file (the form `sync` writes)."""
-    paths = sorted(translations.translation_path("x").parent.glob("*.po"))
+    paths = sorted(catalogs.translation_path("x").parent.glob("*.po"))
     assert {path.stem for path in paths} == {*(entry.stem for entry in NOTEBOOKS), catalogs.SHARED, catalogs.README_KEY,
                                              catalogs.INTERFACE}
     for path in paths:
@@ -284,7 +284,7 @@ def _edit_catalog(name, context, edit, clear_fuzzy=True):
     message.string = edit(message.string)
     if clear_fuzzy:
         message.flags.discard("fuzzy")
-    translations.translation_path(name).write_text(translations.dumps(catalog), encoding="utf-8")
+    catalogs.translation_path(name).write_text(translations.dumps(catalog), encoding="utf-8")
 
 
 def test_an_english_edit_fails_until_a_person_updates_the_translation_and_clears_fuzzy(baseline, capsys):
@@ -299,7 +299,7 @@ def test_an_english_edit_fails_until_a_person_updates_the_translation_and_clears
         assert sync.sync() == 0
         assert "translation problem(s)" in capsys.readouterr().out
     assert sync.stale_files() == []
-    stored = translations.translation_path(entry.stem).read_text(encoding="utf-8")
+    stored = catalogs.translation_path(entry.stem).read_text(encoding="utf-8")
     assert '#, fuzzy\n#| msgid ""\n#| "## What you will learn\\n"' in stored  # the English it was translated from
     _edit_catalog(entry.stem, "learn", lambda zh: zh)  # the Chinese heading still fits: the translator clears fuzzy
     assert _new_problems(baseline) == []
@@ -336,7 +336,7 @@ def test_a_hand_edit_of_the_chinese_notebook_is_caught(baseline):
 
 def test_sync_adds_an_untranslated_message_for_a_cell_without_one(baseline):
     entry = NOTEBOOKS[0]
-    path = translations.translation_path(entry.stem)
+    path = catalogs.translation_path(entry.stem)
     catalog = translations.load(entry.stem)
     [summary] = [m for m in catalog if m.context == "summary"]
     catalog.delete(summary.id, context="summary")
@@ -373,7 +373,7 @@ def test_check_rejects_what_does_not_exist_and_sync_stops_at_a_broken_catalog(co
     with pytest.raises(SystemExit):
         translations.main(["check", "99_nope"])
     assert "unknown notebook(s) ['99_nope']" in capsys.readouterr().err
-    translations.translation_path(stem).write_text("not a catalog\n", encoding="utf-8")
+    catalogs.translation_path(stem).write_text("not a catalog\n", encoding="utf-8")
     with pytest.raises(translations.TranslationFileError, match=f"translations/{stem}.po is not a catalog"):
         translations.load(stem)
     [problem] = translations.check([stem])
@@ -403,7 +403,7 @@ def test_a_translation_with_a_wrong_number_is_reported(course_copy):
     assert translations.number_differences("std 0.02, 8 times larger", "标准差 0.2，大约 8 倍") == [
         "numbers missing: 0.02", "numbers not in the English: 0.2"]
     stem = manifest.notebook(1).stem
-    path = translations.translation_path(stem)
+    path = catalogs.translation_path(stem)
     text = path.read_text(encoding="utf-8")
     assert text.count("1/50,257") == 1
     path.write_text(text.replace("1/50,257", "1/50,256"), encoding="utf-8")

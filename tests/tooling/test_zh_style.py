@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from tools import generated, manifest, translations, zh_style
+from tools import catalogs, generated, manifest, translations, zh_style
 
 STEM = manifest.notebook(1).stem
 
@@ -252,7 +252,7 @@ def test_a_comment_with_a_slip_fails_too(slip, rule):
 
 
 def test_a_slip_in_readme_zh_fails_the_readme_check(course_copy):
-    path = translations.translation_path(translations.README_KEY)
+    path = catalogs.translation_path(translations.README_KEY)
     before = [p for p in translations.check_readme() if p.kind == "style"]
     catalog = _with_slip(translations.load(translations.README_KEY), "## Reuse, citation and contributing",
                          '\n动词"吃"要多花 16 倍的时间。')
