@@ -43,7 +43,7 @@ from .manifest import Notebook
 
 SHARED_IDS = (generated.SETUP_ID,)  # the cells whose translation is in SHARED's catalog
 UNTRANSLATED = "<!-- 尚未翻译 (untranslated): the English text follows -->"
-English = dict[Notebook, nbformat.NotebookNode]  # the notebooks of an edition, as sync writes them
+Edition = dict[Notebook, nbformat.NotebookNode]  # the notebooks of an edition, as sync writes them
 
 
 def readme_zh_path() -> Path:
@@ -370,7 +370,7 @@ def compare_editions(entry: Notebook, planned: nbformat.NotebookNode) -> list[Pr
     return problems
 
 
-def english_notebooks() -> English:
+def english_notebooks() -> Edition:
     """Every English notebook as ``make sync`` writes it (header, set-up and footer in place)."""
     for entry in manifest.NOTEBOOKS:
         if not entry.path.is_file():
@@ -378,7 +378,7 @@ def english_notebooks() -> English:
     return {entry: generated.sync_notebook(generated.read_notebook(entry.path), entry) for entry in manifest.NOTEBOOKS}
 
 
-def check(stems: list[str] | None = None, english: English | None = None, chinese: English | None = None
+def check(stems: list[str] | None = None, english: Edition | None = None, chinese: Edition | None = None
           ) -> list[Problem]:
     """Everything a person must fix in the Chinese edition (empty: it is complete): each notebook's catalog and
     stored Chinese notebook (or only ``stems``'); the shared catalog, Chinese notebooks the manifest does not
@@ -439,7 +439,7 @@ def _unless_invalid(where: str, check_part, *args) -> list[Problem]:
         return [Problem(where, None, "invalid", str(error))]
 
 
-def problems_summary(english: English | None = None, chinese: English | None = None) -> str:
+def problems_summary(english: Edition | None = None, chinese: Edition | None = None) -> str:
     """One line for ``make sync``: whether the Chinese edition needs a translator."""
     problems = check(None, english, chinese)
     if not problems:
@@ -494,7 +494,7 @@ def readme_zh(catalog: Catalog | None, notebook_0: nbformat.NotebookNode | None 
     return generated.sync_readme(text, manifest.CHINESE, notebook_0)
 
 
-def check_readme(english: English | None = None, chinese: English | None = None) -> list[Problem]:
+def check_readme(english: Edition | None = None, chinese: Edition | None = None) -> list[Problem]:
     """README.zh.md's catalog against README.md's sections, the file against what sync writes, its style."""
     english = english_notebooks() if english is None else english
     where, catalog = repo_path(readme_zh_path()), load(README_KEY)
@@ -537,13 +537,13 @@ def zh_notebook(entry: Notebook, english: nbformat.NotebookNode, catalog: Catalo
     return generated.collapse_generated(interface.chinese_outputs(nb, load(INTERFACE)), "zh")
 
 
-def chinese_notebooks(english: English) -> English:
+def chinese_notebooks(english: Edition) -> Edition:
     """Every Chinese notebook as ``make sync`` writes it, from ``english`` (:func:`english_notebooks`)."""
     shared = load(SHARED)
     return {entry: zh_notebook(entry, nb, load(entry.stem), shared) for entry, nb in english.items()}
 
 
-def planned_readme_zh(english: English, chinese: English | None = None) -> str:
+def planned_readme_zh(english: Edition, chinese: Edition | None = None) -> str:
     """README.zh.md as sync writes it (notebook 0's answer and fine print from its Chinese notebook)."""
     entry, nb = generated.answer_notebook(), None
     if entry in english:
@@ -551,7 +551,7 @@ def planned_readme_zh(english: English, chinese: English | None = None) -> str:
     return readme_zh(load(README_KEY), nb)
 
 
-def planned_chinese_files(english: English, chinese: English) -> dict[Path, str]:
+def planned_chinese_files(english: Edition, chinese: Edition) -> dict[Path, str]:
     """The catalogs (updated from the current English), the Chinese notebooks and README.zh.md as sync writes
     them (:func:`tools.sync.planned_text_files`' Chinese part), from the notebooks as sync writes them."""
     planned = {entry.zh.path: generated.dumps_notebook(nb) for entry, nb in chinese.items()}
