@@ -130,9 +130,9 @@ def std_standard_error(std: float, n: int, kurtosis: float = NORMAL_KURTOSIS) ->
     """Standard error of the sample std of ``n`` independent draws with this ``std`` and ``kurtosis``.
 
     ``sqrt((kurtosis - 1)/(4n)) * std`` (the delta method); for a normal (kurtosis 3)
-    that is the familiar ``std/sqrt(2n)``, for a uniform (9/5) ``std*sqrt(0.2/n)``. Used by compare.
+    that is the familiar ``std/sqrt(2n)``, for a uniform (9/5) ``std*sqrt(0.2/n)``.
 
-    Taught in notebook 5.
+    Used by compare (notebook 5 writes the formula out and checks it against an experiment).
     """
     std = check_positive("std", std)
     check_int("n", n)
@@ -242,50 +242,8 @@ def compare(weight: torch.Tensor, expected: Expected, n_se: float = 5.0) -> Comp
 def tied_logit_std(embedding_dim: int, weight_std: float, hidden_std: float = 1.0) -> float:
     """Std of the logits ``h @ W.T``, ``W`` ``[V, d]`` with iid entries of ``weight_std``, ``h`` of ``hidden_std``:
     each logit sums ``d`` products of independent zero-mean factors, variance ``d * weight_std² * hidden_std²``.
-    Taught in notebook 5.
+
+    Used by notebook 5's exercise checkers (the notebook writes ``sqrt(d) * std(W)`` out).
     """
     scale = check_positive("weight_std", weight_std) * check_positive("hidden_std", hidden_std)
     return math.sqrt(check_int("embedding_dim", embedding_dim)) * scale
-
-
-def softmax_denominator_spread(vocab_size: int, logit_std: float) -> float:
-    """Relative spread (std over mean) of ``sum(e^z)`` over ``V`` iid N(0, s²) logits: ``sqrt((e^{s²} - 1)/V)``.
-
-    Each ``e^z`` has mean ``e^{s²/2}`` and variance ``e^{s²}(e^{s²} - 1)``; computed through logarithms, so a large
-    ``s`` gives a large number, not an overflow (``inf`` only beyond float64's range).
-    Taught in notebook 5.
-    """
-    check_int("vocab_size", vocab_size)
-    s2 = check_positive("logit_std", logit_std) ** 2
-    log_expm1 = s2 + math.log(-math.expm1(-s2))  # ln(e^{s²} - 1), without computing e^{s²}
-    log_spread = 0.5 * (log_expm1 - math.log(vocab_size))
-    return math.exp(log_spread) if log_spread < 709.0 else math.inf
-
-
-def _check_many_logits(vocab_size: int, logit_std: float) -> None:
-    # the approximations replace sum(e^z) by its mean V·e^{s²/2}: they need its relative spread small
-    spread = softmax_denominator_spread(vocab_size, logit_std)
-    if spread > 0.1:
-        raise ValueError(f"logits with std {logit_std:g} over a vocabulary of {vocab_size} are too spread for this "
-                         f"approximation (a few logits dominate the softmax; relative spread {spread:.3g} > 0.1); "
-                         "it holds for small logit std and large V")
-
-
-def gaussian_softmax_entropy(vocab_size: int, logit_std: float) -> float:
-    """Approximate entropy (nats) of ``softmax(z)`` for ``V`` iid N(0, s²) logits: ``ln V - s²/2``.
-
-    From ``ln sum(e^z) ≈ ln V + s²/2`` and ``sum(p*z) ≈ s²`` (law of large numbers); valid while
-    :func:`softmax_denominator_spread` is at most 0.1, otherwise ``ValueError``.
-    Taught in notebook 5.
-    """
-    _check_many_logits(vocab_size, logit_std)
-    return math.log(vocab_size) - logit_std**2 / 2.0
-
-
-def gaussian_initial_loss(vocab_size: int, logit_std: float) -> float:
-    """Approximate cross-entropy at init for V iid N(0, s²) logits and a target independent of them: ``ln V + s²/2``.
-
-    Taught in notebook 5.
-    """
-    _check_many_logits(vocab_size, logit_std)
-    return math.log(vocab_size) + logit_std**2 / 2.0
