@@ -44,6 +44,7 @@ def multi_hot_bag_figure(bag_ids: torch.Tensor, weight: torch.Tensor, tokens: li
     for v in bag_ids.unique().tolist():
         axes[1].add_patch(Rectangle((-0.5, v - 0.5), dim, 1, fill=False, ec=HIGHLIGHT, lw=2))
     heatmap(axes[2], product, f"=  counts @ W  [1, d={dim}]\nthe sum of the bag's rows", vmin=lo, vmax=hi)
+    fig.colorbar(axes[2].images[0], ax=axes[1:], shrink=0.8, label="value in W and in counts @ W")  # one shared scale
     for j in range(dim):
         value = float(product[0, j])
         light = (value - lo) / (hi - lo) > 0.6 if hi > lo else False  # viridis is light at the top
@@ -52,8 +53,11 @@ def multi_hot_bag_figure(bag_ids: torch.Tensor, weight: torch.Tensor, tokens: li
     return fig
 
 
-def sinusoidal_positions_figure(table: torch.Tensor, columns: tuple[int, ...] = (0, 4, 8, 12)) -> Figure:
-    """The sinusoidal position table ``(T, d)`` as a heatmap, beside a few of its columns as curves."""
+def sinusoidal_positions_figure(table: torch.Tensor, columns: tuple[int, ...] = (2, 6, 10, 14)) -> Figure:
+    """The sinusoidal position table ``(T, d)`` as a heatmap, beside a few of its columns as curves.
+
+    The default columns leave out column 0: its period is 2π ≈ 6.3 positions, so sampled at whole positions it
+    draws as a zig-zag (the heatmap still shows it)."""
     if table.dim() != 2:
         raise ValueError(f"table must be 2-D (positions, dim), got shape {tuple(table.shape)}")
     num_positions, dim = table.shape

@@ -11,7 +11,7 @@ from utils.positions import sinusoidal_positions
 def test_multi_hot_bag_figure_is_drawn_from_the_tensors():
     weight = torch.randn(6, 3, generator=torch.Generator().manual_seed(0))
     fig = figures.multi_hot_bag_figure(torch.tensor([1, 4, 1]), weight, tokens=list("abcdef"))
-    assert isinstance(fig, Figure) and len(fig.axes) == 3
+    assert isinstance(fig, Figure) and len(fig.axes) == 4  # three panels and the colour scale of W and the product
     counts = torch.from_numpy(fig.axes[0].images[0].get_array().data)
     assert counts.tolist() == [[0, 2, 0, 0, 1, 0]]
     product = torch.from_numpy(fig.axes[2].images[0].get_array().data).float()
