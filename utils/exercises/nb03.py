@@ -91,7 +91,8 @@ _COLUMN_I = N_("linear.weight is [out_features, in_features] = [d, V]; token i's
 @writes("vectors_from_linear")
 def check_vectors_from_linear(vectors_from_linear: Callable) -> None:
     """Exercise 3.1: ``vectors_from_linear(linear, ids)`` -> ``linear(one_hot(ids))`` for an ``nn.Linear(V, d,
-    bias=False)``, for ids of any shape, read out of ``linear.weight`` (``weight.T[ids]``): no FLOPs spent.
+    bias=False)``, for ids of any shape, read out of ``linear.weight`` (``weight.T[ids]``): no matrix product run
+    (``FlopCounterMode`` counts only matrix products and their kin, so its 0 means no product, not no arithmetic).
 
     The checker calls it on layers of its own (:data:`_VECTOR_CASES`), with ids of shapes ``(4,)`` and ``(2, 3)``.
     """
@@ -111,8 +112,8 @@ def check_vectors_from_linear(vectors_from_linear: Callable) -> None:
                 raise ExerciseError(_("{call} raised IndexError ({error}): the weight has {dim} rows. "
                                        "Hint: {column_i}").format(
                                         call=call, error=error, dim=dim, column_i=_(_COLUMN_I))) from None
-        require(not counter.get_total_flops(), _("{call} spent {flops} FLOPs: it multiplies (a "
-                                                  "one-hot product, or the layer itself). Hint: a token's "
+        require(not counter.get_total_flops(), _("{call} ran a matrix product ({flops} FLOPs): a "
+                                                  "one-hot product, or the layer itself. Hint: a token's "
                                                   "vector is already stored in linear.weight; index it").format(
                                                    call=call, flops=counter.get_total_flops()))
         got = returned_tensor(call, got)
@@ -129,7 +130,7 @@ def check_vectors_from_linear(vectors_from_linear: Callable) -> None:
                                                "token i's vector is column i of linear.weight, not row i "
                                                "(on a square layer both have the right shape)").format(call=call))
     return correct(_("vectors_from_linear returned linear(one_hot(ids)) for the checker's layers and ids of 2 "
-                      "shapes, bit for bit, and spent no FLOPs"))
+                      "shapes, bit for bit, and ran no matrix product"))
 
 
 def check_tied_output_layer(head: object, table: object) -> None:
