@@ -151,14 +151,13 @@ class VocabParallelEmbedding(nn.Module):
     """
 
     def __init__(self, num_embeddings: int, embedding_dim: int, rank: int, world_size: int, *,
-                 group: Any = None, device: torch.device | str | None = None, dtype: torch.dtype | None = None,
-                 generator: torch.Generator | None = None) -> None:
+                 group: Any = None, device: torch.device | str | None = None, dtype: torch.dtype | None = None) -> None:
         super().__init__()
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
         self.rank, self.world_size, self.group = rank, world_size, group
         self.start, self.end = shard_of(num_embeddings, world_size, rank)  # its block of rows
         weight = torch.empty(self.end - self.start, embedding_dim, dtype=dtype)
-        nn.init.normal_(weight, generator=generator)  # N(0, 1), as nn.Embedding, but only these rows
+        nn.init.normal_(weight)  # N(0, 1), as nn.Embedding, but only these rows
         self.weight = nn.Parameter(weight.to(device))
 
     @classmethod

@@ -96,7 +96,7 @@ def test_the_layer_on_one_process_is_an_embedding(problem):
     layer = D.VocabParallelEmbedding.from_full_weight(weight, rank=0, world_size=1)
     assert torch.equal(layer(ids), F.embedding(ids, weight))
     assert repr(layer) == "VocabParallelEmbedding(13, 3, rank=0, rows=[0, 13))"
-    shard = D.VocabParallelEmbedding(13, 3, rank=2, world_size=3, generator=torch.Generator().manual_seed(0))
+    shard = D.VocabParallelEmbedding(13, 3, rank=2, world_size=3)
     assert (shard.start, shard.end) == (9, 13) and shard.weight.shape == (4, 3)  # 13 = 5 + 4 + 4
     with pytest.raises(ValueError, match="token id 13 is out of range for a vocabulary of 13"):
         layer(torch.tensor([13]))

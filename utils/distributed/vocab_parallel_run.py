@@ -25,10 +25,7 @@ the notebook's imports cell holds only imports and its first run finds the serve
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
 
 import torch
 import torch.distributed as dist
@@ -36,9 +33,8 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch.distributed.nn.functional import all_reduce as differentiable_all_reduce  # PyTorch's, with autograd
 
-from .. import vocab_parallel
 from ..checks import check_int
-from ..vocab_parallel import AllReduceSum, VocabParallelEmbedding, all_reduce_sum, local_lookup, shard_bounds
+from ..vocab_parallel import AllReduceSum, VocabParallelEmbedding, local_lookup, shard_bounds
 from .launcher import DEFAULT_TIMEOUT_S, backend_for, launch, prepare_workers_in_a_kernel
 
 try:  # public from PyTorch 2.5 on (pytorch/pytorch#133881 moved DTensor out of torch.distributed._tensor)
@@ -113,27 +109,6 @@ class RankResult:
     backend: str
 
 
-@contextmanager
-def handed_to_all_reduce() -> Iterator[list[torch.Tensor]]:
-    """Within the ``with`` block, a list of every tensor that the layer's forward hands to ``all_reduce_sum``.
-
-    :class:`~utils.vocab_parallel.VocabParallelEmbedding`'s forward looks ``all_reduce_sum`` up in its module at
-    each call: for the block, the module holds a version that keeps a detached copy of its argument, then sums as
-    before. Used by :func:`vocab_parallel_step`, to return the partial that went into the all-reduce.
-    """
-    handed: list[torch.Tensor] = []
-
-    def keep_and_sum(partial: torch.Tensor, group: Any = None) -> torch.Tensor:
-        handed.append(partial.detach().clone())
-        return all_reduce_sum(partial, group)
-
-    vocab_parallel.all_reduce_sum = keep_and_sum
-    try:
-        yield handed
-    finally:
-        vocab_parallel.all_reduce_sum = all_reduce_sum
-
-
 def vocab_parallel_step(rank: int, world_size: int, weight: torch.Tensor, ids: torch.Tensor,
                         grad_out: torch.Tensor) -> RankResult:
     """What each process runs, inside the process group the launcher started (notebook 8, section 5).
@@ -147,10 +122,9 @@ def vocab_parallel_step(rank: int, world_size: int, weight: torch.Tensor, ids: t
     device = torch.device("cuda", torch.cuda.current_device()) if backend == "nccl" else torch.device("cpu")
     layer = VocabParallelEmbedding.from_full_weight(weight, rank, world_size, device=device)  # a copy of its rows
     ids, grad_out = ids.to(device), grad_out.to(device)
-    with handed_to_all_reduce() as handed:  # records the partial this process hands to all_reduce_sum, to return it
-        output = layer(ids)  # the forward: local lookup + all_reduce(SUM)
+    output = layer(ids)  # the forward: local lookup + all_reduce(SUM)
     (output * grad_out).sum().backward()
-    (partial,) = handed  # this process's partial output, as it went into the all-reduce
+    partial = local_lookup(ids, layer.weight.detach(), layer.start)  # its share of the output, from its rows alone
     owned = (ids >= layer.start) & (ids < layer.end)
     return RankResult(rank, world_size, layer.start, layer.end, owned.cpu(), partial.cpu(), output.detach().cpu(),
                       layer.weight.grad.cpu(), layer.weight.numel() * layer.weight.element_size(), backend)

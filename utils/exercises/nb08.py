@@ -69,11 +69,12 @@ def check_owner_function(fn: Callable[[torch.Tensor, int, int], torch.Tensor]) -
                       "7 and V = 50,257 over P = 8, and for (B, T) batches of ids"))
 
 
-#: Exercise 8.2: ``(world_size, bags)`` over an 11-row table. Every bag has ids in every shard, in unequal
-#: numbers, so averaging the shards' own means gives another answer than the bag mean.
+#: Exercise 8.2: ``(world_size, padding_idx, bags)`` over an 11-row table. Every bag has ids in more than one shard,
+#: in unequal numbers, so averaging the shards' own means gives another answer than the bag mean; the pad id is held
+#: by one shard, and the last bag holds nothing else, so its mean is a row of zeros, as F.embedding_bag gives.
 _BAG_CASES = (
-    (2, ((0, 1, 2, 7), (6, 8, 9, 3), (5, 10, 5, 10))),  # shards [0, 6), [6, 11): 3 + 1, 1 + 3, 2 + 2 ids
-    (3, ((0, 1, 2, 3, 5, 9), (4, 8, 9, 10, 0, 6))),  # shards [0, 4), [4, 8), [8, 11): 4 + 1 + 1, 1 + 2 + 3
+    (2, 7, ((0, 1, 2, 7), (6, 8, 9, 3), (5, 10, 5, 10), (7, 7, 7, 7))),  # shards [0, 6), [6, 11); 7 is rank 1's
+    (3, 0, ((0, 1, 2, 3, 5, 9), (4, 8, 9, 10, 0, 6), (0, 0, 0, 0, 0, 0))),  # shards [0, 4), [4, 8), [8, 11)
 )
 
 
@@ -113,31 +114,38 @@ def check_shortcut_weights(row_0_weight: float, row_7_weight: float) -> None:
     return correct(_("how much rows 0 and 7 count in the average of the processes' own means of the bag (0, 1, 2, 7)"))
 
 
-def _shard_bag_results(bags: torch.Tensor, weight: torch.Tensor, world_size: int) -> dict[str, torch.Tensor]:
-    """The right bag means and the tempting wrong ones, from each shard's rows (``(B, L)`` -> ``(B, d)``)."""
-    sums, own_means = [], []
+def _shard_bag_results(bags: torch.Tensor, weight: torch.Tensor, world_size: int,
+                       padding_idx: int | None = None) -> dict[str, torch.Tensor]:
+    """The right bag means and the tempting wrong ones, from each shard's rows (``(B, L)`` -> ``(B, d)``); the ids
+    equal to ``padding_idx`` neither add their row nor count, as in ``F.embedding_bag(..., padding_idx=...)``."""
+    real = bags != (-1 if padding_idx is None else padding_idx)  # (B, L): the ids that count
+    sums, with_pad, own_means = [], [], []
     for start, end in shard_bounds(weight.shape[0], world_size):
         rows = local_lookup(bags, weight[start:end], start)  # (B, L, d), zeros where the shard lacks the row
-        owned = ((bags >= start) & (bags < end)).sum(dim=1, keepdim=True)  # (B, 1)
-        sums.append(rows.sum(dim=1))
-        own_means.append(rows.sum(dim=1) / owned)
-    total, length = sum(sums), bags.shape[1]
-    return {"right": total / length, "mean of means": sum(own_means) / world_size,
-            "sum of means": sum(own_means), "divided by P": total / (length * world_size), "not divided": total}
+        owned = ((bags >= start) & (bags < end) & real).sum(dim=1, keepdim=True)  # (B, 1)
+        sums.append((rows * real[..., None]).sum(dim=1))
+        with_pad.append(rows.sum(dim=1))
+        own_means.append(sums[-1] / owned.clamp(min=1))  # a shard holding none of the bag: 0, not 0 / 0
+    total, count = sum(sums), real.sum(dim=1, keepdim=True)
+    return {"right": total / count.clamp(min=1), "mean of means": sum(own_means) / world_size,
+            "sum of means": sum(own_means), "divided by P": total / (count.clamp(min=1) * world_size),
+            "not divided": total, "divided by L": total / bags.shape[1],
+            "pad row added": sum(with_pad) / count.clamp(min=1), "no padding": sum(with_pad) / bags.shape[1]}
 
 
 @writes("parallel_bag_mean")
-def check_parallel_bag_mean(fn: Callable[[torch.Tensor, torch.Tensor, int], torch.Tensor]) -> None:
-    """Exercise 8.2: ``fn(bags (B, L), weight [V, d], world_size)`` -> the ``(B, d)`` bag means of a split table.
+def check_parallel_bag_mean(fn: Callable[[torch.Tensor, torch.Tensor, int, int], torch.Tensor]) -> None:
+    """Exercise 8.2: ``fn(bags (B, L), weight [V, d], world_size, padding_idx)`` -> the ``(B, d)`` bag means of a
+    split table, the pad ids skipped.
 
-    Compared with ``F.embedding_bag(bags, weight, mode="mean")`` on the whole table; the
+    Compared with ``F.embedding_bag(bags, weight, mode="mean", padding_idx=padding_idx)`` on the whole table; the
     tempting wrong combinations of the shards' results get a hint of their own.
     """
     require_function("parallel_bag_mean", fn)
     weight = torch.randn(11, 4, generator=torch.Generator().manual_seed(83))
-    off_by = max(float((_shard_bag_results(torch.tensor(bags), weight, world_size)["mean of means"]
-                        - F.embedding_bag(torch.tensor(bags), weight, mode="mean")).abs().max())
-                 for world_size, bags in _BAG_CASES)
+    off_by = max(float((_shard_bag_results(torch.tensor(bags), weight, world_size, pad)["mean of means"]
+                        - _shard_bag_results(torch.tensor(bags), weight, world_size, pad)["right"])
+                       .abs().max()) for world_size, pad, bags in _BAG_CASES)
     hints = {
         "mean of means": _("that averages the processes' own means: a process holding one of a bag's ids "
                             "counts as much as one holding all the others (off by up to {off_by:.2f} on "
@@ -145,29 +153,34 @@ def check_parallel_bag_mean(fn: Callable[[torch.Tensor, torch.Tensor, int], torc
         "sum of means": _("that adds up the processes' own means, each divided by how many ids that process holds"),
         "divided by P": _("that divides by the number of processes too: the all-reduce adds the partial sums, it "
                            "does not average them"),
-        "not divided": _("these are the bag sums: divide them by the bag length L, once, after adding the "
-                          "processes' sums"),
+        "not divided": _("these are the bag sums: divide them by how many of the bag's ids count, once, after "
+                          "adding the processes' sums"),
+        "divided by L": _("that divides by the bag length L, the pad ids included: only the ids that are not "
+                           "padding_idx count"),
+        "pad row added": _("the pad id's row is in the sum: the process that holds that row must leave it out too"),
+        "no padding": _("that is the mean with padding_idx as an ordinary id: leave its row out of the sum and "
+                         "out of the count"),
     }
-    for world_size, bag_lists in _BAG_CASES:
+    for world_size, padding_idx, bag_lists in _BAG_CASES:
         bags = torch.tensor(bag_lists)
-        expected = F.embedding_bag(bags, weight, mode="mean")
-        candidates = _shard_bag_results(bags, weight, world_size)
-        where = _("fn(bags of shape {shape}, weight [11, 4], world_size={world_size})").format(
-                    shape=tuple(bags.shape), world_size=world_size)
-        got = returned_tensor(where, fn(bags.clone(), weight.clone(), world_size), tuple(expected.shape),
+        expected = F.embedding_bag(bags, weight, mode="mean", padding_idx=padding_idx)
+        candidates = _shard_bag_results(bags, weight, world_size, padding_idx)
+        where = _("fn(bags of shape {shape}, weight [11, 4], world_size={world_size}, padding_idx={padding_idx})"
+                  ).format(shape=tuple(bags.shape), world_size=world_size, padding_idx=padding_idx)
+        got = returned_tensor(where, fn(bags.clone(), weight.clone(), world_size, padding_idx), tuple(expected.shape),
                               _(": one d-vector per bag")).to(expected.dtype)
-        require(not got.isnan().any(), _("{where} holds NaN: a process that holds none of a bag's ids "
-                                          "divides 0 by 0. Hint: add up the processes' partial sums first, "
-                                          "then divide by the bag length").format(where=where))
+        require(not got.isnan().any(), _("{where} holds NaN: 0 divided by 0. The last bag holds only padding_idx, "
+                                          "and F.embedding_bag gives it a row of zeros; a process that holds none "
+                                          "of a bag's ids has nothing to divide either").format(where=where))
         why = hint([(torch.allclose(got, candidates[name], rtol=1e-5, atol=1e-6), text)
                     for name, text in hints.items()],
-                   _("each process sums the rows it holds (local_lookup gives zeros for the others), the partial "
-                      "sums are added, and the total is divided by L"))
+                   _("each process sums the rows it holds of the ids that count (local_lookup gives zeros for the "
+                      "others), the partial sums are added, and the total is divided by how many ids count"))
         require(torch.allclose(got, expected, rtol=1e-5, atol=1e-6),
-                _("{where} is not the bag mean of F.embedding_bag(bags, weight, mode='mean'). Hint: {why}").format(
-                    where=where, why=why))
-    return correct(_("your bag means match F.embedding_bag(mode='mean') on the whole table to float32 rounding, for "
-                      "P = 2 and P = 3"))
+                _("{where} is not the bag mean of F.embedding_bag(bags, weight, mode='mean', padding_idx=padding_idx)."
+                  " Hint: {why}").format(where=where, why=why))
+    return correct(_("your bag means match F.embedding_bag(mode='mean', padding_idx=...) on the whole table to "
+                      "float32 rounding, for P = 2 and P = 3, a bag of padding alone included"))
 
 
 #: Exercise 8.3: the processes the checker starts, on section 5's seeded problem, and the rank the exercise asks about

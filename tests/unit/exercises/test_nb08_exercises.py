@@ -2,6 +2,7 @@
 
 import pytest
 import torch
+import torch.nn.functional as F
 
 from utils import vocab_parallel
 from utils.exercises import nb08 as exercises
@@ -90,32 +91,50 @@ def test_shortcut_weights_are_measured():
     assert exercises.shortcut_row_weights().tolist() == [1 / 6] * 3 + [0] * 4 + [1 / 2] + [0] * 3
 
 
-def parallel_bag_mean(bags, weight, world_size):
+def parallel_bag_mean(bags, weight, world_size, padding_idx):
     """Exercise 8.2's worked answer."""
+    real = bags != padding_idx  # the ids that count
     total = 0
     for start, end in shard_bounds(weight.shape[0], world_size):
-        total = total + local_lookup(bags, weight[start:end], start).sum(dim=1)  # the shard's partial sums
-    return total / bags.shape[1]
+        total = total + (local_lookup(bags, weight[start:end], start) * real[..., None]).sum(dim=1)  # partial sums
+    return total / real.sum(dim=1, keepdim=True).clamp(min=1)
 
 
-def mean_of_means(bags, weight, world_size):
+def mean_of_means(bags, weight, world_size, padding_idx):
     means = []
     for start, end in shard_bounds(weight.shape[0], world_size):
-        owned = ((bags >= start) & (bags < end)).sum(dim=1, keepdim=True)
-        means.append(local_lookup(bags, weight[start:end], start).sum(dim=1) / owned)  # the shard's own mean
+        owned = ((bags >= start) & (bags < end) & (bags != padding_idx)).sum(dim=1, keepdim=True)
+        rows = local_lookup(bags, weight[start:end], start) * (bags != padding_idx)[..., None]
+        means.append(rows.sum(dim=1) / owned.clamp(min=1))  # the shard's own mean
     return sum(means) / world_size
+
+
+def embedding_bag(padding=True):
+    return lambda bags, weight, p, pad: F.embedding_bag(bags, weight, mode="mean", padding_idx=pad if padding else None)
+
+
+def pad_row_added(bags, weight, world_size, padding_idx):
+    real = (bags != padding_idx).sum(dim=1, keepdim=True)
+    return F.embedding_bag(bags, weight, mode="sum") / real.clamp(min=1)
 
 
 @pytest.mark.parametrize(("function", "expected"), [
     (parallel_bag_mean, "pass"),
-    (lambda bags, weight, p: torch.nn.functional.embedding_bag(bags, weight, mode="mean"), "pass"),  # whole table
+    (embedding_bag(), "pass"),  # the whole table
     (mean_of_means, r"averages the processes' own means.*off by up to \d\.\d\d"),
-    (lambda bags, weight, p: parallel_bag_mean(bags, weight, p) / p, "divides by the number of processes too"),
-    (lambda bags, weight, p: parallel_bag_mean(bags, weight, p) * bags.shape[1], "these are the bag sums"),
-    (lambda bags, weight, p: mean_of_means(bags[:, :1], weight, p), "holds NaN"),
-    (lambda bags, weight, p: parallel_bag_mean(bags, weight, p).T, r"has shape \(4, 3\), expected \(3, 4\)"),
-    (lambda bags, weight, p: parallel_bag_mean(bags, weight, p).tolist(), "returned list"),
-    (lambda bags, weight, p: parallel_bag_mean(bags, weight, p) + 1, "each process sums the rows it holds"),
+    (lambda bags, weight, p, pad: parallel_bag_mean(bags, weight, p, pad) / p, "divides by the number of processes"),
+    (lambda bags, weight, p, pad: parallel_bag_mean(bags, weight, p, pad) * (bags != pad).sum(dim=1, keepdim=True),
+     "these are the bag sums"),
+    (lambda bags, weight, p, pad: parallel_bag_mean(bags, weight, p, pad) * (bags != pad).sum(dim=1, keepdim=True)
+     / bags.shape[1], "divides by the bag length L, the pad ids included"),
+    (pad_row_added, "the pad id's row is in the sum"),
+    (embedding_bag(padding=False), "padding_idx as an ordinary id"),
+    (lambda bags, weight, p, pad: F.embedding_bag(bags, weight, mode="sum", padding_idx=pad)
+     / (bags != pad).sum(dim=1, keepdim=True), "holds NaN: 0 divided by 0"),
+    (lambda bags, weight, p, pad: parallel_bag_mean(bags, weight, p, pad)[:, :3],
+     r"has shape \(4, 3\), expected \(4, 4\)"),
+    (lambda bags, weight, p, pad: parallel_bag_mean(bags, weight, p, pad).tolist(), "returned list"),
+    (lambda bags, weight, p, pad: parallel_bag_mean(bags, weight, p, pad) + 1, "each process sums the rows it holds"),
     (torch.zeros(3, 4), r"pass your function itself \(parallel_bag_mean, not"),
 ])
 def test_parallel_bag_mean(judge, function, expected):
@@ -128,4 +147,4 @@ def test_the_owner_cases_are_every_pair_of_the_domain():
 
 
 def test_the_success_line_names_the_checked_sizes():
-    assert [world_size for world_size, _ in exercises._BAG_CASES] == [2, 3]  # "for P = 2 and P = 3"
+    assert [world_size for world_size, _, _ in exercises._BAG_CASES] == [2, 3]  # "for P = 2 and P = 3"
