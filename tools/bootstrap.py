@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path, PureWindowsPath
 
-from tools.cli import digest
+from tools.cli import READ_ONLY, digest, read_only_line
 from utils.language import N_, _
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -34,8 +34,6 @@ UV = "uv>=0.8"
 #: the CUDA build a learner without an NVIDIA driver can ask for (PyPI's Linux build of the pinned torch)
 CUDA_BACKEND = "cu130"
 
-
-# --- the operating systems ------------------------------------------------------------------
 
 def venv_python(venv: Path, platform: str = sys.platform) -> Path:
     """The interpreter inside a virtual environment: ``Scripts\\python.exe`` on Windows, ``bin/python`` elsewhere."""
@@ -67,8 +65,6 @@ SPACE_NEEDED = {"uv": 1.3e9, "pip": 5.0e9 if sys.platform.startswith("linux") el
 class Stop(Exception):
     """A slip the learner can fix: its one line says what to do (printed as ``course.py: ...``, exit 1)."""
 
-
-# --- installing -----------------------------------------------------------------------------
 
 def install_hash(dev: bool, constraints: str) -> str:
     """What an install depends on: the requirement and constraint files, and the index settings."""
@@ -277,7 +273,7 @@ def install(python: Path, dev: bool, constraints: str, installer: str, why: str,
 
 def ensure_venv(venv: Path, dev: bool, constraints: str, probe=answers, base: str = sys.executable) -> Path:
     """Create (with the Python ``base``) and fill the venv when needed, one command at a time; returns its Python.
-    The one installer of ``.venv`` (noxfile.py's sessions make the other environments' venvs)."""
+    What goes wrong is a :class:`Stop` (Ctrl+C during a later install stays a KeyboardInterrupt: the venv stays)."""
     python = venv_python(venv)
     if is_installed(venv, dev, constraints):
         return python
@@ -297,11 +293,13 @@ def ensure_venv(venv: Path, dev: bool, constraints: str, probe=answers, base: st
                 print(first_install_notice(installer, where=str(where)), flush=True)
             install(python, dev, constraints, installer, why, first)
             (venv / STAMP).write_text(json.dumps({"hash": install_hash(dev, constraints)}) + "\n", encoding="utf-8")
-    except (KeyboardInterrupt, subprocess.CalledProcessError, OSError) as error:
-        if first and isinstance(error, KeyboardInterrupt):
-            shutil.rmtree(venv, ignore_errors=True)  # so that the next command starts afresh, not from half a venv
-            raise Stop(_("interrupted; the half-made {venv} was removed, so the next command installs the course "
-                         "afresh.").format(venv=venv.name)) from None
+    except KeyboardInterrupt:
+        if not first:
+            raise
+        shutil.rmtree(venv, ignore_errors=True)  # so that the next command starts afresh, not from half a venv
+        raise Stop(_("interrupted; the half-made {venv} was removed, so the next command installs the course "
+                     "afresh.").format(venv=venv.name)) from None
+    except (subprocess.CalledProcessError, OSError) as error:
         needed = SPACE_NEEDED[installer]
         if first and python.exists() and shutil.disk_usage(venv.parent).free < needed:  # (a disk pip filled)
             shutil.rmtree(venv, ignore_errors=True)
@@ -310,11 +308,17 @@ def ensure_venv(venv: Path, dev: bool, constraints: str, probe=answers, base: st
                          "{needed:.1f} GB there and {free:.1f} GB is free (the half-built {venv} was removed); free "
                          "some space, then run the command again.").format(
                 venv=venv.name, needed=needed / 1e9, free=free / 1e9)) from None
+        if isinstance(error, OSError) and error.errno in READ_ONLY:
+            raise Stop(read_only_line(venv.parent)) from None
+        if not python.exists():
+            raise Stop(_("{venv} was deleted during the install; run the command again to install the course "
+                         "afresh.").format(venv=venv.name)) from None
+        if isinstance(error, subprocess.CalledProcessError):
+            raise Stop(_("setting up {venv} failed: `{command}` exited with {status} (its output is above)").format(
+                venv=venv, command=subprocess.list2cmdline(error.cmd), status=error.returncode)) from None
         raise
     return python
 
-
-# --- running the command in the venv ----------------------------------------------------------
 
 def run_in_venv(python: Path, argv: list[str], platform: str = sys.platform) -> int:
     """Run ``python -m tools ARGV`` (tools/commands.py) in the course's folder. On POSIX this process becomes it
@@ -337,7 +341,6 @@ def run_in_venv(python: Path, argv: list[str], platform: str = sys.platform) -> 
 
 def main(argv: list[str] | None = None) -> int:
     from tools import commands
-    from tools.cli import READ_ONLY, read_only_line
 
     argv = sys.argv[1:] if argv is None else argv
     commands.choose_language(argv)  # --zh: the messages in Chinese, from the compiled catalog (stdlib gettext)
@@ -351,20 +354,6 @@ def main(argv: list[str] | None = None) -> int:
     except Stop as stop:
         print(f"course.py: {stop}", file=sys.stderr)
         return 1
-    except (subprocess.CalledProcessError, OSError) as error:
-        if isinstance(error, OSError) and error.errno in READ_ONLY:
-            print(f"course.py: {read_only_line(venv.parent)}", file=sys.stderr)
-            return 1
-        if not venv_python(venv).exists():
-            print(_("course.py: {venv} was deleted during the install; run the command again to install the "
-                    "course afresh.").format(venv=venv.name), file=sys.stderr)
-            return 1
-        if isinstance(error, subprocess.CalledProcessError):
-            print(_("course.py: setting up {venv} failed: `{command}` exited with {status} (its output is "
-                    "above)").format(venv=venv, command=subprocess.list2cmdline(error.cmd), status=error.returncode),
-                  file=sys.stderr)
-            return 1
-        raise
     except KeyboardInterrupt:
         print(_("course.py: interrupted"), file=sys.stderr)
         return 130
