@@ -116,11 +116,10 @@ def answers(url: str, seconds: float = PROBE_SECONDS) -> bool:
     return answered.wait(seconds)
 
 
-def choose_installer(environ: dict | None = None, probe=answers) -> tuple[str, str]:
+def choose_installer(environ=os.environ, probe=answers) -> tuple[str, str]:
     """``("uv", "")`` where PyTorch's own index answers, so that uv picks the build for this machine;
     else ``("pip", why)``: pip with the indexes it is configured with, and the one line that says why.
     An index the learner set for pip (``PIP_INDEX_URL``, ``PIP_EXTRA_INDEX_URL``) is kept: pip, silently."""
-    environ = os.environ if environ is None else environ
     if environ.get("PIP_INDEX_URL") or environ.get("PIP_EXTRA_INDEX_URL"):
         return "pip", ""
     if not probe(CPU_WHEELS + "/"):
@@ -130,9 +129,8 @@ def choose_installer(environ: dict | None = None, probe=answers) -> tuple[str, s
     return "uv", ""
 
 
-def build_note(torch_version: str, platform: str = sys.platform, environ: dict | None = None) -> str:
+def build_note(torch_version: str, platform: str = sys.platform, environ=os.environ) -> str:
     """The one line, after uv's install, that says which build of PyTorch it chose and how to ask for the other."""
-    environ = os.environ if environ is None else environ
     local = torch_version.partition("+")[2]
     if environ.get("UV_TORCH_BACKEND"):
         return f"course.py: installed PyTorch {torch_version} (UV_TORCH_BACKEND={environ['UV_TORCH_BACKEND']})."
