@@ -1,18 +1,8 @@
 #!/usr/bin/env python3
 """The course's commands on Linux, macOS and Windows: ``python3 course.py run`` (``py course.py run`` on Windows).
 
-For learners and maintainers; it needs only Python 3.10 or newer (no make, no shell). It makes sure the
-virtual environment ``.venv`` has the tested versions (``requirements.txt`` with the pins of
-``constraints.txt``; ``test`` adds ``requirements-dev.txt``), then runs the command inside it: on Linux and
-macOS it becomes ``.venv/bin/python -m tools COMMAND ...`` (the same process), on Windows it starts
-``.venv\\Scripts\\python.exe -m tools COMMAND ...`` once and exits with its status. The commands, their
-options and their help are in tools/commands.py (``python3 course.py --help`` lists them); the
-Makefile's targets are one-line wrappers of them. Later runs reinstall only when those files change.
-
-PyTorch's build is chosen for the machine: where PyTorch's own index answers, uv installs it with
-``--torch-backend auto`` (the CUDA build where it finds an NVIDIA driver, the CPU-only build where it
-finds none; ``UV_TORCH_BACKEND`` chooses another); elsewhere, or where ``PIP_INDEX_URL`` or
-``PIP_EXTRA_INDEX_URL`` is set, pip installs from the indexes pip is configured with (PyPI's build).
+It needs only Python 3.10 or newer (no make, no shell): it makes sure ``.venv`` has the tested versions, then runs
+the command in it (tools/bootstrap.py; the commands are in tools/commands.py; ``--help`` lists them).
 """
 
 # This file is read by whatever Python the learner has: Python 2.7 and 3.6 must be able to parse it (no

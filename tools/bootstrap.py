@@ -1,11 +1,8 @@
-"""What course.py does once it knows its Python is new enough: set up .venv, then run the command in it.
-
-course.py (the learner's entry point) holds only the version check, in a syntax that Python 2.7 and 3.6 can
-read, so that they print its one line instead of a SyntaxError; everything else is here. Standard library only.
+"""What course.py does after its version check (kept there, in a syntax that Python 2.7 and 3.6 can read):
+set up .venv with the tested versions, then run the command in it. Standard library only.
 """
 
-from __future__ import annotations
-
+import functools
 import json
 import os
 import shutil
@@ -19,13 +16,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path, PureWindowsPath
 
-from tools.cli import digest
+from tools.cli import READ_ONLY, digest, read_only_line
 from utils.language import N_, _
 
 ROOT = Path(__file__).resolve().parent.parent
-REQUIREMENTS = "requirements.txt"
-DEV_REQUIREMENTS = "requirements-dev.txt"
-CONSTRAINTS = "constraints.txt"
+REQUIREMENTS, DEV_REQUIREMENTS = "requirements.txt", "requirements-dev.txt"
 #: what the venv was installed from (its files' hashes), inside the venv
 STAMP = ".course-installed.json"
 #: held by the command that installs into the venv, inside the venv: a second command waits for it
@@ -39,8 +34,6 @@ UV = "uv>=0.8"
 #: the CUDA build a learner without an NVIDIA driver can ask for (PyPI's Linux build of the pinned torch)
 CUDA_BACKEND = "cu130"
 
-
-# --- the operating systems ------------------------------------------------------------------
 
 def venv_python(venv: Path, platform: str = sys.platform) -> Path:
     """The interpreter inside a virtual environment: ``Scripts\\python.exe`` on Windows, ``bin/python`` elsewhere."""
@@ -73,78 +66,60 @@ class Stop(Exception):
     """A slip the learner can fix: its one line says what to do (printed as ``course.py: ...``, exit 1)."""
 
 
-# --- installing -----------------------------------------------------------------------------
-
-def install_hash(files: list[Path]) -> str:
+def install_hash(dev: bool, constraints: str) -> str:
     """What an install depends on: the requirement and constraint files, and the index settings."""
-    parts = [path.name.encode() + b"\0" + (path.read_bytes() if path.is_file() else b"") + b"\0" for path in files]
+    files = [REQUIREMENTS] + ([DEV_REQUIREMENTS] if dev else []) + ([constraints] if constraints else [])
+    parts = [Path(name).name.encode() + b"\0" + ((ROOT / name).read_bytes() if (ROOT / name).is_file() else b"")
+             + b"\0" for name in files]
     parts += [f"{name}={os.environ.get(name, '')}\0".encode() for name in ("PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL")]
     if os.environ.get("UV_TORCH_BACKEND"):  # only when set: the installs made before it stay valid
         parts.append(f"UV_TORCH_BACKEND={os.environ['UV_TORCH_BACKEND']}\0".encode())
     return digest(*parts)
 
 
-def install_files(dev: bool, constraints: str) -> list[Path]:
-    files = [ROOT / REQUIREMENTS] + ([ROOT / DEV_REQUIREMENTS] if dev else [])
-    return files + ([ROOT / constraints] if constraints else [])
-
-
 def is_installed(venv: Path, dev: bool, constraints: str) -> bool:
     """The venv has the packages these files ask for (a dev install serves a learner's command too)."""
-    stamp = venv / STAMP
-    if not venv_python(venv).exists() or not stamp.is_file():
-        return False
     try:
-        done = json.loads(stamp.read_text(encoding="utf-8"))
-    except ValueError:
+        done = json.loads((venv / STAMP).read_text(encoding="utf-8")).get("hash")
+    except (OSError, ValueError):
         return False
-    wanted = {install_hash(install_files(dev, constraints))}
-    if not dev:
-        wanted.add(install_hash(install_files(True, constraints)))
-    return done.get("hash") in wanted
+    return venv_python(venv).exists() and done in {install_hash(dev, constraints), install_hash(True, constraints)}
 
 
-def requirement_arguments(dev: bool, constraints: str) -> list[str]:
-    return ["-r", str(ROOT / (DEV_REQUIREMENTS if dev else REQUIREMENTS))] + (
-        ["-c", str(ROOT / constraints)] if constraints else [])
-
-
-def pip_command(python: Path, dev: bool, constraints: str) -> list[str]:
-    return [str(python), "-m", "pip", "install", "--upgrade", "--disable-pip-version-check",
-            *requirement_arguments(dev, constraints)]
-
-
-def uv_command(python: Path, dev: bool, constraints: str, backend: str = "auto") -> list[str]:
-    """uv's install of the same files into the venv, PyTorch's build chosen by ``--torch-backend``."""
-    return [str(python), "-m", "uv", "pip", "install", "--python", str(python), "--torch-backend", backend,
-            *requirement_arguments(dev, constraints)]
+def install_command(installer: str, python: Path, dev: bool, constraints: str, quiet: bool = False) -> list[str]:
+    """pip's install of the requirements with the pins, or uv's (PyTorch's build chosen by ``--torch-backend``)."""
+    if installer == "uv":
+        start = ["uv", "pip", "install", "--python", str(python), "--torch-backend",
+                 os.environ.get("UV_TORCH_BACKEND", "auto")]
+    else:
+        start = ["pip", "install", "--upgrade", "--disable-pip-version-check"]
+    requirements = ROOT / (DEV_REQUIREMENTS if dev else REQUIREMENTS)
+    pins = ["-c", str(ROOT / constraints)] if constraints else []
+    return [str(python), "-m", *start, *(["--quiet"] if quiet else []), "-r", str(requirements), *pins]
 
 
 def answers(url: str, seconds: float = PROBE_SECONDS) -> bool:
-    """Whether ``url`` answers within ``seconds``, name look-up included (the probe runs in a thread that is
-    not waited for longer, since a look-up can hang past any socket timeout). An HTTP error is an answer."""
-    result: list[bool] = []
+    """Whether ``url`` answers within ``seconds`` (an HTTP error is an answer), name look-up included: the probe
+    runs in a thread that is not waited for longer, since a look-up can hang past any socket timeout."""
+    answered = threading.Event()
 
     def probe() -> None:
         try:
             urllib.request.urlopen(urllib.request.Request(url, method="HEAD"), timeout=seconds).close()
-            result.append(True)
         except urllib.error.HTTPError:
-            result.append(True)
+            pass
         except (OSError, ValueError):
-            result.append(False)
+            return
+        answered.set()
 
-    thread = threading.Thread(target=probe, daemon=True)
-    thread.start()
-    thread.join(seconds)
-    return bool(result and result[0])
+    threading.Thread(target=probe, daemon=True).start()
+    return answered.wait(seconds)
 
 
-def choose_installer(environ: dict | None = None, probe=answers) -> tuple[str, str]:
+def choose_installer(environ=os.environ, probe=answers) -> tuple[str, str]:
     """``("uv", "")`` where PyTorch's own index answers, so that uv picks the build for this machine;
     else ``("pip", why)``: pip with the indexes it is configured with, and the one line that says why.
     An index the learner set for pip (``PIP_INDEX_URL``, ``PIP_EXTRA_INDEX_URL``) is kept: pip, silently."""
-    environ = os.environ if environ is None else environ
     if environ.get("PIP_INDEX_URL") or environ.get("PIP_EXTRA_INDEX_URL"):
         return "pip", ""
     if not probe(CPU_WHEELS + "/"):
@@ -154,9 +129,8 @@ def choose_installer(environ: dict | None = None, probe=answers) -> tuple[str, s
     return "uv", ""
 
 
-def build_note(torch_version: str, platform: str = sys.platform, environ: dict | None = None) -> str:
+def build_note(torch_version: str, platform: str = sys.platform, environ=os.environ) -> str:
     """The one line, after uv's install, that says which build of PyTorch it chose and how to ask for the other."""
-    environ = os.environ if environ is None else environ
     local = torch_version.partition("+")[2]
     if environ.get("UV_TORCH_BACKEND"):
         return f"course.py: installed PyTorch {torch_version} (UV_TORCH_BACKEND={environ['UV_TORCH_BACKEND']})."
@@ -223,10 +197,6 @@ def can_make_pip(python: str) -> bool:
     return subprocess.run([python, "-c", "import ensurepip"], capture_output=True).returncode == 0
 
 
-def has_pip(python: Path) -> bool:
-    return subprocess.run([str(python), "-m", "pip", "--version"], capture_output=True).returncode == 0
-
-
 #: the one line for a Python that cannot put pip into a venv
 NO_ENSUREPIP = N_("this Python cannot put pip into a virtual environment: install python3-venv "
                   "(`sudo apt install python3-venv` on Debian and Ubuntu), then run the command again.")
@@ -240,7 +210,7 @@ def ensure_pip(venv: Path, python: Path, base: str = sys.executable) -> None:
         if not can_make_pip(base):
             raise Stop(_(NO_ENSUREPIP))
         subprocess.run([base, "-m", "venv", str(venv)], check=True, **APART)
-    elif not has_pip(python):
+    elif subprocess.run([str(python), "-m", "pip", "--version"], capture_output=True).returncode != 0:
         if not can_make_pip(str(python)):
             raise Stop(_(".venv has no pip, and {problem}").format(problem=_(NO_ENSUREPIP)))
         print("course.py: .venv has no pip (a virtual environment made without it); adding it with ensurepip.",
@@ -260,19 +230,6 @@ def installed_torch(python: Path) -> tuple[str, bool]:
     return (lines[0] if lines else ""), lines[1:2] == ["True"]
 
 
-def folder_size(folder: Path) -> int:
-    """Bytes of the files under ``folder`` (links not followed)."""
-    return sum(entry.stat(follow_symlinks=False).st_size for entry in _files(folder))
-
-
-def _files(folder: Path):
-    for entry in os.scandir(folder):
-        if entry.is_dir(follow_symlinks=False):
-            yield from _files(Path(entry.path))
-        else:
-            yield entry
-
-
 def pypi_build_note(python: Path, platform: str = sys.platform) -> str:
     """After pip's install: the one line that names PyPI's CUDA build where pip took it (a ``+cu`` torch, or
     NVIDIA's ``nvidia-*`` libraries beside it), with the venv's size and how to get the CPU-only build instead."""
@@ -280,45 +237,41 @@ def pypi_build_note(python: Path, platform: str = sys.platform) -> str:
     if not ("+cu" in version or nvidia):
         return ""
     venv = python.parent.parent
+    size = sum(path.lstat().st_size for path in venv.rglob("*"))  # (rglob follows no link to a folder)
     again = (f'Remove-Item -Recurse {venv.name}; $env:PIP_EXTRA_INDEX_URL="{CPU_WHEELS}"; py course.py install'
              if platform == "win32" else f"rm -rf {venv.name} && PIP_EXTRA_INDEX_URL={CPU_WHEELS} python3 course.py "
              "install")
     return (f"course.py: pip installed PyPI's CUDA build of PyTorch (torch {version} with NVIDIA's CUDA libraries): "
-            f"{venv.name} takes {folder_size(venv) / 1e9:.1f} GB. For the CPU-only build (about 1.3 GB): `{again}`.")
+            f"{venv.name} takes {size / 1e9:.1f} GB. For the CPU-only build (about 1.3 GB): `{again}`.")
 
 
 def install(python: Path, dev: bool, constraints: str, installer: str, why: str, first: bool = True) -> None:
     """Install the course's packages: with uv where it can pick PyTorch's build, else (or if uv fails) with pip.
     A later install (the test suite's tools added, or the pins changed) is quiet: PyTorch is there already, so
     neither the index line nor pip's "Requirement already satisfied" lines are news."""
-    environment = child_environment()
+    run = functools.partial(subprocess.run, cwd=ROOT, env=child_environment(), **APART)
     if installer == "uv":
-        uv_ok = subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", UV],
-                               cwd=ROOT, env=environment, **APART).returncode == 0
-        uv = uv_command(python, dev, constraints, os.environ.get("UV_TORCH_BACKEND", "auto"))
-        if uv_ok and subprocess.run(uv if first else [*uv, "--quiet"], cwd=ROOT, env=environment,
-                                    **APART).returncode == 0:
-            note = build_note(installed_torch(python)[0]) if first else ""
-            if note:
+        if (run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", UV]).returncode == 0
+                and run(install_command("uv", python, dev, constraints, quiet=not first)).returncode == 0):
+            if first and (note := build_note(installed_torch(python)[0])):
                 print(note)
             return
         if not python.exists():
             return  # the venv is gone: said by the caller
         why = "course.py: uv could not install the course (its output is above), so pip installs it instead."
-    if why and first:
-        print(why, flush=True)
     if not first:
-        print(f"course.py: bringing {python.parent.parent.name} up to date with "
-              f"{DEV_REQUIREMENTS if dev else REQUIREMENTS} and {constraints or 'the newest releases'}.", flush=True)
-    pip = pip_command(python, dev, constraints)
-    subprocess.run(pip if first else [*pip, "--quiet"], check=True, cwd=ROOT, env=environment, **APART)
+        why = (f"course.py: bringing {python.parent.parent.name} up to date with "
+               f"{DEV_REQUIREMENTS if dev else REQUIREMENTS} and {constraints or 'the newest releases'}.")
+    if why:
+        print(why, flush=True)
+    run(install_command("pip", python, dev, constraints, quiet=not first), check=True)
     if first and (note := pypi_build_note(python)):
         print(note)
 
 
 def ensure_venv(venv: Path, dev: bool, constraints: str, probe=answers, base: str = sys.executable) -> Path:
     """Create (with the Python ``base``) and fill the venv when needed, one command at a time; returns its Python.
-    The one installer of ``.venv`` (noxfile.py's sessions make the other environments' venvs)."""
+    What goes wrong is a :class:`Stop` (Ctrl+C during a later install stays a KeyboardInterrupt: the venv stays)."""
     python = venv_python(venv)
     if is_installed(venv, dev, constraints):
         return python
@@ -337,13 +290,14 @@ def ensure_venv(venv: Path, dev: bool, constraints: str, probe=answers, base: st
                 where = venv.relative_to(ROOT) if venv.is_relative_to(ROOT) else venv
                 print(first_install_notice(installer, where=str(where)), flush=True)
             install(python, dev, constraints, installer, why, first)
-            (venv / STAMP).write_text(json.dumps({"hash": install_hash(install_files(dev, constraints))}) + "\n",
-                                      encoding="utf-8")
-    except (KeyboardInterrupt, subprocess.CalledProcessError, OSError) as error:
-        if first and isinstance(error, KeyboardInterrupt):
-            shutil.rmtree(venv, ignore_errors=True)  # so that the next command starts afresh, not from half a venv
-            raise Stop(_("interrupted; the half-made {venv} was removed, so the next command installs the course "
-                         "afresh.").format(venv=venv.name)) from None
+            (venv / STAMP).write_text(json.dumps({"hash": install_hash(dev, constraints)}) + "\n", encoding="utf-8")
+    except KeyboardInterrupt:
+        if not first:
+            raise
+        shutil.rmtree(venv, ignore_errors=True)  # so that the next command starts afresh, not from half a venv
+        raise Stop(_("interrupted; the half-made {venv} was removed, so the next command installs the course "
+                     "afresh.").format(venv=venv.name)) from None
+    except (subprocess.CalledProcessError, OSError) as error:
         needed = SPACE_NEEDED[installer]
         if first and python.exists() and shutil.disk_usage(venv.parent).free < needed:  # (a disk pip filled)
             shutil.rmtree(venv, ignore_errors=True)
@@ -352,11 +306,17 @@ def ensure_venv(venv: Path, dev: bool, constraints: str, probe=answers, base: st
                          "{needed:.1f} GB there and {free:.1f} GB is free (the half-built {venv} was removed); free "
                          "some space, then run the command again.").format(
                 venv=venv.name, needed=needed / 1e9, free=free / 1e9)) from None
+        if isinstance(error, OSError) and error.errno in READ_ONLY:
+            raise Stop(read_only_line(venv.parent)) from None
+        if not python.exists():
+            raise Stop(_("{venv} was deleted during the install; run the command again to install the course "
+                         "afresh.").format(venv=venv.name)) from None
+        if isinstance(error, subprocess.CalledProcessError):
+            raise Stop(_("setting up {venv} failed: `{command}` exited with {status} (its output is above)").format(
+                venv=venv, command=subprocess.list2cmdline(error.cmd), status=error.returncode)) from None
         raise
     return python
 
-
-# --- running the command in the venv ----------------------------------------------------------
 
 def run_in_venv(python: Path, argv: list[str], platform: str = sys.platform) -> int:
     """Run ``python -m tools ARGV`` (tools/commands.py) in the course's folder. On POSIX this process becomes it
@@ -379,7 +339,6 @@ def run_in_venv(python: Path, argv: list[str], platform: str = sys.platform) -> 
 
 def main(argv: list[str] | None = None) -> int:
     from tools import commands
-    from tools.cli import READ_ONLY, read_only_line
 
     argv = sys.argv[1:] if argv is None else argv
     commands.choose_language(argv)  # --zh: the messages in Chinese, from the compiled catalog (stdlib gettext)
@@ -393,20 +352,6 @@ def main(argv: list[str] | None = None) -> int:
     except Stop as stop:
         print(f"course.py: {stop}", file=sys.stderr)
         return 1
-    except (subprocess.CalledProcessError, OSError) as error:
-        if isinstance(error, OSError) and error.errno in READ_ONLY:
-            print(f"course.py: {read_only_line(venv.parent)}", file=sys.stderr)
-            return 1
-        if not venv_python(venv).exists():
-            print(_("course.py: {venv} was deleted during the install; run the command again to install the "
-                    "course afresh.").format(venv=venv.name), file=sys.stderr)
-            return 1
-        if isinstance(error, subprocess.CalledProcessError):
-            print(_("course.py: setting up {venv} failed: `{command}` exited with {status} (its output is "
-                    "above)").format(venv=venv, command=subprocess.list2cmdline(error.cmd), status=error.returncode),
-                  file=sys.stderr)
-            return 1
-        raise
     except KeyboardInterrupt:
         print(_("course.py: interrupted"), file=sys.stderr)
         return 130

@@ -2,8 +2,6 @@
 browser that Playwright downloads. pytest-playwright launches it (tests/conftest.py's ``browser_type_launch_args``).
 """
 
-from __future__ import annotations
-
 import os
 import shutil
 from pathlib import Path
@@ -20,9 +18,8 @@ LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking
 
 
 def find_chromium(environ) -> str:
-    """The system's Chromium: ``$COURSE_CHROMIUM`` when set (it must then name an executable file), else the
-    first of :data:`CHROMIUM_CANDIDATES` found. Without one the browser tests skip, or, under CI (``$CI`` true:
-    CI must prove the course in a real browser), fail."""
+    """``$COURSE_CHROMIUM`` (an executable file) when set, else the first of :data:`CHROMIUM_CANDIDATES` found.
+    Without one the browser tests skip, or, under CI (which must prove the course in a real browser), fail."""
     chosen = environ.get(CHROMIUM_ENV)
     if chosen and not (Path(chosen).is_file() and os.access(chosen, os.X_OK)):
         raise FileNotFoundError(f"{CHROMIUM_ENV}={chosen!r} is not an executable file; unset it or point it at "

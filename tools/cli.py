@@ -1,17 +1,13 @@
-"""What every program in tools/ does with bad input: one line, no traceback.
-
-A bad command line is :class:`utils.cli.OneLineParser`'s; :func:`guard` runs a command (tools/commands.py) or a
-program's ``main`` and reports the ``ValueError`` or ``FileNotFoundError`` that bad input raises (an unknown
-notebook, a missing file) in one line, exit status 2. Standard library only, as tools/commands.py, so that
-tools/bootstrap.py can use it before .venv exists; so the course's one digest is here too.
+"""What every program in tools/ does with bad input: one line, no traceback (a bad command line is
+:class:`utils.cli.OneLineParser`'s). Standard library only, for tools/bootstrap.py before .venv exists; so the
+course's one digest is here too.
 """
-
-from __future__ import annotations
 
 import errno
 import hashlib
 import os
 import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -32,8 +28,7 @@ def ensure_writable(folder: Path, root: Path) -> Path:
     """``folder`` made if missing; a read-only one is a ValueError saying so (and where to copy the course)."""
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / ".write-test").touch()
-        (folder / ".write-test").unlink()
+        tempfile.TemporaryFile(dir=folder).close()
     except OSError as error:
         if error.errno in READ_ONLY:
             raise ValueError(read_only_line(root)) from None

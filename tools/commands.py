@@ -1,12 +1,9 @@
-"""The course's commands: one table of functions and one parser (``python3 course.py COMMAND``).
+"""The course's commands (``python3 course.py COMMAND``): one table of functions, one parser.
 
-course.py reads the command line with :func:`parse` using the system's Python (a mistyped command costs
-no install), makes sure ``.venv`` has what :data:`COMMANDS` says the command needs, then runs
-``python -m tools COMMAND ...`` inside it, which calls the command's function. So this module imports
-only the standard library; each function imports what it needs when it runs.
+course.py parses with the system's Python (a mistyped command costs no install), installs what :data:`COMMANDS`
+says the command needs into .venv, then runs ``python -m tools COMMAND`` there. So this module imports only the
+standard library at the top; each command imports what it needs when it runs.
 """
-
-from __future__ import annotations
 
 import argparse
 import difflib
@@ -50,21 +47,16 @@ def notebook_numbers(words: list[str], folder: Path = ROOT / "notebooks") -> lis
     return [str(number) for number in dict.fromkeys(numbers)]
 
 
-def edition(args) -> str:
-    """The edition a command works on: ``zh`` under ``--zh``, else ``en``."""
-    return "zh" if getattr(args, "zh", False) else "en"
-
-
 def run(args, extra: list[str]) -> int:
     from .run import run_notebooks
 
     out = args.out or ROOT / "build" / "notebooks" / ("zh" if args.zh else "")
     ensure_writable(out, ROOT)
-    return run_notebooks(args.notebooks, device=args.device, out=out, markdown=args.markdown, edition=edition(args))
+    return run_notebooks(args.notebooks, device=args.device, out=out, markdown=args.markdown,
+                         edition="zh" if args.zh else "en")
 
 
 def execute(args, extra: list[str]) -> int:
-    """Fresh outputs in the committed notebooks, then carried into the Chinese edition."""
     from .run import run_notebooks
     from .sync import sync
 
@@ -89,9 +81,8 @@ def lab_option_problem(extra: list[str], known: set[str]) -> str:
 
 
 def lab_arguments(practice_copies: bool, code: str = "en") -> list[str]:
-    """JupyterLab's arguments for ``lab``: the server's root is the repository's, so that every relative link
-    of the notebooks resolves (``../README.md``, the other edition, a practice copy's link back to its worked
-    notebook in ``notebooks/``), and notebook 0 (or its practice copy) of the edition ``code`` opens."""
+    """JupyterLab's arguments: the repository as the server's root, so that every relative link of the notebooks
+    resolves (``../README.md``, the other edition, the worked notebooks), and notebook 0 of the edition ``code``."""
     from .manifest import NOTEBOOKS, edition
     from .practice import PRACTICE_DIR
 
@@ -107,7 +98,7 @@ def lab(args, extra: list[str]) -> int:
     known = {name for key in [*LabApp.flags, *LabApp.aliases] for name in (key if isinstance(key, tuple) else (key,))}
     if problem := lab_option_problem(extra, known):
         raise ValueError(problem)
-    arguments = lab_arguments(args.practice, edition(args))
+    arguments = lab_arguments(args.practice, "zh" if args.zh else "en")
     if args.practice and not Path(arguments[-1]).is_file():
         practice(argparse.Namespace(out=ROOT / "build" / "practice", branch=None, zh=args.zh), [])
     if os.name == "posix" and os.geteuid() == 0 and "--allow-root" not in extra:
@@ -131,7 +122,7 @@ def practice(args, extra: list[str]) -> int:
             count=len(write_branch(args.branch)), folder=args.branch))
         return 0
     out = ensure_writable(args.out.resolve(), ROOT)
-    kept, written = edited_copies(out), write_practice(out, codes=(edition(args),) if args.zh else None)
+    kept, written = edited_copies(out), write_practice(out, codes=("zh",) if args.zh else None)
     for path in written:
         print(_("wrote {path}").format(path=path))
     for path in kept:
@@ -179,8 +170,8 @@ def versions(args, extra: list[str]) -> int:
 
 
 def lock(args, extra: list[str]) -> int:
-    """Pin constraints.txt anew for every supported Python at once (uv's universal resolver), torch held at
-    the release it pins now (the tested one); its three header lines stay."""
+    """Pin constraints.txt anew for every supported Python (uv's universal resolver), torch held at the tested
+    release; its three header lines stay."""
     constraints, build = ROOT / "constraints.txt", ROOT / "build"
     text = constraints.read_text(encoding="utf-8")
     torch_pin = next(line.split(";")[0].strip() for line in text.splitlines() if line.startswith("torch=="))
@@ -197,7 +188,6 @@ def lock(args, extra: list[str]) -> int:
 
 
 def clean(args, extra: list[str]) -> int:
-    """Remove build/ and the caches (the venv stays)."""
     for name in ("build", ".pytest_cache", ".ruff_cache"):
         shutil.rmtree(ROOT / name, ignore_errors=True)
     for folder in ROOT.rglob("__pycache__"):
@@ -282,8 +272,8 @@ def parse(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
 
 
 def refuse_unknown_options(top: OneLineParser, argv: list[str]) -> None:
-    """An option before the command that the course does not have (``--vnev``) is one line, "did you mean"
-    the closest (argparse would take the word after it for the command)."""
+    """An unknown option before the command (``--vnev``): "did you mean" (argparse would take its value for the
+    command)."""
     options, index = top._option_string_actions, 0
     while index < len(argv) and argv[index].startswith("-"):
         name = argv[index].partition("=")[0]
@@ -302,13 +292,13 @@ def call(args: argparse.Namespace, extra: list[str]) -> int:
     return guard(lambda: COMMANDS[args.command][0](args, extra), f"{PROG} {args.command}")
 
 
-def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    choose_language(argv)
-    return call(*parse(argv))
-
-
 def choose_language(argv: list[str]) -> None:
     """course.py's messages in Chinese where the command line asks for the Chinese edition (``--zh``)."""
     if "--zh" in argv:
         language.use("zh")
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    choose_language(argv)
+    return call(*parse(argv))

@@ -1,10 +1,6 @@
-"""The diagrams in ``images/``, drawn by ``make sync`` from the course's own figure functions (utils/figures/).
-
-The README and the web site show them; the notebooks draw the same figures from their
-own tensors. Each is seeded, so every run draws the same picture.
+"""The diagrams in ``images/`` that the README and the web site show, drawn by ``make sync`` with the notebooks' own
+figure functions (utils/figures/) from seeded tensors, so that every run draws the same picture.
 """
-
-from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
@@ -22,26 +18,22 @@ from utils.init_stats import embedding_init, linear_init
 from utils.lookup import one_hot
 
 
+def randn(*shape: int, seed: int) -> torch.Tensor:
+    return torch.randn(*shape, generator=torch.Generator().manual_seed(seed))
+
+
 def answer_table() -> torch.Tensor:
     """The answer's example (notebook 0): the values of nn.Embedding(4, 5) after manual_seed(123)."""
-    return torch.randn(4, 5, generator=torch.Generator().manual_seed(123))
-
-
-def one_hot_product() -> Figure:
-    return one_hot_product_figure(2, answer_table())
-
-
-def embedding_lookup() -> Figure:
-    return embedding_lookup_figure(torch.tensor([[2, 3, 1], [1, 0, 2]]), answer_table())
+    return randn(4, 5, seed=123)
 
 
 def linear_embedding_transpose() -> Figure:
-    weight = torch.randn(8, 4, generator=torch.Generator().manual_seed(3))
+    weight = randn(8, 4, seed=3)
     return linear_embedding_transpose_figure(weight, weight.T, 5)
 
 
 def gradient_rows() -> Figure:
-    ids, grad_out = torch.tensor([1, 3, 3, 6]), torch.randn(4, 4, generator=torch.Generator().manual_seed(1))
+    ids, grad_out = torch.tensor([1, 3, 3, 6]), randn(4, 4, seed=1)
     return gradient_rows_figure(ids, grad_out, one_hot(ids, 8).T @ grad_out)
 
 
@@ -56,19 +48,15 @@ def init_histograms() -> Figure:
     }, bins=70, title="Default initialisation: N(0, 1) for the embedding, U(±1/√V) for the one-hot linear layer")
 
 
-def vocab_parallel_split() -> Figure:
-    weight = torch.randn(11, 4, generator=torch.Generator().manual_seed(0))
-    return vocab_parallel_figure(weight, torch.tensor([4, 9, 0, 6, 4, 2, 10, 7]), world_size=3)
-
-
 #: file name in ``images/`` -> function that draws it
 COURSE_IMAGES: dict[str, Callable[[], Figure]] = {
-    "one_hot_product.png": one_hot_product,
-    "embedding_lookup.png": embedding_lookup,
+    "one_hot_product.png": lambda: one_hot_product_figure(2, answer_table()),
+    "embedding_lookup.png": lambda: embedding_lookup_figure(torch.tensor([[2, 3, 1], [1, 0, 2]]), answer_table()),
     "linear_embedding_transpose.png": linear_embedding_transpose,
     "embedding_gradient_rows.png": gradient_rows,
     "init_histograms.png": init_histograms,
-    "vocab_parallel_split.png": vocab_parallel_split,
+    "vocab_parallel_split.png": lambda: vocab_parallel_figure(randn(11, 4, seed=0),
+                                                              torch.tensor([4, 9, 0, 6, 4, 2, 10, 7]), world_size=3),
 }
 
 

@@ -1,12 +1,9 @@
 """Jupyter kernels over IPC sockets instead of TCP ports (jupyter_client's ``transport`` setting), on POSIX.
 
-Over TCP the client picks five free ports and the kernel binds them a moment later: kernels started at
-once (the test workers, ``make run`` beside a JupyterLab) can take each other's ports, and one dies
-("Kernel died before replying to kernel_info"). IPC sockets are files, one set per kernel (jupyter_client's
-own default, ``kernel-ipc`` in the working folder, would be shared). ZeroMQ has no IPC on Windows: TCP there.
+Over TCP the client picks five free ports and the kernel binds them a moment later: kernels started at once can
+take each other's ports, and one dies ("Kernel died before replying to kernel_info"). IPC sockets are files, one
+set per kernel (jupyter_client's default, ``kernel-ipc`` in the working folder, would be shared). Windows: TCP.
 """
-
-from __future__ import annotations
 
 import os
 import uuid

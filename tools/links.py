@@ -1,12 +1,6 @@
-"""Relative links in markdown, for the tools that copy or publish notebooks elsewhere.
-
-The Chinese edition (``notebooks/zh/``), the practice copies (``build/practice/``), the web site
-and the README's answer all move a notebook's markdown to another folder or off the repository;
-its links to images and to the README must still reach their files, while links to sibling
-notebooks, URLs and anchors stay as they are.
+"""The one link rewriter: the Chinese edition, the practice copies, the web site and the README's answer move a
+notebook's markdown to another folder or off the repository, and its relative links must still reach their files.
 """
-
-from __future__ import annotations
 
 import os
 import re
@@ -31,15 +25,12 @@ def is_relative(target: str) -> bool:
 
 def rebase_link(target: str, here: Path, there: Path | None = None, renames: dict[str, str] | None = None,
                 siblings_stay: bool = True) -> str:
-    """``target``, a link written for a page in folder ``here``, as seen from a page in folder ``there``; without
-    ``there``, as its address in the repository on GitHub (for a copy that leaves the repository). The one link
-    rewriter: the Chinese edition, the practice copies, the web site and the README's answer all use it.
+    """``target``, a link written for a page in folder ``here``, as seen from folder ``there``; without ``there``, its
+    address on GitHub (a published link that leads out of the repository stays: there is nothing to point to).
 
-    URLs, anchors and absolute paths stay; so does a link to a notebook of either edition (``02_x.ipynb``,
-    ``zh/02_x.ipynb``) unless ``siblings_stay`` is false, since every copy of the course (the practice copies, the
-    practice branch) lays out both editions alike. ``renames`` swaps a file's name once
-    its path is rebased (the Chinese edition links to ``README.zh.md`` where the English links to ``README.md``).
-    A published link that leads out of the repository stays as it is: there is nothing to point to.
+    URLs, anchors and absolute paths stay; so does a link to a notebook of either edition unless ``siblings_stay``
+    is false (every copy of the course lays out both editions alike). ``renames`` swaps a file's name once its path
+    is rebased (``README.md`` -> ``README.zh.md``).
     """
     path, hash_sign, fragment = target.partition("#")
     if not is_relative(target):
@@ -58,6 +49,7 @@ def rebase_link(target: str, here: Path, there: Path | None = None, renames: dic
 def rebase_links(source: str, here: Path, there: Path | None = None, renames: dict[str, str] | None = None,
                  siblings_stay: bool = True) -> str:
     """Every link and image path of a markdown cell (markdown or HTML), rewritten with :func:`rebase_link`."""
+
     def rebase(match: re.Match) -> str:
         return match.group(1) + rebase_link(match.group(2), here, there, renames, siblings_stay)
 

@@ -1,19 +1,7 @@
-"""Execute every notebook of the course headless: ``python3 course.py run`` (tools/commands.py).
-
-By default each notebook in the manifest runs with papermill into ``build/notebooks/``
-(the committed notebooks stay untouched), with its ``device`` parameter set, and a
-table is printed at the end: each notebook's result, seconds and peak memory (its kernel
-process's), and the machine it ran on (``--markdown`` prints it as a markdown table,
-which BENCHMARKS.md points learners to). Exits 1 if any notebook failed, naming the notebook and the failing cell.
-A device that is not there (``--device cuda`` without a GPU) stops the run before any
-kernel starts. A failed run never replaces a good executed copy: it is kept in
-``build/notebooks/failed/``.
-
-``course.py execute`` is for maintainers: it re-executes the committed notebooks with nbclient
-and stores the fresh outputs in them (what nbval then compares against).
+"""``course.py run``: each notebook executed headless with papermill into ``build/notebooks/`` (a failed run kept
+in ``failed/``, never over a good copy), then a table of results, seconds and peak memory, and the machine.
+``course.py execute`` (maintainers): nbclient re-executes the committed notebooks and stores their outputs.
 """
-
-from __future__ import annotations
 
 import os
 import platform
@@ -29,17 +17,14 @@ from utils.language import _
 from . import manifest
 from .manifest import NOTEBOOK_DIR, ROOT, Notebook
 
-# Jupyter's modules (nbformat's schema, papermill, nbclient) take seconds to import: they are
-# imported where a notebook runs, after the command line has been read (a bad one fails at once).
+# Jupyter's modules take seconds to import: imported where a notebook runs, after the command line is read.
 
 BUILD_DIR = ROOT / "build" / "notebooks"
 #: where a failed run's executed copy goes (the good copy in BUILD_DIR stays)
 FAILED_DIR = "failed"
 KERNEL = "python3"
-#: jupyter_client interrupts every kernel as it shuts it down; when the interrupt lands between
-#: two requests, ipykernel logs "KeyboardInterrupt caught in kernel" to the terminal, between the
-#: progress bar's updates. The kernels' own log is for debugging Jupyter, not the course: only
-#: its critical lines are shown. (A cell's errors and warnings reach the notebook, not this log.)
+#: only the kernels' critical log lines: jupyter_client interrupts each kernel as it shuts it down, and ipykernel
+#: logs "KeyboardInterrupt caught in kernel" among the progress bar's lines (a cell's warnings reach the notebook)
 KERNEL_ARGUMENTS = ["--IPKernelApp.log_level=CRITICAL"]
 
 
@@ -53,9 +38,8 @@ def check_all_cells_executed(nb_node, name: str) -> int:
     if not counts:
         raise NotExecutedError(f"{name}: the notebook has no code cells; nothing was executed")
     if counts != list(range(1, len(counts) + 1)):
-        raise NotExecutedError(
-            f"{name}: expected code cells executed in order 1..{len(counts)}, got execution counts {counts}"
-        )
+        raise NotExecutedError(f"{name}: expected code cells executed in order 1..{len(counts)}, got execution "
+                               f"counts {counts}")
     return len(counts)
 
 
@@ -131,12 +115,8 @@ def stderr_outputs(nb_node) -> list[tuple[int, str]]:
 
 
 def run_with_papermill(entry: Notebook, out_dir: Path, device: str | None = None) -> RunResult:
-    """Execute one notebook with papermill into ``out_dir``; never raises for a cell error.
-
-    ``device``: the value for the notebook's ``device`` parameter; None keeps the notebook's own. The
-    executed copy replaces ``out_dir/<name>`` only when the run succeeded; a failed one goes to
-    ``out_dir/failed/<name>``.
-    """
+    """Execute one notebook with papermill into ``out_dir`` (``device``: its parameter, None keeps the notebook's
+    own); never raises for a cell error. A failed run's copy goes to ``out_dir/failed/``, not over a good one."""
     import papermill
 
     from .generated import read_notebook
@@ -151,8 +131,7 @@ def run_with_papermill(entry: Notebook, out_dir: Path, device: str | None = None
             str(entry.path), str(partial), parameters={} if device is None else {"device": device}, kernel_name=KERNEL,
             cwd=str(NOTEBOOK_DIR), progress_bar=False, kernel_manager_class=AsyncIPCKernelManager,
             extra_arguments=KERNEL_ARGUMENTS, engine_name="course",
-            # write the executed copy once, at the end or at the failing cell, not after every
-            # cell (each write validates and serialises the whole notebook, figures included)
+            # written once, not after every cell (each write validates and serialises the whole notebook)
             request_save_on_cell_execute=False,
         )
         result.cells = check_all_cells_executed(executed, entry.filename)
@@ -215,23 +194,12 @@ def markdown_table(results: list[RunResult]) -> str:
         for r in results])
 
 
-def select(numbers: list[int | str] | None) -> list[Notebook]:
-    """The notebooks numbered ``numbers`` (all when none); an unknown number is a ValueError."""
-    known = {str(nb.number) for nb in manifest.NOTEBOOKS}
-    if unknown := [str(n) for n in numbers or () if str(n) not in known]:
-        raise ValueError(f"no notebook {', '.join(unknown)}; the notebooks are {manifest.NOTEBOOKS[0].number} to "
-                         f"{manifest.last_number()}")
-    return [manifest.notebook(int(n)) for n in numbers] if numbers else list(manifest.NOTEBOOKS)
-
-
 def run_notebooks(numbers: list[str], device: str | None = None, out: Path = BUILD_DIR, in_place: bool = False,
                   markdown: bool = False, edition: str = "en") -> int:
     """Execute the notebooks numbered ``numbers`` (all when none) of ``edition``, print the table; 1 if any failed.
-
-    ``device``: each notebook's ``device`` parameter (None keeps the notebook's own). One that is not there
-    (``cuda`` without a GPU) is a ValueError before any kernel starts.
-    """
-    entries = [entry.in_edition(edition) for entry in select(numbers)]
+    A ``device`` that is not there (``cuda`` without a GPU) is a ValueError before any kernel starts."""
+    chosen = [manifest.notebook(int(number)) for number in numbers] if numbers else manifest.NOTEBOOKS
+    entries = [entry.in_edition(edition) for entry in chosen]
     if device is not None:
         from utils.devices import resolve_device
 

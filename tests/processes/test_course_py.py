@@ -46,8 +46,7 @@ def test_course_py_becomes_the_command_in_the_venv(tmp_path):
     python.parent.mkdir(parents=True)
     python.write_text('#!/bin/sh\necho "$$ $PYTHONUTF8 $*"\n')
     python.chmod(0o755)
-    (venv / entry.STAMP).write_text(json.dumps({"hash": entry.install_hash(entry.install_files(False,
-                                                                                               "constraints.txt"))}))
+    (venv / entry.STAMP).write_text(json.dumps({"hash": entry.install_hash(False, "constraints.txt")}))
     process = subprocess.Popen([sys.executable, str(ROOT / "course.py"), "--venv", str(venv), "run", "3"],
                                stdout=subprocess.PIPE, text=True)
     out, _ = process.communicate(timeout=60)

@@ -282,6 +282,16 @@ def test_drift_is_caught_and_sync_repairs_it(course_copy, image_writes):
     assert sync.sync(check=True) == 0
 
 
+def test_a_stale_compiled_catalog_is_caught_and_sync_rewrites_it(course_copy, image_writes):
+    from tools import interface
+
+    mo = interface.mo_path()
+    mo.write_bytes(b"stale")
+    assert sync.stale_files() == ["utils/locale/zh/LC_MESSAGES/course.mo"]
+    assert sync.sync() == 0
+    assert mo.read_bytes() == interface.planned_mo()[1] and sync.stale_files() == []
+
+
 def test_drift_in_the_chinese_edition_is_caught_and_sync_repairs_it(course_copy, image_writes, capsys):
     entry = NOTEBOOKS[0]
     zh = course_copy / "notebooks" / "zh" / entry.filename

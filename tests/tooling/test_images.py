@@ -47,8 +47,8 @@ def test_every_run_draws_the_same_picture():
 
 def test_a_figure_drawn_from_other_values_is_told_apart():
     """The comparison above sees the values: one weight changed is a different picture."""
-    figure = images.one_hot_product()
-    weight = torch.randn(4, 5, generator=torch.Generator().manual_seed(123))  # images.one_hot_product's
+    figure = images.COURSE_IMAGES["one_hot_product.png"]()
+    weight = torch.randn(4, 5, generator=torch.Generator().manual_seed(123))  # the image's
     assert _drawn(figure) == _drawn(one_hot_product_figure(2, weight))
     weight[2, 0] += 1
     assert _drawn(figure) != _drawn(one_hot_product_figure(2, weight))
@@ -59,4 +59,4 @@ def test_the_readme_picture_is_the_answers_example():
     id 2, one of the answer's ids [2, 3, 1] (a 4-row table has no id 4)."""
     torch.manual_seed(123)
     table = torch.nn.Embedding(4, 5).weight.detach()
-    assert _drawn(images.one_hot_product()) == _drawn(one_hot_product_figure(2, table))
+    assert _drawn(images.COURSE_IMAGES["one_hot_product.png"]()) == _drawn(one_hot_product_figure(2, table))

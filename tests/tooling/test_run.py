@@ -65,10 +65,10 @@ def test_a_device_that_is_not_there_stops_the_run_before_any_kernel(monkeypatch)
         run.run_notebooks([], device="gpu")
 
 
-def test_select_rejects_unknown_numbers():
-    assert run.select(None) == list(manifest.NOTEBOOKS)
-    with pytest.raises(ValueError, match=r"^no notebook 99, 3x; the notebooks are 0 to 9$"):
-        run.select([99, "3x"])
+def test_an_unknown_number_is_refused_before_any_kernel(monkeypatch):
+    monkeypatch.setattr(run, "run_with_papermill", lambda *a: pytest.fail("a kernel was started"))
+    with pytest.raises(ValueError, match=r"^there is no notebook 99 in the manifest"):
+        run.run_notebooks(["99"])
 
 
 @pytest.fixture

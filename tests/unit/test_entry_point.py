@@ -183,7 +183,7 @@ def test_the_install_is_redone_only_when_its_files_change(tmp_path, monkeypatch)
     python.parent.mkdir(parents=True)
     python.write_text("")
     assert not entry.is_installed(venv, dev=False, constraints="constraints.txt")  # no stamp yet
-    stamp = {"hash": entry.install_hash(entry.install_files(True, "constraints.txt"))}
+    stamp = {"hash": entry.install_hash(True, "constraints.txt")}
     (venv / entry.STAMP).write_text(json.dumps(stamp))
     assert entry.is_installed(venv, dev=True, constraints="constraints.txt")
     assert entry.is_installed(venv, dev=False, constraints="constraints.txt")  # a dev install serves a learner
@@ -194,10 +194,11 @@ def test_the_install_is_redone_only_when_its_files_change(tmp_path, monkeypatch)
 
 def test_the_pip_command_installs_the_right_file_with_the_pins():
     python = Path("v/bin/python")
-    learner = entry.pip_command(python, dev=False, constraints="constraints.txt")
+    learner = entry.install_command("pip", python, dev=False, constraints="constraints.txt")
     assert learner[:3] == [str(python), "-m", "pip"] and "--quiet" not in learner  # pip shows its downloads
     assert learner[-4:] == ["-r", str(entry.ROOT / "requirements.txt"), "-c", str(entry.ROOT / "constraints.txt")]
-    assert entry.pip_command(python, dev=True, constraints="")[-2:] == ["-r", str(entry.ROOT / "requirements-dev.txt")]
+    dev = entry.install_command("pip", python, dev=True, constraints="")
+    assert dev[-2:] == ["-r", str(entry.ROOT / "requirements-dev.txt")]
 
 
 def test_the_programs_get_utf8_on_every_system():

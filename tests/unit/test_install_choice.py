@@ -55,9 +55,10 @@ def test_the_probe_reads_an_answer_and_a_refusal(monkeypatch):
     assert entry.answers("https://download.pytorch.org/whl/cpu/") is False
 
 
-def test_the_uv_command_lets_uv_pick_the_build_and_keeps_the_pins():
+def test_the_uv_command_lets_uv_pick_the_build_and_keeps_the_pins(monkeypatch):
+    monkeypatch.delenv("UV_TORCH_BACKEND", raising=False)
     python = Path("v/bin/python")
-    command = entry.uv_command(python, dev=False, constraints="constraints.txt")
+    command = entry.install_command("uv", python, dev=False, constraints="constraints.txt")
     assert command[:5] == [str(python), "-m", "uv", "pip", "install"]
     assert command[command.index("--torch-backend") + 1] == "auto"
     assert command[command.index("--python") + 1] == str(python)
@@ -130,11 +131,12 @@ def test_the_build_note_on_each_system(version, platform, environ, expected):
 
 
 def test_a_chosen_backend_is_part_of_what_the_install_depends_on(monkeypatch):
-    files = entry.install_files(False, "constraints.txt")
     monkeypatch.delenv("UV_TORCH_BACKEND", raising=False)
-    before = entry.install_hash(files)
+    before = entry.install_hash(False, "constraints.txt")
     monkeypatch.setenv("UV_TORCH_BACKEND", "cu130")
-    assert entry.install_hash(files) != before
+    assert entry.install_hash(False, "constraints.txt") != before
+    command = entry.install_command("uv", Path("v/bin/python"), False, "")
+    assert command[command.index("--torch-backend") + 1] == "cu130"
 
 
 @pytest.mark.parametrize("torch, nvidia", [("2.13.0+cu130", "False"), ("2.13.0", "True")])

@@ -94,6 +94,20 @@ def test_a_venv_deleted_during_the_install_is_one_line(tmp_path, monkeypatch, ca
                                                   "to install the course afresh.")
 
 
+def test_a_failed_install_names_the_command_that_failed(tmp_path, monkeypatch, capsys):
+    def pip_fails(python, *args):
+        raise subprocess.CalledProcessError(1, [str(python), "-m", "pip", "install"])
+
+    monkeypatch.setattr(entry, "ensure_pip", _made)
+    monkeypatch.setattr(entry, "install", pip_fails)
+    monkeypatch.setattr(entry, "choose_installer", lambda probe: ("pip", ""))
+    monkeypatch.setattr(entry.shutil, "disk_usage", lambda path: shutil._ntuple_diskusage(60e9, 10e9, 50e9))
+    assert entry.main(["--venv", str(tmp_path / "v"), "run"]) == 1
+    python = entry.venv_python(tmp_path / "v")
+    assert _one_line(capsys.readouterr().err) == (f"course.py: setting up {tmp_path / 'v'} failed: `{python} -m pip "
+                                                  "install` exited with 1 (its output is above)")
+
+
 def test_a_stamp_that_cannot_be_written_because_the_venv_is_gone_is_the_same_line(tmp_path, monkeypatch, capsys):
     target = tmp_path / ".venv"
     monkeypatch.setattr(entry, "ensure_pip", _made)
