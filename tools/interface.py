@@ -139,14 +139,3 @@ def chinese_outputs(nb: nbformat.NotebookNode, catalog: Catalog | None) -> nbfor
 def planned_mo() -> tuple[Path, bytes]:
     """The ``.mo`` as sync writes it: the stored catalog, compiled."""
     return mo_path(), compiled(load(INTERFACE))
-
-
-def write_mo() -> bool:
-    """Write the compiled catalog where it differs; whether it did."""
-    path, mo = planned_mo()
-    if path.is_file() and path.read_bytes() == mo:
-        return False
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(mo)
-    return True
-
