@@ -1,6 +1,7 @@
 """course.py where processes meet: a second command waits for an install, and on POSIX the command runs in
 course.py's own process (so Ctrl+C and ``kill`` reach it with nothing in between)."""
 
+import contextlib
 import json
 import os
 import re
@@ -11,6 +12,7 @@ import textwrap
 import time
 from pathlib import Path
 
+import psutil
 import pytest
 
 from tools import bootstrap as entry
@@ -84,15 +86,31 @@ def test_an_old_python_gets_the_version_line_not_a_syntax_error(python):
 @pytest.mark.skipif(sys.platform == "win32", reason="Ctrl+C is sent here as SIGINT to the process group (POSIX)")
 def test_ctrl_c_during_the_first_install_is_one_line_and_leaves_no_venv(tmp_path):
     """The learner presses Ctrl+C as ensurepip or pip runs (the terminal sends SIGINT to its foreground group):
-    one line, no KeyboardInterrupt traceback from the install's programs, and no half-made venv for the next run."""
+    one line, no KeyboardInterrupt traceback from the install's programs, and no half-made venv for the next run.
+
+    The install's programs run in sessions of their own (bootstrap.APART), and course.py stops only the one it
+    started: ensurepip and its pip, which `python -m venv` started, run on after course.py has exited. So the test
+    waits for course.py itself (bounded: a failure, not a hang), then stops those sessions, so that nothing it
+    started goes on writing into tmp_path or loading the machine for the tests after it."""
     venv = tmp_path / "v"
     process = subprocess.Popen([sys.executable, "course.py", "--venv", str(venv), "install"], cwd=ROOT,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    deadline = time.monotonic() + 120
-    while not entry.venv_python(venv).exists() and process.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.05)  # until `python -m venv` has made the venv
-    os.killpg(process.pid, signal.SIGINT)
-    out, err = process.communicate(timeout=120)
+    sessions = set()
+    try:
+        deadline = time.monotonic() + 120
+        while not entry.venv_python(venv).exists() and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)  # until `python -m venv` has made the venv
+        assert process.poll() is None and entry.venv_python(venv).exists(), "course.py made no venv within 120 s"
+        for child in psutil.Process(process.pid).children():
+            with contextlib.suppress(ProcessLookupError):  # (one that has just ended)
+                sessions.add(os.getsid(child.pid))
+        os.killpg(process.pid, signal.SIGINT)
+        process.wait(timeout=120)
+    finally:
+        for session in sessions | ({process.pid} if process.poll() is None else set()):  # each leads its group
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(session, signal.SIGKILL)
+    out, err = process.communicate(timeout=60)
     assert err.strip().splitlines() == ["course.py: interrupted; the half-made v was removed, so the next command "
                                         "installs the course afresh."], err
     assert not venv.exists()
