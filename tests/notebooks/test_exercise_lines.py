@@ -79,9 +79,9 @@ WRONG = {  # exercise -> (edition, set-up, the learner's wrong answer and the ch
         "the pad positions were counted"),
     "1.2, a prediction": (
         "en", "from utils.exercises import nb01 as exercises",
-        "backward_ratio = 2\nlookup_backward_additions = 0\n\n"
-        "exercises.check_flops_prediction(backward_ratio, lookup_backward_additions)",
-        "two products would mean a gradient for both factors"),
+        'flops_per_copied = 50_257\ngrows_with = {"V"}\n\n'
+        "exercises.check_flops_prediction(flops_per_copied, grows_with)",
+        "two FLOPs for each multiply-add"),
     "5.3, a prediction": (
         "en", "from utils.exercises import nb05 as exercises",
         "predicted_max = 4.7\n\nexercises.check_max_prediction(predicted_max)",
@@ -97,9 +97,9 @@ WRONG = {  # exercise -> (edition, set-up, the learner's wrong answer and the ch
         "填充位置也算进去了"),
     "1.2, in Chinese": (
         "zh", "from utils.exercises import nb01 as exercises",
-        "backward_ratio = 2\nlookup_backward_additions = 0\n\n"
-        "exercises.check_flops_prediction(backward_ratio, lookup_backward_additions)",
-        "两个乘积意味着两个因子都需要梯度"),
+        'flops_per_copied = 50_257\ngrows_with = {"V"}\n\n'
+        "exercises.check_flops_prediction(flops_per_copied, grows_with)",
+        "每次乘加算两个 FLOP"),
     "5.3, of the wrong kind, in Chinese": (
         "zh", "from utils.exercises import nb05 as exercises",
         'predicted_max = "about 2"\n\nexercises.check_max_prediction(predicted_max)',
@@ -123,9 +123,9 @@ def test_a_wrong_answer_is_one_line_with_no_checker_code(kernel, edition, setup,
 STUBS = {  # edition, notebook, its answer cell and its checker cell, as the notebook gives them -> the line
     "2.1, a function": ("en", 2, "ex1-yours", "ex1-check", "write mean_of_real_tokens in the cell above"),
     "2.1, in Chinese": ("zh", 2, "ex1-yours", "ex1-check", "请先在上面的单元格里写好 mean_of_real_tokens"),
-    "1.1, in Chinese": ("zh", 1, "ex1-guess", "ex1-check", "请先在上面填写 shape_cat 和 shape_log"),
+    "1.1, in Chinese": ("zh", 1, "ex1-guess", "ex1-check", "请先在上面填写 multipliable"),
     "0.2, two functions": ("en", 0, "ex2-yours", "ex2-check", "write grad_by_hand in the cell above"),  # the first
-    "1.1, a prediction": ("en", 1, "ex1-guess", "ex1-check", "fill in shape_cat and shape_log above"),
+    "1.1, a prediction": ("en", 1, "ex1-guess", "ex1-check", "fill in multipliable above"),
     "6.3, a prediction": ("en", 6, "ex3-guess", "ex3-check", "fill in predicted_flops above"),
 }
 
@@ -133,7 +133,7 @@ STUBS = {  # edition, notebook, its answer cell and its checker cell, as the not
 @pytest.mark.parametrize(("edition", "number", "answer", "check", "line"), STUBS.values(), ids=STUBS)
 def test_an_answer_cell_as_given_gets_one_line_and_no_error(kernel, edition, number, answer, check, line):
     setup = choose(edition) + (f"from utils.exercises import nb{number:02d} as exercises\nimport torch\n"
-                               "from torch import nn\nencode, V = None, None")  # the names 1.1's checker cell passes on
+                               "from torch import nn\nencode, W = None, None")  # the names 1.1's checker cell passes on
     assert run(kernel, setup) == ("", [])
     assert run(kernel, cell(number, answer, edition)) == ("", [])
     printed, errors = run(kernel, cell(number, check, edition))

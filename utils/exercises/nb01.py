@@ -6,117 +6,85 @@ from collections.abc import Callable
 
 import torch
 import torch.nn.functional as F
-from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils.flop_counter import FlopCounterMode
 
 from ..language import N_, _
 from .checking import answered, as_number, correct, hint, prediction, require, require_tensor
 
-#: Exercise 1.1: the sentences whose one-hot rows the learner predicts, each with the name of its prediction.
-WIDTH_SENTENCES = {"shape_cat": "the cat sat", "shape_log": "the log"}
+#: Exercise 1.1: the sentences, by letter, whose one-hot rows (made without ``num_classes``) the learner predicts
+#: ``W`` can multiply
+WIDTH_SENTENCES = {"a": "the cat sat", "b": "the dog saw the log", "c": "the cat and the dog", "d": "a sofa, and a log"}
 
 
-def check_one_hot_widths(shape_cat: object, shape_log: object, encode: Callable[[str], torch.Tensor],
-                         vocab_size: int) -> None:
-    """Exercise 1.1: the predicted shapes of ``F.one_hot(encode(sentence))``, without ``num_classes``, where
-    ``encode`` maps a sentence to its ids in a vocabulary of ``vocab_size`` tokens. Judges nothing while a guess is
-    None."""
-    if not answered(shape_cat=shape_cat, shape_log=shape_log):
+def check_one_hot_products(multipliable: object, encode: Callable[[str], torch.Tensor], weight: torch.Tensor) -> None:
+    """Exercise 1.1: the set of letters of :data:`WIDTH_SENTENCES` whose ``F.one_hot(encode(sentence))``, without
+    ``num_classes``, ``weight`` can multiply; tried here on the CPU. Judges nothing while a guess is None."""
+    if not answered(multipliable=multipliable):
         return
-    for name, predicted in (("shape_cat", shape_cat), ("shape_log", shape_log)):
-        shape = tuple(prediction(name, predicted, (tuple, torch.Size), "(2, 5)"))
-        ids = encode(WIDTH_SENTENCES[name])
-        actual = tuple(F.one_hot(ids).shape)
-        why = hint([(len(shape) != 2, _("one row per id, so two numbers: (rows, width)")),
-                    (shape[:1] != actual[:1], _("count the tokens of {sentence!r}: one row each").format(
-                                                  sentence=WIDTH_SENTENCES[name])),
-                    (shape[1:] == (vocab_size,),
-                     _("F.one_hot is given only the ids, not the vocabulary: where else can it take the width from?"))],
-                   _("the width comes from the ids in this call alone: look at their values in section 1's table"))
-        require(shape == actual, _("{name} = {shape} is not the shape F.one_hot gives without num_classes. "
-                                    "Hint: {why}").format(name=name, shape=shape, why=why))
-    return correct(_("both predicted shapes match what F.one_hot returns without num_classes"))
+    multipliable = prediction("multipliable", multipliable, (set, frozenset), '{"a"}')
+    unknown = sorted(str(letter) for letter in multipliable if letter not in WIDTH_SENTENCES)
+    require(not unknown, _("multipliable holds {unknown}: use the letters {sentences}, as strings").format(
+                             unknown=unknown, sentences=sorted(WIDTH_SENTENCES)))
+    weight = require_tensor("W", weight)
+    measured = set()
+    for letter, sentence in WIDTH_SENTENCES.items():
+        try:
+            F.one_hot(encode(sentence)).float() @ weight
+        except RuntimeError:  # the shapes do not fit
+            continue
+        measured.add(letter)
+    wrong = sorted(set(multipliable) ^ measured)
+    require(not wrong, _("multipliable is not right about {count} of the four sentences. Hint for {wrong}: find the "
+                          "largest id of {sentence!r} in section 1's table (a word outside the vocabulary is <unk>): "
+                          "how wide does it make the rows, and how many rows has W?").format(
+                           count=len(wrong), wrong=wrong[0], sentence=WIDTH_SENTENCES[wrong[0]]) if wrong else "")
+    return correct(_("your set names exactly the sentences whose one-hot rows, made without num_classes, W can "
+                      "multiply"))
 
 
-#: Exercise 1.2: the batch and the sizes of the prediction (GPT-2 small's vocabulary and width)
-FLOP_BATCH, FLOP_SIZES = (8, 1024), (50_257, 768)
+#: Exercise 1.2: the sizes of the prediction, by name: a (B, T) batch of ids, GPT-2 small's vocabulary and width
+FLOP_SIZES = {"B": 8, "T": 1024, "V": 50_257, "d": 768}
 
 
-def _counted_flops() -> tuple[int, int]:
-    """FlopCounterMode's counts for the one-hot product's forward and backward passes, for :data:`FLOP_BATCH` ids at
-    :data:`FLOP_SIZES`, on the ``meta`` device: shapes only, so no memory is spent on the one-hot rows."""
-    (batch, length), (vocab_size, dim) = FLOP_BATCH, FLOP_SIZES
-    one_hot_rows = torch.empty(batch, length, vocab_size, device="meta")  # made from ids: needs no gradient
-    table = torch.empty(vocab_size, dim, device="meta", requires_grad=True)
+def _flops_per_copied(B: int, T: int, V: int, d: int) -> float:  # the exercise's names for the sizes
+    """FlopCounterMode's count for the one-hot product of a ``(B, T)`` batch with a ``(V, d)`` table, over the
+    numbers the lookup of the same batch returns; on the ``meta`` device: shapes only, so no memory is spent."""
+    one_hot_rows = torch.empty(B, T, V, device="meta")
+    table = torch.empty(V, d, device="meta")
     with FlopCounterMode(display=False) as counter:
-        product = one_hot_rows @ table
-    forward = counter.get_total_flops()
-    with FlopCounterMode(display=False) as counter:
-        product.backward(torch.empty_like(product))
-    return forward, counter.get_total_flops()
+        one_hot_rows @ table
+    copied = table[torch.empty(B, T, dtype=torch.long, device="meta")].numel()
+    return counter.get_total_flops() / copied
 
 
-class _AdditionRecorder(TorchDispatchMode):
-    """Records the operations run under it and counts the numbers that the accumulating ones (``index_put`` with
-    ``accumulate=True``, ``index_add``) add into their target."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.additions = 0
-
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        kwargs = kwargs or {}
-        name = func.overloadpacket.__name__
-        if name in ("index_put", "index_put_", "_index_put_impl_"):
-            if (args[3] if len(args) > 3 else kwargs.get("accumulate", False)):
-                self.additions += args[2].numel()  # the values, each added into the target
-        elif name in ("index_add", "index_add_"):
-            self.additions += args[3].numel()  # the source, each added into the target
-        return func(*args, **kwargs)
-
-
-def _recorded_lookup_additions() -> int:
-    """The additions the lookup's backward pass runs (the table's gradient), for :data:`FLOP_BATCH` ids at
-    :data:`FLOP_SIZES`, on the ``meta`` device: recorded from the operations it dispatches, not from a formula."""
-    (batch, length), (vocab_size, dim) = FLOP_BATCH, FLOP_SIZES
-    table = torch.empty(vocab_size, dim, device="meta", requires_grad=True)
-    rows = table[torch.empty(batch, length, dtype=torch.long, device="meta")]
-    with _AdditionRecorder() as recorder:
-        rows.backward(torch.empty_like(rows))
-    return recorder.additions
-
-
-def check_flops_prediction(backward_ratio: object, lookup_backward_additions: object) -> None:
-    """Exercise 1.2: the predicted ratio of FlopCounterMode's counts for the one-hot product's backward and forward
-    passes, and the number of additions the lookup's backward pass runs. Judges nothing while a guess is None."""
-    if not answered(backward_ratio=backward_ratio, lookup_backward_additions=lookup_backward_additions):
+def check_flops_prediction(flops_per_copied: object, grows_with: object) -> None:
+    """Exercise 1.2: the predicted ratio of FlopCounterMode's count for the one-hot product to the numbers the
+    lookup copies, at :data:`FLOP_SIZES`, and the set of sizes that make it larger when they double. Judges nothing
+    while a guess is None."""
+    if not answered(flops_per_copied=flops_per_copied, grows_with=grows_with):
         return
-    ratio = as_number("backward_ratio", prediction("backward_ratio", backward_ratio, (int, float), "1.5"),
-                      _("backward FLOPs over forward FLOPs"))
-    additions = prediction("lookup_backward_additions", lookup_backward_additions, int, "2 * 3 * 4")
-    forward, backward = _counted_flops()
-    why = hint([(ratio == 2 * backward / forward,
-                 _("two products would mean a gradient for both factors: which of them needs one? Where do the "
-                    "one-hot rows come from?")),
-                (ratio == 0, _("the table's gradient is a matrix product, and FlopCounterMode counts those"))],
-               _("an (m, k) @ (k, n) product costs 2·m·k·n FLOPs: compare the sizes of the two products, and count "
-                  "how many products the backward pass runs"))
-    require(ratio == backward / forward,
-            _("backward_ratio = {ratio:g} is not the ratio of FlopCounterMode's counts. Hint: {why}").format(
-                ratio=ratio, why=why))
-    (batch, length), (vocab_size, dim) = FLOP_BATCH, FLOP_SIZES
-    why = hint([(additions == 0, _("FlopCounterMode's 0 is no measurement (section 5): adding rows is arithmetic")),
-                (additions in (forward, forward // 2), _("that is the product's count: does the lookup touch the "
-                                                          "rows of the table that no id picked?")),
-                (additions == vocab_size * dim, _("the gradient has V·d entries, but rows that no id picked get "
-                                                   "nothing added: count what is added, not where it goes")),
-                (additions == batch * length, _("each row of grad_out holds more than one number"))],
-               _("what shape has grad_out, and how many times is each of its numbers added into the gradient?"))
-    require(additions == _recorded_lookup_additions(),
-            _("lookup_backward_additions is not the number of additions the lookup's backward pass runs. "
-               "Hint: {why}").format(why=why))
-    return correct(_("backward_ratio matches FlopCounterMode's counts for the product's two passes, and "
-                      "lookup_backward_additions matches the additions recorded in the lookup's backward pass"))
+    ratio = as_number("flops_per_copied", prediction("flops_per_copied", flops_per_copied, (int, float), "1.5"),
+                      _("the product's FLOPs over the numbers the lookup copies"))
+    grows_with = prediction("grows_with", grows_with, (set, frozenset), '{"B"}')
+    unknown = sorted(str(name) for name in grows_with if name not in FLOP_SIZES)
+    require(not unknown, _("grows_with holds {unknown}: use the names {sizes}, as strings").format(
+                             unknown=unknown, sizes=list(FLOP_SIZES)))
+    measured = _flops_per_copied(**FLOP_SIZES)
+    vocab_size = FLOP_SIZES["V"]
+    why = hint([(ratio == measured / 2, _("FlopCounterMode counts two FLOPs for each multiply-add (section 5)")),
+                (ratio in (1 / vocab_size, 2 / vocab_size),
+                 _("that is the other way up: the product's FLOPs over the numbers copied"))],
+               _("per token, how many FLOPs does the product count (section 5), and how many numbers does the "
+                  "lookup copy?"))
+    require(ratio == measured, _("flops_per_copied = {ratio:g} is not the ratio of the two counts. Hint: {why}").format(
+                                   ratio=ratio, why=why))
+    larger = {name for name, size in FLOP_SIZES.items()
+              if _flops_per_copied(**{**FLOP_SIZES, name: 2 * size}) > measured}  # measured, one size doubled at a time
+    wrong = [name for name in FLOP_SIZES if (name in grows_with) != (name in larger)]
+    require(not wrong, _("grows_with is not right about {name}. Hint: write the ratio in B, T, V and d, and cancel "
+                          "what is both above and below").format(name=wrong[0]) if wrong else "")
+    return correct(_("flops_per_copied matches FlopCounterMode's count over the numbers the lookup copies, and "
+                      "grows_with names exactly the sizes that make it larger, measured by doubling each"))
 
 
 #: Exercise 1.3: the four expressions whose exactness the learner predicts, by letter (``x`` one-hot, ``w`` the table)
