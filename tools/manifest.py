@@ -149,11 +149,6 @@ NOTEBOOKS: tuple[Notebook, ...] = (
 )
 
 
-def last_number() -> int:
-    """The number of the last notebook (the notebooks are numbered from 0, the answer)."""
-    return NOTEBOOKS[-1].number
-
-
 def repo_url() -> str:
     """HTTPS address of the repository (what ``git clone`` takes)."""
     return f"https://github.com/{REPO_SLUG}"
