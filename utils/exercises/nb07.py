@@ -24,8 +24,9 @@ from .checking import (
     require_tensor,
 )
 
-#: Exercise 7.1: four bags of ids, given to the learner only as their mean multi-hot rows (bag 1 is empty)
-MYSTERY_BAGS = ([4, 4, 10, 6, 7, 11], [], [4, 5, 6], [4, 4, 5, 12, 10])
+#: Exercise 7.1: four bags of ids, given to the learner only as their mean multi-hot rows (bag 2 is empty); with
+#: notebook 7's vocabulary: "cat cat saw dog", "the the the mat mat .", nothing, "the the the dog dog sat log cat"
+MYSTERY_BAGS = ([5, 5, 12, 10], [4, 4, 4, 8, 8, 9], [], [4, 4, 4, 10, 10, 6, 11, 5])
 
 
 def mystery_bag_rows(vocab_size: int) -> torch.Tensor:
