@@ -53,7 +53,9 @@ def check_square_guess(square_guess: object) -> None:
                              "untransposed: which part of that table does a one-hot row pick out of table.T?"))],
         _("nn.Linear computes x @ weight.T; a one-hot row picks one row of weight.T")))
     return correct(_("square_guess is what a square nn.Linear returns on one-hot rows with the embedding's table "
-                      "copied in untransposed"))
+                      "copied in untransposed. It multiplies by weight.T, and weight is now the table, so the "
+                      "one-hot row of id i picks column i of the table. With V ≠ d the shapes stop this mistake; "
+                      "with V = d nothing does"))
 
 
 def _sharing_candidates() -> set[int]:
@@ -79,7 +81,9 @@ def check_shares_guess(shares_guess: object) -> None:
         (bool((actual - guess) & {2, 3}), _("does .detach() (or .data) copy the numbers, or only leave the graph?")),
         (bool(guess - actual), _("one of the six makes its own copy of the numbers: which operation copies?"))],
         _("a transpose is a view: the same memory, read in another order")))
-    return correct(_("shares_guess names exactly the candidates that share memory with the embedding's weight"))
+    return correct(_("shares_guess names exactly the candidates that share memory with the embedding's weight. "
+                      "A transpose is a view, and neither .detach(), .data nor nn.Parameter copies: only .clone() "
+                      "does"))
 
 
 #: Exercise 3.1: the checker's layers ``(V, d)`` and ids; on the square layer the rows of the weight have the
