@@ -84,6 +84,29 @@ def check_mean_of_real_tokens(mean_of_real_tokens: Callable) -> None:
                       "embeddings: with and without padding_idx, and with an inf or a NaN in the pad row"))
 
 
+def _padding_row_after_step() -> str:
+    """Section 5's prediction, run: a padded batch through ``nn.Embedding(..., padding_idx=0)``, backward, one SGD
+    step with weight decay; ``"zero"`` if the padding row is still all zeros, else ``"moved"``."""
+    torch.manual_seed(0)
+    embedding = nn.Embedding(6, 4, padding_idx=0)
+    embedding(torch.tensor([[1, 2, 0], [3, 0, 0]])).sum().backward()
+    torch.optim.SGD(embedding.parameters(), lr=0.5, weight_decay=0.1).step()
+    return "moved" if embedding.weight[0].any() else "zero"
+
+
+def check_padding_row_prediction(padding_row_after_step: object) -> None:
+    """Section 5's prediction: after a backward pass and one SGD step with weight decay, is the padding row of an
+    ``nn.Embedding(..., padding_idx=0)`` still ``"zero"`` or ``"moved"``? Judges nothing while the guess is None."""
+    if not answered(padding_row_after_step=padding_row_after_step):
+        return
+    guess = prediction("padding_row_after_step", padding_row_after_step, str, '"zero"')
+    require(guess in ("zero", "moved"), _('padding_row_after_step must be "zero" or "moved", got {guess!r}').format(
+        guess=guess))
+    require(guess == _padding_row_after_step(), _("not what the step does. Hint: what gradient does the padding "
+                                                  "row get, and where does weight decay pull a weight that is 0?"))
+    return correct(_("padding_row_after_step is what the checker's own step did to a padding row"))
+
+
 def _shared_step() -> tuple[set[int], float]:
     """Exercise 2.2, run: ``a`` and ``b`` loaded from one tensor, one SGD step (lr 1) on ``b``; the rows of
     ``a.weight`` that changed, and the change of row 2's entries."""

@@ -43,6 +43,23 @@ def test_mean_of_real_tokens(judge, function, expected):
     judge(exercises.check_mean_of_real_tokens, (function,), expected)
 
 
+@pytest.mark.parametrize(("guess", "expected"), [
+    ("zero", "pass"),
+    ("moved", "what gradient does the padding row get"),
+    ("Zero", 'must be "zero" or "moved"'),
+    (0, "must look like"),
+    (..., "record your prediction in padding_row_after_step first"),
+])
+def test_padding_row_prediction(judge, guess, expected):
+    judge(exercises.check_padding_row_prediction, (guess,), expected)
+
+
+def test_padding_row_prediction_judges_nothing_yet(capsys):
+    assert exercises.check_padding_row_prediction(None) is None
+    expected = "not answered yet: fill in padding_row_after_step above, then run this cell again\n"
+    assert capsys.readouterr().out == expected
+
+
 @pytest.mark.parametrize(("changed_rows", "row_2_change", "expected"), [
     ({2}, -2.0, "pass"),
     (frozenset({2}), -2, "pass"),
