@@ -100,20 +100,22 @@ def install_command(installer: str, python: Path, dev: bool, constraints: str, q
 
 def answers(url: str, seconds: float = PROBE_SECONDS) -> bool:
     """Whether ``url`` answers within ``seconds`` (an HTTP error is an answer), name look-up included: the probe
-    runs in a thread that is not waited for longer, since a look-up can hang past any socket timeout."""
-    answered = threading.Event()
+    runs in a thread that is not waited for longer, since a look-up can hang past any socket timeout. A refusal
+    (no network, no such name) is an answer too: False at once, not after ``seconds``."""
+    done, answered = threading.Event(), []
 
     def probe() -> None:
         try:
             urllib.request.urlopen(urllib.request.Request(url, method="HEAD"), timeout=seconds).close()
+            answered.append(True)
         except urllib.error.HTTPError:
-            pass
+            answered.append(True)
         except (OSError, ValueError):
-            return
-        answered.set()
+            pass
+        done.set()
 
     threading.Thread(target=probe, daemon=True).start()
-    return answered.wait(seconds)
+    return done.wait(seconds) and bool(answered)
 
 
 def choose_installer(environ=os.environ, probe=answers) -> tuple[str, str]:

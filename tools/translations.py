@@ -526,21 +526,23 @@ def zh_cell(cell: nbformat.NotebookNode, translated: dict[str, str] | None) -> n
 
 
 def zh_notebook(entry: Notebook, english: nbformat.NotebookNode, catalog: Catalog | None,
-                shared: Catalog | None) -> nbformat.NotebookNode:
-    """The Chinese notebook generated from the English one (as ``make sync`` writes it)."""
+                shared: Catalog | None, interface_catalog: Catalog | None = None) -> nbformat.NotebookNode:
+    """The Chinese notebook generated from the English one (as ``make sync`` writes it); ``interface_catalog``:
+    the interface catalog, where the caller has loaded it already (else it is loaded here)."""
     nb, made = copy.deepcopy(english), {generated.HEADER_ID: generated.header_source,
                                         generated.FOOTER_ID: generated.footer_source}
     own, setup = by_context(update(catalog, notebook_template(entry.stem, english))), by_context(shared)
     nb.cells = [generated.markdown_cell(cell.id, made[cell.id](entry.zh)) if cell.get("id") in made else
                 zh_cell(cell, (setup if cell.get("id") in SHARED_IDS else own).get(cell.get("id")))
                 for cell in english.cells]
-    return generated.collapse_generated(interface.chinese_outputs(nb, load(INTERFACE)), "zh")
+    outputs = interface.chinese_outputs(nb, interface_catalog or load(INTERFACE))
+    return generated.collapse_generated(outputs, "zh")
 
 
 def chinese_notebooks(english: Edition) -> Edition:
     """Every Chinese notebook as ``make sync`` writes it, from ``english`` (:func:`english_notebooks`)."""
-    shared = load(SHARED)
-    return {entry: zh_notebook(entry, nb, load(entry.stem), shared) for entry, nb in english.items()}
+    shared, interface_catalog = load(SHARED), load(INTERFACE)  # each catalog read once, not once a notebook
+    return {entry: zh_notebook(entry, nb, load(entry.stem), shared, interface_catalog) for entry, nb in english.items()}
 
 
 def planned_readme_zh(english: Edition, chinese: Edition | None = None) -> str:

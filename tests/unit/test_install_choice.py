@@ -52,7 +52,9 @@ def test_the_probe_reads_an_answer_and_a_refusal(monkeypatch):
         raise entry.urllib.error.URLError("[Errno -2] Name or service not known")
 
     monkeypatch.setattr(entry.urllib.request, "urlopen", refused)
+    start = time.monotonic()
     assert entry.answers("https://download.pytorch.org/whl/cpu/") is False
+    assert time.monotonic() - start < 2.5  # a refusal is an answer: not a wait for the 3 s timeout
 
 
 def test_the_uv_command_lets_uv_pick_the_build_and_keeps_the_pins(monkeypatch):
