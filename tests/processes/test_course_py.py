@@ -92,9 +92,10 @@ def test_ctrl_c_during_the_first_install_is_one_line_and_leaves_no_venv(tmp_path
     started: ensurepip and its pip, which `python -m venv` started, run on after course.py has exited. So the test
     waits for course.py itself (bounded: a failure, not a hang), then stops those sessions, so that nothing it
     started goes on writing into tmp_path or loading the machine for the tests after it."""
-    venv = tmp_path / "v"
-    process = subprocess.Popen([sys.executable, "course.py", "--venv", str(venv), "install"], cwd=ROOT,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    venv, out, err = tmp_path / "v", tmp_path / "stdout", tmp_path / "stderr"
+    with out.open("w") as stdout, err.open("w") as stderr:  # files, not pipes: a full pipe would stop a print
+        process = subprocess.Popen([sys.executable, "course.py", "--venv", str(venv), "install"], cwd=ROOT,
+                                   stdout=stdout, stderr=stderr, start_new_session=True)
     sessions = set()
     try:
         deadline = time.monotonic() + 120
@@ -110,7 +111,10 @@ def test_ctrl_c_during_the_first_install_is_one_line_and_leaves_no_venv(tmp_path
         for session in sessions | ({process.pid} if process.poll() is None else set()):  # each leads its group
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(session, signal.SIGKILL)
-    out, err = process.communicate(timeout=60)
-    assert err.strip().splitlines() == ["course.py: interrupted; the half-made v was removed, so the next command "
-                                        "installs the course afresh."], err
+    # On a busy machine the Ctrl+C can come once pip has started, after what pip itself printed (its warnings
+    # about this machine's pip.conf, say): what the interruption adds is the last line, and no traceback.
+    printed = err.read_text()
+    assert printed.strip().splitlines()[-1:] == ["course.py: interrupted; the half-made v was removed, so the next "
+                                             "command installs the course afresh."], printed
+    assert "Traceback" not in printed and "KeyboardInterrupt" not in printed, printed
     assert not venv.exists()
