@@ -27,7 +27,7 @@ from .cli import guard
 #: The key terms each notebook glosses once, at its first use: ``{Chinese: English}``
 #: (README.zh.md's glossary lists them first).
 KEY_TERMS = {"词元": "token", "独热": "one-hot", "词表": "vocabulary", "查表": "lookup", "填充": "padding",
-             "嵌入层": "embedding layer", "多热": "multi-hot", "权重绑定": "weight tying", "区间": "regime",
+             "嵌入层": "embedding layer", "多热": "multi-hot", "权重绑定": "weight tying",
              "缓冲区": "buffer", "设备端断言": "device-side assert"}
 
 #: One word for each term: ``{the word: (its English, a pattern of the other words said for it, or None where

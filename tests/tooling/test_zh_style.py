@@ -166,7 +166,6 @@ def test_a_key_term_is_glossed_at_its_first_use_and_only_there():
     ("是嵌入层权重的转置", "是嵌入层（embedding layer）权重的转置"),
     ("**多热行乘以嵌入表**", "**多热（multi-hot）行乘以嵌入表**"),
     ("从而使权重绑定成为可能", "从而使权重绑定（weight tying）成为可能"),
-    ("按调用规模划分的几种区间", "按调用规模划分的几种区间（regime）"),
     ("读取一个缓冲区的下一个切片", "读取一个缓冲区（buffer）的下一个切片"),
     ("两者都会触发设备端断言", "两者都会触发*设备端断言*（device-side assert）"),
 ])
