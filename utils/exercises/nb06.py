@@ -111,8 +111,12 @@ def check_predicted_flops(predicted_flops: dict[str, int] | None) -> None:
     why = dense_hints.get(int(guesses["dense"]), "count each matrix product as 2·rows·inner·columns FLOPs")
     require(guesses["dense"] == counted["dense"], _("predicted_flops['dense'] is not the counter's count. "
                                                      "Hint: {why}").format(why=why))
+    n, _vocab, d = FLOP_SIZES
+    lookup_why = hint([(guesses["lookup"] in (n * d, 2 * n * d), _("the lookup's backward does add n·d numbers, but "
+                                                                    "the counter counts matrix products only"))],
+                      _("the counter counts the FLOPs of matrix products; which does the lookup run, forward or "
+                        "backward?"))
     require(guesses["lookup"] == counted["lookup"], _("predicted_flops['lookup'] is not the counter's count. Hint: "
-                                                       "the counter counts the FLOPs of matrix products; which does "
-                                                       "the lookup run, forward or backward?"))
+                                                       "{why}").format(why=lookup_why))
     return correct(_("your predicted FLOPs of the dense product and of the lookup, forward and backward, against "
                       "FlopCounterMode's count"))

@@ -31,8 +31,10 @@ largest_batch, predicted_flops = exercises.check_largest_batch, exercises.check_
     (predicted_flops, ({"dense": FORWARD // 2, "lookup": 0},), "a multiply-add counts as 2 FLOPs"),
     (predicted_flops, ({"dense": 2 * FORWARD, "lookup": 0},), "that counts W's gradient; the one-hot requires a"),
     (predicted_flops, ({"dense": 12345, "lookup": 0},), "count each matrix product as 2·rows·inner·columns"),
-    (predicted_flops, ({"dense": 3 * FORWARD, "lookup": 2 * 32 * 8},),
+    (predicted_flops, ({"dense": 3 * FORWARD, "lookup": 1},),
      r"predicted_flops\['lookup'\] is not the counter's count. Hint: the counter counts the FLOPs of matrix"),
+    (predicted_flops, ({"dense": 3 * FORWARD, "lookup": 32 * 8},), "the lookup's backward does add n·d numbers, but "
+     "the counter counts matrix products only"),
     (predicted_flops, ([3 * FORWARD, 0],), "predicted_flops must be a dict from 'dense' and 'lookup'"),
 ])
 def test_checker(judge, checker, answer, expected):
