@@ -79,7 +79,7 @@ WRONG = {  # exercise -> (edition, set-up, the learner's wrong answer and the ch
         "the pad positions were counted"),
     "1.2, a prediction": (
         "en", "from utils.exercises import nb01 as exercises",
-        'flops_per_copied = 50_257\ngrows_with = {"V"}\n\n'
+        'flops_per_copied = 50_257 / 64\ngrows_with = {"V"}\n\n'
         "exercises.check_flops_prediction(flops_per_copied, grows_with)",
         "two FLOPs for each multiply-add"),
     "5.3, a prediction": (
@@ -97,7 +97,7 @@ WRONG = {  # exercise -> (edition, set-up, the learner's wrong answer and the ch
         "填充位置也算进去了"),
     "1.2, in Chinese": (
         "zh", "from utils.exercises import nb01 as exercises",
-        'flops_per_copied = 50_257\ngrows_with = {"V"}\n\n'
+        'flops_per_copied = 50_257 / 64\ngrows_with = {"V"}\n\n'
         "exercises.check_flops_prediction(flops_per_copied, grows_with)",
         "每次乘加算两个 FLOP"),
     "5.3, of the wrong kind, in Chinese": (

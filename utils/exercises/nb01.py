@@ -42,25 +42,26 @@ def check_one_hot_products(multipliable: object, encode: Callable[[str], torch.T
                       "multiply"))
 
 
-#: Exercise 1.2: the sizes of the prediction, by name: a (B, T) batch of ids, GPT-2 small's vocabulary and width
-FLOP_SIZES = {"B": 8, "T": 1024, "V": 50_257, "d": 768}
+#: Exercise 1.2: the sizes of the prediction, by name: ``B`` bags of ``k`` ids each, GPT-2 small's vocabulary and width
+FLOP_SIZES = {"B": 8, "k": 64, "V": 50_257, "d": 768}
 
 
-def _flops_per_copied(B: int, T: int, V: int, d: int) -> float:  # the exercise's names for the sizes
-    """FlopCounterMode's count for the one-hot product of a ``(B, T)`` batch with a ``(V, d)`` table, over the
-    numbers the lookup of the same batch returns; on the ``meta`` device: shapes only, so no memory is spent."""
-    one_hot_rows = torch.empty(B, T, V, device="meta")
+def _flops_per_copied(B: int, k: int, V: int, d: int) -> float:  # the exercise's names for the sizes
+    """FlopCounterMode's count for the multi-hot product of ``B`` bags of ``k`` ids (one row per bag) with a
+    ``(V, d)`` table, over the numbers the lookup of the same ``(B, k)`` ids copies before adding them; on the
+    ``meta`` device: shapes only, so no memory is spent."""
+    multi_hot_rows = torch.empty(B, V, device="meta")
     table = torch.empty(V, d, device="meta")
     with FlopCounterMode(display=False) as counter:
-        one_hot_rows @ table
-    copied = table[torch.empty(B, T, dtype=torch.long, device="meta")].numel()
+        multi_hot_rows @ table
+    copied = table[torch.empty(B, k, dtype=torch.long, device="meta")].numel()
     return counter.get_total_flops() / copied
 
 
 def check_flops_prediction(flops_per_copied: object, grows_with: object) -> None:
-    """Exercise 1.2: the predicted ratio of FlopCounterMode's count for the one-hot product to the numbers the
-    lookup copies, at :data:`FLOP_SIZES`, and the set of sizes that make it larger when they double. Judges nothing
-    while a guess is None."""
+    """Exercise 1.2: the predicted ratio of FlopCounterMode's count for the multi-hot product of ``B`` bags to the
+    numbers the lookup of their ids copies, at :data:`FLOP_SIZES`, and the set of sizes that make it larger when they
+    double. Judges nothing while a guess is None."""
     if not answered(flops_per_copied=flops_per_copied, grows_with=grows_with):
         return
     ratio = as_number("flops_per_copied", prediction("flops_per_copied", flops_per_copied, (int, float), "1.5"),
@@ -70,18 +71,21 @@ def check_flops_prediction(flops_per_copied: object, grows_with: object) -> None
     require(not unknown, _("grows_with holds {unknown}: use the names {sizes}, as strings").format(
                              unknown=unknown, sizes=list(FLOP_SIZES)))
     measured = _flops_per_copied(**FLOP_SIZES)
-    vocab_size = FLOP_SIZES["V"]
+    one_hot_ratio = 2 * FLOP_SIZES["V"]  # what one id per row would give: section 5's count
     why = hint([(ratio == measured / 2, _("FlopCounterMode counts two FLOPs for each multiply-add (section 5)")),
-                (ratio in (1 / vocab_size, 2 / vocab_size),
+                (ratio in (one_hot_ratio, one_hot_ratio / 2),
+                 _("that holds for one-hot rows, one id per row. Here, how many rows does the product multiply per "
+                    "bag, and how many rows does the lookup copy?")),
+                (ratio in (1 / measured, 2 / measured),
                  _("that is the other way up: the product's FLOPs over the numbers copied"))],
-               _("per token, how many FLOPs does the product count (section 5), and how many numbers does the "
+               _("per bag, how many FLOPs does the product count (section 5), and how many numbers does the "
                   "lookup copy?"))
     require(ratio == measured, _("flops_per_copied = {ratio:g} is not the ratio of the two counts. Hint: {why}").format(
                                    ratio=ratio, why=why))
     larger = {name for name, size in FLOP_SIZES.items()
               if _flops_per_copied(**{**FLOP_SIZES, name: 2 * size}) > measured}  # measured, one size doubled at a time
     wrong = [name for name in FLOP_SIZES if (name in grows_with) != (name in larger)]
-    require(not wrong, _("grows_with is not right about {name}. Hint: write the ratio in B, T, V and d, and cancel "
+    require(not wrong, _("grows_with is not right about {name}. Hint: write the ratio in B, k, V and d, and cancel "
                           "what is both above and below").format(name=wrong[0]) if wrong else "")
     return correct(_("flops_per_copied matches FlopCounterMode's count over the numbers the lookup copies, and "
                       "grows_with names exactly the sizes that make it larger, measured by doubling each"))

@@ -9,8 +9,9 @@ from utils.vocab import build_vocab
 VOCAB = build_vocab("The cat sat on the mat. The dog sat on the log. The cat saw the dog, and the dog saw the cat.")
 #: Exercise 1.1's worked answer: only the sentences that hold id 14 ("and") give rows as wide as W has rows
 MULTIPLIABLE = {"c", "d"}
-#: Exercise 1.2's worked answer: 2·B·T·V·d FLOPs over B·T·d numbers copied, so 2·V, which grows with V alone
-FLOPS_PER_COPIED, GROWS_WITH = 2 * 50_257, {"V"}
+#: Exercise 1.2's worked answer: 2·B·V·d FLOPs (one multi-hot row per bag) over B·k·d numbers copied, so 2·V/k,
+#: which grows with V alone
+FLOPS_PER_COPIED, GROWS_WITH = 2 * 50_257 / 64, {"V"}
 WEIGHT = torch.randn(6, 3, generator=torch.Generator().manual_seed(1))
 ONE_HOT = torch.nn.functional.one_hot(torch.tensor([3, 0, 3, 5]), 6).float()
 #: notebook 1's sentence and vocabulary size, for tables other than its own
@@ -37,11 +38,14 @@ def test_one_hot_products(judge, multipliable, expected):
 @pytest.mark.parametrize(("ratio", "grows", "expected"), [
     (FLOPS_PER_COPIED, GROWS_WITH, "pass"),
     (float(FLOPS_PER_COPIED), frozenset(GROWS_WITH), "pass"),
-    (50_257, GROWS_WITH, "two FLOPs for each multiply-add"),  # multiply-adds, not FLOPs
-    (1 / 50_257, GROWS_WITH, "the other way up"),  # the useful fraction of section 5
-    (3, GROWS_WITH, r"flops_per_copied = 3 is not.*per token, how many FLOPs"),
+    (50_257 / 64, GROWS_WITH, "two FLOPs for each multiply-add"),  # multiply-adds, not FLOPs
+    (2 * 50_257, GROWS_WITH, "one id per row"),  # section 5's one-hot ratio, recalled
+    (50_257, GROWS_WITH, "one id per row"),
+    (64 / (2 * 50_257), GROWS_WITH, "the other way up"),
+    (3, GROWS_WITH, r"flops_per_copied = 3 is not.*per bag, how many FLOPs"),
     (FLOPS_PER_COPIED, {"V", "d"}, r"grows_with is not right about d.*cancel"),
-    (FLOPS_PER_COPIED, {"B", "T", "V"}, "grows_with is not right about B"),
+    (FLOPS_PER_COPIED, {"B", "k", "V"}, "grows_with is not right about B"),
+    (FLOPS_PER_COPIED, {"V", "k"}, "grows_with is not right about k"),
     (FLOPS_PER_COPIED, set(), "grows_with is not right about V"),
     (FLOPS_PER_COPIED, {"v"}, r"grows_with holds \['v'\]: use the names"),
     (FLOPS_PER_COPIED, ["V"], "grows_with must look like"),
@@ -51,13 +55,14 @@ def test_one_hot_products(judge, multipliable, expected):
 ])
 def test_flops_prediction(judge, ratio, grows, expected):
     judge(exercises.check_flops_prediction, (ratio, grows), expected,
-          never=(str(FLOPS_PER_COPIED), f"{FLOPS_PER_COPIED:,}", "2·V", "{'V'}"))  # a hint, never the answer
+          never=(str(FLOPS_PER_COPIED), f"{FLOPS_PER_COPIED:,}", "2·V/k", "{'V'}"))  # a hint, never the answer
 
 
 def test_the_ratio_is_the_hand_count():
-    """What the checker compares with: 2·V·d FLOPs per token for the product, d numbers copied per token."""
+    """What the checker compares with: 2·V·d FLOPs per bag for the product, k·d numbers copied per bag."""
     assert exercises._flops_per_copied(**exercises.FLOP_SIZES) == FLOPS_PER_COPIED
-    assert exercises._flops_per_copied(2, 3, 15, 4) == 2 * 15
+    assert exercises._flops_per_copied(2, 3, 15, 4) == 2 * 15 / 3
+    assert exercises._flops_per_copied(2, 1, 15, 4) == 2 * 15  # one id per bag: section 5's one-hot rows
 
 
 #: the worked answer: doubling and float64 leave the rows exact; a rounded 0.1 and float16 do not
