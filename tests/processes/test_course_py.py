@@ -92,10 +92,10 @@ def test_ctrl_c_during_the_first_install_is_one_line_and_leaves_no_venv(tmp_path
     started: ensurepip and its pip, which `python -m venv` started, run on after course.py has exited. So the test
     waits for course.py itself (bounded: a failure, not a hang), then stops those sessions, so that nothing it
     started goes on writing into tmp_path or loading the machine for the tests after it."""
-    venv, out, err = tmp_path / "v", tmp_path / "stdout", tmp_path / "stderr"
-    with out.open("w") as stdout, err.open("w") as stderr:  # files, not pipes: a full pipe would stop a print
+    venv, err = tmp_path / "v", tmp_path / "stderr"
+    with err.open("w") as stderr:  # a file, not a pipe: a full pipe that nobody reads would stop course.py's print
         process = subprocess.Popen([sys.executable, "course.py", "--venv", str(venv), "install"], cwd=ROOT,
-                                   stdout=stdout, stderr=stderr, start_new_session=True)
+                                   stdout=subprocess.DEVNULL, stderr=stderr, start_new_session=True)
     sessions = set()
     try:
         deadline = time.monotonic() + 120
