@@ -414,6 +414,12 @@ def weight_gradient(method: str, ids: torch.Tensor, weight: torch.Tensor, grad_o
 
 #: glibc's ``mallopt`` parameters (``malloc.h``) and the largest mmap threshold it accepts on 64 bits.
 _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD, _MMAP_THRESHOLD_MAX = -1, -3, 32 * 2**20
+#: The heap reserve :func:`steady_cpu_allocator` faults in once and frees: pieces of 31 MiB, each below the mmap
+#: threshold, kept apart by small fences that are never freed, so that no free piece reaches 32 MiB.
+RESERVE_PIECE, RESERVE_PIECES, RESERVE_FENCE = 31 * 2**20, 8, 64 * 2**10
+#: How many mallocs :func:`_fenced_reserve` may try for a fence that lands right after its piece.
+_FENCE_TRIES = 1_000
+_reserved: list[int] = []  # the fences of this process's reserve: it is made once
 
 
 def steady_cpu_allocator() -> bool:
@@ -425,15 +431,52 @@ def steady_cpu_allocator() -> bool:
     repeats makes the run reliable. Here blocks up to 32 MiB (glibc's largest mmap threshold) come from a
     heap that keeps up to 1 GiB of freed memory, and larger ones are mapped afresh on every call, page
     faults and all, as glibc's default does for them (its dynamic threshold never rises past 32 MiB): what
-    notebook 6 measures, without the phases. A GPU's caching allocator already keeps its blocks. Elsewhere
-    than Linux with glibc, nothing changes and this returns False."""
+    notebook 6 measures, without the phases. Kept memory is not enough on its own: the sweep's methods leave
+    the heap in pieces, and it grows into fresh pages mid-sweep (thousands of page faults in a slow round), so
+    the heap starts with a reserve already faulted in (:func:`_fenced_reserve`, 248 MiB, made once a process).
+    A GPU's caching allocator already keeps its blocks. Elsewhere than Linux with glibc, nothing changes and
+    this returns False."""
     if not sys.platform.startswith("linux"):
         return False
     try:
-        mallopt = ctypes.CDLL("libc.so.6").mallopt
+        libc = ctypes.CDLL("libc.so.6")
+        mallopt = libc.mallopt
     except (OSError, AttributeError):  # musl and other C libraries have no mallopt
         return False
-    return bool(mallopt(_M_MMAP_THRESHOLD, _MMAP_THRESHOLD_MAX)) and bool(mallopt(_M_TRIM_THRESHOLD, 2**30))
+    if not (mallopt(_M_MMAP_THRESHOLD, _MMAP_THRESHOLD_MAX) and mallopt(_M_TRIM_THRESHOLD, 2**30)):
+        return False
+    if not _reserved:
+        _reserved.extend(_fenced_reserve(libc))
+    return True
+
+
+def _fenced_reserve(libc: ctypes.CDLL, pieces: int = RESERVE_PIECES, piece: int = RESERVE_PIECE,
+                    fence: int = RESERVE_FENCE) -> list[int]:
+    """Fault ``pieces`` heap blocks of ``piece`` bytes in (written once), each followed by a ``fence``, then free the
+    blocks: the next calls find their pages mapped. The fences stay allocated, so the freed blocks cannot merge with
+    each other or with the heap's top: a request of 32 MiB or more finds no free piece that fits and is mapped
+    afresh, as without the reserve. A fence is kept only where it lands right after its block (a malloc may be
+    served from a free chunk elsewhere: those are freed again). Returns the fences' addresses."""
+    libc.malloc.restype, libc.malloc.argtypes = ctypes.c_void_p, [ctypes.c_size_t]
+    libc.free.restype, libc.free.argtypes = None, [ctypes.c_void_p]
+    libc.memset.restype, libc.memset.argtypes = ctypes.c_void_p, [ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t]
+    blocks, fences, strays = [], [], []
+    for _ in range(pieces):
+        block = libc.malloc(piece)
+        if not block:
+            break
+        libc.memset(block, 1, piece)  # every page written: faulted in now, not while a call is timed
+        blocks.append(block)
+        for _ in range(_FENCE_TRIES):
+            guard = libc.malloc(fence)
+            if not guard or block < guard <= block + piece + 64:  # the chunk right after the block's
+                break
+            strays.append(guard)
+        if guard:
+            (fences if block < guard <= block + piece + 64 else strays).append(guard)
+    for address in blocks + strays:
+        libc.free(address)
+    return fences
 
 
 #: The smallest block size (calls a block) that :func:`time_call` reuses rather than finds again.
