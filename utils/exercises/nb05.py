@@ -59,7 +59,7 @@ def _predicted_variance_hint(predicted: float, fan_in: int, other_fan_in: int) -
         (within(predicted, other_fan_in * LLAMA_STD**2, 0.02), _("that uses the other layer's size. Hint: each "
                                                                   "output sums in_features products; out_features "
                                                                   "only says how many outputs there are")),
-        (within(predicted, 1 / 3, 0.02), _("that is PyTorch's default, forward gain 1/3, which Llama replaces. "
+        (within(predicted, 1 / 3, 0.02), _("that is PyTorch's default, variance factor 1/3, which Llama replaces. "
                                             "Hint: each output sums fan_in products of variance std(W)² times the "
                                             "input's variance")),
         (within(predicted, math.sqrt(fan_in) * LLAMA_STD, 0.02), _("that is the outputs' std. Hint: square it")),

@@ -39,7 +39,7 @@ UNIT = 2500  # Exercise 5.1's third prediction: in_features · 0.02² = 1
     ((UP, DOWN, UNIT), "pass"),
     ((torch.tensor(UP), DOWN, 2500.0), "pass"),  # 0-d tensors and floats: numbers
     ((DOWN, UP, UNIT), "the other layer's size.*in_features"),
-    ((1 / 3, DOWN, UNIT), "PyTorch's default, forward gain 1/3"),
+    ((1 / 3, DOWN, UNIT), "PyTorch's default, variance factor 1/3"),
     ((UP, math.sqrt(DOWN), UNIT), "the outputs' std. Hint: square it"),
     ((0.02**2, DOWN, UNIT), "that is one product's"),
     ((UP, 2.0, UNIT), r"predicted_down, 2, is not.*Hint: each output sums fan_in = 11008 products"),
