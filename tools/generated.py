@@ -87,8 +87,9 @@ WORDS = {
                  "get it with `git clone {repo}`"),
     "start": N_("**Start** with notebook 0: [open it in Colab]({colab}) (nothing to install), or run "
                 "`python3 course.py lab` in a clone for JupyterLab (Windows: `py course.py lab`). [Binder]({binder}) "
-                "has all ten notebooks. An `assert` under each claim checks it as the notebook runs; the stored "
-                "outputs come from a CPU."),
+                "has all ten notebooks. Colab and JupyterLab fold the worked answers; GitHub's own view shows them "
+                "open. An `assert` under each claim checks it as the notebook runs; the stored outputs come "
+                "from a CPU."),
     "table head": N_("| # | Notebook | Reading time | Open | Practice copy |"),
     "minutes": N_("{lesson} + {deeper} min"),
     "minutes, no deeper": N_("{lesson} min"),
