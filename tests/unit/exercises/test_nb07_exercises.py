@@ -144,3 +144,9 @@ def test_right_losses_with_the_predictions_not_made_yet_ask_for_them(capsys):
     assert exercises.check_tying_initial_loss(LOSSES, TinyLM, TYING_IDS, 8, None, None, None) is None
     assert capsys.readouterr().out == ("not answered yet: fill in predicted_closer, tied_trend and untied_trend above, "
                                        "then run this cell again\n")
+
+
+def test_the_notebook_cell_with_a_loss_still_none_is_not_answered(capsys):
+    """The notebook's cell builds the six models and leaves None where each loss goes: nothing is judged yet."""
+    assert exercises.check_tying_initial_loss({**LOSSES, (64, False): None}, TinyLM, TYING_IDS, 8, *PREDICTED) is None
+    assert capsys.readouterr().out.startswith("not answered yet: fill in initial_loss ")
