@@ -27,7 +27,7 @@ from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
 
 from . import manifest
-from .generated import ANSWER_BLOCK, INSTRUCTORS, START_BLOCK, TEMPLATE_FILES, between, read_notebook
+from .generated import ANSWER, INSTRUCTORS, START, TEMPLATE_FILES, read_notebook
 from .links import is_relative, rebase_link
 from .manifest import EDITIONS, available
 
@@ -138,8 +138,8 @@ def render_index(site_paths: dict[str, str], problems: list[str]) -> str:
             for entry in manifest.NOTEBOOKS]
     return TEMPLATE_FILES.get_template("home.html.j2").render(
         title=markdown(title, "README.md", site_paths, problems).strip().removeprefix("<p>").removesuffix("</p>"),
-        answer=markdown(between(ANSWER_BLOCK, text) or "", "README.md", site_paths, problems),
-        intro=markdown(between(START_BLOCK, text) or "", "README.md", site_paths, problems),
+        answer=markdown(ANSWER.between(text) or "", "README.md", site_paths, problems),
+        intro=markdown(START.between(text) or "", "README.md", site_paths, problems),
         editions=EDITIONS, rows=rows, practice_zip=PRACTICE_ZIP, repo_url=manifest.repo_url(),
         repo_slug=manifest.REPO_SLUG, instructors_url=site_link(INSTRUCTORS, "README.md", site_paths))
 
