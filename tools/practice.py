@@ -21,7 +21,7 @@ from utils.language import N_
 from . import manifest
 from .catalogs import interface_text
 from .cli import digest  # the course's one digest
-from .generated import HEADER_ID, SOLUTION_TAG, dumps_notebook, is_worked_answer, read_notebook
+from .generated import HEADER_ID, SOLUTION_TAG, TEMPLATE_FILES, dumps_notebook, is_worked_answer, read_notebook
 from .links import rebase_links
 from .manifest import Edition, Notebook, available
 
@@ -106,18 +106,8 @@ def write_branch(folder: Path) -> list[Path]:
     notebook's path, so that Colab opens it at ``Notebook.practice_colab_url``, and a README. The site's
     workflow (.github/workflows/pages.yml) pushes it as the branch's one commit. Returns the files written."""
     written = write_practice(folder / manifest.ENGLISH.repo_dir, published=True)
-    rows = "\n".join(f"- [{entry.number}. {entry.title}]({entry.practice_colab_url}) · "
-                     f"[{entry.zh.display_title}]({entry.zh.practice_colab_url})" for entry in manifest.NOTEBOOKS)
     readme = folder / "README.md"
-    readme.write_text(f"""\
-# Practice copies of the course
-
-This branch is generated from `{manifest.REPO_REF}` by the site's workflow on every push; do not edit it.
-Each notebook here is a practice copy: outputs cleared, and the worked answers left out, so that
-you write each answer yourself. Open one in Colab:
-
-{rows}
-
-The course itself, with the worked answers: {manifest.repo_url()}. Its web site: {manifest.site_url()}.
-""", encoding="utf-8")
+    readme.write_text(TEMPLATE_FILES.get_template("practice_branch_README.md.j2").render(
+        ref=manifest.REPO_REF, notebooks=manifest.NOTEBOOKS, repo_url=manifest.repo_url(), site_url=manifest.site_url()
+    ), encoding="utf-8")
     return [*written, readme]

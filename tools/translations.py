@@ -454,20 +454,18 @@ _INTRO = "(introduction)"  # the name of the text before the first `##` heading
 #: what `make sync` writes into both READMEs, left out of the sections' messages, with its placeholder there (the
 #: titles and notebook 0's cells are translated in their own catalogs, the Start paragraph and the table's words in
 #: the interface catalog)
-_GENERATED_BLOCKS = {
-    generated.TABLE_BLOCK: ("<!-- notebooks table (generated) -->", generated.TABLE_START, generated.TABLE_END),
-    generated.ANSWER_BLOCK: ("<!-- the answer (generated) -->", generated.ANSWER_START, generated.ANSWER_END),
-    generated.FINE_PRINT_BLOCK: ("<!-- the fine print (generated) -->", generated.FINE_PRINT_START,
-                                 generated.FINE_PRINT_END),
-    generated.START_BLOCK: ("<!-- the start paragraph (generated) -->", generated.START_START, generated.START_END)}
+_GENERATED_BLOCKS = {generated.TABLE: "<!-- notebooks table (generated) -->",
+                     generated.ANSWER: "<!-- the answer (generated) -->",
+                     generated.FINE_PRINT: "<!-- the fine print (generated) -->",
+                     generated.START: "<!-- the start paragraph (generated) -->"}
 
 
 def readme_sections(text: str) -> list[tuple[str, str]]:
     """``text`` cut at its ``## `` headings outside fenced code: ``(heading, text)`` in order, the first the
     introduction (:data:`_INTRO`); the generated blocks (a placeholder in their place) and trailing blank lines
     left out."""
-    for pattern, (placeholder, *_) in _GENERATED_BLOCKS.items():
-        text = pattern.sub(placeholder, text)
+    for block, placeholder in _GENERATED_BLOCKS.items():
+        text = block.pattern.sub(placeholder, text)
     sections, fence = [(_INTRO, [])], None
     for line in text.split("\n"):
         if marker := re.match(r"(```|~~~)", line):
@@ -489,8 +487,8 @@ def readme_zh(catalog: Catalog | None, notebook_0: nbformat.NotebookNode | None 
     translated = by_context(update(catalog, readme_template()))
     text = "\n\n".join(translated.get(heading, {}).get(english) or f"{UNTRANSLATED}\n{english}"
                        for heading, english in _english_readme()) + "\n"
-    for placeholder, start, end in _GENERATED_BLOCKS.values():
-        text = text.replace(placeholder, f"{start}\n{end}")
+    for block, placeholder in _GENERATED_BLOCKS.items():
+        text = text.replace(placeholder, f"{block.start}\n{block.end}")
     return generated.sync_readme(text, manifest.CHINESE, notebook_0)
 
 

@@ -27,7 +27,7 @@ from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
 
 from . import manifest
-from .generated import ANSWER_BLOCK, INSTRUCTORS, START_BLOCK, between, read_notebook
+from .generated import ANSWER, INSTRUCTORS, START, TEMPLATE_FILES, read_notebook
 from .links import is_relative, rebase_link
 from .manifest import EDITIONS, available
 
@@ -136,11 +136,10 @@ def render_index(site_paths: dict[str, str], problems: list[str]) -> str:
              "pages": [(e, site_paths.get(e.repo_path(entry))) for e in EDITIONS],
              "practice": [(e, f"{PRACTICE}/{posixpath.join(e.subdir, entry.filename)}") for e in available(entry)]}
             for entry in manifest.NOTEBOOKS]
-    environment = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), keep_trailing_newline=True)
-    return environment.get_template("home.html.j2").render(
+    return TEMPLATE_FILES.get_template("home.html.j2").render(
         title=markdown(title, "README.md", site_paths, problems).strip().removeprefix("<p>").removesuffix("</p>"),
-        answer=markdown(between(ANSWER_BLOCK, text) or "", "README.md", site_paths, problems),
-        intro=markdown(between(START_BLOCK, text) or "", "README.md", site_paths, problems),
+        answer=markdown(ANSWER.between(text) or "", "README.md", site_paths, problems),
+        intro=markdown(START.between(text) or "", "README.md", site_paths, problems),
         editions=EDITIONS, rows=rows, practice_zip=PRACTICE_ZIP, repo_url=manifest.repo_url(),
         repo_slug=manifest.REPO_SLUG, instructors_url=site_link(INSTRUCTORS, "README.md", site_paths))
 
@@ -152,31 +151,9 @@ PRACTICE_FILES = ("utils", "requirements.txt", "constraints.txt", "pyproject.tom
 
 
 def practice_readme() -> str:
-    """The README of the practice zip: what is in it and how to run it."""
-    return f"""\
-# Practice copies: {manifest.REPO_NAME}
-
-The notebooks of the course with their outputs cleared and the worked answers left out: you write each answer
-in its cell, and the checker under it tells you when you have it. English copies here, Chinese ones in `zh/`.
-This folder is all they need: `utils/` holds the course's helpers, which each copy's set-up cell finds here.
-
-Once, with Python 3.10 or newer (Windows: `py -m venv .venv`, then `.venv\\Scripts\\pip` and
-`.venv\\Scripts\\jupyter`):
-
-    python3 -m venv .venv
-    .venv/bin/pip install -r requirements.txt -c constraints.txt
-    .venv/bin/jupyter lab
-
-then open a copy in JupyterLab and run its cells from the top. No network is needed after the install.
-`constraints.txt` holds the versions the course is tested with; leave it out to take newer ones. On Linux
-without an NVIDIA GPU, add `--extra-index-url https://download.pytorch.org/whl/cpu` to the install for
-PyTorch's CPU-only build (4 GB less on disk).
-
-The course, with the worked answers: {manifest.repo_url()} · its web site: {manifest.site_url()}
-
-The code (`utils/`, the code cells) is under the MIT License (`LICENSE`); the text under CC BY 4.0
-(`LICENSE-CC-BY-4.0`).
-"""
+    """The README of the practice zip (``templates/practice_README.md.j2``): what is in it and how to run it."""
+    return TEMPLATE_FILES.get_template("practice_README.md.j2").render(
+        repo_name=manifest.REPO_NAME, repo_url=manifest.repo_url(), site_url=manifest.site_url())
 
 
 def write_practice_downloads(out_dir: Path) -> list[Path]:

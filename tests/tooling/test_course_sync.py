@@ -122,12 +122,12 @@ def test_each_readme_opens_with_the_answer_of_notebook_0(edition):
     entry = generated.answer_notebook().in_edition(edition.code)
     source = generated.answer_cell_source(generated.read_notebook(entry.path), entry)
     readme = (manifest.ROOT / edition.readme).read_text(encoding="utf-8")
-    answer = generated.between(generated.ANSWER_BLOCK, readme)
+    answer = generated.ANSWER.between(readme)
     assert answer == generated.answer_block(source, edition)
     assert source.split("\n")[0] in ("## The answer", "## 答案") and "## " not in answer
     first_screen = [line for line in readme.split("\n")[:10] if line.strip()]
     # the title, the line of links, what this is and how to start (issue 34: at most three lines), the answer
-    assert first_screen[0].startswith("# ") and generated.ANSWER_START in first_screen[2:6]
+    assert first_screen[0].startswith("# ") and generated.ANSWER.start in first_screen[2:6]
     # issue 42: one table of at most 5 rows, about 150 words (markdown's table rules and link targets not counted)
     assert answer.startswith("**") and 3 <= len(re.findall(r"^\| [^|]+ \| \*\*", answer, re.M)) <= 5
     assert len(re.findall(r"^\| --- \|", answer, re.M)) == 1
@@ -147,7 +147,7 @@ def test_an_edit_of_the_answer_reaches_the_readme_through_sync(course_copy, imag
     assert sync.sync() == 0
     assert "**As a function, yes indeed; as a layer, no.**" in (course_copy / "README.md").read_text(encoding="utf-8")
     readme = (course_copy / "README.md")
-    readme.write_text(readme.read_text(encoding="utf-8").replace(generated.ANSWER_END, "<!-- end -->"))
+    readme.write_text(readme.read_text(encoding="utf-8").replace(generated.ANSWER.end, "<!-- end -->"))
     with pytest.raises(ValueError, match="README.md has no answer markers"):
         sync.stale_files()
 
@@ -158,9 +158,9 @@ def test_each_readme_has_the_fine_print_of_notebook_0_below_its_table(edition):
     entry = generated.answer_notebook().in_edition(edition.code)
     source = generated.answer_cell_source(generated.read_notebook(entry.path), entry, generated.FINE_PRINT_CELL)
     readme = (manifest.ROOT / edition.readme).read_text(encoding="utf-8")
-    assert generated.between(generated.FINE_PRINT_BLOCK, readme) == generated.answer_block(source, edition)
-    assert readme.index(generated.TABLE_END) < readme.index(generated.FINE_PRINT_START)
-    assert f"]({entry.repo_path}#cell-id=repeats)" in generated.between(generated.FINE_PRINT_BLOCK, readme)
+    assert generated.FINE_PRINT.between(readme) == generated.answer_block(source, edition)
+    assert readme.index(generated.TABLE.end) < readme.index(generated.FINE_PRINT.start)
+    assert f"]({entry.repo_path}#cell-id=repeats)" in generated.FINE_PRINT.between(readme)
 
 
 def test_an_edit_of_the_fine_print_reaches_the_readme_through_sync(course_copy, image_writes):
@@ -170,7 +170,7 @@ def test_an_edit_of_the_fine_print_reaches_the_readme_through_sync(course_copy, 
     assert sync.sync() == 0
     assert "- **A wrong id**" in (course_copy / "README.md").read_text(encoding="utf-8")
     readme = (course_copy / "README.md")
-    readme.write_text(readme.read_text(encoding="utf-8").replace(generated.FINE_PRINT_END, "<!-- end -->"))
+    readme.write_text(readme.read_text(encoding="utf-8").replace(generated.FINE_PRINT.end, "<!-- end -->"))
     with pytest.raises(ValueError, match="README.md has no fine-print markers"):
         sync.stale_files()
 

@@ -125,12 +125,12 @@ def test_the_nbgrader_script_gives_the_cells_nbgraders_metadata(tmp_path, monkey
 
 def test_the_bibtex_entry_is_written_from_the_citation_file():
     cff = yaml.safe_load((ROOT / generated.CITATION).read_text(encoding="utf-8"))
-    block = generated.BIBTEX_BLOCK.search(TEXT).group(1)
+    block = generated.BIBTEX.pattern.search(TEXT).group(1)
     assert block == generated.bibtex((ROOT / generated.CITATION).read_text(encoding="utf-8"))
     for value in (cff["title"], cff["version"], manifest.repo_url(), str(cff["date-released"])[:4]):
         assert f"{{{value}}}" in block, value
     owner, name = manifest.REPO_SLUG.split("/")  # the address is the entry's alone (tests/tooling/test_publish.py)
-    assert not re.search(rf"{owner}(/|\.github\.io/){name}", generated.BIBTEX_BLOCK.sub("", TEXT))
+    assert not re.search(rf"{owner}(/|\.github\.io/){name}", generated.BIBTEX.pattern.sub("", TEXT))
     people = "authors:\n  - family-names: Lovelace\n    given-names: Ada\n  - name: A Lab\n"
     entry = generated.bibtex(f"title: T\nversion: 1.0.0\ndate-released: 2026-01-02\nrepository-code: u\n{people}")
     assert "  author  = {Lovelace, Ada and {A Lab}}," in entry.splitlines()

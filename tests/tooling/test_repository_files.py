@@ -26,16 +26,16 @@ def test_the_first_screen_says_what_this_is_and_how_to_start():
     picture, with a sentence; then one short Start paragraph (generated), in both editions, with the three ways in,
     before the first `##` section."""
     for text in (README, README_ZH):
-        above = text[:text.index(generated.ANSWER_START)].strip().split("\n\n")
+        above = text[:text.index(generated.ANSWER.start)].strip().split("\n\n")
         assert len(above) == 2 and above[0].startswith("# "), above  # the title, the other edition's link
-        after = text[text.index(generated.ANSWER_END) + len(generated.ANSWER_END):]
+        after = text[text.index(generated.ANSWER.end) + len(generated.ANSWER.end):]
         first_screen = after[:after.index("\n## ")].strip().split("\n\n")
         assert len(first_screen) == 3, first_screen  # the picture's sentence, the picture, the Start paragraph
         sentence, picture, start = first_screen
         assert "id 2" in sentence and len(sentence.splitlines()) <= 3, sentence
         assert picture.startswith("![") and picture.endswith("(images/one_hot_product.png)"), picture
-        assert start.startswith(generated.START_START) and start.endswith(generated.START_END), start
-        start = generated.START_BLOCK.search(start).group(1)
+        assert start.startswith(generated.START.start) and start.endswith(generated.START.end), start
+        start = generated.START.pattern.search(start).group(1)
         assert len(start.splitlines()) == 1, start
         for words in ("Colab", "Binder", "course.py lab", "py course.py lab", "Jupyter", "GitHub", "assert"):
             assert words in start, words
@@ -44,7 +44,7 @@ def test_the_first_screen_says_what_this_is_and_how_to_start():
 def test_the_start_paragraph_links_notebook_0_from_the_manifest():
     """Its addresses are written by sync from the manifest's REPO_SLUG, never by hand."""
     for text, edition in ((README, manifest.ENGLISH), (README_ZH, manifest.CHINESE)):
-        start = generated.START_BLOCK.search(text).group(1)
+        start = generated.START.pattern.search(text).group(1)
         assert start == generated.readme_start(edition)
         assert f"({NOTEBOOKS[0].in_edition(edition.code).colab_url})" in start
         assert f"({manifest.binder_url(edition.repo_dir)})" in start
@@ -73,7 +73,7 @@ def test_the_reading_times_are_the_notebooks_lengths():
     """Each time in the table of notebooks is within 5 minutes of an estimate from the notebook as it is now (sync
     writes them; the estimate here is counted on its own), and the section says how they are counted."""
     section = _section(README, "The notebooks")
-    table = generated.TABLE_BLOCK.search(section).group(1)
+    table = generated.TABLE.pattern.search(section).group(1)
     rows = {int(n): (int(lesson), int(deeper or 0)) for n, lesson, deeper in
             re.findall(r"^\| (\d+) \| .*? \| (\d+)(?: \+ (\d+))? min \|", table, re.M)}
     assert sorted(rows) == [entry.number for entry in NOTEBOOKS]

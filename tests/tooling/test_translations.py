@@ -423,8 +423,8 @@ def test_readme_sections_are_cut_at_level_two_headings_outside_code():
 
 def test_the_generated_blocks_are_not_part_of_a_readme_section():
     """The table of notebooks and the answer: `make sync` writes both, so the sections' messages skip them."""
-    text = (f"# Title\n\n{generated.ANSWER_START}\n**Yes and no.**\n\n| a | b |\n{generated.ANSWER_END}\n\n"
-            f"intro\n\n## One\n{generated.TABLE_START}\n| 1 | x |\n{generated.TABLE_END}\ntext\n")
+    text = (f"# Title\n\n{generated.ANSWER.start}\n**Yes and no.**\n\n| a | b |\n{generated.ANSWER.end}\n\n"
+            f"intro\n\n## One\n{generated.TABLE.start}\n| 1 | x |\n{generated.TABLE.end}\ntext\n")
     edited = text.replace("Yes and no.", "No and yes.").replace("| 1 | x |", "| 1 | y |")
     assert translations.readme_sections(text) == translations.readme_sections(edited) == [
         ("(introduction)", "# Title\n\n<!-- the answer (generated) -->\n\nintro"),
