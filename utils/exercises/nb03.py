@@ -71,7 +71,7 @@ def check_shares_guess(shares_guess: object) -> None:
     Judged on the checker's own embedding; nothing while it is None."""
     if not answered(shares_guess=shares_guess):
         return
-    guess = prediction("shares_guess", shares_guess, (set, frozenset, list, tuple), "{1, 6}")
+    guess = prediction("shares_guess", shares_guess, (set, frozenset, list, tuple), "{...}")
     guess = set(guess)
     require(guess <= set(range(1, 7)), _("shares_guess holds {guess}: the candidates are numbered 1 to 6").format(
                                            guess=sorted(guess - set(range(1, 7)))))
