@@ -74,5 +74,5 @@ def sync(check: bool = False) -> int:
             print(f"removed images/{stray.name}")
     write_course_images(manifest.IMAGE_DIR)
     # translations that a person must write or update (sync never stamps them)
-    print(translations.problems_summary(english, chinese))
+    print(translations.problems_summary(english))
     return 0

@@ -15,7 +15,6 @@ is translated and none is fuzzy.
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import difflib
 import functools
@@ -270,7 +269,7 @@ class Problem:
 
     notebook: str  # a stem, SHARED, or README.zh.md
     cell: str | None  # a cell id (a README's section heading, a title's stem); None for the whole file
-    kind: str  # missing | stale | unused | invalid | drift | style
+    kind: str  # missing | stale | unused | invalid | style
     message: str
 
     def __str__(self) -> str:
@@ -346,30 +345,6 @@ def check_translation(stem: str, english: nbformat.NotebookNode, catalog: Catalo
     return problems
 
 
-def compare_editions(entry: Notebook, planned: nbformat.NotebookNode) -> list[Problem]:
-    """The stored Chinese notebook against ``planned``, the one sync writes: a hand edit, or English code or
-    outputs that sync has not carried over."""
-    if not entry.zh.path.is_file():
-        return [Problem(entry.stem, None, "missing", f"there is no Chinese notebook {entry.zh.repo_path}: "
-                        "run `make sync`")]
-    stored = {cell.get("id"): cell for cell in generated.read_notebook(entry.zh.path).cells}
-    planned = nbformat.reads(generated.dumps_notebook(planned), as_version=4)  # as it would be stored
-    if list(stored) != [cell.get("id") for cell in planned.cells]:
-        return [Problem(entry.stem, None, "drift", f"the Chinese notebook's cells {list(stored)} differ from the "
-                        f"English notebook's {[cell.get('id') for cell in planned.cells]}: run `make sync`")]
-    problems = []
-    for new in planned.cells:
-        old = stored[new.get("id")]
-        if old.source != new.source:
-            problems.append(Problem(entry.stem, new.id, "drift", "the cell is not what `make sync` writes from the "
-                                    "English and the translation: run `make sync`. The difference:\n"
-                                    + _diff(old.source, new.source, "stored", "sync")))
-        if {**old, "source": ""} != {**new, "source": ""}:
-            problems.append(Problem(entry.stem, new.id, "drift", "the cell's type, metadata or outputs differ from "
-                                    "the English: run `make sync`"))
-    return problems
-
-
 def english_notebooks() -> Edition:
     """Every English notebook as ``make sync`` writes it (header, set-up and footer in place)."""
     for entry in manifest.NOTEBOOKS:
@@ -378,16 +353,15 @@ def english_notebooks() -> Edition:
     return {entry: generated.sync_notebook(generated.read_notebook(entry.path), entry) for entry in manifest.NOTEBOOKS}
 
 
-def check(stems: list[str] | None = None, english: Edition | None = None, chinese: Edition | None = None
-          ) -> list[Problem]:
-    """Everything a person must fix in the Chinese edition (empty: it is complete): each notebook's catalog and
-    stored Chinese notebook (or only ``stems``'); the shared catalog, Chinese notebooks the manifest does not
-    list, README.zh.md's catalog and the interface catalog. ``english``, ``chinese``: the notebooks as sync writes
-    them, where the caller has built them already."""
-    english, chinese, problems = english or english_notebooks(), chinese or {}, []
+def check(stems: list[str] | None = None, english: Edition | None = None) -> list[Problem]:
+    """Everything a person must fix in the Chinese edition's catalogs (empty: it is complete): each notebook's (or
+    only ``stems``'), the shared one, README.zh.md's and the interface's; and Chinese notebooks the manifest does not
+    list. ``english``: the notebooks as sync writes them, where the caller has built them already. Whether the
+    files that sync writes from the catalogs are current is ``sync --check``'s (:func:`tools.sync.stale_files`)."""
+    english, problems = english or english_notebooks(), []
     for entry, nb in english.items():
         if not stems or entry.stem in stems:
-            problems += _unless_invalid(entry.stem, _check_notebook, entry, nb, chinese.get(entry))
+            problems += _unless_invalid(entry.stem, _check_notebook, entry.stem, nb)
     if not stems or SHARED in stems:
         setup = {cell.get("id"): cell for nb in english.values() for cell in nb.cells if cell.get("id") in SHARED_IDS}
         problems += _unless_invalid(SHARED, lambda: catalog_problems(SHARED, load(SHARED), shared_template(
@@ -397,38 +371,25 @@ def check(stems: list[str] | None = None, english: Edition | None = None, chines
                              "delete it (and its catalog)")
                      for path in sorted((manifest.NOTEBOOK_DIR / "zh").glob("*.ipynb")) if path.name not in listed]
     if not stems or README_KEY in stems:
-        problems += _unless_invalid(repo_path(readme_zh_path()), check_readme, english, chinese)
+        problems += _unless_invalid(repo_path(readme_zh_path()), check_readme, english)
     if not stems or INTERFACE in stems:
         problems += _unless_invalid(INTERFACE, interface_problems)
     return problems
 
 
-def interface_problems(catalog: Catalog | None = None, mo: bytes | None = None) -> list[Problem]:
-    """The interface catalog's problems (``catalog``, ``mo``: the stored ones unless given): those of every catalog,
-    a translation whose ``{fields}`` differ from its English's (``.format`` would raise KeyError in the learner's
-    kernel), and a ``.mo`` that is not the catalog compiled."""
-    catalog, mo_path = load(INTERFACE) if catalog is None else catalog, interface.mo_path()
-    mo = mo_path.read_bytes() if mo is None and mo_path.is_file() else mo
-    fields = interface.fields
-    problems = catalog_problems(INTERFACE, catalog, interface.template(), {}) + [
+def interface_problems(catalog: Catalog | None = None) -> list[Problem]:
+    """The interface catalog's problems (``catalog``: the stored one unless given): those of every catalog, and a
+    translation whose ``{fields}`` differ from its English's (``.format`` would raise KeyError in the learner's
+    kernel)."""
+    catalog, fields = load(INTERFACE) if catalog is None else catalog, interface.fields
+    return catalog_problems(INTERFACE, catalog, interface.template(), {}) + [
         Problem(INTERFACE, message.id[:60], "invalid", f"the translation must keep the fields "
                 f"{sorted(fields(message.id))}, has {sorted(fields(message.string))}") for message in catalog or ()
         if message.id and message.string and fields(message.id) != fields(message.string)]
-    if catalog is not None and mo != interface.compiled(catalog):
-        problems.append(Problem(INTERFACE, None, "drift", f"{repo_path(mo_path)} is not the compiled catalog: run "
-                                "`python3 course.py sync`"))
-    return problems
 
 
-def _check_notebook(entry: Notebook, english: nbformat.NotebookNode,
-                    chinese: nbformat.NotebookNode | None = None) -> list[Problem]:
-    """The catalog of a notebook (``english``, as sync writes it) and its stored Chinese notebook (against
-    ``chinese``, the one sync writes, built here unless given)."""
-    catalog = load(entry.stem)
-    problems = check_translation(entry.stem, english, catalog)
-    with contextlib.suppress(TranslationFileError):  # a broken _shared.po is a problem of SHARED's check
-        problems += compare_editions(entry, chinese or zh_notebook(entry, english, catalog, load(SHARED)))
-    return problems
+def _check_notebook(stem: str, english: nbformat.NotebookNode) -> list[Problem]:
+    return check_translation(stem, english, load(stem))
 
 
 def _unless_invalid(where: str, check_part, *args) -> list[Problem]:
@@ -439,9 +400,9 @@ def _unless_invalid(where: str, check_part, *args) -> list[Problem]:
         return [Problem(where, None, "invalid", str(error))]
 
 
-def problems_summary(english: Edition | None = None, chinese: Edition | None = None) -> str:
+def problems_summary(english: Edition | None = None) -> str:
     """One line for ``make sync``: whether the Chinese edition needs a translator."""
-    problems = check(None, english, chinese)
+    problems = check(None, english)
     if not problems:
         return "Chinese edition: every translation is present and up to date"
     return (f"Chinese edition: {len(problems)} translation problem(s) ({', '.join(sorted({p.kind for p in problems}))})"
@@ -492,18 +453,13 @@ def readme_zh(catalog: Catalog | None, notebook_0: nbformat.NotebookNode | None 
     return generated.sync_readme(text, manifest.CHINESE, notebook_0)
 
 
-def check_readme(english: Edition | None = None, chinese: Edition | None = None) -> list[Problem]:
-    """README.zh.md's catalog against README.md's sections, the file against what sync writes, its style."""
+def check_readme(english: Edition | None = None) -> list[Problem]:
+    """README.zh.md's catalog against README.md's sections, and the style of the README that sync writes."""
     english = english_notebooks() if english is None else english
     where, catalog = repo_path(readme_zh_path()), load(README_KEY)
     problems = [Problem(where, p.cell, p.kind, p.message)
                 for p in catalog_problems(README_KEY, catalog, readme_template(), {})]
-    planned = planned_readme_zh(english, chinese)
-    if not readme_zh_path().is_file() or readme_zh_path().read_text(encoding="utf-8") != planned:
-        problems.append(Problem(where, None, "drift", "README.zh.md is not what `make sync` writes from "
-                                f"{repo_path(catalogs.translation_path(README_KEY))}: run `make sync` (edit the "
-                                "catalog, not the file)"))
-    return problems + _style_problems(where, zh_style.readme_slips(planned))
+    return problems + _style_problems(where, zh_style.readme_slips(planned_readme_zh(english)))
 
 
 # --- generating the Chinese notebooks and README ------------------------------------------------------

@@ -309,9 +309,8 @@ def test_an_english_edit_fails_until_a_person_updates_the_translation_and_clears
 def test_a_code_change_reaches_the_chinese_notebook_through_sync(baseline):
     entry = manifest.notebook(1)
     _edit_english(entry, "encode", lambda s: s.replace('"The cat sat on the sofa."', '"The cat sat on the sofa!"'))
-    [problem] = _new_problems(baseline)  # the stored Chinese notebook still has the old code
-    assert (problem.cell, problem.kind) == ("encode", "drift")
-    assert '-sentence = "The cat sat on the sofa."\n+sentence = "The cat sat on the sofa!"' in problem.message
+    assert _new_problems(baseline) == []  # a code change needs no translator
+    assert sync.stale_files() == [entry.zh.repo_path]
     sync.sync()
     assert _new_problems(baseline) == []
     zh = generated.read_notebook(entry.zh.path)
@@ -325,13 +324,9 @@ def test_a_hand_edit_of_the_chinese_notebook_is_caught(baseline):
     cell.source = cell.source.replace("d = 4", "d = 5")
     cell.outputs = []
     entry.zh.path.write_text(generated.dumps_notebook(nb), encoding="utf-8")
-    problems = _new_problems(baseline)
-    assert [(p.cell, p.kind) for p in problems] == [("select", "drift"), ("select", "drift")]
-    assert "-d = 5\n+d = 4" in problems[0].message and "outputs differ" in problems[1].message
-    assert sync.stale_files() == [entry.zh.repo_path]
+    assert sync.stale_files() == [entry.zh.repo_path]  # sync writes the Chinese notebook: the catalog is edited
     entry.zh.path.unlink()
-    assert f"{entry.stem}: there is no Chinese notebook {entry.zh.repo_path}: run `make sync`" in [
-        str(p) for p in translations.check()]
+    assert sync.stale_files() == [entry.zh.repo_path]
 
 
 def test_sync_adds_an_untranslated_message_for_a_cell_without_one(baseline):
@@ -341,8 +336,8 @@ def test_sync_adds_an_untranslated_message_for_a_cell_without_one(baseline):
     [summary] = [m for m in catalog if m.context == "summary"]
     catalog.delete(summary.id, context="summary")
     path.write_text(translations.dumps(catalog), encoding="utf-8")
-    # missing, and the stored Chinese notebook (with the old translation) is not what `make sync` now writes
-    assert [(p.cell, p.kind) for p in _new_problems(baseline)] == [("summary", "missing"), ("summary", "drift")]
+    assert [(p.cell, p.kind) for p in _new_problems(baseline)] == [("summary", "missing")]
+    assert entry.zh.repo_path in sync.stale_files()  # the stored Chinese notebook has the old translation
     sync.sync()
     assert translations.load(entry.stem).get(summary.id, context="summary").string == ""
     assert [(p.cell, p.kind) for p in _new_problems(baseline)] == [("summary", "missing")]
@@ -407,8 +402,8 @@ def test_a_translation_with_a_wrong_number_is_reported(course_copy):
     text = path.read_text(encoding="utf-8")
     assert text.count("1/50,257") == 1
     path.write_text(text.replace("1/50,257", "1/50,256"), encoding="utf-8")
-    problem, not_synced = translations.check([stem])
-    assert [(p.cell, p.kind) for p in (problem, not_synced)] == [("summary", "invalid"), ("summary", "drift")]
+    [problem] = translations.check([stem])
+    assert (problem.cell, problem.kind) == ("summary", "invalid")
     assert problem.message.endswith("numbers missing: 50257; numbers not in the English: 50256")
 
 
@@ -466,8 +461,8 @@ def test_an_edit_to_a_readme_section_fails_until_the_chinese_section_is_updated(
     readme_zh = translations.readme_zh_path()
     assert readme_zh.read_text(encoding="utf-8").count("3.10 或更新版本") == 1  # the fuzzy section, as it was
     _edit_catalog("_readme", "## Run it on your machine", lambda zh: zh.replace("3.10 或更新版本", "3.11 或更新版本"))
-    [problem] = translations.check_readme()
-    assert problem.kind == "drift"  # sync writes README.zh.md from the catalog
+    assert translations.check_readme() == []
+    assert sync.stale_files() == ["README.zh.md"]  # sync writes README.zh.md from the catalog
     assert sync.sync() == 0
     assert "3.11 或更新版本" in readme_zh.read_text(encoding="utf-8")
     assert translations.main(["check", "_readme"]) == 0
@@ -479,8 +474,8 @@ def test_an_edit_to_a_readme_section_fails_until_the_chinese_section_is_updated(
 def test_a_new_readme_section_comes_in_untranslated_and_a_hand_edit_of_readme_zh_is_caught(course_copy):
     readme = course_copy / "README.md"
     readme.write_text(readme.read_text(encoding="utf-8") + "\n## A new section\n\nText.\n", encoding="utf-8")
-    assert [(p.cell, p.kind) for p in translations.check_readme()] == [("## A new section", "missing"),
-                                                                       (None, "drift")]
+    assert [(p.cell, p.kind) for p in translations.check_readme()] == [("## A new section", "missing")]
+    assert sync.stale_files() == ["README.zh.md"]
     sync.sync()
     assert f"{translations.UNTRANSLATED}\n## A new section" in translations.readme_zh_path().read_text(encoding="utf-8")
     _edit_catalog("_readme", "## A new section", lambda _: "## 新的一节\n\n文字。")
@@ -488,8 +483,7 @@ def test_a_new_readme_section_comes_in_untranslated_and_a_hand_edit_of_readme_zh
     assert translations.check_readme() == []
     readme_zh = translations.readme_zh_path()
     readme_zh.write_text(readme_zh.read_text(encoding="utf-8").replace("文字。", "别的文字。"), encoding="utf-8")
-    [problem] = translations.check_readme()
-    assert problem.kind == "drift" and "edit the catalog, not the file" in problem.message
+    assert sync.stale_files() == ["README.zh.md"]
 
 
 # --- the hardened checks: lint directives, \\text{} in formulas, numbers ------------------
