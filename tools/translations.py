@@ -49,10 +49,6 @@ def readme_zh_path() -> Path:
     return manifest.ROOT / manifest.CHINESE.readme
 
 
-def _diff(old: str, new: str, old_name: str, new_name: str) -> str:
-    return "\n".join(difflib.unified_diff(old.split("\n"), new.split("\n"), old_name, new_name, lineterm=""))
-
-
 # --- comments in code, through tokenize --------------------------------------------------------
 
 _DIRECTIVE = r"#\s*(?:noqa\b|type:|fmt:|pragma\b|pylint:|ruff:|isort:)"  # comments that instruct a tool
@@ -175,20 +171,18 @@ def _prose(text: str) -> str:
     return re.sub(r"\]\([^)]*\)", "] ", text)
 
 
-def prose_numbers(text: str) -> list[str]:
-    """The numbers of a text's prose, sorted, in a form either language's prose compares by."""
-    rest = _SCALED.sub(lambda m: format((Decimal(m.group(1)) * _SCALE[m.group(2)]).normalize(), "f"),
-                       _RECIPROCAL.sub("", _prose(text)))
-    return sorted(m.group(0).replace(",", "") for m in _NUMBER.finditer(rest))
-
-
 def number_differences(english: str, chinese: str) -> list[str]:
     """How the numbers of ``chinese``'s prose differ from those of ``english`` (empty: the same)."""
+    def numbers(text: str) -> Counter:  # in a form either language's prose compares by
+        rest = _SCALED.sub(lambda m: format((Decimal(m.group(1)) * _SCALE[m.group(2)]).normalize(), "f"),
+                           _RECIPROCAL.sub("", _prose(text)))
+        return Counter(sorted(m.group(0).replace(",", "") for m in _NUMBER.finditer(rest)))
+
     def as_words(text: str) -> Counter:  # the numbers a text writes as words, for those the other writes in digits
         words = re.findall(r"[A-Za-z]+|[零〇一二两三四五六七八九十双]", _prose(text).lower())
         return Counter(str(_NUMBER_WORDS[word]) for word in words if word in _NUMBER_WORDS)
 
-    en, zh = Counter(prose_numbers(english)), Counter(prose_numbers(chinese))
+    en, zh = numbers(english), numbers(chinese)
     return _both_ways("numbers", ((en - zh) - as_words(chinese)).elements(), ((zh - en) - as_words(english)).elements())
 
 
@@ -292,9 +286,10 @@ def _message_problem(path: str, message: Message) -> tuple[str, str] | None:
     update = f"update the Chinese in {path} and clear its fuzzy flag"
     if not message.previous_id:
         return "stale", f"marked fuzzy (needs review): {update}"
+    diff = difflib.unified_diff(message.previous_id[0].split("\n"), message.id.split("\n"), f"{message.context} "
+                                "(English, as translated)", f"{message.context} (English, now)", lineterm="")
     return "stale", (f"stale translation: the English changed since it was translated. {update}. The English "
-                     "change:\n" + _diff(message.previous_id[0], message.id, f"{message.context} (English, as "
-                                         "translated)", f"{message.context} (English, now)"))
+                     "change:\n" + "\n".join(diff))
 
 
 def _content_problems(cell: nbformat.NotebookNode, english: str, chinese: str) -> list[tuple[str, str]]:
