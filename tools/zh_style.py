@@ -1,12 +1,7 @@
-"""Style checks for the Chinese edition: the slips that make a translation read as translated.
-
-:func:`notebook_slips` reads a notebook's translation (its catalog) in cell order, :func:`readme_slips` README.zh.md:
-``gloss``, a key term (:data:`KEY_TERMS`) first used without its English in brackets, ``词元（token）``, or glossed
-again; the slips of :data:`PHRASE_RULES` (``times``, ``term``, ``plural``, ``quotes``, ``cross-ref``);
-``punctuation``, more full-width colons or semicolons than :data:`MAX_RATES`; ``glossary`` (README.zh.md), a key
-term or a :data:`ONE_WORD` word missing from its 术语表. ``python -m tools.translations check`` (and so the tests)
-reports them as problems of the kind ``style``; ``python -m tools.zh_style`` lists them alone, and ``--rates``
-prints each file's full-width colons and semicolons per 1,000 Chinese characters.
+"""Style checks for the Chinese edition: the slips that make a translation read as translated (the rules:
+:data:`KEY_TERMS`, :data:`PHRASE_RULES`, :data:`MAX_RATES`, README.zh.md's 术语表). ``python -m tools.translations
+check`` (and so the tests) reports them as problems of the kind ``style``; ``python -m tools.zh_style`` lists them
+alone, and ``--rates`` prints each file's full-width colons and semicolons per 1,000 Chinese characters.
 """
 
 from __future__ import annotations
@@ -135,11 +130,6 @@ def prose(text: str) -> str:
     return _CODE_SPAN.sub("§", _SKIP.sub(" ", text))
 
 
-def _glossed_at(text: str, end: int, english: str) -> bool:
-    """Whether the term ending at ``end`` is followed (within four more characters) by ``（english``."""
-    return re.match(rf"[{_CJK}]{{0,4}}\**[（(]\s*{re.escape(english)}\b", text[end:], re.I) is not None
-
-
 def phrase_slips(file: str, text: str, cell: str | None = None, markdown: bool = True) -> list[Slip]:
     """The slips of :data:`PHRASE_RULES` in one text (of ``cell`` in ``file``; ``markdown=False``: a code
     cell's comments), by rule."""
@@ -180,7 +170,8 @@ def gloss_slips(file: str, texts: list[tuple[str, str]]) -> list[Slip]:
         text = prose(text)
         for term, english in KEY_TERMS.items():
             for match in re.finditer(term, text):
-                has_gloss = _glossed_at(text, match.end(), english)
+                gloss = rf"[{_CJK}]{{0,4}}\**[（(]\s*{re.escape(english)}\b"  # within four more characters
+                has_gloss = bool(re.match(gloss, text[match.end():], re.I))
                 if (term in glossed) == has_gloss:  # the first use without a gloss, or a later one with one
                     found.append(Slip(file, cell, "gloss", f"{term}（{english}） glossed again (only the first use is)"
                                       if has_gloss else f"the first {term} has no gloss: write {term}（{english}）"))
@@ -229,21 +220,16 @@ def all_slips() -> list[Slip]:
         readme_slips())
 
 
-def rates_report() -> list[tuple[str, dict[str, float]]]:
-    """``(file, its punctuation_rates)`` for every notebook's translation (its markdown) and README.zh.md."""
-    rows = [(entry.stem, punctuation_rates("\n".join(text for _, markdown, text in _cell_texts(entry) if markdown)))
-            for entry in manifest.NOTEBOOKS]
-    return [*rows, (manifest.CHINESE.readme, punctuation_rates(_readme_zh()))]
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = OneLineParser(prog="python -m tools.zh_style", description=__doc__.splitlines()[0])
     parser.add_argument("--rates", action="store_true",
                         help="print each file's colons and semicolons per 1,000 Chinese characters instead")
     args = parser.parse_args(argv)
-    if args.rates:
-        for name, rates in rates_report():
-            print("  ".join(f"{rate:5.1f} {mark}" for mark, rate in rates.items()) + f"  {name}")
+    if args.rates:  # each notebook's translation (its markdown), then README.zh.md
+        texts = {entry.stem: "\n".join(text for _, markdown, text in _cell_texts(entry) if markdown)
+                 for entry in manifest.NOTEBOOKS} | {manifest.CHINESE.readme: _readme_zh()}
+        for name, text in texts.items():
+            print("  ".join(f"{rate:5.1f} {mark}" for mark, rate in punctuation_rates(text).items()) + f"  {name}")
         return 0
     slips = all_slips()
     for slip in slips:
