@@ -47,11 +47,7 @@ def template() -> Catalog:
         for path in sorted(_TOOLS_ROOT.glob(pattern)):
             where = path.relative_to(_TOOLS_ROOT).as_posix()
             for _lineno, message, _comments, context in extract_from_file("python", path, KEYWORDS):
-                existing = catalog.get(message, context)
-                if existing is None:
-                    catalog.add(message, "", locations=[(where, None)], context=context)
-                elif (where, None) not in existing.locations:
-                    existing.locations.append((where, None))
+                catalog.add(message, "", locations=[(where, None)], context=context)  # (a repeat adds its file)
     return catalog
 
 
