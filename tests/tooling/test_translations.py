@@ -475,7 +475,7 @@ def test_a_new_readme_section_comes_in_untranslated_and_a_hand_edit_of_readme_zh
     readme = course_copy / "README.md"
     readme.write_text(readme.read_text(encoding="utf-8") + "\n## A new section\n\nText.\n", encoding="utf-8")
     assert [(p.cell, p.kind) for p in translations.check_readme()] == [("## A new section", "missing")]
-    assert sync.stale_files() == ["README.zh.md"]
+    assert sync.stale_files() == ["notebooks/zh/translations/_readme.po", "README.zh.md"]
     sync.sync()
     assert f"{translations.UNTRANSLATED}\n## A new section" in translations.readme_zh_path().read_text(encoding="utf-8")
     _edit_catalog("_readme", "## A new section", lambda _: "## 新的一节\n\n文字。")
