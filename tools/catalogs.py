@@ -5,7 +5,6 @@ read and written (with Babel), for :mod:`tools.translations`, which keeps them u
 from __future__ import annotations
 
 import datetime
-import functools
 import io
 import re
 from pathlib import Path
@@ -98,23 +97,19 @@ def load(name: str) -> Catalog | None:
     return loads(path.read_text(encoding="utf-8"), repo_path(path)) if path.is_file() else None
 
 
+_LOADED: dict[tuple[Path, int], dict[str, str]] = {}  # the interface catalog's Chinese, by file and change time
+
+
 def interface_text(english: str, edition: str) -> str:
     """``english`` (a message of the interface catalog) in the language of ``edition`` (a code: ``en``, ``zh``):
     the catalog's translation, or the English where it has none (the translations' check reports it)."""
     if manifest.edition(edition) == manifest.ENGLISH:  # (an unknown code is a ValueError)
         return english
-    return translated(INTERFACE).get(None, {}).get(english) or english
-
-
-def translated(name: str) -> dict[str | None, dict[str, str]]:
-    """:func:`by_context` of the stored catalog ``name``, read again only when its file changes."""
-    path = translation_path(name)
-    return _translated(path, path.stat().st_mtime_ns if path.is_file() else None)
-
-
-@functools.lru_cache(maxsize=16)  # every header, table row, page and checker line asks; the files rarely change
-def _translated(path: Path, modified: int | None) -> dict[str | None, dict[str, str]]:
-    return by_context(None if modified is None else loads(path.read_text(encoding="utf-8"), repo_path(path)))
+    path = translation_path(INTERFACE)
+    key = (path, path.stat().st_mtime_ns if path.is_file() else 0)
+    if key not in _LOADED:
+        _LOADED[key] = by_context(load(INTERFACE)).get(None, {})
+    return _LOADED[key].get(english) or english
 
 
 def by_context(catalog: Catalog | None) -> dict[str, dict[str, str]]:

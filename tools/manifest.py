@@ -8,6 +8,7 @@ cell's download address) is derived from it by ``python3 course.py sync``. To ad
 from __future__ import annotations
 
 import ast
+import functools
 import json
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -93,11 +94,8 @@ class Notebook:
 
     @property
     def title_zh(self) -> str:
-        """The title of the Chinese edition: the translation whose context is its stem in the shared catalog ("" while
-        there is none; a fuzzy one is used until a person updates it)."""
-        from .catalogs import SHARED, translated  # (here: catalogs imports this module)
-
-        return next(iter(translated(SHARED).get(self.stem, {}).values()), "")
+        """The title of the Chinese edition: its translation in the shared catalog ("" while there is none)."""
+        return chinese_titles().get(self.stem, "")
 
     @property
     def display_title(self) -> str:
@@ -113,6 +111,23 @@ def parameters(path: Path) -> dict[str, object]:
         raise ValueError(f"{path.name} has no code cell tagged `parameters` (papermill's)")
     return {node.targets[0].id: ast.literal_eval(node.value) for node in ast.parse("".join(cell["source"])).body
             if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name)}
+
+
+def chinese_titles() -> dict[str, str]:
+    """The Chinese titles by stem, from ``notebooks/zh/translations/_shared.po`` (tools/translations.py), where
+    the context of a title is its notebook's stem; a fuzzy one is used as it is until a person updates it."""
+    path = NOTEBOOK_DIR / "zh" / "translations" / "_shared.po"
+    return _read_titles(path, path.stat().st_mtime_ns if path.is_file() else None)
+
+
+@functools.lru_cache(maxsize=4)  # every header, table row and page asks; the file rarely changes
+def _read_titles(path: Path, modified: int | None) -> dict[str, str]:
+    from babel.messages.pofile import read_po  # here: most users of the manifest never read a title
+
+    if modified is None:
+        return {}
+    with path.open("rb") as file:
+        return {message.context: message.string for message in read_po(file) if message.id and message.string}
 
 
 def available(entry: Notebook) -> list[Edition]:
