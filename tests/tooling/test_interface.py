@@ -35,11 +35,11 @@ def test_an_untranslated_a_fuzzy_and_a_field_losing_message_each_fail_the_check(
     bad = copy.deepcopy(stored)
     _message(bad, "incorrect: {hint}").string = ""
     _message(bad, "correct: {what_was_checked}").flags.add("fuzzy")
-    _message(bad, "{call} has shape {shape}").string = "{call} 的形状不对"
+    _message(bad, "{call} returned {type}; return a torch.Tensor").string = "{call} 返回的不是张量"
     found = {(problem.kind, problem.message.split(":")[0]) for problem in translations.interface_problems(bad)}
     assert ("missing", "untranslated") in found
     assert ("stale", "marked fuzzy (needs review)") in found
-    assert ("invalid", "the translation must keep the fields ['call', 'shape'], has ['call']") in found
+    assert ("invalid", "the translation must keep the fields ['call', 'type'], has ['call']") in found
 
 
 def test_the_runtime_reads_the_compiled_catalog_with_the_standard_library():

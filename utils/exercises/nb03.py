@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-from torch.utils.flop_counter import FlopCounterMode
 
 from ..language import N_, _
 from .checking import (
@@ -21,7 +19,6 @@ from .checking import (
     one_of,
     prediction,
     require,
-    require_function,
     returned_tensor,
     writes,
 )
@@ -86,55 +83,45 @@ def check_shares_guess(shares_guess: object) -> None:
                       "does"))
 
 
-#: Exercise 3.1: the checker's layers ``(V, d)`` and ids; on the square layer the rows of the weight have the
-#: right shape and the wrong numbers
-_VECTOR_CASES = (((7, 3), [2, 0, 6, 2]), ((7, 3), [[1, 5, 0], [5, 3, 3]]), ((4, 4), [0, 3, 1, 3]))
-_COLUMN_I = N_("linear.weight is [out_features, in_features] = [d, V]; token i's vector is its column i")
+#: Exercise 3.1: the four expressions whose result the learner predicts, by letter (``linear`` an ``nn.Linear(V, d,
+#: bias=False)``, ``i`` a token id): does each return token ``i``'s vector, ``linear.weight[:, i]``?
+TOKEN_VECTOR_EXPRESSIONS = {
+    "a": lambda linear, i: linear.weight.T[i],
+    "b": lambda linear, i: linear.weight.reshape(linear.in_features, linear.out_features)[i],
+    "c": lambda linear, i: linear.weight.flatten()[i::linear.in_features],
+    "d": lambda linear, i: linear(F.one_hot(torch.tensor([i]), linear.in_features).float())[0],
+}
+#: the hint for a letter predicted wrongly, by letter: a reason to look at, never the verdict
+TOKEN_VECTOR_HINTS = {
+    "a": N_("L_big.weight.T has the embedding's shape [V, d]: what is its row i?"),
+    "b": N_("reshape reads L_big.weight row after row: which of its numbers land in row i of the new shape?"),
+    "c": N_("read row after row, at which position of flatten() does L_big.weight[j, i] come?"),
+    "d": N_("nn.Linear computes x @ weight.T, and a one-hot row times a matrix only selects (notebook 1)"),
+}
 
 
-@writes("vectors_from_linear")
-def check_vectors_from_linear(vectors_from_linear: Callable) -> None:
-    """Exercise 3.1: ``vectors_from_linear(linear, ids)`` -> ``linear(one_hot(ids))`` for an ``nn.Linear(V, d,
-    bias=False)``, for ids of any shape, read out of ``linear.weight`` (``weight.T[ids]``): no matrix product run
-    (``FlopCounterMode`` counts only matrix products and their kin, so its 0 means no product, not no arithmetic).
-
-    The checker calls it on layers of its own (:data:`_VECTOR_CASES`), with ids of shapes ``(4,)`` and ``(2, 3)``.
-    """
-    require_function("vectors_from_linear", vectors_from_linear)
-    generator = torch.Generator().manual_seed(3)
-    for (vocab_size, dim), id_list in _VECTOR_CASES:
-        ids, linear = torch.tensor(id_list), nn.Linear(vocab_size, dim, bias=False)
-        with torch.no_grad():
-            linear.weight.copy_(torch.randint(-8, 9, (dim, vocab_size), generator=generator) / 8)
-            expected = linear(F.one_hot(ids, vocab_size).float())
-        call = _("vectors_from_linear(nn.Linear({vocab_size}, {dim}), ids of shape {shape})").format(
-                   vocab_size=vocab_size, dim=dim, shape=tuple(ids.shape))
-        with FlopCounterMode(display=False) as counter:
-            try:
-                got = vectors_from_linear(linear, ids.clone())
-            except IndexError as error:
-                raise ExerciseError(_("{call} raised IndexError ({error}): the weight has {dim} rows. "
-                                       "Hint: {column_i}").format(
-                                        call=call, error=error, dim=dim, column_i=_(_COLUMN_I))) from None
-        require(not counter.get_total_flops(), _("{call} ran a matrix product ({flops} FLOPs): a "
-                                                  "one-hot product, or the layer itself. Hint: a token's "
-                                                  "vector is already stored in linear.weight; index it").format(
-                                                   call=call, flops=counter.get_total_flops()))
-        got = returned_tensor(call, got)
-        require(got.shape == expected.shape,
-                _("{call} has shape {shape}").format(call=call, shape=tuple(got.shape)) + hint([
-            (got.shape == (dim,) + ids.shape, _(": the right numbers, with d first. Hint: linear.weight[:, ids] "
-                                                 "puts the weight's first axis (d) before the ids' axes; move it "
-                                                 "last, or index the rows of linear.weight.T")),
-            (got.shape == ids.shape + (vocab_size,), _(": those are rows of linear.weight, each as long as "
-                                                        "the vocabulary. Hint: {column_i}").format(
-                                                         column_i=_(_COLUMN_I)))],
-                    _("; it should be the ids' shape plus d")))
-        require(torch.equal(got, expected), _("{call}: the vectors differ from linear(one_hot(ids)). Hint: "
-                                               "token i's vector is column i of linear.weight, not row i "
-                                               "(on a square layer both have the right shape)").format(call=call))
-    return correct(_("vectors_from_linear returned linear(one_hot(ids)) for the checker's layers and ids of 2 "
-                      "shapes, bit for bit, and ran no matrix product"))
+def check_token_vector(token_vector: object) -> None:
+    """Exercise 3.1: the set of letters of :data:`TOKEN_VECTOR_EXPRESSIONS` that return token ``i``'s vector, column
+    ``i`` of an ``nn.Linear(V, d, bias=False)``'s weight, bit for bit, for every ``i``; computed here on the CPU, on a
+    layer of the checker's own. Judges nothing while the guess is None."""
+    if not answered(token_vector=token_vector):
+        return
+    guess = prediction("token_vector", token_vector, (set, frozenset), '{"a"}')
+    unknown = sorted(str(letter) for letter in guess if letter not in TOKEN_VECTOR_EXPRESSIONS)
+    require(not unknown, _("token_vector holds {unknown}: use the letters {expressions}, as strings").format(
+                             unknown=unknown, expressions=sorted(TOKEN_VECTOR_EXPRESSIONS)))
+    vocab_size, dim = 50, 7
+    linear = nn.Linear(vocab_size, dim, bias=False)
+    with torch.no_grad():
+        linear.weight.copy_(torch.randn(dim, vocab_size, generator=torch.Generator().manual_seed(3)))
+        measured = {letter for letter, expression in TOKEN_VECTOR_EXPRESSIONS.items()
+                    if all(torch.equal(expression(linear, i), linear.weight[:, i]) for i in range(vocab_size))}
+    wrong = sorted(set(guess) ^ measured)
+    require(not wrong, _("token_vector is not right about {count} of the four expressions. Hint for {wrong}: "
+                          "{hint}").format(
+                           count=len(wrong), wrong=wrong[0], hint=_(TOKEN_VECTOR_HINTS[wrong[0]])) if wrong else "")
+    return correct(_("your set names exactly the expressions that return token i's vector, column i of the weight, "
+                      "for every i of a layer of the checker's own, computed on the CPU"))
 
 
 def check_tied_output_layer(head: object, table: object) -> None:

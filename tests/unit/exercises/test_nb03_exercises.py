@@ -10,33 +10,27 @@ from utils.exercises import nb03 as exercises
 
 # --- Exercise 3.1 -----------------------------------------------------------------------------------------------
 
-def vectors_from_linear(linear, ids):
-    return linear.weight.T[ids]
-
-
-def _typed(linear, ids):  # the first case's answer, whatever the layer
-    return torch.zeros(4, 3)
-
-
-@pytest.mark.parametrize(("function", "expected"), [
-    (vectors_from_linear, "pass"),
-    (lambda linear, ids: F.embedding(ids, linear.weight.T), "pass"),
-    (lambda linear, ids: linear.weight[:, ids].movedim(0, -1), "pass"),
-    (lambda linear, ids: linear(F.one_hot(ids, linear.in_features).float()),
-     r"ran a matrix product \(\d+ FLOPs\).*index it"),
-    (lambda linear, ids: F.one_hot(ids, linear.in_features).float() @ linear.weight.T, "ran a matrix product"),
-    (lambda linear, ids: linear.weight[ids], r"raised IndexError.*has 3 rows.*column i"),
-    (lambda linear, ids: linear.weight[ids % linear.out_features], r"shape \(4, 7\): those are rows of linear.weight"),
-    (lambda linear, ids: linear.weight.T[ids].reshape(-1, linear.out_features), r"ids' shape plus d"),
-    (lambda linear, ids: linear.weight[:, ids], r"shape \(3, 4\): the right numbers, with d first.*move it last"),
-    (lambda linear, ids: linear.weight[ids] if linear.in_features == linear.out_features else linear.weight.T[ids],
-     r"differ from linear\(one_hot\(ids\)\).*column i of linear.weight, not row i"),  # rows, on the square layer
-    (_typed, "differ from"),
-    (lambda linear, ids: linear.weight.T[ids].tolist(), "returned list; return a torch.Tensor"),
-    ("vectors_from_linear", "pass your function itself"),
+@pytest.mark.parametrize(("guess", "expected"), [
+    ({"a", "c", "d"}, "pass"),
+    (frozenset("acd"), "pass"),
+    ({"a", "b", "c", "d"}, r"right about 1 of the four expressions. Hint for b: reshape reads"),
+    ({"a", "d"}, r"Hint for c: read row after row"),
+    ({"c", "d"}, r"Hint for a: .*row i"),
+    ({"a", "c"}, r"Hint for d: nn.Linear computes x @ weight.T"),
+    ({"a", "C"}, r"token_vector holds \['C'\]: use the letters"),
+    (["a", "c", "d"], "token_vector must look like"),
 ])
-def test_vectors_from_linear(judge, function, expected):
-    judge(exercises.check_vectors_from_linear, (function,), expected)
+def test_token_vector(judge, guess, expected):
+    judge(exercises.check_token_vector, (guess,), expected, never=("{'a', 'c', 'd'}",))
+
+
+def test_token_vector_expressions_on_a_layer_of_any_size():
+    """Not a property of the checker's one layer: on other shapes too, a, c and d return column i, and b does not."""
+    for vocab_size, dim in [(1000, 70), (9, 4), (6, 6)]:
+        linear = nn.Linear(vocab_size, dim, bias=False)
+        exact = {letter for letter, expression in exercises.TOKEN_VECTOR_EXPRESSIONS.items()
+                 if all(torch.equal(expression(linear, i), linear.weight[:, i]) for i in range(vocab_size))}
+        assert exact == {"a", "c", "d"}, (vocab_size, dim)
 
 
 # --- Exercise 3.2 -----------------------------------------------------------------------------------------------
@@ -249,7 +243,8 @@ def test_shares_guess(judge, guess, expected):
     judge(exercises.check_shares_guess, (guess,), expected, never=("{1, 2, 3, 4, 5}",))
 
 
-@pytest.mark.parametrize("checker", [exercises.check_square_guess, exercises.check_shares_guess])
+@pytest.mark.parametrize("checker", [exercises.check_square_guess, exercises.check_shares_guess,
+                                     exercises.check_token_vector])
 def test_predictions_judge_nothing_yet(capsys, checker):
     assert checker(None) is None
     assert capsys.readouterr().out.startswith("not answered yet")
