@@ -64,6 +64,15 @@ def test_bandwidth_regimes_figure_draws_each_variant_over_the_regimes():
     assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
     labels = [text.get_text() for text in ax.get_legend().get_texts()]
     assert smaller in labels and larger in labels and "per-call overhead" not in labels
+    fig.canvas.draw()  # the legend below the axes, where it hides no point; the cache's label inside them
+    assert ax.get_legend().get_window_extent().y1 < ax.get_window_extent().y0
+    (note,) = [t for t in ax.texts if "last-level cache" in t.get_text()]
+    assert "beyond" not in note.get_text() and ax.get_window_extent().contains(*note.get_window_extent().p0)
+    big = figures.bandwidth_regimes_figure([dataclasses.replace(r, cache_bytes=10**9) for r in rows])
+    (ax,) = big.axes
+    (note,) = [t for t in ax.texts if "last-level cache" in t.get_text()]  # past every call: said, not drawn
+    assert "beyond the largest call" in note.get_text() and not any(line.get_linestyle() == "--" and
+                                                                     line.get_xdata()[0] == 10**9 for line in ax.lines)
     with pytest.raises(ValueError, match="at least two measured rows"):
         figures.bandwidth_regimes_figure([rows[0], dataclasses.replace(rows[1], status="skipped")])
 

@@ -144,14 +144,15 @@ def bandwidth_regimes_figure(rows: list[BandwidthRow]) -> Figure:
     """Achieved bandwidth against the bytes one call moves, log-log, from the rows of ``bandwidth.study``.
 
     One line per variant (ids drawn afresh for the lookups); the background is shaded by each
-    row's regime, and a dashed line marks the last-level cache.
+    row's regime, and a dashed line marks the last-level cache (a note at the right edge, where the cache is larger
+    than every call); the legend sits below the axes.
     """
     ok = [r for r in rows if r.status == "ok"]
     if len(ok) < 2:
         raise ValueError("the figure needs at least two measured rows (status 'ok')")
     xs = [r.bytes_moved for r in ok]
-    fig = Figure(figsize=(8, 4.4))  # fixed margins, no layout engine: faster (Jupyter crops the margins)
-    ax = fig.subplots(gridspec_kw={"left": 0.09, "right": 0.98, "bottom": 0.12, "top": 0.92})
+    fig = Figure(figsize=(8, 5.4))  # fixed margins, no layout engine: faster (Jupyter crops the margins)
+    ax = fig.subplots(gridspec_kw={"left": 0.09, "right": 0.98, "bottom": 0.29, "top": 0.93})
     edges = [xs[0] / 1.5] + [(a * b) ** 0.5 for a, b in zip(xs, xs[1:], strict=False)] + [xs[-1] * 1.5]
     for r, left, right in zip(ok, edges[:-1], edges[1:], strict=True):
         ax.axvspan(left, right, color=_REGIME_COLORS[r.regime], lw=0)
@@ -162,16 +163,21 @@ def bandwidth_regimes_figure(rows: list[BandwidthRow]) -> Figure:
     ax.set_yscale("log")
     for formatter in (ax.yaxis.set_major_formatter, ax.yaxis.set_minor_formatter):
         formatter(FuncFormatter(lambda y, _: f"{y:g}"))
-    cache = ok[0].cache_bytes
-    ax.axvline(cache, color="0.3", linestyle="--", lw=1)
-    ax.text(cache, ax.get_ylim()[1], f"last-level cache ({format_bytes(cache)}) ", fontsize=8, va="top", ha="right")
+    cache, label = ok[0].cache_bytes, f"last-level cache ({format_bytes(ok[0].cache_bytes)})"
     ax.set_xlim(edges[0], edges[-1])
+    if cache <= edges[-1]:  # the cache's size within the axis: a dashed line, labelled inside the axes
+        ax.axvline(cache, color="0.3", linestyle="--", lw=1)
+        ax.annotate(f"{label} ", (cache, 1), xycoords=("data", "axes fraction"), fontsize=8, va="top", ha="right")
+    else:  # larger than every call: said at the right edge, not drawn outside the axes
+        ax.annotate(f"{label}: beyond the largest call \u2192", (1, 1), xycoords="axes fraction", xytext=(-4, -4),
+                    textcoords="offset points", fontsize=8, va="top", ha="right")
     ax.set_xlabel("bytes one lookup moves (ids + rows read + output written)")
     ax.set_ylabel("achieved bandwidth (GB/s, median)")
     handles, labels = ax.get_legend_handles_labels()
     shown = [regime for regime in REGIMES if any(r.regime == regime for r in ok)]
     handles += [Rectangle((0, 0), 1, 1, color=_REGIME_COLORS[regime]) for regime in shown]
-    ax.legend(handles, labels + shown, fontsize=8, loc="lower right", ncols=2)
+    # below the axes, where it can hide no point
+    ax.legend(handles, labels + shown, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncols=3)
     ax.set_title(f"Bandwidth by call size: V={ok[0].vocab_size:,}, d={ok[0].embedding_dim:,}, {ok[0].dtype}, "
                  f"{ok[0].device_name}", fontsize=10)
     return fig

@@ -132,9 +132,9 @@ def format_study(rows: Sequence[BandwidthRow]) -> str:
               "contig/cold", "range", "allocating"]
     return ("GB/s: the median of the repeats. lookup: into a preallocated output, ids drawn afresh. contiguous: the "
             "same, contiguous ids.\nlookup/cold, contig/cold: in each round, that lookup's GB/s over the cold copy's; "
-            "printed: the median of those per-round ratios (close to, not always equal to, the quotient of the "
-            "printed medians); range: lowest and highest round.\nallocating: a lookup that allocates its output, its "
-            "time over the preallocated one's (≈1x: the rounds cannot tell them apart).\n"
+            "printed: the median of those per-round ratios, not the quotient of the two GB/s columns (the rounds "
+            "vary, so the two can differ); range: lowest and highest round.\nallocating: a lookup that allocates its "
+            "output, its time over the preallocated one's (≈1x: the rounds cannot tell them apart).\n"
             + _columns(header, lines, set()))
 
 
