@@ -289,4 +289,6 @@ def run_rowwise_parallel(spec: ProblemSpec, world_size: int = 2, *, device: str 
 
 # Imported in notebook 8's kernel, this module starts the process server at once, in the background:
 # the notebook's first run then finds it ready. Elsewhere, the server and the workers included, it does nothing.
-prepare_workers_in_a_kernel(modules=(__name__,))
+# The server also imports torch._dynamo, which RowwiseParallel's first call would import in every worker
+# (measured: 8.7 s of that call's 9 s, on a busy two-core machine; 11 workers then passed the 90 s limit).
+prepare_workers_in_a_kernel(modules=(__name__, "torch._dynamo") if ROWWISE_AVAILABLE else (__name__,))
