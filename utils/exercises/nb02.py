@@ -84,27 +84,42 @@ def check_mean_of_real_tokens(mean_of_real_tokens: Callable) -> None:
                       "embeddings: with and without padding_idx, and with an inf or a NaN in the pad row"))
 
 
-def _padding_row_after_step() -> str:
-    """Section 5's prediction, run: a padded batch through ``nn.Embedding(..., padding_idx=0)``, backward, one SGD
-    step with weight decay; ``"zero"`` if the padding row is still all zeros, else ``"moved"``."""
+#: Section 5's batch, as the notebook pads it: two sentences of the corpus above, filled up with <pad> (id 0)
+_PADDED_SENTENCES = ("the cat sat", "the dog sat on the log")
+
+
+def _rows_left_by_the_step() -> tuple[set[int], set[int]]:
+    """Section 5's prediction, run as the notebook runs it: the padded batch through ``nn.Embedding(V, 4,
+    padding_idx=0)``, the vectors' sum, backward, one SGD step with weight decay. The rows that the step left exactly
+    as they were, and the rows that no id of the batch looks up."""
+    vocab = build_vocab(_CORPUS)
+    pad_id = vocab.stoi["<pad>"]
+    padded = pad_sequence([vocab.encode(s) for s in _PADDED_SENTENCES], batch_first=True, padding_value=pad_id)
     torch.manual_seed(0)
-    embedding = nn.Embedding(6, 4, padding_idx=0)
-    embedding(torch.tensor([[1, 2, 0], [3, 0, 0]])).sum().backward()
+    embedding = nn.Embedding(len(vocab), 4, padding_idx=pad_id)
+    before = embedding.weight.detach().clone()
+    embedding(padded).sum().backward()
     torch.optim.SGD(embedding.parameters(), lr=0.5, weight_decay=0.1).step()
-    return "moved" if embedding.weight[0].any() else "zero"
+    left = {row for row in range(len(vocab)) if torch.equal(embedding.weight[row], before[row])}
+    return left, set(range(len(vocab))) - set(padded.flatten().tolist())
 
 
-def check_padding_row_prediction(padding_row_after_step: object) -> None:
-    """Section 5's prediction: after a backward pass and one SGD step with weight decay, is the padding row of an
-    ``nn.Embedding(..., padding_idx=0)`` still ``"zero"`` or ``"moved"``? Judges nothing while the guess is None."""
-    if not answered(padding_row_after_step=padding_row_after_step):
+def check_unchanged_rows(unchanged_rows: object) -> None:
+    """Section 5's prediction: which rows of ``emb_pad.weight`` does one SGD step with weight decay leave exactly as
+    they were? A set of row numbers. Judges nothing while the guess is None."""
+    if not answered(unchanged_rows=unchanged_rows):
         return
-    guess = prediction("padding_row_after_step", padding_row_after_step, str, '"zero"')
-    require(guess in ("zero", "moved"), _('padding_row_after_step must be "zero" or "moved", got {guess!r}').format(
-        guess=guess))
-    require(guess == _padding_row_after_step(), _("not what the step does. Hint: what gradient does the padding "
-                                                  "row get, and where does weight decay pull a weight that is 0?"))
-    return correct(_("padding_row_after_step is what the checker's own step did to a padding row"))
+    guess = set(prediction("unchanged_rows", unchanged_rows, (set, frozenset), "{1, 3}"))
+    left, not_looked_up = _rows_left_by_the_step()
+    why = hint([
+        (bool(guess & not_looked_up), _("rows {rows} are looked up by no id, so their gradient is zero, yet weight "
+                                        "decay adds 0.1 times each weight to it: does a row of nonzero numbers "
+                                        "stay put?").format(rows=sorted(guess & not_looked_up))),
+        (bool(guess - left), _("a row that an id looks up gets a gradient, and the step moves it")),
+    ], _("what gradient does the padding row get, and where does weight decay pull a weight that is 0?"))
+    require(guess == left, _("not what the step does. Hint: {why}").format(why=why))
+    return correct(_("unchanged_rows is the set of rows that the checker's own step, on the same batch and table, "
+                     "left exactly as they were"))
 
 
 def _shared_step() -> tuple[set[int], float]:

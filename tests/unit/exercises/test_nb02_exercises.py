@@ -44,19 +44,22 @@ def test_mean_of_real_tokens(judge, function, expected):
 
 
 @pytest.mark.parametrize(("guess", "expected"), [
-    ("zero", "pass"),
-    ("moved", "what gradient does the padding row get"),
-    ("Zero", 'must be "zero" or "moved"'),
-    (0, "must look like"),
-    (..., "record your prediction in padding_row_after_step first"),
+    ({0}, "pass"),
+    (frozenset({0}), "pass"),
+    ({0, 1}, r"rows \[1\] are looked up by no id"),  # weight decay moves a row no id looks up
+    ({0, 4}, "a row that an id looks up gets a gradient"),
+    (set(), "what gradient does the padding row get"),
+    ([0], "unchanged_rows must look like"),
+    ("zero", "unchanged_rows must look like"),
+    (..., "record your prediction in unchanged_rows first"),
 ])
-def test_padding_row_prediction(judge, guess, expected):
-    judge(exercises.check_padding_row_prediction, (guess,), expected)
+def test_unchanged_rows_prediction(judge, guess, expected):
+    judge(exercises.check_unchanged_rows, (guess,), expected)
 
 
-def test_padding_row_prediction_judges_nothing_yet(capsys):
-    assert exercises.check_padding_row_prediction(None) is None
-    expected = "not answered yet: fill in padding_row_after_step above, then run this cell again\n"
+def test_unchanged_rows_prediction_judges_nothing_yet(capsys):
+    assert exercises.check_unchanged_rows(None) is None
+    expected = "not answered yet: fill in unchanged_rows above, then run this cell again\n"
     assert capsys.readouterr().out == expected
 
 
