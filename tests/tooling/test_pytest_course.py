@@ -23,6 +23,12 @@ def test_pytest_env_gives_every_test_process_one_compute_thread(pytestconfig):
     assert os.environ["OMP_NUM_THREADS"]
 
 
+def test_pytest_env_lets_the_workers_cache_their_compiled_test_modules():
+    """Empty, which Python reads as unset: a PYTHONDONTWRITEBYTECODE=1 from the shell would make every worker
+    rewrite and compile the test modules afresh; the workers, kernels and subprocesses inherit this one."""
+    assert os.environ["PYTHONDONTWRITEBYTECODE"] == ""
+
+
 def test_the_longest_files_start_first_and_the_rest_keep_their_order():
     paths = ["tests/unit/test_a.py", "tests/tooling/test_website.py", "tests/tooling/test_b.py",
              "notebooks/01_x.ipynb", "tests/clients/test_lab.py", "notebooks/00_y.ipynb", "tests/processes/test_c.py"]
