@@ -97,7 +97,7 @@ def check_tying_predictions(predicted_closer: str | None, tied_trend: str | None
     one_of("predicted_closer", predicted_closer, TYING_HEADS)
     one_of("tied_trend", tied_trend, TYING_TRENDS)
     one_of("untied_trend", untied_trend, TYING_TRENDS)
-    return recorded(_("your three predictions; the checker of your measurement will tell whether they hold"))
+    return recorded(_("your three predictions; the checker after the measurement will tell whether they hold"))
 
 
 #: Exercise 7.2: the vocabulary size, the widths and the seed of the tied and untied models

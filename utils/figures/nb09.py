@@ -71,9 +71,7 @@ def embedding_pca_figure(panels: dict[str, torch.Tensor], words: list[str], cate
             ax.scatter(coords[unseen, 0].numpy(), coords[unseen, 1].numpy(), s=70, facecolors="none",
                        edgecolors=[colour[categories[i]] for i in unseen], linewidths=2,
                        label="never in a sentence", zorder=3)
-        for i, word in enumerate(words):
-            ax.annotate(word, (float(coords[i, 0]), float(coords[i, 1])), xytext=(3, 3), textcoords="offset points",
-                        fontsize=7, color="#333333", fontweight="bold" if word in held_out else "normal")
+        _label_points(ax, coords, words, held_out)
         ax.set_xlabel(f"first principal axis ({float(explained[0]):.0%} of the variance)")
         ax.set_ylabel(f"second principal axis ({float(explained[1]):.0%})")
         ax.set_title(title, fontsize=10)
@@ -81,6 +79,32 @@ def embedding_pca_figure(panels: dict[str, torch.Tensor], words: list[str], cate
     axes[-1].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False, title="category")
     fig.suptitle("The rows of the table in 2-D (PCA), coloured by the category of their word", fontsize=12)
     return fig
+
+
+_LABEL_SIZE = 7  # points: the font size of a word's label
+
+
+def _label_points(ax, coords: torch.Tensor, words: list[str], bold: tuple[str, ...]) -> None:
+    """Each word's label beside its point. Where it would cover a label already placed (the words taken in
+    order), it moves up or down by a line, the nearest free place first, with a thin line back to its point:
+    a tight cluster's words stay readable."""
+    ax.get_xlim(), ax.get_ylim()  # the scatter's limits, settled before positions are measured
+    to_points = 72 / ax.figure.dpi  # display pixels -> points
+    line = _LABEL_SIZE + 1.5  # the height of a label, in points
+    placed = []  # the labels' boxes so far: (left, bottom, right, top), in points
+    for i, word in enumerate(words):
+        x, y = (float(v) * to_points for v in ax.transData.transform((float(coords[i, 0]), float(coords[i, 1]))))
+        width = 0.6 * _LABEL_SIZE * len(word)
+        boxes = {step: (x + 3, y + 3 + step * line, x + 3 + width, y + 3 + (step + 1) * line)
+                 for step in (0, 1, -1, 2, -2, 3, -3, 4, -4)}  # nearest first
+        free = [step for step, a in boxes.items()
+                if not any(a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3] for b in placed)]
+        step = free[0] if free else 0
+        placed.append(boxes[step])
+        ax.annotate(word, (float(coords[i, 0]), float(coords[i, 1])), xytext=(3, 3 + step * line),
+                    textcoords="offset points", fontsize=_LABEL_SIZE, color="#333333",
+                    fontweight="bold" if word in bold else "normal",
+                    arrowprops={"arrowstyle": "-", "lw": 0.4, "color": "#999999"} if step else None)
 
 
 def similarity_matrix_figure(panels: dict[str, torch.Tensor], words: list[str], categories: list[str],
