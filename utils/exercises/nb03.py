@@ -102,8 +102,8 @@ TOKEN_VECTOR_HINTS = {
 
 def check_token_vector(token_vector: object) -> None:
     """Exercise 3.1: the set of letters of :data:`TOKEN_VECTOR_EXPRESSIONS` that return token ``i``'s vector, column
-    ``i`` of an ``nn.Linear(V, d, bias=False)``'s weight, bit for bit, for every ``i``; computed here on the CPU, on a
-    layer of the checker's own. Judges nothing while the guess is None."""
+    ``i`` of an ``nn.Linear(V, d, bias=False)``'s weight, equal (``torch.equal``) for every ``i``; computed here on
+    the CPU, on a layer of the checker's own. Judges nothing while the guess is None."""
     if not answered(token_vector=token_vector):
         return
     guess = prediction("token_vector", token_vector, (set, frozenset), '{"a"}')
