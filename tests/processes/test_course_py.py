@@ -40,7 +40,9 @@ def test_a_second_command_waits_for_the_install_saying_so(tmp_path):
                         "for it to finish (Ctrl+C stops waiting).\n")
         assert second.poll() is None  # it has said so, and it waits while the lock is held
         released.touch()
-    out, err = second.communicate()  # pytest-timeout's limit (pyproject.toml) guards against a hang here
+    # read() and not communicate(): readline may have buffered more than its line. pytest-timeout guards a hang
+    out, err = second.stdout.read(), second.stderr.read()
+    second.wait()
     assert second.returncode == 0 and err == ""
     assert out == "installed after the first\n"
 
