@@ -2,8 +2,8 @@
 
 No assert here times the run: on a busy machine starting the processes alone can take minutes.
 The collective and launcher timeouts are an hour (NO_BOUND_S) unless a test is about one of them,
-so a launcher that waited for a stuck peer instead of stopping it would hang, and pytest-timeout's
-limit (pyproject.toml: 600 s) turns that hang into a failure.
+so a run that waited for one of them would hang, and pytest-timeout's limit (pyproject.toml: 600 s)
+turns that hang into a failure.
 """
 
 import re
@@ -31,7 +31,8 @@ def test_a_worker_that_raises_surfaces_as_a_clear_error():
                           "the other processes were stopped")
     assert (error.rank, error.world_size) == (1, 2)
     assert "Traceback" in error.details and "injected failure on rank 1" in error.details
-    # rank 0 was waiting in its all_reduce for an hour: the run ended, so it was stopped, not waited for
+    # rank 0 was in its all_reduce, with an hour's timeout: it failed too (its peer went) or was stopped, and the
+    # error names rank 1, the cause
 
 
 def test_a_killed_worker_ends_the_run():
