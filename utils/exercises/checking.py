@@ -176,6 +176,16 @@ def prediction(name: str, value: object, kind: type | tuple[type, ...], example:
     return value
 
 
+def letters_prediction(name: str, value: object, letters) -> set:
+    """A prediction recorded in ``name`` as a set of the letters (keys) of ``letters``: the set itself, once every
+    letter in it is one of them."""
+    guess = prediction(name, value, (set, frozenset), '{"a"}')
+    unknown = sorted(str(letter) for letter in guess if letter not in letters)
+    require(not unknown, _("{name} holds {unknown}: use the letters {letters}, as strings").format(
+        name=name, unknown=unknown, letters=sorted(letters)))
+    return guess
+
+
 def looked_up_rows(name: str, layer, ids: torch.Tensor, refusal: str):
     """Exercises 3.3 and 4.2: run ``layer(ids)`` with ``F.embedding`` refused (``refusal`` says why), check it returns
     ``layer.weight[ids]`` with a gradient, run a backward of its sum, and return the weight's gradient."""

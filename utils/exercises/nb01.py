@@ -9,7 +9,7 @@ import torch.nn.functional as F
 from torch.utils.flop_counter import FlopCounterMode
 
 from ..language import N_, _
-from .checking import answered, as_number, correct, hint, prediction, require, require_tensor
+from .checking import answered, as_number, correct, hint, letters_prediction, prediction, require, require_tensor
 
 #: Exercise 1.1: the sentences, by letter, whose one-hot rows (made without ``num_classes``) the learner predicts
 #: ``W`` can multiply
@@ -21,10 +21,7 @@ def check_one_hot_products(multipliable: object, encode: Callable[[str], torch.T
     ``num_classes``, ``weight`` can multiply; tried here on the CPU. Judges nothing while a guess is None."""
     if not answered(multipliable=multipliable):
         return
-    multipliable = prediction("multipliable", multipliable, (set, frozenset), '{"a"}')
-    unknown = sorted(str(letter) for letter in multipliable if letter not in WIDTH_SENTENCES)
-    require(not unknown, _("multipliable holds {unknown}: use the letters {sentences}, as strings").format(
-                             unknown=unknown, sentences=sorted(WIDTH_SENTENCES)))
+    multipliable = letters_prediction("multipliable", multipliable, WIDTH_SENTENCES)
     weight = require_tensor("W", weight)
     measured = set()
     for letter, sentence in WIDTH_SENTENCES.items():
@@ -112,10 +109,7 @@ def check_exact_expressions(exact: object, x: torch.Tensor, weight: torch.Tensor
     where ``x`` holds the one-hot rows of ``ids``; computed here on the CPU. Judges nothing while a guess is None."""
     if not answered(exact=exact):
         return
-    exact = prediction("exact", exact, (set, frozenset), '{"a"}')
-    unknown = sorted(str(letter) for letter in exact if letter not in EXPRESSIONS)
-    require(not unknown, _("exact holds {unknown}: use the letters {expressions}, as strings").format(
-                             unknown=unknown, expressions=sorted(EXPRESSIONS)))
+    exact = letters_prediction("exact", exact, EXPRESSIONS)
     x, weight = require_tensor("x", x), require_tensor("W", weight)  # on the CPU
     rows = weight[x.argmax(dim=1)]
     measured = {letter for letter, expression in EXPRESSIONS.items() if torch.equal(expression(x, weight), rows)}

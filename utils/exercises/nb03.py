@@ -15,6 +15,7 @@ from .checking import (
     answered,
     correct,
     hint,
+    letters_prediction,
     looked_up_rows,
     one_of,
     prediction,
@@ -106,10 +107,7 @@ def check_token_vector(token_vector: object) -> None:
     the CPU, on a layer of the checker's own. Judges nothing while the guess is None."""
     if not answered(token_vector=token_vector):
         return
-    guess = prediction("token_vector", token_vector, (set, frozenset), '{"a"}')
-    unknown = sorted(str(letter) for letter in guess if letter not in TOKEN_VECTOR_EXPRESSIONS)
-    require(not unknown, _("token_vector holds {unknown}: use the letters {expressions}, as strings").format(
-                             unknown=unknown, expressions=sorted(TOKEN_VECTOR_EXPRESSIONS)))
+    guess = letters_prediction("token_vector", token_vector, TOKEN_VECTOR_EXPRESSIONS)
     vocab_size, dim = 50, 7
     linear = nn.Linear(vocab_size, dim, bias=False)
     with torch.no_grad():
