@@ -115,6 +115,12 @@ def test_chinese_readme_table_lists_every_chinese_notebook_with_its_badge():
     assert "](README.md)" in readme and manifest.binder_url("notebooks/zh") in readme
 
 
+def test_the_chinese_start_paragraph_opens_the_chinese_notebooks():
+    """Issue 41: its JupyterLab command is `lab --zh` (notebooks/zh/); the English one stays `lab`."""
+    assert "`python3 course.py lab --zh`" in generated.readme_start(manifest.CHINESE)
+    assert "--zh" not in generated.readme_start(manifest.ENGLISH)
+
+
 @pytest.mark.parametrize("edition", manifest.EDITIONS, ids=lambda edition: edition.code)
 def test_each_readme_opens_with_the_answer_of_notebook_0(edition):
     """Under the title, the line of links and what this is: notebook 0's `answer` cell, its heading dropped, its links
