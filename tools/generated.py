@@ -102,15 +102,15 @@ WORDS = {
     "other edition": N_("[中文版 (Chinese)](zh/{filename})"),  # the link to the other edition
     "middle": N_("[Course home](../README.md) · notebook {number} of {count}"),
     "middle 0": N_("[Course home](../README.md) · the answer"),
-    "binder": N_("All notebooks in JupyterLab on Binder: {badge}"),
-    "online": N_("Read online, with practice copies to download: [the course's web site]({site}) · "
-                 "get it with `git clone {repo}`"),
+    "online": N_("Each title opens the notebook on [the course's web site]({site}), which folds the worked "
+                 "answers, as Colab and JupyterLab do; the practice copies leave them out. To get the course: "
+                 "`git clone {repo}`."),
     "start": N_("**Start** with notebook 0: [open it in Colab]({colab}) (nothing to install), or run "
                 "`python3 course.py lab` in a clone for JupyterLab (Windows: `py course.py lab`). [Binder]({binder}) "
                 "has all ten notebooks. Colab and JupyterLab fold the worked answers; GitHub's own view shows them "
-                "open. An `assert` under each claim checks it as the notebook runs; the stored outputs come "
-                "from a CPU."),
-    "table head": N_("| # | Notebook | Reading time | Open | Practice copy |"),
+                "open. An `assert` under each claim checks it as the notebook runs. The stored outputs come "
+                "from a CPU, which skips the few checks that need a GPU."),
+    "table head": N_("| # | Notebook | Reading time | Practice copy |"),
     "minutes": N_("{lesson} + {deeper} min"),
     "minutes, no deeper": N_("{lesson} min"),
     "practice": N_("[in Colab]({url})"),
@@ -268,18 +268,17 @@ def readme_start(edition: Edition = ENGLISH) -> str:
 
 def readme_table(edition: Edition = ENGLISH) -> str:
     said = words(edition.code)
-    binder = f"[![Binder](https://mybinder.org/badge_logo.svg)]({manifest.binder_url(edition.repo_dir)})"
 
     def minutes(entry: Notebook) -> str:
         lesson, deeper = reading_minutes(entry.en.path)
         return said["minutes" if deeper else "minutes, no deeper"].format(lesson=lesson, deeper=deeper)
 
+    # a title opens the notebook's page on the site, not GitHub's view, where the worked answers show
     return "\n".join([
-        said["binder"].format(badge=binder), "", said["online"].format(site=manifest.site_url(),
-                                                                       repo=manifest.repo_url()), "",
-        said["table head"], "| ---: | --- | ---: | --- | --- |",
-        *(f"| {nb.number} | [{nb.display_title}]({nb.repo_path}) | {minutes(nb)} | "
-          f"[![Open In Colab]({COLAB_BADGE})]({nb.colab_url}) | {said['practice'].format(url=nb.practice_colab_url)} |"
+        said["online"].format(site=manifest.site_url(), repo=manifest.repo_url()), "",
+        said["table head"], "| ---: | --- | ---: | --- |",
+        *(f"| {nb.number} | [{nb.display_title}]({nb.site_page_url}) | {minutes(nb)} | "
+          f"{said['practice'].format(url=nb.practice_colab_url)} |"
           for nb in (entry.in_edition(edition.code) for entry in manifest.NOTEBOOKS))])
 
 

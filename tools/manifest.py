@@ -82,6 +82,9 @@ class Notebook:
     path = property(lambda self: edition(self.edition).path(self))  # absolute, in this edition
     repo_path = property(lambda self: edition(self.edition).repo_path(self))  # inside the repository, with /
     colab_url = property(lambda self: colab_url(self.repo_path))
+    #: this notebook's page on the course's web site, which folds the worked answers (GitHub's view shows them):
+    #: where the README's titles send a learner
+    site_page_url = property(lambda self: site_url() + self.repo_path.removesuffix(".ipynb") + ".html")
     #: Colab's address of this notebook's practice copy, on the practice branch (same path)
     practice_colab_url = property(lambda self: colab_url(self.repo_path, PRACTICE_REF))
 

@@ -5,7 +5,7 @@ import re
 import nbformat
 import pytest
 
-from tools import generated, manifest, sync, translations
+from tools import generated, manifest, sync, translations, website
 from tools.images import COURSE_IMAGES
 from tools.manifest import NOTEBOOKS, REPO_NAME, REPO_SLUG
 
@@ -99,19 +99,23 @@ def navigation_line(source: str) -> str:
     return source.strip().splitlines()[-1]
 
 
-def test_readme_table_lists_every_notebook_with_its_badge():
+def test_readme_table_lists_every_notebook_with_its_page_and_practice_copy():
+    """A title opens the notebook's page on the web site (website.py writes it there), which folds the worked
+    answers; GitHub's view of the stored notebook, which shows them open, is linked from no title (s16)."""
     readme = sync.README.read_text(encoding="utf-8")
     for entry in NOTEBOOKS:
-        assert f"| {entry.number} | [{entry.title}]({entry.repo_path}) |" in readme
-        assert entry.colab_url in readme
+        assert entry.site_page_url == manifest.site_url() + website.site_path(entry.repo_path)
+        assert f"| {entry.number} | [{entry.title}]({entry.site_page_url}) |" in readme
+        assert f"[{entry.title}]({entry.repo_path})" not in readme
+        assert entry.practice_colab_url in readme
     assert "](README.zh.md)" in readme
 
 
 def test_chinese_readme_table_lists_every_chinese_notebook_with_its_badge():
     readme = translations.readme_zh_path().read_text(encoding="utf-8")
     for entry in NOTEBOOKS:
-        assert f"| {entry.number} | [{entry.title_zh}]({entry.zh.repo_path}) |" in readme
-        assert entry.zh.colab_url in readme
+        assert f"| {entry.number} | [{entry.title_zh}]({entry.zh.site_page_url}) |" in readme
+        assert entry.zh.practice_colab_url in readme
     assert "](README.md)" in readme and manifest.binder_url("notebooks/zh") in readme
 
 
