@@ -140,7 +140,7 @@ def available(entry: Notebook) -> list[Edition]:
 
 NOTEBOOKS: tuple[Notebook, ...] = (
     Notebook(0, "00_the_answer", "The answer: is nn.Embedding just a linear layer?"),
-    Notebook(1, "01_one_hot_matmul", "One-hot vectors and the matrix product that only selects"),
+    Notebook(1, "01_one_hot_matmul", "One-hot vectors and the matrix product"),
     Notebook(2, "02_embedding_lookup", "nn.Embedding is a lookup table"),
     Notebook(3, "03_embedding_vs_linear", "nn.Embedding vs nn.Linear"),
     Notebook(4, "04_gradients", "Gradients: what training touches"),

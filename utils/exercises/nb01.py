@@ -1,4 +1,4 @@
-"""Notebook 1, one-hot vectors and the matrix product that only selects: the checkers of its exercises."""
+"""Notebook 1, one-hot vectors and the matrix product: the checkers of its exercises."""
 
 from __future__ import annotations
 
@@ -9,7 +9,38 @@ import torch.nn.functional as F
 from torch.utils.flop_counter import FlopCounterMode
 
 from ..language import N_, _
-from .checking import answered, as_number, correct, hint, letters_prediction, prediction, require, require_tensor
+from .checking import (
+    answered,
+    as_number,
+    correct,
+    hint,
+    letters_prediction,
+    one_of,
+    prediction,
+    require,
+    require_tensor,
+)
+
+
+def _one_hot_product_is_exact() -> str:
+    """``"equal"`` when one-hot rows times a table return the rows they pick, every element (``torch.equal``),
+    else ``"close"``: measured on the CPU, on a table drawn here."""
+    table, ids = torch.randn(15, 4, generator=torch.Generator().manual_seed(5)), torch.tensor([4, 5, 6, 7, 4, 1, 9])
+    return "equal" if torch.equal(F.one_hot(ids, 15).float() @ table, table[ids]) else "close"
+
+
+def check_exact_guess(exact_guess: object) -> None:
+    """Section 3's prediction: is ``one_hot @ W`` equal to ``W[ids]`` in every element (``"equal"``), or only close
+    (``"close"``)? Judged on a table of the checker's own; nothing while the guess is None."""
+    if not answered(exact_guess=exact_guess):
+        return
+    guess = one_of("exact_guess", prediction("exact_guess", exact_guess, str, '"close"'), ("equal", "close"))
+    require(guess == _one_hot_product_is_exact(), _(
+        "write entry j of one output as a sum over the V rows of W: which terms are 1·w, which are 0·w, and which "
+        "step could round?"))
+    return correct(_("exact_guess is what a one-hot product gives against the rows it picks (torch.equal), "
+                     "measured on a table of the checker's own"))
+
 
 #: Exercise 1.1: the sentences, by letter, whose one-hot rows (made without ``num_classes``) the learner predicts
 #: ``W`` can multiply

@@ -109,3 +109,20 @@ def test_no_guess_yet_judges_nothing(capsys, checker, guesses, named):
     """Run top to bottom before the learner guesses: one line asking for the guess, no verdict, no failure."""
     assert checker(*guesses) is None
     assert capsys.readouterr().out == f"not answered yet: fill in {named} above, then run this cell again\n"
+
+
+# --- Section 3's prediction ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("guess", "expected"), [
+    ("equal", "pass"),
+    ("close", "which step could round"),
+    ("same", (ValueError, "must be one of")),
+    (True, "must look like"),
+])
+def test_exact_guess(judge, guess, expected):
+    judge(exercises.check_exact_guess, (guess,), expected, never=("equal",) if guess == "close" else ())
+
+
+def test_exact_guess_judges_nothing_yet(capsys):
+    assert exercises.check_exact_guess(None) is None
+    assert capsys.readouterr().out.startswith("not answered yet")
