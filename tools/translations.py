@@ -468,8 +468,8 @@ def zh_notebook(entry: Notebook, english: nbformat.NotebookNode, catalog: Catalo
     nb, made = copy.deepcopy(english), {generated.HEADER_ID: generated.header_source,
                                         generated.FOOTER_ID: generated.footer_source}
     own, setup = by_context(update(catalog, notebook_template(entry.stem, english))), by_context(shared)
-    nb.cells = [generated.markdown_cell(cell.id, made[cell.id](entry.zh)) if cell.get("id") in made else
-                zh_cell(cell, (setup if cell.get("id") in SHARED_IDS else own).get(cell.get("id")))
+    nb.cells = [nbformat.v4.new_markdown_cell(made[cell.id](entry.zh), id=cell.id) if cell.get("id") in made
+                else zh_cell(cell, (setup if cell.get("id") in SHARED_IDS else own).get(cell.get("id")))
                 for cell in english.cells]
     outputs = interface.chinese_outputs(nb, interface_catalog or load(INTERFACE))
     return generated.collapse_generated(outputs, "zh")
