@@ -184,14 +184,8 @@ def footer_source(nb: Notebook) -> str:
 
 
 def setup_source() -> str:
-    """The set-up cell of every notebook: make the course's package ``utils`` importable, anywhere.
-
-    It finds a clone of the course in a folder above (or the copy it fetched earlier), else an install of it
-    (``pip install -e .``); else it clones the course at :data:`manifest.REPO_REF` into ``./<repository name>``.
-    Then :func:`utils.setup_cell.finish` says which, and on Colab pip-installs what is missing. The cell's text is
-    ``templates/setup_cell.py.j2`` (its error, a RuntimeError that IPython shows as its message alone, says what to
-    do without a network).
-    """
+    """The set-up cell of every notebook, ``templates/setup_cell.py.j2`` (its comment says what it does); then
+    :func:`utils.setup_cell.finish` says where the course came from, and on Colab pip-installs what is missing."""
     return TEMPLATE_FILES.get_template("setup_cell.py.j2").render(
         folder=manifest.REPO_NAME, repo_override_env=REPO_OVERRIDE_ENV, course_marker=COURSE_MARKER,
         repo_url=manifest.repo_url(), repo_ref=manifest.REPO_REF, finish_call=FINISH_CALL).removesuffix("\n")
