@@ -36,7 +36,6 @@ CUDA_BACKEND = "cu130"
 
 
 def venv_python(venv: Path, platform: str = sys.platform) -> Path:
-    """The interpreter inside a virtual environment: ``Scripts\\python.exe`` on Windows, ``bin/python`` elsewhere."""
     return venv / "Scripts" / "python.exe" if platform == "win32" else venv / "bin" / "python"
 
 
@@ -199,7 +198,6 @@ def can_make_pip(python: str) -> bool:
     return subprocess.run([python, "-c", "import ensurepip"], capture_output=True).returncode == 0
 
 
-#: the one line for a Python that cannot put pip into a venv
 NO_ENSUREPIP = N_("this Python cannot put pip into a virtual environment: install python3-venv "
                   "(`sudo apt install python3-venv` on Debian and Ubuntu), then run the command again.")
 
@@ -221,14 +219,11 @@ def ensure_pip(venv: Path, python: Path, base: str = sys.executable) -> None:
                        stdout=subprocess.DEVNULL, **APART)
 
 
-#: what the venv's Python prints: the installed torch's version, then whether NVIDIA's CUDA libraries came with it
-TORCH_QUERY = ("from importlib.metadata import version, distributions; print(version('torch')); "
-               "print(any((d.metadata['Name'] or '').lower().startswith('nvidia-') for d in distributions()))")
-
-
 def installed_torch(python: Path) -> tuple[str, bool]:
     """The venv's torch version (``2.13.0+cpu``) and whether NVIDIA's CUDA libraries are installed beside it."""
-    lines = subprocess.run([str(python), "-c", TORCH_QUERY], capture_output=True, text=True).stdout.split()
+    query = ("from importlib.metadata import version, distributions; print(version('torch')); "
+             "print(any((d.metadata['Name'] or '').lower().startswith('nvidia-') for d in distributions()))")
+    lines = subprocess.run([str(python), "-c", query], capture_output=True, text=True).stdout.split()
     return (lines[0] if lines else ""), lines[1:2] == ["True"]
 
 

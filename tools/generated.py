@@ -7,7 +7,6 @@ BibTeX entry. :mod:`tools.sync` writes the English edition with these, :mod:`too
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from pathlib import Path
 
 import jinja2
@@ -42,12 +41,10 @@ class Block:
         match = self.pattern.search(text)
         return match.group(1) if match else None
 
-    def fill(self, text: str, block: str | Callable[[], str], what: str) -> str:
-        """``text`` (``what``: the file and its markers, for the error) with ``block`` (or what it makes, once the
-        markers are found) between the markers."""
+    def fill(self, text: str, block: str, what: str) -> str:
+        """``text`` (``what``: the file and its markers, for the error) with ``block`` between the markers."""
         if not self.pattern.search(text):
             raise ValueError(f"{what}; expected {self.start!r} ... {self.end!r}")
-        block = block() if callable(block) else block
         return self.pattern.sub(lambda _: f"{self.start}\n{block}\n{self.end}", text)
 
 
@@ -134,10 +131,6 @@ def dumps_notebook(nb: nbformat.NotebookNode) -> str:
     return nbformat.writes(nb) + "\n"
 
 
-def markdown_cell(cell_id: str, source: str) -> nbformat.NotebookNode:
-    return nbformat.v4.new_markdown_cell(source, id=cell_id)
-
-
 def collapse(cell: nbformat.NotebookNode, title: str) -> nbformat.NotebookNode:
     """Fold a code cell under ``#@title <title>`` (its first line, replacing an older title line) in Colab
     (``cellView: form``) and JupyterLab (``jupyter.source_hidden``); in place, and returned."""
@@ -190,25 +183,12 @@ def footer_source(nb: Notebook) -> str:
     return "\n".join([words(nb.edition)["note"], "---", "", navigation(nb)])
 
 
-#: What the set-up cell's error says to do when it cannot fetch the course (offline, no git).
-SETUP_HELP = (f"Open this notebook from a clone of the course, or, without a network, set {REPO_OVERRIDE_ENV} to a "
-              f"copy of it before starting Jupyter, e.g. {REPO_OVERRIDE_ENV}=file:///path/to/{manifest.REPO_NAME}")
-#: the set-up cell's error, built in one line: a RuntimeError that IPython shows as its message alone
-SETUP_ERROR = 'type("SetupError", (RuntimeError,), {"_render_traceback_": lambda e: [f"SetupError: {e}"]})'
-
-
 def setup_source() -> str:
-    """The set-up cell of every notebook: make the course's package ``utils`` importable, anywhere.
-
-    It finds a clone of the course in a folder above (or the copy it fetched earlier), else an install of it
-    (``pip install -e .``); else it clones the course at :data:`manifest.REPO_REF` into ``./<repository name>``.
-    Then :func:`utils.setup_cell.finish` says which, and on Colab pip-installs what is missing. The cell's text is
-    ``templates/setup_cell.py.j2``.
-    """
+    """The set-up cell of every notebook, ``templates/setup_cell.py.j2`` (its comment says what it does); then
+    :func:`utils.setup_cell.finish` says where the course came from, and on Colab pip-installs what is missing."""
     return TEMPLATE_FILES.get_template("setup_cell.py.j2").render(
         folder=manifest.REPO_NAME, repo_override_env=REPO_OVERRIDE_ENV, course_marker=COURSE_MARKER,
-        repo_url=manifest.repo_url(), repo_ref=manifest.REPO_REF, setup_error=SETUP_ERROR, setup_help=SETUP_HELP,
-        finish_call=FINISH_CALL).removesuffix("\n")
+        repo_url=manifest.repo_url(), repo_ref=manifest.REPO_REF, finish_call=FINISH_CALL).removesuffix("\n")
 
 
 def setup_position(cells: list) -> int:
@@ -229,8 +209,8 @@ def sync_notebook(nb_node: nbformat.NotebookNode, entry: Notebook) -> nbformat.N
     setup = setup or nbformat.v4.new_code_cell(id=SETUP_ID)
     setup.source = setup_source()  # collapse_generated() puts the title line back
     at = setup_position(cells)
-    nb_node.cells = [markdown_cell(HEADER_ID, header_source(entry)), *cells[:at], setup, *cells[at:],
-                     markdown_cell(FOOTER_ID, footer_source(entry))]
+    nb_node.cells = [nbformat.v4.new_markdown_cell(header_source(entry), id=HEADER_ID), *cells[:at], setup,
+                     *cells[at:], nbformat.v4.new_markdown_cell(footer_source(entry), id=FOOTER_ID)]
     nb_node.metadata["kernelspec"] = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
     return collapse_generated(nb_node, entry.edition)
 
@@ -308,7 +288,7 @@ def bibtex(citation_text: str) -> str:
 
 def sync_bibtex(text: str, citation_text: str) -> str:
     """INSTRUCTORS.md with the block between its BibTeX markers written from CITATION.cff."""
-    return BIBTEX.fill(text, lambda: bibtex(citation_text), f"{INSTRUCTORS} has no BibTeX markers")
+    return BIBTEX.fill(text, bibtex(citation_text), f"{INSTRUCTORS} has no BibTeX markers")
 
 
 def answer_notebook() -> Notebook | None:

@@ -73,6 +73,11 @@ def sync(check: bool = False) -> int:
             stray.unlink()
             print(f"removed images/{stray.name}")
     write_course_images(manifest.IMAGE_DIR)
-    # translations that a person must write or update (sync never stamps them)
-    print(translations.problems_summary(english))
+    # translations that a person must write or update (sync never clears a fuzzy flag)
+    if problems := translations.check(None, english):
+        kinds = ", ".join(sorted({problem.kind for problem in problems}))
+        print(f"Chinese edition: {len(problems)} translation problem(s) ({kinds}); `python -m tools.translations "
+              "check` lists them, and the tests fail until a person fixes them")
+    else:
+        print("Chinese edition: every translation is present and up to date")
     return 0

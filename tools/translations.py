@@ -93,7 +93,6 @@ def translatable_comments(source: str) -> list[str]:
 
 
 def translate_comments(source: str, translations: dict[str, str]) -> str:
-    """``source`` with every comment found in ``translations`` replaced by its translation."""
     lines = source.split("\n")
     for row, start, end, text in reversed(comment_tokens(source)):
         if text in translations:
@@ -135,7 +134,6 @@ def markdown_invariants(text: str) -> dict[str, list[str]]:
 
 
 def _both_ways(key: str, missing: Iterable[str], extra: Iterable[str]) -> list[str]:
-    """``<key> missing: ...`` and ``<key> not in the English: ...``, for those that are not empty."""
     return [f"{key} {label}: {', '.join(found)}" for label, found in (("missing", list(missing)),
                                                                      ("not in the English", list(extra))) if found]
 
@@ -202,7 +200,6 @@ def is_translatable(cell: nbformat.NotebookNode) -> bool:
 
 
 def template(name: str, messages: Iterable[tuple[str, str]]) -> Catalog:
-    """A catalog of the current English, ``(context, English)`` per message."""
     catalog = catalogs.new_catalog(name)
     for context, english in messages:
         catalog.add(english, "", context=context)
@@ -210,7 +207,6 @@ def template(name: str, messages: Iterable[tuple[str, str]]) -> Catalog:
 
 
 def cell_messages(cells: Iterable[nbformat.NotebookNode]) -> list[tuple[str, str]]:
-    """The messages of translatable notebook cells: a markdown cell's source, each comment of a code cell."""
     return [(cell.id, text) for cell in cells if is_translatable(cell)
             for text in ([cell.source] if cell.cell_type == "markdown" else translatable_comments(cell.source))]
 
@@ -332,10 +328,10 @@ def _style_problems(where: str, slips: list[zh_style.Slip]) -> list[Problem]:
 
 def check_translation(stem: str, english: nbformat.NotebookNode, catalog: Catalog | None) -> list[Problem]:
     """Problems of the catalog of the notebook ``english`` (as sync writes it) and how its Chinese reads."""
-    problems = catalog_problems(stem, catalog, notebook_template(stem, english),
-                                {cell.get("id"): cell for cell in english.cells})
+    template_ = notebook_template(stem, english)
+    problems = catalog_problems(stem, catalog, template_, {cell.get("id"): cell for cell in english.cells})
     if catalog is not None:
-        texts = zh_style.cell_texts(english, update(catalog, notebook_template(stem, english)))
+        texts = zh_style.cell_texts(english, update(catalog, template_))
         problems += _style_problems(stem, zh_style.notebook_slips(stem, texts))
     return problems
 
@@ -393,15 +389,6 @@ def _unless_invalid(where: str, check_part, *args) -> list[Problem]:
         return check_part(*args)
     except TranslationFileError as error:
         return [Problem(where, None, "invalid", str(error))]
-
-
-def problems_summary(english: Edition | None = None) -> str:
-    """One line for ``make sync``: whether the Chinese edition needs a translator."""
-    problems = check(None, english)
-    if not problems:
-        return "Chinese edition: every translation is present and up to date"
-    return (f"Chinese edition: {len(problems)} translation problem(s) ({', '.join(sorted({p.kind for p in problems}))})"
-            "; `python -m tools.translations check` lists them, and the tests fail until a person fixes them")
 
 
 # --- README.zh.md: one message per section of README.md ------------------------------------------------
@@ -481,15 +468,14 @@ def zh_notebook(entry: Notebook, english: nbformat.NotebookNode, catalog: Catalo
     nb, made = copy.deepcopy(english), {generated.HEADER_ID: generated.header_source,
                                         generated.FOOTER_ID: generated.footer_source}
     own, setup = by_context(update(catalog, notebook_template(entry.stem, english))), by_context(shared)
-    nb.cells = [generated.markdown_cell(cell.id, made[cell.id](entry.zh)) if cell.get("id") in made else
-                zh_cell(cell, (setup if cell.get("id") in SHARED_IDS else own).get(cell.get("id")))
+    nb.cells = [nbformat.v4.new_markdown_cell(made[cell.id](entry.zh), id=cell.id) if cell.get("id") in made
+                else zh_cell(cell, (setup if cell.get("id") in SHARED_IDS else own).get(cell.get("id")))
                 for cell in english.cells]
     outputs = interface.chinese_outputs(nb, interface_catalog or load(INTERFACE))
     return generated.collapse_generated(outputs, "zh")
 
 
 def chinese_notebooks(english: Edition) -> Edition:
-    """Every Chinese notebook as ``make sync`` writes it, from ``english`` (:func:`english_notebooks`)."""
     shared, interface_catalog = load(SHARED), load(INTERFACE)  # each catalog read once, not once a notebook
     return {entry: zh_notebook(entry, nb, load(entry.stem), shared, interface_catalog) for entry, nb in english.items()}
 

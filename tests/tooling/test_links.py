@@ -93,7 +93,7 @@ def test_a_link_to_a_missing_cell_or_notebook_is_reported(tmp_path):
     notebook = tmp_path / "notebooks" / "01_x.ipynb"
     notebook.parent.mkdir()
     nb = nbformat.v4.new_notebook()
-    nb.cells = [generated.markdown_cell("select", "[here](#cell-id=select), [gone](#cell-id=selected)")]
+    nb.cells = [nbformat.v4.new_markdown_cell("[here](#cell-id=select), [gone](#cell-id=selected)", id="select")]
     notebook.write_text(generated.dumps_notebook(nb), encoding="utf-8")
     readme = tmp_path / "README.md"
     readme.write_text("[a](notebooks/01_x.ipynb#cell-id=select) [b](notebooks/01_x.ipynb#cell-id=nan) "
