@@ -107,8 +107,9 @@ def verdict(rows: Sequence[Timing | BandwidthRow]) -> str:
     kind = "cases" if study else "figures"
     return (f"noisy: over {repeats} interleaved repeats, the middle half of the {'rounds' if study else 'repeats'} "
             f"spans over {NOISY_SPREAD:.0%} of the median in {wide} of {len(spreads)} {kind} (widest: {where}, "
-            f"{spreads[worst]:.0%}): those medians are not reliable, the other {len(spreads) - wide} are within "
-            f"{NOISY_SPREAD:.0%}; run again at a quiet moment or with more repeats")
+            f"{spreads[worst]:.0%}): those medians are not reliable, the other {len(spreads) - wide} "
+            f"{'is' if len(spreads) - wide == 1 else 'are'} within {NOISY_SPREAD:.0%}; run again at a quiet moment or "
+            "with more repeats")
 
 
 def allocation_cost(r: BandwidthRow) -> str:
