@@ -551,7 +551,9 @@ class Timing:
     """One method and pass on one case: measured (``status="ok"``) or skipped, with the reason.
 
     ``seconds``: the median, over the rounds, of the median time per call; ``spread``: how far the
-    rounds disagree (:func:`spread`). ``peak_bytes``: measured on CUDA, counted elsewhere (``peak_source``).
+    rounds disagree (:func:`spread`); ``rounds``: each round's time per call, in order (a round times every
+    method once, so two methods can be compared round by round).
+    ``peak_bytes``: measured on CUDA, counted elsewhere (``peak_source``).
     ``exact``/``max_abs_diff``: the check against the lookup before timing.
     """
 
@@ -578,6 +580,7 @@ class Timing:
     torch_version: str
     min_run_time: float
     clock: str = ""
+    rounds: tuple[float, ...] = ()
 
     @property
     def case(self) -> Case:
@@ -652,7 +655,8 @@ def _time_case(case: Case, jobs: list[tuple[str, str]], settings: Settings, bar:
             peak_bytes=(peak if peak is not None else peak_bytes_estimate(method, pass_, case, settings.dtype))
             if ok else None,
             peak_source=("measured" if peak is not None else "counted") if ok else "",
-            exact=exact, max_abs_diff=diff, min_run_time=settings.min_run_time, **settings.environment()))
+            exact=exact, max_abs_diff=diff, min_run_time=settings.min_run_time, **settings.environment(),
+            rounds=tuple(times[method, pass_]) if ok else ()))
     return rows
 
 

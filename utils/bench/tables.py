@@ -103,10 +103,13 @@ def verdict(rows: Sequence[Timing | BandwidthRow]) -> str:
     if spreads[worst] <= NOISY_SPREAD:
         return (f"consistent within this run: over {repeats} interleaved repeats, the middle half of {figures} spans "
                 f"at most {spreads[worst]:.0%} of its median (widest: {where}; the limit is {NOISY_SPREAD:.0%})")
+    wide = sum(value > NOISY_SPREAD for value in spreads.values())  # the figures whose median is not reliable
+    kind = "cases" if study else "figures"
     return (f"noisy: over {repeats} interleaved repeats, the middle half of the {'rounds' if study else 'repeats'} "
-            f"of {where} spans {spreads[worst]:.0%} of its median (over {NOISY_SPREAD:.0%}), so one number is not "
-            "reliable: the machine was busy, or the call's own time varies (a large allocation can fault in fresh "
-            "pages); run again at a quiet moment or with more repeats")
+            f"spans over {NOISY_SPREAD:.0%} of the median in {wide} of {len(spreads)} {kind} (widest: {where}, "
+            f"{spreads[worst]:.0%}): those medians are not reliable, the other {len(spreads) - wide} "
+            f"{'is' if len(spreads) - wide == 1 else 'are'} within {NOISY_SPREAD:.0%}; run again at a quiet moment or "
+            "with more repeats")
 
 
 def allocation_cost(r: BandwidthRow) -> str:
@@ -131,10 +134,10 @@ def format_study(rows: Sequence[BandwidthRow]) -> str:
     header = ["n", "moved", "lookup", "contiguous", "copy cold", "copy cached", "lookup/cold", "range",
               "contig/cold", "range", "allocating"]
     return ("GB/s: the median of the repeats. lookup: into a preallocated output, ids drawn afresh. contiguous: the "
-            "same, contiguous ids.\nlookup/cold, contig/cold: in each round, that lookup's GB/s over the cold copy's; "
-            "printed: the median of those per-round ratios, not the quotient of the two GB/s columns (the rounds "
-            "vary, so the two can differ); range: lowest and highest round.\nallocating: a lookup that allocates its "
-            "output, its time over the preallocated one's (≈1x: the rounds cannot tell them apart).\n"
+            "same, contiguous ids.\nlookup/cold, contig/cold: that lookup's GB/s over the cold copy's in the same "
+            "round, the median over the rounds (not the quotient of two GB/s columns); range: lowest and highest "
+            "round.\nallocating: a lookup that allocates its output, its time over the preallocated one's (≈1x: the "
+            "rounds cannot tell them apart).\n"
             + _columns(header, lines, set()))
 
 
