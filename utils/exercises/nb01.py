@@ -15,31 +15,32 @@ from .checking import (
     correct,
     hint,
     letters_prediction,
-    one_of,
     prediction,
     require,
     require_tensor,
 )
 
 
-def _one_hot_product_is_exact() -> str:
-    """``"equal"`` when one-hot rows times a table return the rows they pick, every element (``torch.equal``),
-    else ``"close"``: measured on the CPU, on a table drawn here."""
+def _columns_a_bad_row_changes() -> list[int]:
+    """The columns of a one-hot product that differ from the rows it picks (``torch.equal``), once an ``inf`` sits
+    in column 2 and a ``NaN`` in column 0 of two rows no id picks: measured on the CPU, on a table drawn here."""
     table, ids = torch.randn(15, 4, generator=torch.Generator().manual_seed(5)), torch.tensor([4, 5, 6, 7, 4, 1, 9])
-    return "equal" if torch.equal(F.one_hot(ids, 15).float() @ table, table[ids]) else "close"
+    table[10, 2], table[12, 0] = float("inf"), float("nan")  # rows 10 and 12: no id picks them
+    product = F.one_hot(ids, 15).float() @ table
+    return [j for j in range(table.shape[1]) if not torch.equal(product[:, j], table[ids][:, j])]
 
 
-def check_exact_guess(exact_guess: object) -> None:
-    """Section 3's prediction: is ``one_hot @ W`` equal to ``W[ids]`` in every element (``"equal"``), or only close
-    (``"close"``)? Judged on a table of the checker's own; nothing while the guess is None."""
-    if not answered(exact_guess=exact_guess):
+def check_nan_guess(nan_guess: object) -> None:
+    """Section 4's prediction: the columns of ``x @ W_bad`` that differ from ``W[ids]``, with an ``inf`` in column 2
+    and a ``NaN`` in column 0 of rows no id picks. Judged on a table of the checker's own; nothing while None."""
+    if not answered(nan_guess=nan_guess):
         return
-    guess = one_of("exact_guess", prediction("exact_guess", exact_guess, str, '"close"'), ("equal", "close"))
-    require(guess == _one_hot_product_is_exact(), _(
-        "write entry j of one output as a sum over the V rows of W: which terms are 1·w, which are 0·w, and which "
-        "step could round?"))
-    return correct(_("exact_guess is what a one-hot product gives against the rows it picks (torch.equal), "
-                     "measured on a table of the checker's own"))
+    guess = prediction("nan_guess", nan_guess, list, "[1, 3]")
+    require(sorted(guess) == _columns_a_bad_row_changes(), _(
+        "write entry j of one output as a sum over the V rows of W: every row enters it, multiplied by 0 or 1. "
+        "What are 0·inf and 0·NaN?"))
+    return correct(_("nan_guess names the columns a one-hot product changes when rows no id picks hold an inf or "
+                     "a NaN, measured on a table of the checker's own"))
 
 
 #: Exercise 1.1: the sentences, by letter, whose one-hot rows (made without ``num_classes``) the learner predicts
