@@ -595,25 +595,6 @@ def test_the_contiguous_lookup_walks_the_table_in_order_and_the_row_says_what_th
     assert "with contiguous ids: " in tables.describe_study_row(row)
 
 
-@pytest.mark.parametrize(("lookup", "cold", "cached", "words"), [
-    (9.0, 13.9, 56.3, "nearer the cold copy's rate"),  # 1.5x from the cold copy, 6.3x from the cached one
-    (50.0, 13.9, 56.3, "nearer the cached copy's rate"),
-    (10.2, 13.5, 13.9, "too close to call"),  # the two copies 3% apart: noise decides which is nearer
-    (20.0, 10.0, 40.0, "too close to call"),  # the geometric middle: 2x from each
-    (17.0, 10.0, 40.0, "nearer the cold copy's rate"),  # 1.7x against 2.35x: nearer by a factor of 1.38
-    (18.0, 10.0, 40.0, "too close to call"),  # 1.8x against 2.22x: nearer by a factor of 1.23, within 25%
-])
-def test_the_nearer_copy_needs_a_margin_over_the_noise(study_row, lookup, cold, cached, words):
-    row = dataclasses.replace(study_row, lookup_into_gbs=lookup, copy_cold_gbs=cold, copy_cached_gbs=cached)
-    assert tables.nearer_copy(row).startswith(words)
-    assert tables.nearer_copy(row, margin=0).startswith("too close") == (lookup == 20.0)  # no margin: only a tie
-
-
-def test_the_nearer_copy_rejects_a_bad_margin(study_row):
-    with pytest.raises(ValueError, match="margin must be a number >= 0, got -0.1"):
-        tables.nearer_copy(study_row, margin=-0.1)
-
-
 def test_page_faults_count_the_pages_a_fresh_allocation_maps_in():
     """A 256 MiB buffer written once: over glibc's 32 MiB mmap threshold, and more than its heap holds free, so on
     Linux every call maps fresh pages."""

@@ -5,7 +5,6 @@ from __future__ import annotations
 import csv
 import dataclasses
 import json
-import math
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -151,19 +150,6 @@ def contiguous_effect(r: BandwidthRow) -> str:
     if r.contiguous_high < 1:
         return f"slower {rounds}"
     return "no faster or slower than the repeats can tell apart"
-
-
-def nearer_copy(r: BandwidthRow, margin: float = NOISY_SPREAD) -> str:
-    """Which copy's rate the lookup's (ids drawn afresh) was nearer, on a log scale: ``"nearer the cold copy's
-    rate"`` or ``"nearer the cached copy's rate"``; ``"too close to call"`` where one copy is not nearer than the
-    other by a factor over ``1 + margin`` (by default the noise verdict's 25%), so that noise cannot decide it.
-    That always holds where the two copies' rates lie within the margin of each other."""
-    if not margin >= 0:
-        raise ValueError(f"margin must be a number >= 0, got {margin!r}")
-    to_cold, to_cached = (abs(math.log(r.lookup_into_gbs / copy)) for copy in (r.copy_cold_gbs, r.copy_cached_gbs))
-    if abs(to_cold - to_cached) <= math.log1p(margin):
-        return f"too close to call (neither copy's rate is nearer by over {margin:.0%})"
-    return f"nearer the {'cold' if to_cold < to_cached else 'cached'} copy's rate"
 
 
 def describe_study_row(r: BandwidthRow) -> str:
