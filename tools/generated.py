@@ -100,8 +100,7 @@ WORDS = {
     "middle": N_("[Course home](../README.md) · notebook {number} of {count}"),
     "middle 0": N_("[Course home](../README.md) · the answer"),
     "online": N_("Each title opens the notebook on [the course's web site]({site}), which folds the worked "
-                 "answers, as Colab and JupyterLab do; the practice copies leave them out. To get the course: "
-                 "`git clone {repo}`."),
+                 "answers too. To get the course: `git clone {repo}`."),
     "start": N_("**Start** with notebook 0: [open it in Colab]({colab}) (nothing to install), or run "
                 "`python3 course.py lab` in a clone for JupyterLab (Windows: `py course.py lab`). [Binder]({binder}) "
                 "has all ten notebooks. Colab and JupyterLab fold the worked answers; GitHub's own view shows them "

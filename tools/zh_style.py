@@ -51,6 +51,14 @@ ONE_WORD = {
     "分片": ("shard", None),
     "隐藏状态": ("hidden state", None),
     "离散程度": ("spread", "分散程度"),  # one word, 第 6 课's timings included
+    #: terms round 20's native read found missing from the 术语表; 移动平均 is d2l-zh's word for Adam's averages
+    "logit": ("logit", None),
+    "叶子": ("leaf", None),
+    "视图": ("view", None),
+    "就地": ("in place", None),
+    "版本计数器": ("version counter", None),
+    "移动平均": ("moving average", None),
+    "内核": ("kernel", None),  # a GPU kernel; Jupyter's is "Jupyter 内核"
 }
 #: What the checks skip: code blocks, formulas, link targets and HTML comments; a code span becomes ``§``.
 _SKIP = re.compile(r"```.*?```|\$\$.*?\$\$|\$[^$\n]+\$|\]\([^)]*\)|<!--.*?-->", re.S)
