@@ -60,7 +60,8 @@ def _parsers() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentPars
                                             "n=2048); the dense product takes seconds a call there.")
     study = commands.add_parser("bandwidth", parents=[common], help="the lookup against a copy of the same bytes",
                                 description="The lookup of ids drawn afresh against a copy of the same bytes from "
-                                            "a source not in cache, its yardstick. Default: GPT-2's sizes.")
+                                            "a large buffer in turn (a cold copy), its yardstick. Default: "
+                                            "GPT-2's sizes.")
     for command in (sweep, study):
         command.add_argument("--vocab-sizes", type=_sizes, default=[GPT2.vocab_size], help="comma-separated V")
         command.add_argument("--dims", type=_sizes, default=[GPT2.embedding_dim], help="comma-separated d")

@@ -11,7 +11,9 @@ times, in interleaved rounds:
   table read in order, as the copy reads its source, so the difference from ``lookup_into`` is the jumps from row
   to row;
 - ``copy_cold``: ``out.copy_(src)``, ``src`` the next ``(n, d)`` slice of a buffer at least
-  :data:`COLD_FACTOR` times the last-level cache, so never in cache;
+  :data:`COLD_FACTOR` times the last-level cache (at most ``COLD_FACTOR`` x :data:`MAX_CACHE`, so fewer times a
+  larger cache), so that a row comes back only after the rest of the buffer: "cold" names that design, it is
+  not measured;
 - ``copy_cached``: ``out.copy_(src)`` from the same source every call: in cache while it fits;
 - ``floor``: ``lookup_into`` of :data:`FLOOR_TOKENS` ids, a small call's time.
 

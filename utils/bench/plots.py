@@ -134,8 +134,8 @@ _VARIANT_STYLE = {
     "lookup": {"color": TAB10[0], "marker": "o", "linestyle": ":", "label": "lookup, allocating its output"},
     "lookup_into": {"color": TAB10[0], "marker": "o", "label": "lookup into a preallocated output", "zorder": 4},
     "lookup_contiguous": {"color": TAB10[1], "marker": "^", "label": "the same, contiguous ids"},
-    "copy_cold": {"color": "#2b2b2b", "marker": "D", "label": "copy, source not in cache"},
-    "copy_cached": {"color": "#9a9a9a", "marker": "D", "linestyle": "--", "label": "copy, same source every call"},
+    "copy_cold": {"color": "#2b2b2b", "marker": "D", "label": "cold copy: next rows of a large buffer"},
+    "copy_cached": {"color": "#9a9a9a", "marker": "D", "linestyle": "--", "label": "cached copy: same rows every call"},
 }
 _REGIME_COLORS = dict(zip(REGIMES, ("#e8f4fa", "#eaf5ea"), strict=True))
 

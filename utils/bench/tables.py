@@ -8,7 +8,7 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from .bandwidth import COLD_FACTOR, REGIMES, BandwidthRow
+from .bandwidth import REGIMES, BandwidthRow
 from .measure import METHODS, NOISY_SPREAD, PASSES, Case, Timing, check_choices, format_bytes
 
 
@@ -164,8 +164,8 @@ def describe_study_row(r: BandwidthRow) -> str:
                 f"({r.ratio:.2f}x a cold copy, {rounds}; a copy whose source is in cache: "
                 f"{r.copy_cached_gbs:.3g} GB/s)")
     else:
-        text = (f"{head}: {r.ratio:.2f}x a copy from a source not in cache ({r.copy_cold_gbs:.3g} GB/s; "
-                f"{rounds}; the source rotates through {format_bytes(r.cold_bytes)}, {COLD_FACTOR}x or more the "
+        text = (f"{head}: {r.ratio:.2f}x a cold copy ({r.copy_cold_gbs:.3g} GB/s; {rounds}; the source rotates "
+                f"through {format_bytes(r.cold_bytes)}, {r.cold_bytes / r.cache_bytes:.1f}x the "
                 f"{format_bytes(r.cache_bytes)} cache, as the rows come from a {format_bytes(r.table_bytes)} table)")
     text += (f"\nwith contiguous ids: {r.lookup_contiguous_gbs:.3g} GB/s, {contiguous_effect(r)} "
              f"({r.contiguous_gain:.2f}x, range {r.contiguous_low:.2f}-{r.contiguous_high:.2f}); "
