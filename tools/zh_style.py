@@ -57,7 +57,7 @@ ONE_WORD = {
     "视图": ("view", None),
     "就地": ("in place", None),
     "版本计数器": ("version counter", None),
-    "移动平均": ("moving average", None),
+    "移动平均": ("moving average", "滑动平均"),
     "内核": ("kernel", None),  # a GPU kernel; Jupyter's is "Jupyter 内核"
 }
 #: What the checks skip: code blocks, formulas, link targets and HTML comments; a code span becomes ``§``.
