@@ -498,8 +498,11 @@ def test_format_timings_environment_line_and_verdict(rows):
     busy = calm[:3] + [dataclasses.replace(calm[3], spread=0.5)]
     assert tables.verdict(busy) == (
         f"noisy: over 2 interleaved repeats, the middle half of the repeats spans over 25% of the median in 1 of "
-        f"{len(busy)} figures (widest: lookup fwd+bwd at V=300, d=8, n=32, 50%): those medians are not reliable, "
+        f"{len(busy)} figures (widest: lookup fwd+bwd at V=300, d=8, n=32, 50%): that median is not reliable, "
         f"the other {len(busy) - 1} are within 25%; run again at a quiet moment or with more repeats")
+    all_busy = [dataclasses.replace(r, spread=0.5) for r in calm]  # no "the other 0 are within 25%"
+    assert tables.verdict(all_busy).endswith("50%): those medians are not reliable; run again at a quiet moment or "
+                                             "with more repeats")
     assert tables.verdict([dataclasses.replace(r, repeats=1) for r in calm]).startswith("one repeat at most")
 
 

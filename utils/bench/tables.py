@@ -104,11 +104,12 @@ def verdict(rows: Sequence[Timing | BandwidthRow]) -> str:
                 f"at most {spreads[worst]:.0%} of its median (widest: {where}; the limit is {NOISY_SPREAD:.0%})")
     wide = sum(value > NOISY_SPREAD for value in spreads.values())  # the figures whose median is not reliable
     kind = "cases" if study else "figures"
+    calm = len(spreads) - wide
+    rest = f", the other {calm} {'is' if calm == 1 else 'are'} within {NOISY_SPREAD:.0%}" if calm else ""
     return (f"noisy: over {repeats} interleaved repeats, the middle half of the {'rounds' if study else 'repeats'} "
             f"spans over {NOISY_SPREAD:.0%} of the median in {wide} of {len(spreads)} {kind} (widest: {where}, "
-            f"{spreads[worst]:.0%}): those medians are not reliable, the other {len(spreads) - wide} "
-            f"{'is' if len(spreads) - wide == 1 else 'are'} within {NOISY_SPREAD:.0%}; run again at a quiet moment or "
-            "with more repeats")
+            f"{spreads[worst]:.0%}): {'those medians are' if wide > 1 else 'that median is'} not reliable{rest}; run "
+            "again at a quiet moment or with more repeats")
 
 
 def allocation_cost(r: BandwidthRow) -> str:

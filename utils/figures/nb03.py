@@ -46,7 +46,7 @@ def linear_embedding_transpose_figure(embedding_weight: torch.Tensor, linear_wei
     ax_e.set_yticks(range(vocab_size), [f"id {v}" for v in range(vocab_size)])
     ax_e.add_patch(Rectangle((-0.5, token_id - 0.5), dim, 1, fill=False, ec=HIGHLIGHT, lw=3))
     ax_e.set_xlabel(f"row {token_id} = E.weight[{token_id}]", color=HIGHLIGHT)
-    annotated_heatmap(ax_l, lw, f"nn.Linear({vocab_size}, {dim}, bias=False).weight = E.weight.T\n"
+    annotated_heatmap(ax_l, lw, f"nn.Linear({vocab_size}, {dim}, bias=False).weight,\na copy of E.weight.T\n"
                                  f"[out_features, in_features]\n= [d, V] = [{dim}, {vocab_size}]", limit)
     ax_l.set_xticks(range(vocab_size), [f"id {v}" for v in range(vocab_size)], fontsize=8)
     ax_l.add_patch(Rectangle((token_id - 0.5, -0.5), 1, dim, fill=False, ec=HIGHLIGHT, lw=3))
