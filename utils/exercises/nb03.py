@@ -17,7 +17,6 @@ from .checking import (
     hint,
     letters_prediction,
     looked_up_rows,
-    one_of,
     prediction,
     require,
     returned_tensor,
@@ -25,35 +24,36 @@ from .checking import (
 )
 
 
-def _square_without_transpose() -> str:
-    """What ``nn.Linear(4, 4)`` returns on one-hot rows after its weight is copied from an ``nn.Embedding(4, 4)``
-    without the transpose: ``"rows"`` (the embedding's rows at the ids), ``"columns"`` or ``"other numbers"``."""
+def _square_without_transpose() -> tuple[int, int]:
+    """Where ``nn.Linear(4, 4)``'s output ``[0, 1]`` on the one-hot rows of ids ``[2, 3, 1]`` sits in the table of an
+    ``nn.Embedding(4, 4)`` copied into its weight without the transpose: ``(row, column)``, found by value."""
     generator = torch.Generator().manual_seed(5)
     table, ids = torch.randn(4, 4, generator=generator), torch.tensor([2, 3, 1])
-    embedding, linear = nn.Embedding.from_pretrained(table), nn.Linear(4, 4, bias=False)
+    linear = nn.Linear(4, 4, bias=False)
     with torch.no_grad():
-        linear.weight.copy_(embedding.weight)
+        linear.weight.copy_(table)
         got = linear(F.one_hot(ids, 4).float())
-    return ("rows" if torch.equal(got, embedding(ids)) else "columns" if torch.equal(got, table[:, ids].T)
-            else "other numbers")
+    (where,) = (table == got[0, 1]).nonzero().tolist()  # the draw's 16 numbers differ: exactly one entry
+    return tuple(where)
 
 
 def check_square_guess(square_guess: object) -> None:
-    """Section 1's prediction: what ``L_square(one_hot(ids))`` gives once a square ``nn.Linear``'s weight is copied
-    from an embedding's without the transpose. Judged on the checker's own layers; nothing while it is None."""
+    """Section 1's prediction: which entry ``(row, column)`` of the embedding's table ``L_square(one_hot(ids))[0, 1]``
+    is, once a square ``nn.Linear``'s weight is copied from it without the transpose. Judged on the checker's own
+    layers; nothing while it is None."""
     if not answered(square_guess=square_guess):
         return
-    guess = one_of("square_guess", prediction("square_guess", square_guess, str, '"rows"'),
-                   ("error", "rows", "columns"))
+    guess = tuple(prediction("square_guess", square_guess, (tuple, list), "(0, 0)"))
+    require(len(guess) == 2 and all(isinstance(i, int) and 0 <= i < 4 for i in guess),
+            _("square_guess must be (row, column), two ids from 0 to 3, got {guess}").format(guess=guess))
     require(guess == _square_without_transpose(), hint([
-        (guess == "error", _("the weight is [4, 4] and the one-hot rows are (3, 4): which shape check could fail?")),
-        (guess == "rows", _("nn.Linear computes x @ weight.T, and weight now holds the embedding's table "
-                             "untransposed: which part of that table does a one-hot row pick out of table.T?"))],
-        _("nn.Linear computes x @ weight.T; a one-hot row picks one row of weight.T")))
-    return correct(_("square_guess is what a square nn.Linear returns on one-hot rows with the embedding's table "
-                      "copied in untransposed. It multiplies by weight.T, and weight is now the table, so the "
-                      "one-hot row of id i picks column i of the table. With V ≠ d the shapes stop this mistake; "
-                      "with V = d nothing does"))
+        (guess == (2, 1), _("that is E_square(ids)[0, 1], row 2 of the table. nn.Linear computes x @ weight.T, and "
+                            "weight now holds the table untransposed: which entry of table.T does output 1 of "
+                            "id 2's one-hot row read?"))],
+        _("id 2's one-hot row picks row 2 of weight.T, and weight now holds the table: output 1 is which entry?")))
+    return correct(_("square_guess is the entry that a square nn.Linear returns at [0, 1] with the embedding's table "
+                      "copied in untransposed. It multiplies by weight.T, so the one-hot row of id i picks column i "
+                      "of the table. With V ≠ d the shapes stop this mistake; with V = d nothing does"))
 
 
 def _sharing_candidates() -> set[int]:
