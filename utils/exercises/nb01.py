@@ -21,26 +21,26 @@ from .checking import (
 )
 
 
-def _columns_a_bad_row_changes() -> list[int]:
-    """The columns of a one-hot product that differ from the rows it picks (``torch.equal``), once an ``inf`` sits
-    in column 2 and a ``NaN`` in column 0 of two rows no id picks: measured on the CPU, on a table drawn here."""
+def _tokens_a_picked_nan_reaches() -> list[int]:
+    """The positions whose output from a one-hot product holds a ``NaN``, once a ``NaN`` sits in column 0 of the row
+    that token 1 picks: measured on the CPU, on a table drawn here."""
     table, ids = torch.randn(15, 4, generator=torch.Generator().manual_seed(5)), torch.tensor([4, 5, 6, 7, 4, 1, 9])
-    table[10, 2], table[12, 0] = float("inf"), float("nan")  # rows 10 and 12: no id picks them
+    table[5, 0] = float("nan")  # row 5: token 1 picks it, no other token does
     product = F.one_hot(ids, 15).float() @ table
-    return [j for j in range(table.shape[1]) if not torch.equal(product[:, j], table[ids][:, j])]
+    return [t for t in range(len(ids)) if product[t].isnan().any()]
 
 
 def check_nan_guess(nan_guess: object) -> None:
-    """Section 4's prediction: the columns of ``x @ W_bad`` that differ from ``W[ids]``, with an ``inf`` in column 2
-    and a ``NaN`` in column 0 of rows no id picks. Judged on a table of the checker's own; nothing while None."""
+    """Section 4's prediction: the positions of the tokens whose output from ``x @ W_bad`` holds a ``NaN``, with a
+    ``NaN`` in column 0 of the row token 1 picks. Judged on a table of the checker's own; nothing while None."""
     if not answered(nan_guess=nan_guess):
         return
     guess = prediction("nan_guess", nan_guess, list, "[1, 3]")
-    require(sorted(guess) == _columns_a_bad_row_changes(), _(
-        "write entry j of one output as a sum over the V rows of W: every row enters it, multiplied by 0 or 1. "
-        "What are 0·inf and 0·NaN?"))
-    return correct(_("nan_guess names the columns a one-hot product changes when rows no id picks hold an inf or "
-                     "a NaN, measured on a table of the checker's own"))
+    require(sorted(guess) == _tokens_a_picked_nan_reaches(), _(
+        "write entry 0 of one output as a sum over the V rows of W: every row enters it, multiplied by 0 or 1. "
+        "What are 1·NaN and 0·NaN?"))
+    return correct(_("nan_guess names the tokens whose output from a one-hot product holds a NaN when a row one "
+                     "token picks holds it, measured on a table of the checker's own"))
 
 
 #: Exercise 1.1: the sentences, by letter, whose one-hot rows (made without ``num_classes``) the learner predicts
