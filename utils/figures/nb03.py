@@ -49,6 +49,7 @@ def linear_embedding_transpose_figure(embedding_weight: torch.Tensor, linear_wei
     annotated_heatmap(ax_l, lw, f"nn.Linear({vocab_size}, {dim}, bias=False).weight,\na copy of E.weight.T\n"
                                  f"[out_features, in_features]\n= [d, V] = [{dim}, {vocab_size}]", limit)
     ax_l.set_xticks(range(vocab_size), [f"id {v}" for v in range(vocab_size)], fontsize=8)
+    ax_l.set_yticks(range(dim), [f"out {j}" for j in range(dim)], fontsize=8)  # one row per output
     ax_l.add_patch(Rectangle((token_id - 0.5, -0.5), 1, dim, fill=False, ec=HIGHLIGHT, lw=3))
     ax_l.set_xlabel(f"column {token_id} = L.weight[:, {token_id}]", color=HIGHLIGHT)
     annotated_heatmap(ax_o, from_embedding, f"E({token_id}) = L(one_hot({token_id}))\n[1, d={dim}]", limit)
