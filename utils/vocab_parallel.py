@@ -125,7 +125,7 @@ class AllReduceSum(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx, grad_output: torch.Tensor) -> tuple[torch.Tensor, None]:
-        # the same gradient on every process already: pass it on (an all-reduce here would multiply it by P)
+        # the same gradient on every process already: pass it on
         return grad_output, None
 
 
@@ -140,41 +140,25 @@ def all_reduce_sum(partial: torch.Tensor, group: Any = None) -> torch.Tensor:
 
 
 class VocabParallelEmbedding(nn.Module):
-    """An ``nn.Embedding(num_embeddings, embedding_dim)`` split by rows over ``world_size`` processes.
+    """An ``nn.Embedding`` of the table ``weight`` ``[V, d]``, split by rows over ``world_size`` processes.
 
-    Process ``rank`` stores only rows ``[start, end)`` as its ``weight`` parameter,
-    shape ``[end - start, embedding_dim]``. ``forward(ids)``: ids ``S`` int64 ->
-    ``S + (embedding_dim,)``, the same on every process; it needs an initialised
-    process group unless ``world_size == 1``.
+    Process ``rank`` keeps a copy of rows ``[start, end)`` only, as its ``weight`` parameter
+    ``[end - start, d]`` (a real system would initialise or load just those rows). ``forward(ids)``: ids ``S``
+    int64 -> ``S + (d,)``, the same on every process; it needs an initialised process group unless
+    ``world_size == 1``. Move it with ``.to(device)``, as any module.
 
     Taught in notebook 8.
     """
 
-    def __init__(self, num_embeddings: int, embedding_dim: int, rank: int, world_size: int, *,
-                 group: Any = None, device: torch.device | str | None = None, dtype: torch.dtype | None = None) -> None:
+    def __init__(self, weight: torch.Tensor, rank: int, world_size: int, group: Any = None) -> None:
         super().__init__()
-        self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
-        self.rank, self.world_size, self.group = rank, world_size, group
-        self.start, self.end = shard_of(num_embeddings, world_size, rank)  # its block of rows
-        weight = torch.empty(self.end - self.start, embedding_dim, dtype=dtype)
-        nn.init.normal_(weight)  # N(0, 1), as nn.Embedding, but only these rows
-        self.weight = nn.Parameter(weight.to(device))
+        self.num_embeddings, self.world_size, self.group = weight.shape[0], world_size, group
+        self.start, self.end = shard_of(self.num_embeddings, world_size, rank)  # its block of rows (section 1)
+        self.weight = nn.Parameter(weight[self.start:self.end].clone())  # a copy of its rows, no more
 
-    @classmethod
-    def from_full_weight(cls, weight: torch.Tensor, rank: int, world_size: int, *, group: Any = None,
-                         device: torch.device | str | None = None) -> "VocabParallelEmbedding":
-        """The layer of process ``rank``, holding a copy of its rows of ``weight`` ``[V, d]``."""
-        layer = cls(weight.shape[0], weight.shape[1], rank, world_size, group=group, device=device, dtype=weight.dtype)
-        with torch.no_grad():
-            layer.weight.copy_(weight[layer.start:layer.end])
-        return layer
-
-    def forward(self, ids: torch.Tensor) -> torch.Tensor:  # ids S (int64) -> S + (embedding_dim,), on every process
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:  # ids S (int64) -> S + (d,), on every process
         check_ids(ids, self.num_embeddings)  # a bad id stops every process here, with a clear message
         partial = local_lookup(ids, self.weight, self.start)  # its rows for the ids it owns, zeros for the others
         if self.world_size == 1 and not dist.is_initialized():
             return partial  # one process holds the whole table: nothing to add
         return all_reduce_sum(partial, self.group)  # every process ends with the whole lookup
-
-    def extra_repr(self) -> str:
-        return f"{self.num_embeddings}, {self.embedding_dim}, rank={self.rank}, rows=[{self.start}, {self.end})"

@@ -93,20 +93,19 @@ def test_local_gradients_are_slices_of_the_single_device_gradient(problem):
 
 def test_the_layer_on_one_process_is_an_embedding(problem):
     weight, ids, _ = problem
-    layer = D.VocabParallelEmbedding.from_full_weight(weight, rank=0, world_size=1)
+    layer = D.VocabParallelEmbedding(weight, rank=0, world_size=1)
     assert torch.equal(layer(ids), F.embedding(ids, weight))
-    assert repr(layer) == "VocabParallelEmbedding(13, 3, rank=0, rows=[0, 13))"
-    shard = D.VocabParallelEmbedding(13, 3, rank=2, world_size=3)
-    assert (shard.start, shard.end) == (9, 13) and shard.weight.shape == (4, 3)  # 13 = 5 + 4 + 4
+    shard = D.VocabParallelEmbedding(weight, rank=2, world_size=3)
+    assert (shard.start, shard.end) == (9, 13) and torch.equal(shard.weight, weight[9:13])  # 13 = 5 + 4 + 4
+    assert shard.weight.data_ptr() != weight.data_ptr() and shard.weight.is_leaf  # a copy, its own parameter
     with pytest.raises(ValueError, match="token id 13 is out of range for a vocabulary of 13"):
         layer(torch.tensor([13]))
 
 
 def test_the_layer_rejects_bad_arguments():
     with pytest.raises(ValueError, match=r"rank 3 is out of range for world_size 3 \(valid ranks: 0..2\)"):
-        D.VocabParallelEmbedding(10, 2, rank=3, world_size=3)
-    assert D.VocabParallelEmbedding.from_full_weight(torch.zeros(4, 2), 1, 2).weight.shape == (2, 2)
-    layer = D.VocabParallelEmbedding(10, 2, rank=0, world_size=2)
+        D.VocabParallelEmbedding(torch.zeros(10, 2), rank=3, world_size=3)
+    layer = D.VocabParallelEmbedding(torch.zeros(10, 2), rank=0, world_size=2)
     with pytest.raises(RuntimeError, match=r"needs a process group: run it in the processes that launch starts"):
         layer(torch.tensor([0]))
 
@@ -117,7 +116,7 @@ def test_process_group_is_destroyed_even_after_an_error(problem):
     with pytest.raises(KeyError, match="boom"):
         with L.process_group(0, 1, backend="gloo", init_method=init, timeout_s=10):
             assert dist.is_initialized() and dist.get_world_size() == 1
-            layer = D.VocabParallelEmbedding.from_full_weight(weight, 0, 1)
+            layer = D.VocabParallelEmbedding(weight, 0, 1)
             out = layer(ids)  # a real all_reduce, over one process
             (out * grad_out).sum().backward()
             assert torch.equal(out, F.embedding(ids, weight))

@@ -120,7 +120,7 @@ def vocab_parallel_step(rank: int, world_size: int, weight: torch.Tensor, ids: t
     """
     backend = dist.get_backend()
     device = torch.device("cuda", torch.cuda.current_device()) if backend == "nccl" else torch.device("cpu")
-    layer = VocabParallelEmbedding.from_full_weight(weight, rank, world_size, device=device)  # a copy of its rows
+    layer = VocabParallelEmbedding(weight, rank, world_size).to(device)  # a copy of its rows
     ids, grad_out = ids.to(device), grad_out.to(device)
     output = layer(ids)  # the forward: local lookup + all_reduce(SUM)
     (output * grad_out).sum().backward()
@@ -180,7 +180,7 @@ def all_reduced_backward_step(rank: int, world_size: int, weight: torch.Tensor, 
     all-reduce: this process's weight gradient ``[end - start, d]``, on the CPU."""
     backend = dist.get_backend()
     device = torch.device("cuda", torch.cuda.current_device()) if backend == "nccl" else torch.device("cpu")
-    layer = VocabParallelEmbedding.from_full_weight(weight, rank, world_size, device=device)
+    layer = VocabParallelEmbedding(weight, rank, world_size).to(device)
     ids, grad_out = ids.to(device), grad_out.to(device)
     output = AllReduceBothWays.apply(local_lookup(ids, layer.weight, layer.start), None)
     (output * grad_out).sum().backward()
@@ -193,7 +193,7 @@ def pytorch_all_reduce_step(rank: int, world_size: int, weight: torch.Tensor, id
     in place of :class:`AllReduceBothWays`: its backward all-reduces too. This process's weight gradient, on the CPU."""
     backend = dist.get_backend()
     device = torch.device("cuda", torch.cuda.current_device()) if backend == "nccl" else torch.device("cpu")
-    layer = VocabParallelEmbedding.from_full_weight(weight, rank, world_size, device=device)
+    layer = VocabParallelEmbedding(weight, rank, world_size).to(device)
     ids, grad_out = ids.to(device), grad_out.to(device)
     output = differentiable_all_reduce(local_lookup(ids, layer.weight, layer.start))
     (output * grad_out).sum().backward()
@@ -210,7 +210,7 @@ def loss_on_rank_0_step(rank: int, world_size: int, weight: torch.Tensor, ids: t
     ids, grad_out = ids.to(device), grad_out.to(device)
     grads = []
     for function in (AllReduceSum, AllReduceBothWays):
-        layer = VocabParallelEmbedding.from_full_weight(weight, rank, world_size, device=device)
+        layer = VocabParallelEmbedding(weight, rank, world_size).to(device)
         output = function.apply(local_lookup(ids, layer.weight, layer.start), None)
         output.backward(grad_out if rank == 0 else torch.zeros_like(grad_out))  # the loss's gradient: rank 0's only
         grads.append(layer.weight.grad.cpu())
