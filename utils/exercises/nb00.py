@@ -187,8 +187,8 @@ def _rounding_bound(ids: torch.Tensor, grad_out: torch.Tensor) -> torch.Tensor:
 @writes("bias_grad_by_hand")
 def check_bias_grad_by_hand(bias_grad_by_hand: Callable) -> None:
     """Exercise 0.2, the bias: ``bias_grad_by_hand(ids, grad_out)`` returns the gradient of
-    ``(linear(one_hot(ids)) * grad_out).sum()`` with respect to the bias of an ``nn.Linear(V, d)``, without a
-    backward pass.
+    ``(lin(one_hot(ids)) * grad_out).sum()`` with respect to ``lin.bias``, where ``lin`` is an ``nn.Linear(V, d)``
+    with a bias, without a backward pass.
 
     The checker compares it with its own backward pass on the batches of :func:`check_grad_by_hand`, with
     ``grad_out`` of multiples of 1/8, so that every sum is exact.
