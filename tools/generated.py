@@ -103,9 +103,7 @@ WORDS = {
                  "answers too. To get the course: `git clone {repo}`."),
     "start": N_("**Start** with notebook 0: [open it in Colab]({colab}) (nothing to install), or run "
                 "`python3 course.py lab` in a clone for JupyterLab (Windows: `py course.py lab`). [Binder]({binder}) "
-                "has all ten notebooks. Colab and JupyterLab fold the worked answers; GitHub's own view shows them "
-                "open. An `assert` under each measured claim checks it as the notebook runs. The stored outputs come "
-                "from a CPU, which skips the few checks that need a GPU."),
+                "has all ten notebooks."),
     "table head": N_("| # | Notebook | Reading time | Practice copy |"),
     "minutes": N_("{lesson} + {deeper} min"),
     "minutes, no deeper": N_("{lesson} min"),

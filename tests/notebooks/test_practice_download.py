@@ -43,7 +43,8 @@ def _run(unzipped, edition, cells) -> list[str]:
     NotebookClient(nb, timeout=600, kernel_name="python3", kernel_manager_class=AsyncIPCKernelManager,
                    resources={"metadata": {"path": str(folder)}}).execute(env=env)
     texts = ["".join(out.get("text", "") for out in cell.outputs) for cell in nb.cells]
-    assert texts[0] == "Set-up: the course is in a folder above; nothing fetched\n"
+    setup = next(i for i, cell in enumerate(cells) if cell.get("id") == generated.SETUP_ID)
+    assert texts[setup] == "Set-up: the course is in a folder above; nothing fetched\n"
     assert texts[-1] == f"{(unzipped / 'utils').resolve()}\n"  # the helpers of the zip, not of this repository
     return texts[:-1]
 
@@ -71,8 +72,10 @@ def test_the_chinese_practice_copy_is_the_english_code_and_finds_the_helpers_a_f
     finds `utils/` a folder above. (Running every cell again would execute the same code a second time.) Its set-up
     cell differs in one thing more: it asks for the checkers' lines in Chinese."""
     english, chinese = _code_cells(unzipped, EN), _code_cells(unzipped, ZH)
-    english_setup = _without_comments(english[0].source)
-    assert english_setup.endswith("fetched)") and _without_comments(chinese[0].source) == english_setup[:-1] + ', "zh")'
-    assert [_without_comments(cell.source) for cell in chinese[1:]] == [_without_comments(cell.source)
-                                                                         for cell in english[1:]]
-    _run(unzipped, ZH, chinese[:1])
+    setup = next(i for i, cell in enumerate(english) if cell.get("id") == generated.SETUP_ID)
+    english_setup = _without_comments(english.pop(setup).source)
+    chinese_setup = chinese.pop(setup)
+    assert english_setup.endswith("fetched)")
+    assert _without_comments(chinese_setup.source) == english_setup[:-1] + ', "zh")'
+    assert [_without_comments(cell.source) for cell in chinese] == [_without_comments(cell.source) for cell in english]
+    _run(unzipped, ZH, [chinese_setup])

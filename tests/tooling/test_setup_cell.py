@@ -147,8 +147,9 @@ def test_the_setup_cell_and_every_worked_answer_are_folded_under_a_title(edition
             assert cell.source.split("\n")[0] == generated.TITLE_PREFIX + generated.words(edition)[kind], cell.get("id")
             assert cell.metadata["cellView"] == "form" and cell.metadata["jupyter"]["source_hidden"] is True
             folded[kind] += 1
-        assert [o.text for o in setup.outputs] == [{"en": "Set-up: the course is in a folder above; nothing fetched\n",
-                                                    "zh": "环境设置：课程就在上层文件夹中，无需获取\n"}[edition]]
+        expected = {"en": "Set-up: the course is in a folder above; nothing fetched\n",
+                    "zh": "环境设置：课程就在上层文件夹中，没有下载任何内容\n"}[edition]
+        assert [o.text for o in setup.outputs] == [expected]
     assert folded["setup title"] == len(manifest.NOTEBOOKS) and folded["solution title"] >= len(manifest.NOTEBOOKS)
 
 

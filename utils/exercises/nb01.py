@@ -21,26 +21,18 @@ from .checking import (
 )
 
 
-def _tokens_a_picked_nan_reaches() -> list[int]:
-    """The positions whose output from a one-hot product holds a ``NaN``, once a ``NaN`` sits in column 0 of the row
-    that token 1 picks: measured on the CPU, on a table drawn here."""
-    table, ids = torch.randn(15, 4, generator=torch.Generator().manual_seed(5)), torch.tensor([4, 5, 6, 7, 4, 1, 9])
-    table[5, 0] = float("nan")  # row 5: token 1 picks it, no other token does
-    product = F.one_hot(ids, 15).float() @ table
-    return [t for t in range(len(ids)) if product[t].isnan().any()]
-
-
-def check_nan_guess(nan_guess: object) -> None:
-    """Section 4's prediction: the positions of the tokens whose output from ``x @ W_bad`` holds a ``NaN``, with a
-    ``NaN`` in column 0 of the row token 1 picks. Judged on a table of the checker's own; nothing while None."""
+def check_nan_guess(nan_guess: object, one_hot: torch.Tensor, table: torch.Tensor) -> None:
+    """Section 4's prediction: the positions of the tokens whose output from ``one_hot @ table`` holds a ``NaN``,
+    where ``table`` holds a ``NaN`` in the row one token picks. Judges nothing while the guess is None."""
     if not answered(nan_guess=nan_guess):
         return
     guess = prediction("nan_guess", nan_guess, list, "[1, 3]")
-    require(sorted(guess) == _tokens_a_picked_nan_reaches(), _(
+    with torch.no_grad():
+        product = one_hot.detach().cpu().float() @ table.detach().cpu().float()
+    require(sorted(guess) == product.isnan().any(dim=1).nonzero().flatten().tolist(), _(
         "write entry 0 of one output as a sum over the V rows of W: every row enters it, multiplied by 0 or 1. "
         "What are 1·NaN and 0·NaN?"))
-    return correct(_("nan_guess names the tokens whose output from a one-hot product holds a NaN when a row one "
-                     "token picks holds it, measured on a table of the checker's own"))
+    return correct(_("nan_guess names the tokens whose output from x @ W_bad holds a NaN, found by the checker"))
 
 
 #: Exercise 1.1: the sentences, by letter, whose one-hot rows (made without ``num_classes``) the learner predicts

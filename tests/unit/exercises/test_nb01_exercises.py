@@ -2,6 +2,7 @@
 
 import pytest
 import torch
+import torch.nn.functional as F
 
 from utils.exercises import nb01 as exercises
 from utils.vocab import build_vocab
@@ -121,9 +122,12 @@ def test_no_guess_yet_judges_nothing(capsys, checker, guesses, named):
     ("1", "must look like"),
 ])
 def test_nan_guess(judge, guess, expected):
-    judge(exercises.check_nan_guess, (guess,), expected)
+    ids = torch.tensor([4, 5, 6, 7, 4, 1, 9])  # seven tokens; token 1 alone picks row 5
+    table = torch.randn(15, 4, generator=torch.Generator().manual_seed(5))
+    table[5, 0] = float("nan")
+    judge(exercises.check_nan_guess, (guess, F.one_hot(ids, 15).float(), table), expected)
 
 
 def test_nan_guess_judges_nothing_yet(capsys):
-    assert exercises.check_nan_guess(None) is None
+    assert exercises.check_nan_guess(None, ONE_HOT, WEIGHT) is None
     assert capsys.readouterr().out.startswith("not answered yet")
