@@ -101,8 +101,8 @@ def local_lookup(ids: torch.Tensor, local_weight: torch.Tensor, start: int) -> t
     """
     end = start + local_weight.shape[0]
     owned = (ids >= start) & (ids < end)  # 1. the mask: True where it holds the id's row
-    out = local_weight.new_zeros(*ids.shape, local_weight.shape[1])  # 3. zeros first: the masked ids' rows stay so
-    out[owned] = local_weight[ids[owned] - start]  # 2. then the owned ids, looked up at local row id - start
+    out = local_weight.new_zeros(*ids.shape, local_weight.shape[1])  # 2. zeros first: the masked ids' rows stay so
+    out[owned] = local_weight[ids[owned] - start]  # 3. then the owned ids, looked up at local row id - start
     return out
 
 
