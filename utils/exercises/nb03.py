@@ -238,4 +238,4 @@ def check_parameter_embedding(cls: object) -> None:
                                                                 "Parameter itself, without changing the rows").format(
                                                                  name=name))
     return correct(_("MyEmbedding registers a trainable weight drawn from N(0, 1) with its padding row at zero, "
-                      "returns weight[ids] for ids of shape (2, 3), and its gradient reaches the rows looked up"))
+                      "returns the rows at ids of shape (2, 3), and its gradient reaches the rows looked up"))

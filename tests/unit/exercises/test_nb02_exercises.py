@@ -139,4 +139,21 @@ TYPED = checked_lookup(nn.Embedding(5, 3), torch.tensor([[0, 4], [4, 1]]))  # ro
     (TYPED, "pass your function itself"),
 ])
 def test_checked_lookup(judge, function, expected):
-    judge(exercises.check_checked_lookup, (function,), expected)
+    judge(exercises.check_checked_lookup, (function, 4), expected)
+
+
+@pytest.mark.parametrize(("odd_row", "expected"), [
+    (4, "pass"),
+    (-1, "odd_row = -1 is not the row the -1 pads read. Hint: -1 is the id the loader writes"),
+    (0, "Hint: padding_idx=0 guards row 0"),
+    (3, "Hint: plain indexing counts a negative index from the end"),
+    (4.0, "odd_row must be a row number, an int, got float"),
+    (True, "odd_row must be a row number, an int, got bool"),
+])
+def test_checked_lookup_odd_row(judge, odd_row, expected):
+    judge(exercises.check_checked_lookup, (checked_lookup, odd_row), expected)
+
+
+def test_checked_lookup_without_odd_row_judges_nothing(capsys):
+    assert exercises.check_checked_lookup(checked_lookup, None) is None
+    assert capsys.readouterr().out == "not answered yet: fill in odd_row above, then run this cell again\n"
