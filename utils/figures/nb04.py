@@ -39,7 +39,7 @@ def gradient_rows_figure(ids: torch.Tensor, grad_out: torch.Tensor, grad: torch.
     scale = float(torch.cat([grad_out.abs().flatten(), grad.abs().flatten()]).max()) or 1.0
     fig = Figure(figsize=(10, 0.5 * max(vocab_size, len(ids)) + 1.4), layout="constrained")
     left, right = fig.subplots(1, 2, width_ratios=[1, 1])
-    for ax, values, title in ((left, grad_out, f"grad_out  [T={len(ids)}, d={dim}]"),
+    for ax, values, title in ((left, grad_out, f"grad_out  (T={len(ids)}, d={dim})"),
                               (right, grad, f"weight.grad  [V={vocab_size}, d={dim}]")):
         ax.imshow(values.numpy(), cmap="RdBu_r", vmin=-scale, vmax=scale, aspect="equal")
         for (r, c), value in np.ndenumerate(values.numpy()):
