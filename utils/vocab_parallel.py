@@ -176,7 +176,10 @@ class VocabParallelEmbedding(nn.Module):
 def holds_the_code_of(*functions: Callable) -> bool:
     """Whether this module defines each of ``functions`` (notebook 8's, by qualified name: ``local_lookup``,
     ``AllReduceSum.forward``, ...) with the same code, docstrings and comments aside: the two are compared as
-    syntax trees. Notebook 8 calls it on its cells' layer before the processes run this copy."""
+    syntax trees.
+
+    Used by notebook 8, section 5, on its cells' layer before the processes run this copy.
+    """
 
     def code(function: Callable) -> str:
         node = ast.parse(textwrap.dedent(inspect.getsource(function))).body[0]
