@@ -25,6 +25,12 @@ Starting the processes is furniture, in ``utils/distributed/``.
 
 from __future__ import annotations
 
+import ast
+import inspect
+import operator
+import sys
+import textwrap
+from collections.abc import Callable
 from typing import Any
 
 import torch
@@ -162,3 +168,23 @@ class VocabParallelEmbedding(nn.Module):
         if self.world_size == 1 and not dist.is_initialized():
             return partial  # one process holds the whole table: nothing to add
         return all_reduce_sum(partial, self.group)  # every process ends with the whole lookup
+
+
+# --- the notebook's cells and this copy ----------------------------------------------------
+
+
+def holds_the_code_of(*functions: Callable) -> bool:
+    """Whether this module defines each of ``functions`` (notebook 8's, by qualified name: ``local_lookup``,
+    ``AllReduceSum.forward``, ...) with the same code, docstrings and comments aside: the two are compared as
+    syntax trees.
+
+    Used by notebook 8, section 5, on its cells' layer before the processes run this copy.
+    """
+
+    def code(function: Callable) -> str:
+        node = ast.parse(textwrap.dedent(inspect.getsource(function))).body[0]
+        node.body = node.body[1:] if ast.get_docstring(node) else node.body
+        return ast.dump(node)
+
+    module = sys.modules[__name__]
+    return all(code(f) == code(operator.attrgetter(f.__qualname__)(module)) for f in functions)

@@ -110,3 +110,23 @@ def test_docstrings_and_comments_may_differ_but_nothing_else():
     assert definition_differences(twice, ast.parse(module), ("all_reduce_sum",)) == [
         "all_reduce_sum is defined 2 time(s) in notebook 8's cells and 1 time(s) in utils/vocab_parallel.py; "
         "expected once in each"]
+
+
+def test_the_notebooks_one_line_check_tells_a_copy_from_a_changed_one(tmp_path):
+    """``holds_the_code_of``, which notebook 8 calls in section 5: true for the same code with other comments and
+    docstrings, false for a changed statement."""
+    import importlib.util
+
+    source = ast.unparse(definitions(module_tree(), "local_lookup")[0])
+    variants = {"same": "# a comment the cells may translate\n" + source,
+                "changed": source.replace("ids[owned] - start", "ids[owned] - start + 1")}
+    assert variants["changed"] != source
+    found = {}
+    for name, text in variants.items():
+        path = tmp_path / f"{name}.py"
+        path.write_text("import torch\n" + text + "\n", encoding="utf-8")
+        spec = importlib.util.spec_from_file_location(name, path)
+        copy = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(copy)
+        found[name] = vocab_parallel.holds_the_code_of(copy.local_lookup)
+    assert found == {"same": True, "changed": False}
