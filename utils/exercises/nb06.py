@@ -70,8 +70,8 @@ def check_largest_batch(largest_n: int) -> None:
         _("largest_n = {largest_n:,} is not the largest batch whose one-hot, at its peak, is no larger than the "
           "bfloat16 table. Hint: write both sizes in bytes, see what cancels, and round down").format(
               largest_n=largest_n)))
-    return correct(_("the largest batch whose one-hot, int64 and bfloat16 copy together, is no larger than the "
-                      "bfloat16 table, at GPT-2's width"))
+    return correct(_("the largest batch whose one-hot, at its peak, is no larger than the bfloat16 table, at "
+                      "GPT-2's width"))
 
 
 def _count(sizes: tuple[int, int, int]) -> dict[str, int]:
