@@ -22,20 +22,20 @@ from .checking import (
 
 
 def check_changed_guess(changed_guess: object, one_hot: torch.Tensor, table: torch.Tensor) -> None:
-    """Section 4's prediction: the positions of the tokens whose output from ``one_hot @ table`` differs from the
-    lookup, where ``table`` holds a huge finite number in the row one token picks. Judges nothing while the guess is
-    None."""
+    """Section 4's prediction: the positions of the tokens whose output from ``((2 * one_hot) @ table) / 2`` differs
+    from the lookup, where ``table`` holds a huge finite number in the row one token picks. Judges nothing while the
+    guess is None."""
     if not answered(changed_guess=changed_guess):
         return
     guess = prediction("changed_guess", changed_guess, list, "[1, 3]")
     with torch.no_grad():
         one_hot, table = one_hot.detach().cpu().float(), table.detach().cpu().float()
-        product, lookup = one_hot @ table, table[one_hot.argmax(dim=1)]
+        product, lookup = ((2 * one_hot) @ table) / 2, table[one_hot.argmax(dim=1)]
     require(sorted(guess) == (product != lookup).any(dim=1).nonzero().flatten().tolist(), _(
-        "write entry 0 of one output as a sum over the V rows of W: every row enters it, multiplied by 0 or 1. "
-        "What are 1·3e38 and 0·3e38?"))
-    return correct(_("changed_guess names the tokens whose output from x @ W_big differs from W_big[ids], found by "
-                     "the checker"))
+        "write entry 0 of one output as a sum over the V rows of W: every row enters it, multiplied by 0 or 2. "
+        "What are 2·3e38 and 0·3e38 in float32, whose largest number is about 3.4e38?"))
+    return correct(_("changed_guess names the tokens whose output from ((2 * x) @ W_big) / 2 differs from "
+                     "W_big[ids], found by the checker"))
 
 
 #: Exercise 1.1: the sentences, by letter, whose one-hot rows (made without ``num_classes``) the learner predicts

@@ -115,13 +115,13 @@ def test_no_guess_yet_judges_nothing(capsys, checker, guesses, named):
 # --- Section 4's prediction ---------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize(("guess", "expected"), [
-    ([], "pass"),
-    ([1], "0·3e38"),
-    ([0, 1, 2, 3, 4, 5, 6], "0·3e38"),
+    ([1], "pass"),
+    ([], "2·3e38"),
+    ([0, 1, 2, 3, 4, 5, 6], "2·3e38"),
     ("1", "must look like"),
 ])
 def test_changed_guess(judge, guess, expected):
-    ids = torch.tensor([4, 5, 6, 7, 4, 1, 9])  # seven tokens; token 1 alone picks row 5
+    ids = torch.tensor([4, 5, 6, 7, 4, 1, 9])  # seven tokens; position 1 alone picks row 5
     table = torch.randn(15, 4, generator=torch.Generator().manual_seed(5))
     table[5, 0] = 3e38
     judge(exercises.check_changed_guess, (guess, F.one_hot(ids, 15).float(), table), expected)
