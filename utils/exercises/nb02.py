@@ -84,8 +84,8 @@ def check_mean_of_real_tokens(mean_of_real_tokens: Callable) -> None:
                       "embeddings of its own"))
 
 
-#: Exercise 2.3: the rows of the table whose -1 pads the learner follows
-_PAD_MINUS_ONE_ROWS = 5
+#: Exercise 2.3: a 5-row table and a sentence of ids 2 and 4 padded with two -1s, whose rows are summed
+_PAD_MINUS_ONE_ROWS, _PAD_MINUS_ONE_IDS = 5, (2, 4, -1, -1)
 
 
 #: Section 5's batch, as the notebook pads it: two sentences of the corpus above, filled up with <pad> (id 0)
@@ -172,11 +172,12 @@ class _Watched(nn.Embedding):
 
 
 @writes("checked_lookup")
-def check_checked_lookup(checked_lookup: Callable, odd_row: object) -> None:
+def check_checked_lookup(checked_lookup: Callable, row_4_gradient: object) -> None:
     """Exercise 2.3: ``checked_lookup(embedding, ids)`` for a ``(B, T)`` batch: the rows for valid ids; a
     ``ValueError`` naming the first bad id in reading order (negative, or not below ``num_embeddings``) and its
-    position ``(b, t)``, before the layer sees it. ``odd_row``: the row of a 5-row table that pads of ``-1`` read
-    through ``weight[ids]`` (row 4: plain indexing counts from the end)."""
+    position ``(b, t)``, before the layer sees it. ``row_4_gradient``: the gradient each entry of row 4 of a 5-row
+    table gets when the rows of ids ``[2, 4, -1, -1]``, read through ``weight[ids]``, are summed (3: plain indexing
+    counts -1 from the end, so the two pads read row 4 too)."""
     require_function("checked_lookup", checked_lookup)
     torch.manual_seed(0)
     embedding = _Watched(5, 3)
@@ -207,17 +208,18 @@ def check_checked_lookup(checked_lookup: Callable, odd_row: object) -> None:
                                                           "reading order").format(raised=raised))
         require(embedding.seen is None, _("for ids {bad} the layer was called before the ValueError: check "
                                            "the ids first, so that a bad id never reaches the layer").format(bad=bad))
-    if not answered(odd_row=odd_row):
+    if not answered(row_4_gradient=row_4_gradient):
         return None
-    require(isinstance(odd_row, int) and not isinstance(odd_row, bool),
-            _("odd_row must be a row number, an int, got {type}").format(type=type(odd_row).__name__))
-    rows = _PAD_MINUS_ONE_ROWS
-    require(odd_row == rows - 1, _("odd_row = {odd_row} is not the row the -1 pads read. Hint: {why}").format(
-        odd_row=odd_row, why=hint([
-            (odd_row == -1, _("-1 is the id the loader writes; name the row of the table that weight[-1] reads")),
-            (odd_row == 0, _("padding_idx=0 guards row 0 in the layer's own lookup, but weight[ids] is plain "
-                             "indexing, and the pads hold -1, not 0")),
+    require(isinstance(row_4_gradient, (int, float)) and not isinstance(row_4_gradient, bool),
+            _("row_4_gradient must be a number, got {type}").format(type=type(row_4_gradient).__name__))
+    table = torch.zeros(_PAD_MINUS_ONE_ROWS, 3, requires_grad=True)
+    table[torch.tensor(_PAD_MINUS_ONE_IDS)].sum().backward()
+    require(row_4_gradient == table.grad[4, 0].item(), _(
+        "row_4_gradient = {row_4_gradient} is not the gradient each entry of row 4 gets. Hint: {why}").format(
+        row_4_gradient=row_4_gradient, why=hint([
+            (row_4_gradient == 1, _("padding_idx=0 guards row 0 in the layer's own lookup, but weight[ids] is plain "
+                                    "indexing, and the pads hold -1, not 0")),
         ], _("plain indexing counts a negative index from the end, as Python's lists do (section 4)"))))
     return correct(_("checked_lookup returned the rows for valid int64 and int32 ids, and for a too-large and a "
                       "negative id raised a ValueError naming the id and its position before the layer saw them; "
-                      "odd_row is the row that the -1 pads read"))
+                      "row 4 gets 1 from its word and 1 from each -1 pad"))

@@ -182,11 +182,12 @@ _SMALL, _WIDE, _PADDING = (7, 3), (1000, 16), 2
 
 
 @writes("MyEmbedding")
-def check_parameter_embedding(cls: object) -> None:
+def check_parameter_embedding(cls: object, pad_gets_gradient: object = None) -> None:
     """Exercise 3.3: a class ``MyEmbedding(num_embeddings, embedding_dim, padding_idx=None)``, without
     ``nn.Embedding``, ``nn.Linear`` or ``F.embedding``: a registered ``weight`` ``[V, d]`` drawn from N(0, 1), its
     padding row (if any) zero; ``forward(ids)`` returns ``weight[ids]``, so the gradient reaches the rows looked up.
-    (Whether the padding row gets a gradient is notebook 4's exercise 4.2: either way passes here.)
+    ``pad_gets_gradient``: the learner's prediction, True or False, whether the padding row of their own class gets
+    a gradient in backward; judged against a backward through that class (notebook 4's exercise 4.2 repairs it).
 
     The checker builds layers of its own from the class, and leaves the random state as it found it.
     """
@@ -227,6 +228,7 @@ def check_parameter_embedding(cls: object) -> None:
     require(bool((padded_rows[torch.arange(_SMALL[0]) != _PADDING] != 0).any(dim=1).all()),
             _("MyEmbedding(7, 3, padding_idx=2) has zero rows besides row 2: zero only the padding row"))
     ids = torch.tensor([[1, 0, 2], [_SMALL[0] - 1, 2, 1]])
+    pad_grad = None
     for name, layer in layers.items():
         grad = looked_up_rows(name, layer, ids, _("MyEmbedding's forward calls F.embedding (or torch.embedding): "
                                                    "index the weight Parameter with the ids yourself, as section 2's "
@@ -237,5 +239,16 @@ def check_parameter_embedding(cls: object) -> None:
                                                                 "row of ones per lookup. Hint: index the "
                                                                 "Parameter itself, without changing the rows").format(
                                                                  name=name))
+        if layer is padded:
+            pad_grad = bool(grad[_PADDING].any())
+    if not answered(pad_gets_gradient=pad_gets_gradient):
+        return None
+    require(isinstance(pad_gets_gradient, bool), _("pad_gets_gradient must be True or False, got {type}").format(
+        type=type(pad_gets_gradient).__name__))
+    require(pad_gets_gradient == pad_grad, _("pad_gets_gradient = {guess}, but in a backward through your "
+                                             "MyEmbedding(7, 3, padding_idx=2) row 2 gets a gradient: {got}. "
+                                             "Hint: weight[ids] is plain indexing, which knows no padding "
+                                             "row").format(guess=pad_gets_gradient, got=pad_grad))
     return correct(_("MyEmbedding registers a trainable weight drawn from N(0, 1) with its padding row at zero, "
-                      "returns the rows at ids of shape (2, 3), and its gradient reaches the rows looked up"))
+                      "returns the rows at ids of shape (2, 3), and its gradient reaches the rows looked up; "
+                      "whether its padding row gets a gradient is what you predicted"))

@@ -213,7 +213,21 @@ def test_parameter_embedding_leaves_the_random_state_alone(capsys):
     (lambda v, d: None, "expected your nn.Module subclass, got function"),
 ])
 def test_parameter_embedding(judge, cls, expected):
-    judge(exercises.check_parameter_embedding, (cls,), expected)
+    judge(exercises.check_parameter_embedding, (cls, cls is not Masked), expected)  # Masked's padding row gets none
+
+
+@pytest.mark.parametrize(("cls", "guess", "expected"), [
+    (Right, False, "pad_gets_gradient = False, but .* row 2 gets a gradient: True"),
+    (Masked, True, "pad_gets_gradient = True, but .* row 2 gets a gradient: False"),
+    (Right, 1, "pad_gets_gradient must be True or False, got int"),
+])
+def test_parameter_embedding_pad_gets_gradient(judge, cls, guess, expected):
+    judge(exercises.check_parameter_embedding, (cls, guess), expected)
+
+
+def test_parameter_embedding_without_a_prediction_judges_nothing(capsys):
+    assert exercises.check_parameter_embedding(Right) is None
+    assert capsys.readouterr().out == "not answered yet: fill in pad_gets_gradient above, then run this cell again\n"
 
 
 # --- Section 1's and section 5's predictions ----------------------------------------------------------------------
