@@ -39,7 +39,7 @@ def multi_hot_bag_figure(bag_ids: torch.Tensor, weight: torch.Tensor, tokens: li
     if tokens is not None:
         axes[0].set_xticks(range(vocab_size), tokens, rotation=90, fontsize=8)
     heatmap(axes[1], weight, f"@  weight W  [V={vocab_size}, d={dim}]\nused rows framed", vmin=lo, vmax=hi)
-    axes[1].set_yticks(range(vocab_size))
+    axes[1].set_yticks(range(vocab_size), tokens)  # the rows named as the counts' columns are, if given
     axes[1].tick_params(labelsize=7)
     for v in bag_ids.unique().tolist():
         axes[1].add_patch(Rectangle((-0.5, v - 0.5), dim, 1, fill=False, ec=HIGHLIGHT, lw=2))
