@@ -305,11 +305,15 @@ def answer_cell_source(nb_node: nbformat.NotebookNode, entry: Notebook, cell_id:
 def answer_block(cell_source: str, edition: Edition = ENGLISH) -> str:
     """Notebook 0's ``answer`` cell as the README of ``edition`` shows it: without its heading
     (``## The answer``), its in-page links (``[below](#cell-id=x)``) named as links to notebook 0, and its
-    links rewritten for a page at the repository root (``01_x.ipynb#y`` -> ``notebooks/01_x.ipynb#y``)."""
+    links to a notebook sent to that notebook's page on the web site, like the README's titles
+    (``01_x.ipynb#cell-id=y`` -> ``https://.../notebooks/01_x.html#cell-id=y``): GitHub's view of a notebook
+    opens at its top, the site's page (and JupyterLab) at the cell."""
     body = re.sub(r"\A#[^\n]*\n?", "", cell_source).strip("\n")
     body = re.sub(r"\[[^\]]*\]\((#[^)\s]+)\)", lambda m: f"[{words(edition.code)['answer page']}]({m.group(1)})", body)
     in_page = re.sub(r"(\]\(\s*<?)#", rf"\g<1>{answer_notebook().in_edition(edition.code).filename}#", body)
-    return rebase_links(in_page, edition.folder, manifest.ROOT, siblings_stay=False)
+    at_root = rebase_links(in_page, edition.folder, manifest.ROOT, siblings_stay=False)
+    to_site = rf"\g<1>{manifest.site_url()}\g<2>.html"
+    return re.sub(r"(\]\(\s*<?)(notebooks/[^)\s>#]+)\.ipynb(?=[#)\s>])", to_site, at_root)
 
 
 def sync_readme(text: str, edition: Edition = ENGLISH, notebook_0: nbformat.NotebookNode | None = None) -> str:

@@ -43,9 +43,13 @@ def site_path(repo_path: str) -> str:
 
 
 def site_link(url: str, page: str, site_paths: dict[str, str]) -> str:
-    """Where a link written in ``page`` (a repository path) points on the site: a notebook to its page,
-    ``README*.md`` to the index, any other file of the repository to GitHub; URLs and anchors are kept."""
+    """Where a link written in ``page`` (a repository path) points on the site: a notebook, or its page's
+    address on the site, to its page, ``README*.md`` to the index, any other file of the repository to GitHub;
+    other URLs and anchors are kept."""
     here = posixpath.dirname(page) or "."
+    path, hash_sign, fragment = url.removeprefix(manifest.site_url()).partition("#")
+    if url.startswith(manifest.site_url()) and (path or INDEX) in {*site_paths.values(), INDEX}:
+        return posixpath.relpath(path or INDEX, here) + hash_sign + fragment  # a page of this site: relative
     folder = manifest.ROOT / here
     path, hash_sign, fragment = rebase_link(url, folder, manifest.ROOT, siblings_stay=False).partition("#")
     if is_relative(url) and (path in site_paths or re.fullmatch(r"README[^/]*\.md", path)):

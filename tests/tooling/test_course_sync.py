@@ -144,9 +144,11 @@ def test_each_readme_opens_with_the_answer_of_notebook_0(edition):
     words = re.sub(r"\]\([^)]*\)|\||---", " ", answer).split()
     assert len(words) <= 160, f"the answer has {len(words)} words: at most about 150"
     links = re.findall(r"\]\(([^)\s]+)\)", answer)
-    assert links and all(link.startswith(f"{edition.repo_dir}/") and "#cell-id=" in link for link in links)
-    assert f"]({entry.repo_path}#cell-id=core-linear)" in answer  # `[below](#cell-id=...)` in the notebook
-    assert f"[{generated.words(edition.code)['answer page']}]({entry.repo_path}#" in answer
+    # each to the cell on the notebook's page on the site, which opens there (GitHub's view opens at the top)
+    page = entry.site_page_url
+    assert links and all(link.startswith(manifest.site_url()) and "#cell-id=" in link for link in links)
+    assert f"]({page}#cell-id=core-linear)" in answer  # `[below](#cell-id=...)` in the notebook
+    assert f"[{generated.words(edition.code)['answer page']}]({page}#" in answer
 
 
 def test_an_edit_of_the_answer_reaches_the_readme_through_sync(course_copy, image_writes):
@@ -170,7 +172,7 @@ def test_each_readme_has_the_fine_print_of_notebook_0_below_its_table(edition):
     readme = (manifest.ROOT / edition.readme).read_text(encoding="utf-8")
     assert generated.FINE_PRINT.between(readme) == generated.answer_block(source, edition)
     assert readme.index(generated.TABLE.end) < readme.index(generated.FINE_PRINT.start)
-    assert f"]({entry.repo_path}#cell-id=repeats)" in generated.FINE_PRINT.between(readme)
+    assert f"]({entry.site_page_url}#cell-id=repeats)" in generated.FINE_PRINT.between(readme)
 
 
 def test_an_edit_of_the_fine_print_reaches_the_readme_through_sync(course_copy, image_writes):

@@ -50,8 +50,10 @@ def test_what_counts_as_relative():
 
 # --- links to a cell: `NN_stem.ipynb#cell-id=<id>` ---------------------------------------------
 
-#: A link to a cell (``[text](02_x.ipynb#cell-id=build)``, or ``(#cell-id=build)`` within the page).
-CELL_LINK = re.compile(r"\]\(\s*<?([^)\s>#]*\.ipynb)?#cell-id=([^)\s>]*)")
+#: A link to a cell (``[text](02_x.ipynb#cell-id=build)``, ``(#cell-id=build)`` within the page, or a README's
+#: ``(https://<site>/notebooks/02_x.html#cell-id=build)``, the cell on the notebook's page on the site).
+SITE = re.escape(manifest.site_url())
+CELL_LINK = re.compile(rf"\]\(\s*<?(?:{SITE})?([^)\s>#]*\.(?:ipynb|html))?#cell-id=([^)\s>]*)")
 
 
 def broken_cell_links(path):
@@ -62,7 +64,8 @@ def broken_cell_links(path):
         text = path.read_text(encoding="utf-8")
     broken = []
     for match in CELL_LINK.finditer(text):
-        target = path.parent / match.group(1) if match.group(1) else path
+        page = match.group(1) and re.sub(r"\.html$", ".ipynb", match.group(1))  # a site page: its notebook
+        target = (path.parent / page if page else path) if "://" not in match.group(0) else manifest.ROOT / page
         link = f"{match.group(1) or ''}#cell-id={match.group(2)}"
         if target.suffix != ".ipynb" or not target.is_file():
             broken.append((link, "no such notebook"))
