@@ -104,7 +104,7 @@ WORDS = {
     "start": N_("**Start** with notebook 0: [open it in Colab]({colab}) (nothing to install), or run "
                 "`python3 course.py lab` in a clone for JupyterLab (Windows: `py course.py lab`). [Binder]({binder}) "
                 "has all ten notebooks."),
-    "table head": N_("| # | Notebook | Reading time | Practice copy |"),
+    "table head": N_("| # | Notebook | Reading time (lesson + Going deeper) | Practice copy |"),
     "minutes": N_("{lesson} + {deeper} min"),
     "minutes, no deeper": N_("{lesson} min"),
     "practice": N_("[in Colab]({url})"),

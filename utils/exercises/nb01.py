@@ -117,14 +117,14 @@ def check_flops_prediction(flops_per_copied: object, grows_with: object) -> None
 
 #: Exercise 1.3: the four expressions whose exactness the learner predicts, by letter (``x`` one-hot, ``w`` the table)
 EXPRESSIONS = {
-    "a": lambda x, w: ((2 * x) @ w) / 2,
+    "a": lambda x, w: ((3 * x) @ w) / 3,
     "b": lambda x, w: ((x / 10) @ w) * 10,
     "c": lambda x, w: (x.double() @ w.double()).float(),
     "d": lambda x, w: (x.half() @ w.half()).float(),
 }
 #: the hint for a letter predicted wrongly, by letter: a reason to look at, never the verdict
 EXACT_HINTS = {
-    "a": N_("what does multiplying a float by 2, or by 1/2, change in its bits?"),
+    "a": N_("multiplying by 2 changes only a float's exponent: what can multiplying by 3, then dividing by 3, change?"),
     "b": N_("can float32 hold 1/10 exactly? Follow a single entry through each multiplication"),
     "c": N_("can float64 hold every float32 number? Then ask whether a one-hot product rounds in float64"),
     "d": N_("casting W to float16 happens before any product: can 11 significant bits hold every float32 entry?"),
