@@ -84,7 +84,7 @@ def check_mean_of_real_tokens(mean_of_real_tokens: Callable) -> None:
                       "embeddings of its own"))
 
 
-#: Exercise 2.3: a 5-row table and a sentence of ids 2 and 4 padded with two -1s, whose rows are summed
+#: Exercise 2.4: a 5-row table and a sentence of ids 2 and 4 padded with two -1s, whose rows are summed
 _PAD_MINUS_ONE_ROWS, _PAD_MINUS_ONE_IDS = 5, (2, 4, -1, -1)
 
 
@@ -172,12 +172,10 @@ class _Watched(nn.Embedding):
 
 
 @writes("checked_lookup")
-def check_checked_lookup(checked_lookup: Callable, row_4_gradient: object) -> None:
+def check_checked_lookup(checked_lookup: Callable) -> None:
     """Exercise 2.3: ``checked_lookup(embedding, ids)`` for a ``(B, T)`` batch: the rows for valid ids; a
     ``ValueError`` naming the first bad id in reading order (negative, or not below ``num_embeddings``) and its
-    position ``(b, t)``, before the layer sees it. ``row_4_gradient``: the gradient each entry of row 4 of a 5-row
-    table gets when the rows of ids ``[2, 4, -1, -1]``, read through ``weight[ids]``, are summed (3: plain indexing
-    counts -1 from the end, so the two pads read row 4 too)."""
+    position ``(b, t)``, before the layer sees it."""
     require_function("checked_lookup", checked_lookup)
     torch.manual_seed(0)
     embedding = _Watched(5, 3)
@@ -208,6 +206,14 @@ def check_checked_lookup(checked_lookup: Callable, row_4_gradient: object) -> No
                                                           "reading order").format(raised=raised))
         require(embedding.seen is None, _("for ids {bad} the layer was called before the ValueError: check "
                                            "the ids first, so that a bad id never reaches the layer").format(bad=bad))
+    return correct(_("checked_lookup returned the rows for valid int64 and int32 ids, and for a too-large and a "
+                      "negative id raised a ValueError naming the id and its position before the layer saw them"))
+
+
+def check_pad_gradient(row_4_gradient: object) -> None:
+    """Exercise 2.4: the gradient each entry of row 4 of a 5-row table gets when the rows of ids ``[2, 4, -1, -1]``,
+    read through ``weight[ids]``, are summed (3: plain indexing counts -1 from the end, so the two pads read row 4
+    too). Nothing while it is None."""
     if not answered(row_4_gradient=row_4_gradient):
         return None
     require(isinstance(row_4_gradient, (int, float)) and not isinstance(row_4_gradient, bool),
@@ -217,9 +223,6 @@ def check_checked_lookup(checked_lookup: Callable, row_4_gradient: object) -> No
     require(row_4_gradient == table.grad[4, 0].item(), _(
         "row_4_gradient = {row_4_gradient} is not the gradient each entry of row 4 gets. Hint: {why}").format(
         row_4_gradient=row_4_gradient, why=hint([
-            (row_4_gradient == 1, _("padding_idx=0 guards row 0 in the layer's own lookup, but weight[ids] is plain "
-                                    "indexing, and the pads hold -1, not 0")),
+            (row_4_gradient == 1, _("1 is what row 4's own word sends it: which row does each -1 pad read?")),
         ], _("plain indexing counts a negative index from the end, as Python's lists do (section 4)"))))
-    return correct(_("checked_lookup returned the rows for valid int64 and int32 ids, and for a too-large and a "
-                      "negative id raised a ValueError naming the id and its position before the layer saw them; "
-                      "row 4 gets 1 from its word and 1 from each -1 pad"))
+    return correct(_("row 4 gets 1 from its word and 1 from each -1 pad"))

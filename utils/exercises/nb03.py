@@ -64,11 +64,24 @@ def _sharing_candidates() -> set[int]:
     return {number for number, t in enumerate(candidates, start=1) if t.data_ptr() == weight.data_ptr()}
 
 
-def check_shares_guess(shares_guess: object) -> None:
-    """Section 5's prediction: the numbers (1 to 6) of the candidates that share memory with ``emb.weight``.
-    Judged on the checker's own embedding; nothing while it is None."""
-    if not answered(shares_guess=shares_guess):
+def _detach_changes_leaf() -> bool:
+    """Whether ``nn.Parameter(w.T)`` and ``nn.Parameter(w.T.detach())`` differ in ``is_leaf`` or ``requires_grad``,
+    measured on an embedding's weight ``w``."""
+    weight = nn.Embedding(4, 5).weight
+    plain, detached = nn.Parameter(weight.T), nn.Parameter(weight.T.detach())
+    return (plain.is_leaf, plain.requires_grad) != (detached.is_leaf, detached.requires_grad)
+
+
+def check_detach_guesses(detach_changes: object, shares_guess: object) -> None:
+    """Section 5's two predictions, judged on the checker's own embedding; nothing while one is None.
+    ``detach_changes``, the question of Raschka's reader: do ``nn.Parameter(emb.weight.T)`` and
+    ``nn.Parameter(emb.weight.T.detach())`` differ in ``is_leaf`` or ``requires_grad`` (True or False)?
+    ``shares_guess``: the numbers (1 to 6) of the candidates that share memory with ``emb.weight``."""
+    if not answered(detach_changes=detach_changes, shares_guess=shares_guess):
         return
+    changes = prediction("detach_changes", detach_changes, bool, "False")
+    require(changes == _detach_changes_leaf(), _("nn.Parameter(t) makes a new leaf that requires grad: does it "
+                                                 "look at whether t was detached?"))
     guess = prediction("shares_guess", shares_guess, (set, frozenset, list, tuple), "{...}")
     guess = set(guess)
     require(guess <= set(range(1, 7)), _("shares_guess holds {guess}: the candidates are numbered 1 to 6").format(
@@ -79,9 +92,12 @@ def check_shares_guess(shares_guess: object) -> None:
         (bool((actual - guess) & {2, 3}), _("does .detach() (or .data) copy the numbers, or only leave the graph?")),
         (bool(guess - actual), _("one of the six makes its own copy of the numbers: which operation copies?"))],
         _("a transpose is a view: the same memory, read in another order")))
-    return correct(_("shares_guess names exactly the candidates that share memory with the embedding's weight. "
-                      "A transpose is a view, and neither .detach(), .data nor nn.Parameter copies: only .clone() "
+    return correct(_("nn.Parameter(t) makes a new leaf that requires grad whatever t was, so the .detach() inside "
+                      "changes nothing for autograd; and shares_guess names exactly the candidates that share memory "
+                      "with the embedding's weight: neither .detach(), .data nor nn.Parameter copies, only .clone() "
                       "does"))
+
+
 
 
 #: Exercise 3.1: the four expressions whose result the learner predicts, by letter (``linear`` an ``nn.Linear(V, d,

@@ -139,21 +139,21 @@ TYPED = checked_lookup(nn.Embedding(5, 3), torch.tensor([[0, 4], [4, 1]]))  # ro
     (TYPED, "pass your function itself"),
 ])
 def test_checked_lookup(judge, function, expected):
-    judge(exercises.check_checked_lookup, (function, 3), expected)
+    judge(exercises.check_checked_lookup, (function,), expected)
 
 
 @pytest.mark.parametrize(("row_4_gradient", "expected"), [
     (3, "pass"),
     (3.0, "pass"),
-    (1, "row_4_gradient = 1 is not the gradient each entry of row 4 gets. Hint: padding_idx=0 guards row 0"),
+    (1, "row_4_gradient = 1 is not the gradient each entry of row 4 gets. Hint: 1 is what row 4's own word"),
     (2, "Hint: plain indexing counts a negative index from the end"),
     ("3", "row_4_gradient must be a number, got str"),
     (True, "row_4_gradient must be a number, got bool"),
 ])
-def test_checked_lookup_row_4_gradient(judge, row_4_gradient, expected):
-    judge(exercises.check_checked_lookup, (checked_lookup, row_4_gradient), expected)
+def test_pad_gradient(judge, row_4_gradient, expected):
+    judge(exercises.check_pad_gradient, (row_4_gradient,), expected)
 
 
-def test_checked_lookup_without_row_4_gradient_judges_nothing(capsys):
-    assert exercises.check_checked_lookup(checked_lookup, None) is None
+def test_pad_gradient_without_a_guess_judges_nothing(capsys):
+    assert exercises.check_pad_gradient(None) is None
     assert capsys.readouterr().out == "not answered yet: fill in row_4_gradient above, then run this cell again\n"

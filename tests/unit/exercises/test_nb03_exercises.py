@@ -256,11 +256,25 @@ def test_square_guess(judge, guess, expected):
     ("1, 2", "must look like"),
 ])
 def test_shares_guess(judge, guess, expected):
-    judge(exercises.check_shares_guess, (guess,), expected, never=("{1, 2, 3, 4, 5}",))
+    judge(exercises.check_detach_guesses, (False, guess), expected, never=("{1, 2, 3, 4, 5}",))
 
 
-@pytest.mark.parametrize("checker", [exercises.check_square_guess, exercises.check_shares_guess,
-                                     exercises.check_token_vector])
+@pytest.mark.parametrize("guess, expected", [
+    (False, "pass"),
+    (True, "does it look at"),
+    (0, "must look like"),
+])
+def test_detach_guess(judge, guess, expected):
+    judge(exercises.check_detach_guesses, (guess, {1, 2, 3, 4, 5}), expected)
+
+
+@pytest.mark.parametrize("checker", [exercises.check_square_guess, exercises.check_token_vector])
 def test_predictions_judge_nothing_yet(capsys, checker):
     assert checker(None) is None
+    assert capsys.readouterr().out.startswith("not answered yet")
+
+
+@pytest.mark.parametrize("guesses", [(None, None), (False, None), (None, {1, 2, 3, 4, 5})])
+def test_detach_guesses_judge_nothing_yet(capsys, guesses):
+    assert exercises.check_detach_guesses(*guesses) is None
     assert capsys.readouterr().out.startswith("not answered yet")
