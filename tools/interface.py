@@ -85,6 +85,8 @@ class _Lines:
                 continue  # "{names} and {last}" is part of a checker's line, not a line: it would match PyTorch's own
             if found := pattern.fullmatch(text):
                 values = {name: self.render(value, nested=True) for name, value in found.groupdict().items()}
+                if nested and "names" in values and ", " in self.exact:  # a list, "a, b and c": "a、b 和 c"
+                    values["names"] = self.exact[", "].join(values["names"].split(", "))
                 return _format_as_found(chinese, values)
         return text
 

@@ -66,7 +66,8 @@ def recorded(what_was_recorded: str) -> None:
 def _names(names: list[str]) -> str:
     if len(names) == 1:
         return names[0]
-    return _("{names} and {last}").format(names=", ".join(names[:-1]), last=names[-1])  # "a, b and c"
+    # "a, b and c"; Chinese lists with 、 ("a、b 和 c")
+    return _("{names} and {last}").format(names=_(", ").join(names[:-1]), last=names[-1])
 
 
 def answered(**values: object) -> bool:
