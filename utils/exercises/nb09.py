@@ -116,30 +116,21 @@ def check_zebra_learned(zebra_category: str, zebra_model: torch.nn.Module, initi
                       "measured, and the other words kept their categories"))
 
 
-#: Exercise 9.2: the widths whose final losses the learner orders (8: the notebook's model)
-NARROW_LOSS_ORDER = (1, 2, 8)
+def check_narrow_predictions(d1_possible_cosines: set[float] | None) -> None:
+    """Exercise 9.2's prediction, read before any training: every value the cosine similarity of two (non-zero) rows
+    of a ``d = 1`` table can take.
 
-
-def check_narrow_predictions(predicted_loss_order: list[int] | None, d1_possible_cosines: set[float] | None) -> None:
-    """Exercise 9.2's predictions, read before any training: the widths 1, 2 and 8 ordered from the highest final
-    loss to the lowest, and every value the cosine similarity of two (non-zero) rows of a ``d = 1`` table can take.
-
-    ``None`` (no guess yet) judges nothing. Otherwise only the kinds are checked now:
-    :func:`check_narrow_tables`, after the experiment, compares them with its measurement.
+    ``None`` (no guess yet) judges nothing. Otherwise only the kind is checked now:
+    :func:`check_narrow_tables`, after the experiment, compares it with its measurement.
     ``TypeError`` for values of the wrong kind.
     """
-    if not answered(predicted_loss_order=predicted_loss_order, d1_possible_cosines=d1_possible_cosines):
+    if not answered(d1_possible_cosines=d1_possible_cosines):
         return
-    _check_narrow_prediction_kinds(predicted_loss_order, d1_possible_cosines)
-    return recorded(_("both predictions; the experiment below will test them"))
+    _check_narrow_prediction_kind(d1_possible_cosines)
+    return recorded(_("your prediction; the experiment below will test it"))
 
 
-def _check_narrow_prediction_kinds(predicted_loss_order: list[int], d1_possible_cosines: set[float]) -> None:
-    if not isinstance(predicted_loss_order, (list, tuple)) or sorted(predicted_loss_order) != sorted(NARROW_LOSS_ORDER):
-        raise AnswerTypeError(_("predicted_loss_order must list the widths {narrow_loss_order} in some "
-                                 "order, got {predicted_loss_order!r}").format(
-                                  narrow_loss_order=sorted(NARROW_LOSS_ORDER),
-                                  predicted_loss_order=predicted_loss_order))
+def _check_narrow_prediction_kind(d1_possible_cosines: set[float]) -> None:
     if not isinstance(d1_possible_cosines, (set, list, tuple)) or not all(
             isinstance(c, (int, float)) and not isinstance(c, bool) for c in d1_possible_cosines):
         raise AnswerTypeError(_("d1_possible_cosines must be a set of numbers, got {d1_possible_cosines!r}").format(
@@ -147,21 +138,19 @@ def _check_narrow_prediction_kinds(predicted_loss_order: list[int], d1_possible_
 
 
 def check_narrow_tables(models: dict[int, torch.nn.Module], contexts: torch.Tensor, targets: torch.Tensor,
-                        predicted_loss_order: list[int], d1_possible_cosines: set[float]) -> None:
+                        d1_possible_cosines: set[float]) -> None:
     """Exercise 9.2: trained models with tables of width ``d = 1`` and ``d = 2`` (and a wider one), keyed by ``d``,
-    and the two predictions that :func:`check_narrow_predictions` recorded before the training.
+    and the prediction that :func:`check_narrow_predictions` recorded before the training.
 
     The checker measures each model's loss on ``contexts`` ``(N, 2w)`` -> ``targets`` ``(N,)``
     itself: it must fall as ``d`` grows, and stay below the uniform guess's ``ln V``. Then it
-    compares the predictions with the measured order of the losses and with the cosine
-    similarities between the rows of the ``d = 1`` table, printing neither (a stored output of
-    the checker must not show the answer).
+    compares the prediction with the cosine similarities between the rows of the ``d = 1`` table,
+    printing neither the losses nor the cosines (a stored output of the checker must not show the answer).
     """
-    if not answered(predicted_loss_order=predicted_loss_order, d1_possible_cosines=d1_possible_cosines):
+    if not answered(d1_possible_cosines=d1_possible_cosines):
         return
-    prediction("predicted_loss_order", predicted_loss_order, (list, tuple), "[8, 2, 1]")
     prediction("d1_possible_cosines", d1_possible_cosines, (set, frozenset, list, tuple), "{0.5}")
-    _check_narrow_prediction_kinds(predicted_loss_order, d1_possible_cosines)
+    _check_narrow_prediction_kind(d1_possible_cosines)
     require(isinstance(models, dict) and all(isinstance(d, int) for d in models),
             _("models must be a dict from the width d (an int) to a trained model, got {models!r}").format(
                 models=models))
@@ -187,12 +176,6 @@ def check_narrow_tables(models: dict[int, torch.nn.Module], contexts: torch.Tens
     require(all(losses[a] > losses[b] for a, b in zip(dims, dims[1:], strict=False)),
             _("the losses {losses} do not fall as d grows. Hint: train every model for the same number of "
                "steps, from the same seed").format(losses=', '.join(f'{losses[d]:.3f} (d={d})' for d in dims)))
-    wide = max(losses)  # the notebook's model: d = 8 in the prediction
-    measured_order = [8 if d == wide else d for d in sorted(losses, key=losses.get, reverse=True) if d in (1, 2, wide)]
-    require(list(predicted_loss_order) == measured_order,  # from the highest loss to the lowest
-            _("the models are right, but your predicted_loss_order, {predicted_loss_order}, is not the "
-               "order of their final losses on the corpus. Why: a narrower table gives each word fewer "
-               "numbers to fit its contexts with").format(predicted_loss_order=list(predicted_loss_order)))
     rows = _tables(models[1])[0].weight.detach().cpu().double()
     rows = rows[rows[:, 0] != 0]  # the <pad> row, all zeros, aside
     unit = rows / rows.norm(dim=1, keepdim=True)
@@ -208,4 +191,4 @@ def check_narrow_tables(models: dict[int, torch.nn.Module], contexts: torch.Tens
                                                                             "and b numbers").format(
                                                                              d1_possible_cosines=sorted(d1_possible_cosines)))
     return correct(_("narrow holds trained CBOW models of widths 1 and 2; the checker measured their final losses "
-                      "and the cosines between the rows of the d = 1 table, and both your predictions match them"))
+                      "and the cosines between the rows of the d = 1 table, and your prediction matches them"))
