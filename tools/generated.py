@@ -302,15 +302,24 @@ def answer_cell_source(nb_node: nbformat.NotebookNode, entry: Notebook, cell_id:
     raise ValueError(f"{entry.repo_path} has no markdown cell with id {cell_id!r}: the READMEs show it")
 
 
-def answer_block(cell_source: str, edition: Edition = ENGLISH) -> str:
+def heading_anchor(heading: str) -> str:
+    """The anchor GitHub gives a markdown heading (``### The fine print`` -> ``#the-fine-print``)."""
+    return "#" + re.sub(r"[^\w\- ]", "", heading.lstrip("#").strip().lower()).replace(" ", "-")
+
+
+def answer_block(cell_source: str, edition: Edition = ENGLISH, fine_print: str | None = None) -> str:
     """Notebook 0's ``answer`` cell as the README of ``edition`` shows it: without its heading
-    (``## The answer``), its in-page links (``[below](#cell-id=x)``) named as links to notebook 0, and its
-    links to a notebook sent to that notebook's page on the web site, like the README's titles
+    (``## The answer``), its in-page links (``[below](#cell-id=x)``) named as links to notebook 0, except a link
+    to the ``fine-print`` cell, which goes to ``fine_print`` (the README's own section, :func:`heading_anchor`), and
+    its links to a notebook sent to that notebook's page on the web site, like the README's titles
     (``01_x.ipynb#cell-id=y`` -> ``https://.../notebooks/01_x.html#cell-id=y``): GitHub's view of a notebook
     opens at its top, the site's page (and JupyterLab) at the cell."""
     body = re.sub(r"\A#[^\n]*\n?", "", cell_source).strip("\n")
-    body = re.sub(r"\[[^\]]*\]\((#[^)\s]+)\)", lambda m: f"[{words(edition.code)['answer page']}]({m.group(1)})", body)
-    in_page = re.sub(r"(\]\(\s*<?)#", rf"\g<1>{answer_notebook().in_edition(edition.code).filename}#", body)
+    if fine_print:
+        body = body.replace(f"](#cell-id={FINE_PRINT_CELL})", f"]({fine_print})")
+    body = re.sub(r"\[[^\]]*\]\((#cell-id=[^)\s]+)\)",
+                  lambda m: f"[{words(edition.code)['answer page']}]({m.group(1)})", body)
+    in_page = re.sub(r"(\]\(\s*<?)#(?=cell-id=)", rf"\g<1>{answer_notebook().in_edition(edition.code).filename}#", body)
     at_root = rebase_links(in_page, edition.folder, manifest.ROOT, siblings_stay=False)
     to_site = rf"\g<1>{manifest.site_url()}\g<2>.html"
     return re.sub(r"(\]\(\s*<?)(notebooks/[^)\s>#]+)\.ipynb(?=[#)\s>])", to_site, at_root)
@@ -324,8 +333,10 @@ def sync_readme(text: str, edition: Edition = ENGLISH, notebook_0: nbformat.Note
     text = START.fill(text, readme_start(edition), missing.format("start"))
     if notebook_0 is not None:
         entry = answer_notebook().in_edition(edition.code)
-        answer, fine_print = (answer_block(answer_cell_source(notebook_0, entry, cell), edition)
-                              for cell in (ANSWER_CELL, FINE_PRINT_CELL))
+        fine_print_source = answer_cell_source(notebook_0, entry, FINE_PRINT_CELL)
+        anchor = heading_anchor(fine_print_source.split("\n")[0])
+        answer, fine_print = (answer_block(source, edition, anchor)
+                              for source in (answer_cell_source(notebook_0, entry), fine_print_source))
         text = ANSWER.fill(text, answer, missing.format("answer"))
         text = FINE_PRINT.fill(text, fine_print, missing.format("fine-print"))
     return text

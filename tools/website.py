@@ -27,7 +27,7 @@ from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
 
 from . import manifest
-from .generated import ANSWER, INSTRUCTORS, START, TEMPLATE_FILES, read_notebook
+from .generated import ANSWER, FINE_PRINT_CELL, INSTRUCTORS, START, TEMPLATE_FILES, answer_notebook, read_notebook
 from .links import is_relative, rebase_link
 from .manifest import EDITIONS, available
 
@@ -140,9 +140,12 @@ def render_index(site_paths: dict[str, str], problems: list[str]) -> str:
              "pages": [(e, site_paths.get(e.repo_path(entry))) for e in EDITIONS],
              "practice": [(e, f"{PRACTICE}/{posixpath.join(e.subdir, entry.filename)}") for e in available(entry)]}
             for entry in manifest.NOTEBOOKS]
+    # the answer's link to the README's fine print (not on this page) goes to notebook 0's fine-print cell
+    answer = re.sub(r"\]\(#[^)\s]+\)", f"]({answer_notebook().site_page_url}#cell-id={FINE_PRINT_CELL})",
+                    ANSWER.between(text) or "")
     return TEMPLATE_FILES.get_template("home.html.j2").render(
         title=markdown(title, "README.md", site_paths, problems).strip().removeprefix("<p>").removesuffix("</p>"),
-        answer=markdown(ANSWER.between(text) or "", "README.md", site_paths, problems),
+        answer=markdown(answer, "README.md", site_paths, problems),
         intro=markdown(START.between(text) or "", "README.md", site_paths, problems),
         editions=EDITIONS, rows=rows, practice_zip=PRACTICE_ZIP, repo_url=manifest.repo_url(),
         repo_slug=manifest.REPO_SLUG, instructors_url=site_link(INSTRUCTORS, "README.md", site_paths))

@@ -133,7 +133,9 @@ def test_each_readme_opens_with_the_answer_of_notebook_0(edition):
     source = generated.answer_cell_source(generated.read_notebook(entry.path), entry)
     readme = (manifest.ROOT / edition.readme).read_text(encoding="utf-8")
     answer = generated.ANSWER.between(readme)
-    assert answer == generated.answer_block(source, edition)
+    fine_print = generated.answer_cell_source(generated.read_notebook(entry.path), entry, generated.FINE_PRINT_CELL)
+    anchor = generated.heading_anchor(fine_print.split("\n")[0])
+    assert answer == generated.answer_block(source, edition, anchor)
     assert source.split("\n")[0] in ("## The answer", "## 答案") and "## " not in answer
     first_screen = [line for line in readme.split("\n")[:10] if line.strip()]
     # the title, the line of links, what this is and how to start (issue 34: at most three lines), the answer
@@ -144,9 +146,12 @@ def test_each_readme_opens_with_the_answer_of_notebook_0(edition):
     words = re.sub(r"\]\([^)]*\)|\||---", " ", answer).split()
     assert len(words) <= 160, f"the answer has {len(words)} words: at most about 150"
     links = re.findall(r"\]\(([^)\s]+)\)", answer)
-    # each to the cell on the notebook's page on the site, which opens there (GitHub's view opens at the top)
+    # its links to the fine print go to the README's own section (the heading of the fine-print cell, one level up)
+    assert f"]({anchor})" in answer and any(generated.heading_anchor(line) == anchor
+                                            for line in readme.split("\n") if line.startswith("## "))
+    # the others each to the cell on the notebook's page on the site, which opens there (GitHub's view: the top)
     page = entry.site_page_url
-    assert links and all(link.startswith(manifest.site_url()) and "#cell-id=" in link for link in links)
+    assert all(link.startswith(manifest.site_url()) and "#cell-id=" in link for link in links if link != anchor)
     assert f"]({page}#cell-id=core-linear)" in answer  # `[below](#cell-id=...)` in the notebook
     assert f"[{generated.words(edition.code)['answer page']}]({page}#" in answer
 
