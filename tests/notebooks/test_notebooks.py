@@ -378,3 +378,17 @@ def test_an_exercise_that_never_names_its_answer_is_caught():
     for nested in ("{**{1: lookup}, 2: table}", "f=lookup, t=table"):  # inside an expression; as a keyword
         call = _exercise("Build `table`, then the function.", answer, f"assert exercises.check_lookup({nested})")
         assert unnamed_checker_inputs(call) == only_table
+
+
+def test_notebook_6s_summary_describes_its_stored_run():
+    """Notebook 6's summary reports what its stored sweep printed (timings are never asserted, so a run on a busy
+    machine can print otherwise: re-execute it on a quiet one, `python3 course.py execute 6`)."""
+    nb = nbformat.read(NOTEBOOKS[6].path, as_version=4)
+    cells = {cell.get("id"): cell for cell in nb.cells}
+    printed = "".join(output.get("text", "") for output in cells["vocab-table"].outputs)
+    summary = cells["summary"].source
+    assert "in the stored run: as `V` grew, the dense time grew in step with it" in summary
+    assert "the dense time grew in step with V (within a factor of 2), and the lookup's grew less than 2x" in printed
+    lead = re.search(r"the lookup's lead fell from ([\d,]+)x \(forward\) to ([\d.]+)x", printed)
+    assert "its lead at the largest `V` fell from thousands of times to a few" in summary
+    assert lead and int(lead[1].replace(",", "")) >= 1000 and float(lead[2]) < 10, printed
