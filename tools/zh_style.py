@@ -114,6 +114,8 @@ PHRASE_RULES = [
                          r"(?![A-Za-z])|(?<![A-Za-z])FLOPs(?![A-Za-z])", "write the singular"),
     #: ASCII double quotes (paired left to right on a line) around Chinese words: write “……”
     PhraseRule("quotes", r'"[^"\n]*"', must_contain=f"[{_CJK}]"),
+    #: a thousands separator in prose (50,257): Chinese text writes 50257, as d2l-zh does (code and outputs keep theirs)
+    PhraseRule("digits", r"(?<![\d.,])\d{1,3}(?:,\d{3})+(?![\d,])", "write the number without separators"),
     #: a reference to another notebook other than ``第 N 课``
     PhraseRule("cross-ref", r"(?i)笔记本\s*\d+|第\s*\d+\s*(?:个)?笔记本|notebook\s*\d+"),
 ]
@@ -125,7 +127,7 @@ class Slip:
 
     file: str  # a notebook's stem, or README.zh.md
     cell: str | None  # the cell id in that notebook (None for the README)
-    rule: str  # gloss | times | term | plural | quotes | cross-ref | punctuation | glossary
+    rule: str  # gloss | times | term | plural | digits | quotes | cross-ref | punctuation | glossary
     text: str
 
     def __str__(self) -> str:

@@ -400,8 +400,8 @@ def test_a_translation_with_a_wrong_number_is_reported(course_copy):
     stem = manifest.notebook(1).stem
     path = catalogs.translation_path(stem)
     text = path.read_text(encoding="utf-8")
-    assert text.count("1/50,257") == 1
-    path.write_text(text.replace("1/50,257", "1/50,256"), encoding="utf-8")
+    assert text.count("1/50257") == 1
+    path.write_text(text.replace("1/50257", "1/50256"), encoding="utf-8")
     [problem] = translations.check([stem])
     assert (problem.cell, problem.kind) == ("summary", "invalid")
     assert problem.message.endswith("numbers missing: 50257; numbers not in the English: 50256")

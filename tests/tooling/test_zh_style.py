@@ -120,7 +120,7 @@ def test_chiyou_holds_is_notebook_8s_word_only():
 
 @pytest.mark.parametrize(("bad", "good"), [
     ("`V` 个 logits", "`V` 个 logit"),
-    ("32 × 50,257 个 logits", "32 × 50,257 个 logit"),
+    ("32 × 50257 个 logits", "32 × 50257 个 logit"),
     ("要花多少 FLOPs？", "要花多少 FLOP？"),
     ("每次前向传播 **`2·n·V·d` FLOPs**", "每次前向传播 **`2·n·V·d` 个 FLOP**"),
     ("统计函数花费的 FLOPs", "统计函数花费的 FLOP"),
@@ -142,6 +142,15 @@ def test_between_two_numbers_versus_is_dui():
     slips = zh_style.phrase_slips("nb", "| 前向传播：查表对比稠密 | 11.7 µs 对比 3.91 ms，334× |")
     assert [(slip.rule, slip.text) for slip in slips] == [("term", "11.7 µs 对比 3.91: write 对 between two numbers")]
     assert zh_style.phrase_slips("nb", "| 前向传播：查表对比稠密 | 11.7 µs 对 3.91 ms，334× |") == []
+
+
+def test_a_thousands_separator_in_prose_is_a_slip_but_not_in_code():
+    slips = zh_style.phrase_slips("nb", "GPT-2 的词表有 50,257 个词元，约 1,000,000 个数")
+    advice = "write the number without separators"
+    assert [slip.text for slip in slips] == [f"50,257: {advice}", f"1,000,000: {advice}"]
+    assert {slip.rule for slip in slips} == {"digits"}
+    assert zh_style.phrase_slips("nb", "GPT-2 的词表有 50257 个词元，`V = 50,257`，形状 (2,3)，0.5,1") == []
+    assert [slip.rule for slip in zh_style.phrase_slips("nb", "# V = 1,000", markdown=False)] == ["digits"]
 
 
 def test_a_cross_reference_is_written_one_way():
