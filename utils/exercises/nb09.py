@@ -190,5 +190,5 @@ def check_narrow_tables(models: dict[int, torch.nn.Module], contexts: torch.Tens
                                                                             "b) = a·b / (|a| |b|), with a "
                                                                             "and b numbers").format(
                                                                              d1_possible_cosines=sorted(d1_possible_cosines)))
-    return correct(_("narrow holds trained CBOW models of widths 1 and 2; the checker measured their final losses "
-                      "and the cosines between the rows of the d = 1 table, and your prediction matches them"))
+    return correct(_("narrow holds trained CBOW models of widths 1 and 2, whose losses fall as d grows; your "
+                      "prediction matches the cosines the checker measured between the rows of the d = 1 table"))
