@@ -225,4 +225,5 @@ def check_pad_gradient(row_4_gradient: object) -> None:
         row_4_gradient=row_4_gradient, why=hint([
             (row_4_gradient == 1, _("1 is what row 4's own word sends it: which row does each -1 pad read?")),
         ], _("plain indexing counts a negative index from the end, as Python's lists do (section 4)"))))
-    return correct(_("row 4 gets 1 from its word and 1 from each -1 pad"))
+    return correct(_("row_4_gradient matches the gradient each entry of row 4 got in the checker's own backward "
+                     "through weight[ids]"))

@@ -57,10 +57,10 @@ def check_square_guess(square_guess: object) -> None:
 
 
 def _sharing_candidates() -> set[int]:
-    """The numbers of section 5's six candidates that share memory with the embedding's weight, measured."""
+    """The numbers of section 5's four candidates that share memory with the embedding's weight, measured."""
     weight = nn.Embedding(4, 5).weight
-    candidates = [weight.T, weight.T.detach(), weight.data.T, nn.Parameter(weight.T),
-                  nn.Parameter(weight.T.detach()), nn.Parameter(weight.T.detach().clone())]
+    candidates = [weight.T, nn.Parameter(weight.T), nn.Parameter(weight.T.detach()),
+                  nn.Parameter(weight.T.detach().clone())]
     return {number for number, t in enumerate(candidates, start=1) if t.data_ptr() == weight.data_ptr()}
 
 
@@ -76,7 +76,7 @@ def check_detach_guesses(detach_changes: object, shares_guess: object) -> None:
     """Section 5's two predictions, judged on the checker's own embedding; nothing while one is None.
     ``detach_changes``, the question of Raschka's reader: do ``nn.Parameter(emb.weight.T)`` and
     ``nn.Parameter(emb.weight.T.detach())`` differ in ``is_leaf`` or ``requires_grad`` (True or False)?
-    ``shares_guess``: the numbers (1 to 6) of the candidates that share memory with ``emb.weight``."""
+    ``shares_guess``: the numbers (1 to 4) of the candidates that share memory with ``emb.weight``."""
     if not answered(detach_changes=detach_changes, shares_guess=shares_guess):
         return
     changes = prediction("detach_changes", detach_changes, bool, "False")
@@ -84,18 +84,17 @@ def check_detach_guesses(detach_changes: object, shares_guess: object) -> None:
                                                  "look at whether t was detached?"))
     guess = prediction("shares_guess", shares_guess, (set, frozenset, list, tuple), "{...}")
     guess = set(guess)
-    require(guess <= set(range(1, 7)), _("shares_guess holds {guess}: the candidates are numbered 1 to 6").format(
-                                           guess=sorted(guess - set(range(1, 7)))))
+    require(guess <= set(range(1, 5)), _("shares_guess holds {guess}: the candidates are numbered 1 to 4").format(
+                                           guess=sorted(guess - set(range(1, 5)))))
     actual = _sharing_candidates()
     require(guess == actual, hint([
-        (bool((actual - guess) & {4, 5}), _("does nn.Parameter(t) copy t's numbers, or wrap the same memory?")),
-        (bool((actual - guess) & {2, 3}), _("does .detach() (or .data) copy the numbers, or only leave the graph?")),
-        (bool(guess - actual), _("one of the six makes its own copy of the numbers: which operation copies?"))],
+        (2 in guess and 3 in actual - guess, _("does .detach() copy the numbers, or only leave the graph?")),
+        (bool((actual - guess) & {2, 3}), _("does nn.Parameter(t) copy t's numbers, or wrap the same memory?")),
+        (bool(guess - actual), _("one of the four makes its own copy of the numbers: which operation copies?"))],
         _("a transpose is a view: the same memory, read in another order")))
     return correct(_("nn.Parameter(t) makes a new leaf that requires grad whatever t was, so the .detach() inside "
                       "changes nothing for autograd; and shares_guess names exactly the candidates that share memory "
-                      "with the embedding's weight: neither .detach(), .data nor nn.Parameter copies, only .clone() "
-                      "does"))
+                      "with the embedding's weight: neither .detach() nor nn.Parameter copies, only .clone() does"))
 
 
 

@@ -246,17 +246,17 @@ def test_square_guess(judge, guess, expected):
 
 
 @pytest.mark.parametrize(("guess", "expected"), [
-    ({1, 2, 3, 4, 5}, "pass"),
-    ([5, 4, 3, 2, 1], "pass"),
-    ({1, 2, 3}, "does nn.Parameter"),
-    ({1, 4, 5}, r"does \.detach\(\)"),
-    ({1, 2, 3, 4, 5, 6}, "which operation copies"),
-    ({2, 3, 4, 5}, "a transpose is a view"),
-    ({0, 1}, "numbered 1 to 6"),
+    ({1, 2, 3}, "pass"),
+    ([3, 2, 1], "pass"),
+    ({1}, "does nn.Parameter"),
+    ({1, 2}, r"does \.detach\(\)"),
+    ({1, 2, 3, 4}, "which operation copies"),
+    ({2, 3}, "a transpose is a view"),
+    ({0, 1}, "numbered 1 to 4"),
     ("1, 2", "must look like"),
 ])
 def test_shares_guess(judge, guess, expected):
-    judge(exercises.check_detach_guesses, (False, guess), expected, never=("{1, 2, 3, 4, 5}",))
+    judge(exercises.check_detach_guesses, (False, guess), expected, never=("{1, 2, 3}",))
 
 
 @pytest.mark.parametrize("guess, expected", [
@@ -265,7 +265,7 @@ def test_shares_guess(judge, guess, expected):
     (0, "must look like"),
 ])
 def test_detach_guess(judge, guess, expected):
-    judge(exercises.check_detach_guesses, (guess, {1, 2, 3, 4, 5}), expected)
+    judge(exercises.check_detach_guesses, (guess, {1, 2, 3}), expected)
 
 
 @pytest.mark.parametrize("checker", [exercises.check_square_guess, exercises.check_token_vector])
@@ -274,7 +274,7 @@ def test_predictions_judge_nothing_yet(capsys, checker):
     assert capsys.readouterr().out.startswith("not answered yet")
 
 
-@pytest.mark.parametrize("guesses", [(None, None), (False, None), (None, {1, 2, 3, 4, 5})])
+@pytest.mark.parametrize("guesses", [(None, None), (False, None), (None, {1, 2, 3})])
 def test_detach_guesses_judge_nothing_yet(capsys, guesses):
     assert exercises.check_detach_guesses(*guesses) is None
     assert capsys.readouterr().out.startswith("not answered yet")
