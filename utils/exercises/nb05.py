@@ -301,7 +301,7 @@ def check_loss_over_ln_v(loss_over_ln_v: object) -> None:
     the loss of a target unrelated to the weights is about the largest logit minus the target's: about
     ``4.25 · 28`` nats, 10.9 times ``ln V`` (9.7 to 12.6 over seeds 0 to 199 of the notebook's draws).
     Accepted: ``LOSS_OVER_LN_V_RANGE``. The notebook states only that it holds anything within 20% of its run's
-    loss (its ``loss`` cell asserts that); it takes the textbook ``s·sqrt(2 ln V)``, 11.9 times ``ln V``, too.
+    loss (a unit test checks that); it takes the textbook ``s·sqrt(2 ln V)``, 11.9 times ``ln V``, too.
 
     While the guess is ``None`` it judges nothing (one line says so). ``TypeError``/``ValueError`` for a guess that
     is not a positive number; a wrong guess fails with a hint, never the loss.
