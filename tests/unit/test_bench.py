@@ -492,9 +492,9 @@ def test_format_timings_environment_line_and_verdict(rows):
     with pytest.raises(ValueError, match="no rows"):
         tables.environment_line([])
     calm = [dataclasses.replace(r, spread=0.05) for r in rows]
-    assert tables.verdict(calm).startswith("consistent within this run: over 2 interleaved repeats, the middle half "
-                                           "of every figure's "
-                                           "repeats spans at most 5% of its median")
+    assert tables.verdict(calm).startswith("no spread over 25% (PyTorch's 'environmental "
+                                           "influence' mark): over 2 interleaved repeats, the middle half of every "
+                                           "figure's repeats spans at most 5% of its median")
     busy = calm[:3] + [dataclasses.replace(calm[3], spread=0.5)]
     assert tables.verdict(busy) == (
         f"noisy: over 2 interleaved repeats, the middle half of the repeats spans over 25% of the median in 1 of "
@@ -633,8 +633,8 @@ def test_the_study_in_words_never_calls_the_cold_copy_a_limit(study_row):
     assert f" {study_row.ratio:.2f} " in table and f" {study_row.contiguous_ratio:.2f} " in table
     calm = dataclasses.replace(study_row, ratio_spread=0.05, contiguous_spread=0.1, ratio_low=0.5, ratio_high=1.5)
     assert not calm.noisy and tables.verdict([calm]).startswith(  # one far round moves no median: the range may
-        "consistent within this run: over 3 interleaved repeats, the middle half of every ratio's rounds spans at "
-        "most 10% of its median")
+        "no spread over 25% (PyTorch's 'environmental influence' mark): over 3 interleaved repeats, the middle half "
+        "of every ratio's rounds spans at most 10% of its median")
     noisy = dataclasses.replace(calm, contiguous_spread=0.5)
     assert noisy.noisy and tables.verdict([noisy]).startswith(
         "noisy: over 3 interleaved repeats, the middle half of the rounds spans over 25% of the median in 1 of 1 "
@@ -684,7 +684,7 @@ def test_sweep_prints_the_speedups_and_the_verdict_and_writes_the_table(tmp_path
     assert "device cpu, float32, 1 thread, torch" in printed
     assert "lookup vs dense (forward) at V=2,000, d=16, n=64: the lookup is" in printed
     assert "lookup vs dense (backward) at V=2,000, d=16, n=64: the lookup is" in printed
-    assert printed.splitlines()[-2].startswith(("consistent within this run: ", "noisy: "))
+    assert printed.splitlines()[-2].startswith(("no spread over 25% ", "noisy: "))
     assert len(list(csv.DictReader(out.open()))) == 6
 
 
@@ -700,7 +700,7 @@ def test_bandwidth_describes_each_case_and_ends_with_the_verdict(capsys):
     assert bench_main(["bandwidth", "--vocab-sizes", "300", "--dims", "8", "--tokens", "32,64", *TINY]) == 0
     printed = capsys.readouterr().out
     assert printed.count("lookup at V=300, d=8, n=") == 2 and "allocating its output" in printed
-    assert printed.rstrip().splitlines()[-1].startswith(("consistent within this run: ", "noisy: "))
+    assert printed.rstrip().splitlines()[-1].startswith(("no spread over 25% ", "noisy: "))
 
 
 def test_regimes_runs_the_token_sweep_and_writes_the_study(tmp_path, capsys):

@@ -100,8 +100,9 @@ def verdict(rows: Sequence[Timing | BandwidthRow]) -> str:
     where = f"{what} at {worst.case.label()}"
     figures = "every ratio's rounds" if study else "every figure's repeats"
     if spreads[worst] <= NOISY_SPREAD:
-        return (f"consistent within this run: over {repeats} interleaved repeats, the middle half of {figures} spans "
-                f"at most {spreads[worst]:.0%} of its median (widest: {where}; the limit is {NOISY_SPREAD:.0%})")
+        return (f"no spread over {NOISY_SPREAD:.0%} (PyTorch's 'environmental influence' mark): over {repeats} "
+                f"interleaved repeats, the middle half of {figures} spans at most {spreads[worst]:.0%} of its median "
+                f"(widest: {where})")
     wide = sum(value > NOISY_SPREAD for value in spreads.values())  # the figures whose median is not reliable
     kind = "cases" if study else "figures"
     calm = len(spreads) - wide
