@@ -126,10 +126,10 @@ def check_unchanged_rows(unchanged_rows: object) -> None:
                      "left exactly as they were"))
 
 
-def _shared_step() -> tuple[set[int], float]:
-    """Exercise 2.2, run: ``a`` and ``b`` loaded from one tensor, one SGD step (lr 1) on ``b``; the rows of
-    ``a.weight`` that changed, and the change of row 2's entries."""
-    vectors = torch.randn(5, 4, generator=torch.Generator().manual_seed(11))
+def _shared_step(vectors: torch.Tensor) -> tuple[set[int], float]:
+    """Exercise 2.2, run: ``a`` and ``b`` loaded from a copy of the learner's ``ex_vectors``, one SGD step (lr 1)
+    on ``b``; the rows of ``a.weight`` that changed, and the change of row 2's entries."""
+    vectors = vectors.detach().cpu().clone()  # the learner's ex_vectors stay as they were
     a = nn.Embedding.from_pretrained(vectors)
     b = nn.Embedding.from_pretrained(vectors, freeze=False, padding_idx=0)
     before = a.weight.detach().clone()
@@ -139,7 +139,7 @@ def _shared_step() -> tuple[set[int], float]:
     return changed, (a.weight[2] - before[2]).mean().item()
 
 
-def check_shared_step_prediction(changed_rows: object, row_2_change: object) -> None:
+def check_shared_step_prediction(changed_rows: object, row_2_change: object, ex_vectors: torch.Tensor) -> None:
     """Exercise 2.2: the predicted rows of ``a.weight`` that one SGD step on ``b`` changes, and row 2's change.
     Judges nothing while a guess is None."""
     if not answered(changed_rows=changed_rows, row_2_change=row_2_change):
@@ -147,7 +147,7 @@ def check_shared_step_prediction(changed_rows: object, row_2_change: object) -> 
     rows = prediction("changed_rows", changed_rows, (set, frozenset), "{1, 3}")
     change = as_number("row_2_change", prediction("row_2_change", row_2_change, (int, float), "-1.5"),
                        _("the number added to each entry of row 2"))
-    actual_rows, actual_change = _shared_step()
+    actual_rows, actual_change = _shared_step(ex_vectors)
     why = hint([(not rows, _("a and b were loaded from one tensor: does from_pretrained copy it?")),
                 (0 in rows, _("row 0 is b's padding row: what gradient does it get?"))],
                _("a row changes only where b's step writes: which rows did b look up, and which get a gradient?"))

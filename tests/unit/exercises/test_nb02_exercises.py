@@ -63,6 +63,9 @@ def test_unchanged_rows_prediction_judges_nothing_yet(capsys):
     assert capsys.readouterr().out == expected
 
 
+EX_VECTORS = torch.randn(5, 4, generator=torch.Generator().manual_seed(11))  # the notebook's ex_vectors
+
+
 @pytest.mark.parametrize(("changed_rows", "row_2_change", "expected"), [
     ({2}, -2.0, "pass"),
     (frozenset({2}), -2, "pass"),
@@ -78,14 +81,14 @@ def test_unchanged_rows_prediction_judges_nothing_yet(capsys):
     ({2}, True, "row_2_change must look like"),
 ])
 def test_shared_step_prediction(judge, changed_rows, row_2_change, expected):
-    judge(exercises.check_shared_step_prediction, (changed_rows, row_2_change), expected, never=("-2.0",))
+    judge(exercises.check_shared_step_prediction, (changed_rows, row_2_change, EX_VECTORS), expected, never=("-2.0",))
 
 
 @pytest.mark.parametrize(("changed_rows", "row_2_change", "named"), [
     (None, -2.0, "changed_rows"), ({2}, None, "row_2_change"), (None, None, "changed_rows and row_2_change")])
 def test_no_guess_yet_judges_nothing(capsys, changed_rows, row_2_change, named):
     """Run top to bottom before the learner guesses: one line asking for the guess, no verdict, no failure."""
-    assert exercises.check_shared_step_prediction(changed_rows, row_2_change) is None
+    assert exercises.check_shared_step_prediction(changed_rows, row_2_change, EX_VECTORS) is None
     assert capsys.readouterr().out == f"not answered yet: fill in {named} above, then run this cell again\n"
 
 
