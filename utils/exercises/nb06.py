@@ -1,11 +1,9 @@
-"""Notebook 6, what the lookup saves, measured: the checkers of its exercises, and the lines section 4 prints
-from its sweep's own numbers."""
+"""Notebook 6, what the lookup saves, measured: the checkers of its exercises."""
 
 from __future__ import annotations
 
 import torch
 import torch.nn.functional as F
-from torch.utils.benchmark import Measurement
 from torch.utils.flop_counter import FlopCounterMode
 
 from ..language import _
@@ -19,40 +17,6 @@ ID_BYTES, FLOAT_BYTES, HALF_BYTES = 8, 4, 2
 WIDTH = 768
 #: Exercise 6.3: the sizes the counter runs at.
 FLOP_SIZES = (32, 2_000, 8)
-
-
-def _calls(measurement: Measurement) -> str:
-    """How many calls a median is of: blocks of ``number_per_run`` calls, ``len(times)`` blocks."""
-    calls = len(measurement.times) * measurement.number_per_run
-    return f"the median of {calls:,} call{'s' if calls > 1 else ''}"
-
-
-def sweep_verdict(seconds: dict[int, dict[str, float]], step: dict[str, Measurement], zeros: Measurement) -> None:
-    """Print what section 4's run shows, from its own numbers: ``seconds`` is the forward sweep, ``{V: {method:
-    seconds per call}}``; ``step`` the forward + backward timings at the largest ``V``; ``zeros`` the timing of
-    allocating and zeroing a ``[V, d]`` tensor. Words, never asserts: any verdict can flip on a busy machine."""
-    sizes = sorted(seconds)
-    first, last = sizes[0], sizes[-1]
-    print(f"the lookup was the faster at every V: {all(seconds[V]['dense'] > seconds[V]['lookup'] for V in sizes)}")
-    if last > first:
-        change = {name: seconds[last][name] / seconds[first][name] for name in seconds[last]}
-        in_step = 0.5 < change["dense"] / (last / first) < 2  # from 1/2 to 2 times the FLOPs' growth
-        print(f"from V = {first:,} to V = {last:,}: the FLOPs and the table W grew {last / first:,.1f}x; the dense "
-              f"statement's time was multiplied by {change['dense']:,.1f}, the lookup's by {change['lookup']:,.1f}")
-        grew = "in step with V (within a factor of 2)" if in_step else "out of step with V"
-        print(f"in this run, the dense time grew {grew}, and the lookup's "
-              f"{'grew less than 2x' if change['lookup'] < 2 else 'grew 2x or more'}")
-    print(f"forward + backward at V = {last:,}: lookup {step['lookup'].median * 1e3:,.2f} ms "
-          f"({_calls(step['lookup'])}), dense {step['dense'].median * 1e3:,.1f} ms ({_calls(step['dense'])})")
-    share = zeros.median / step["lookup"].median
-    print(f"allocating and zeroing a [V, d] tensor alone: {zeros.median * 1e3:,.2f} ms ({_calls(zeros)}), "
-          f"{share:.2f} times the lookup's forward + backward, which does it once too")
-    if any(step[name].median < seconds[last][name] for name in step):
-        print("warning: a forward + backward median is below its forward median; the machine was busy: run again")
-    forward_ratio, step_ratio = (seconds[last]["dense"] / seconds[last]["lookup"],
-                                 step["dense"].median / step["lookup"].median)
-    fell = f"fell from {forward_ratio:,.0f}x (forward) to {step_ratio:,.1f}x (forward + backward)"
-    print(f"in this run, the lookup's lead {fell if step_ratio < forward_ratio else 'did not fall with the backward'}")
 
 
 def largest_coalesced_bytes(vocab_size: int, embedding_dim: int) -> int:

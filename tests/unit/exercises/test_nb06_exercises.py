@@ -1,6 +1,5 @@
 """Notebook 6's checkers: the worked answer passes, and each listed wrong answer fails with its hint."""
 
-import types
 
 import pytest
 import torch
@@ -81,17 +80,3 @@ def test_the_largest_batch_is_where_a_real_one_hot_and_its_copy_reach_the_tables
         return one_hot.nbytes + one_hot.to(torch.bfloat16).nbytes
 
     assert peak(153) <= table.nbytes < peak(154)
-
-
-def test_the_sweep_verdict_says_how_many_calls_each_median_is_of(capsys):
-    """Section 4's lines: each forward + backward median names its calls, and no verdict on the zeros' share."""
-    def timing(median, blocks, calls):  # what sweep_verdict reads of a Timer's Measurement
-        return types.SimpleNamespace(median=median, times=[median] * blocks, number_per_run=calls)
-
-    seconds = {1_000: {"lookup": 6e-6, "dense": 8e-4}, 50_000: {"lookup": 6e-6, "dense": 4e-2}}
-    exercises.sweep_verdict(seconds, {"lookup": timing(0.06, 5, 1), "dense": timing(0.14, 1, 1)}, timing(0.061, 3, 2))
-    printed = capsys.readouterr().out
-    assert "dense time grew in step with V (within a factor of 2), and the lookup's grew less than 2x" in printed
-    assert "lookup 60.00 ms (the median of 5 calls), dense 140.0 ms (the median of 1 call)" in printed
-    assert "tensor alone: 61.00 ms (the median of 6 calls), 1.02 times the lookup's forward + backward" in printed
-    assert "the lookup's lead fell from 6,667x (forward) to 2.3x (forward + backward)" in printed
