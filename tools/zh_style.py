@@ -57,7 +57,7 @@ ONE_WORD = {
     "视图": ("view", None),
     "就地": ("in place", None),
     "版本计数器": ("version counter", None),
-    "移动平均": ("moving average", "滑动平均"),
+    "移动平均": ("running average", "滑动平均"),
     "内核": ("kernel", None),  # a GPU kernel; Jupyter's is "Jupyter 内核"
     #: an id the table does not have (too large or negative): 错误的 id reads as a valid id that is the wrong one
     "非法的 id": ("bad id", "错误的? ?id"),
