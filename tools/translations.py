@@ -121,7 +121,8 @@ _TEXT_IN_MATH = re.compile(r"\\text\{(?:[^{}]|\{[^{}]*\})*\}")  # words in a for
 
 def markdown_invariants(text: str) -> dict[str, list[str]]:
     """What a translated markdown cell keeps from the English: code (spans and fenced blocks), formulas
-    (but the words in their ``\\text{}``), link targets, and the levels of its headings."""
+    (but the words in their ``\\text{}``), link targets, the levels of its headings and its list items (a bullet
+    merged into the one before it is a missing item)."""
     found = {"code": [], "formulas": []}
     for key, patterns in (("code", _CODE), ("formulas", _MATH)):
         for pattern in patterns:
@@ -130,7 +131,8 @@ def markdown_invariants(text: str) -> dict[str, list[str]]:
     return {"code": sorted(set(found["code"])),
             "formulas": sorted({_TEXT_IN_MATH.sub(r"\\text{…}", f) for f in found["formulas"]}),
             "link targets": sorted({match.group(2) for match in MD_TARGET.finditer(text)}),
-            "heading levels": [line.split(" ", 1)[0] for line in text.splitlines() if re.match(r"#{1,6} ", line)]}
+            "heading levels": [line.split(" ", 1)[0] for line in text.splitlines() if re.match(r"#{1,6} ", line)],
+            "list items": [item.group(1) for item in re.finditer(r"^( *(?:[-*+]|\d+\.)) ", text, re.M)]}
 
 
 def _both_ways(key: str, missing: Iterable[str], extra: Iterable[str]) -> list[str]:
@@ -143,8 +145,9 @@ def invariant_differences(english: str, chinese: str) -> list[str]:
     want, got = markdown_invariants(english), markdown_invariants(chinese)
     differences = [difference for key in ("code", "formulas", "link targets") for difference in _both_ways(
         key, [x for x in want[key] if x not in got[key]], [x for x in got[key] if x not in want[key]])]
-    if want["heading levels"] != got["heading levels"]:
-        differences.append(f"heading levels {got['heading levels']}, expected {want['heading levels']}")
+    for key in ("heading levels", "list items"):
+        if want[key] != got[key]:
+            differences.append(f"{key} {got[key]}, expected {want[key]}")
     return differences
 
 

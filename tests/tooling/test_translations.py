@@ -164,6 +164,14 @@ def test_a_markdown_translation_that_drops_code_formulas_links_headings_or_numbe
     assert (cell, kind) == ("intro", "invalid") and message.endswith(complaint)
 
 
+def test_a_bullet_merged_into_the_one_before_it_is_reported():
+    """A lost line break merges two bullets: the cell renders one item fewer, with a stray "- " mid-sentence."""
+    english = "Two points:\n\n- the first;\n- the second.\n  1. nested"
+    assert translations.invariant_differences(english, "两点：\n\n- 第一点。\n- 第二点。\n  1. 嵌套") == []
+    assert translations.invariant_differences(english, "两点：\n\n- 第一点。- 第二点。\n  1. 嵌套") == [
+        "list items ['-', '  1.'], expected ['-', '-', '  1.']"]
+
+
 @pytest.mark.parametrize(("chinese", "complaint"), [
     ("一 (no hash sign)", "comment '# one' must be translated as one line that starts with '#'"),
     ("# 一\n# 二", "comment '# one' must be translated as one line that starts with '#'"),
