@@ -47,9 +47,10 @@ def site_link(url: str, page: str, site_paths: dict[str, str]) -> str:
     address on the site, to its page, ``README*.md`` to the index, any other file of the repository to GitHub;
     other URLs and anchors are kept."""
     here = posixpath.dirname(page) or "."
-    path, hash_sign, fragment = url.removeprefix(manifest.site_url()).partition("#")
-    if url.startswith(manifest.site_url()) and (path or INDEX) in {*site_paths.values(), INDEX}:
-        return posixpath.relpath(path or INDEX, here) + hash_sign + fragment  # a page of this site: relative
+    if url.startswith(manifest.site_url()):  # a page of this site (the README's answer links): made relative
+        page_path, hash_sign, fragment = url.removeprefix(manifest.site_url()).partition("#")
+        if (page_path or INDEX) in {*site_paths.values(), INDEX}:
+            return posixpath.relpath(page_path or INDEX, here) + hash_sign + fragment
     folder = manifest.ROOT / here
     path, hash_sign, fragment = rebase_link(url, folder, manifest.ROOT, siblings_stay=False).partition("#")
     if is_relative(url) and (path in site_paths or re.fullmatch(r"README[^/]*\.md", path)):
