@@ -13,6 +13,7 @@ from .checking import (
     AnswerTypeError,
     ExerciseError,
     answered,
+    as_number,
     correct,
     hint,
     letters_prediction,
@@ -192,17 +193,20 @@ def check_tied_output_layer(head: object, table: object) -> None:
                       "uses add up in lin_ex's table"))
 
 
-#: Exercise 3.3: the layers the checker builds from the learner's class
+#: Exercise 3.3: the layers the checker builds from the learner's class, and the ids it looks up (the padding id, 2,
+#: twice)
 _SMALL, _WIDE, _PADDING = (7, 3), (1000, 16), 2
+_IDS = ((1, 0, 2), (6, 2, 1))
 
 
 @writes("MyEmbedding")
-def check_parameter_embedding(cls: object, pad_gets_gradient: object = None) -> None:
+def check_parameter_embedding(cls: object, pad_row_after_step: object = None) -> None:
     """Exercise 3.3: a class ``MyEmbedding(num_embeddings, embedding_dim, padding_idx=None)``, without
     ``nn.Embedding``, ``nn.Linear`` or ``F.embedding``: a registered ``weight`` ``[V, d]`` drawn from N(0, 1), its
     padding row (if any) zero; ``forward(ids)`` returns ``weight[ids]``, so the gradient reaches the rows looked up.
-    ``pad_gets_gradient``: the learner's prediction, True or False, whether the padding row of their own class gets
-    a gradient in backward; judged against a backward through that class (notebook 4's exercise 4.2 repairs it).
+    ``pad_row_after_step``: the learner's prediction, a number: each entry of the padding row after the backward of
+    the sum of the vectors of :data:`_IDS` (row 2 looked up twice) and one SGD step with lr 1; judged against that
+    step through their own class (notebook 4's exercise 4.2 keeps the row at zero).
 
     The checker builds layers of its own from the class, and leaves the random state as it found it.
     """
@@ -242,8 +246,8 @@ def check_parameter_embedding(cls: object, pad_gets_gradient: object = None) -> 
                                                                            "section 5)"))
     require(bool((padded_rows[torch.arange(_SMALL[0]) != _PADDING] != 0).any(dim=1).all()),
             _("MyEmbedding(7, 3, padding_idx=2) has zero rows besides row 2: zero only the padding row"))
-    ids = torch.tensor([[1, 0, 2], [_SMALL[0] - 1, 2, 1]])
-    pad_grad = None
+    ids = torch.tensor(_IDS)
+    pad_after = None
     for name, layer in layers.items():
         grad = looked_up_rows(name, layer, ids, _("MyEmbedding's forward calls F.embedding (or torch.embedding): "
                                                    "index the weight Parameter with the ids yourself, as section 2's "
@@ -255,15 +259,17 @@ def check_parameter_embedding(cls: object, pad_gets_gradient: object = None) -> 
                                                                 "Parameter itself, without changing the rows").format(
                                                                  name=name))
         if layer is padded:
-            pad_grad = bool(grad[_PADDING].any())
-    if not answered(pad_gets_gradient=pad_gets_gradient):
+            pad_after = padded_rows[_PADDING] - 1.0 * grad[_PADDING]  # one SGD step, lr 1
+    if not answered(pad_row_after_step=pad_row_after_step):
         return None
-    require(isinstance(pad_gets_gradient, bool), _("pad_gets_gradient must be True or False, got {type}").format(
-        type=type(pad_gets_gradient).__name__))
-    require(pad_gets_gradient == pad_grad, _("pad_gets_gradient = {guess}, but in a backward through your "
-                                             "MyEmbedding(7, 3, padding_idx=2) row 2 gets a gradient: {got}. "
-                                             "Hint: weight[ids] is plain indexing, which knows no padding "
-                                             "row").format(guess=pad_gets_gradient, got=pad_grad))
+    guess = as_number("pad_row_after_step", pad_row_after_step, _("each entry of row 2 after the step"))
+    require(torch.allclose(pad_after, torch.full_like(pad_after, guess)), _(
+        "pad_row_after_step = {guess} is not what the step leaves in row 2 of your MyEmbedding(7, 3, "
+        "padding_idx=2). Hint: {why}").format(guess=guess, why=hint([
+            (guess == 0, _("does weight[ids], plain indexing, know which row is the padding row?")),
+            (guess == -1, _("how many times do the ids look row 2 up?")),
+            (guess > 0, _("SGD subtracts lr × gradient"))],
+            _("row 2 starts at zero: what gradient does the sum send it?"))))
     return correct(_("MyEmbedding registers a trainable weight drawn from N(0, 1) with its padding row at zero, "
                       "returns the rows at ids of shape (2, 3), and its gradient reaches the rows looked up; "
-                      "whether its padding row gets a gradient is what you predicted"))
+                      "your prediction matches one SGD step through your class"))

@@ -213,21 +213,26 @@ def test_parameter_embedding_leaves_the_random_state_alone(capsys):
     (lambda v, d: None, "expected your nn.Module subclass, got function"),
 ])
 def test_parameter_embedding(judge, cls, expected):
-    judge(exercises.check_parameter_embedding, (cls, cls is not Masked), expected)  # Masked's padding row gets none
+    judge(exercises.check_parameter_embedding, (cls, 0.0 if cls is Masked else -2.0), expected)  # Masked's row stays 0
 
 
 @pytest.mark.parametrize(("cls", "guess", "expected"), [
-    (Right, False, "pad_gets_gradient = False, but .* row 2 gets a gradient: True"),
-    (Masked, True, "pad_gets_gradient = True, but .* row 2 gets a gradient: False"),
-    (Right, 1, "pad_gets_gradient must be True or False, got int"),
+    (Right, -2.0, "pass"),
+    (Right, -2, "pass"),
+    (Masked, 0, "pass"),
+    (Right, 0, r"pad_row_after_step = 0.0 is not .* Hint: does weight\[ids\], plain indexing, know"),
+    (Right, -1, "how many times do the ids look row 2 up"),
+    (Right, 2, "SGD subtracts lr"),
+    (Masked, -2, "what gradient does the sum send it"),
+    (Right, True, (TypeError, "pad_row_after_step must be a number")),
 ])
-def test_parameter_embedding_pad_gets_gradient(judge, cls, guess, expected):
+def test_parameter_embedding_pad_row_after_step(judge, cls, guess, expected):
     judge(exercises.check_parameter_embedding, (cls, guess), expected)
 
 
 def test_parameter_embedding_without_a_prediction_judges_nothing(capsys):
     assert exercises.check_parameter_embedding(Right) is None
-    assert capsys.readouterr().out == "not answered yet: fill in pad_gets_gradient above, then run this cell again\n"
+    assert capsys.readouterr().out == "not answered yet: fill in pad_row_after_step above, then run this cell again\n"
 
 
 # --- Section 1's and section 5's predictions ----------------------------------------------------------------------
