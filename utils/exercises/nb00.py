@@ -10,10 +10,14 @@ import torch.nn.functional as F
 
 from ..language import _
 from .checking import (
+    CODE_MISSING,
     AnswerTypeError,
+    _names,
     answered,
     correct,
     hint,
+    is_stub,
+    not_answered,
     prediction,
     require,
     require_function,
@@ -225,9 +229,23 @@ def check_bias_grad_by_hand(bias_grad_by_hand: Callable) -> None:
                       "unused ids"))
 
 
+def _is_stub(function: Callable, *args: object) -> bool:
+    """``function(*args)`` raises the answer cell's stub ``NotImplementedError`` (any other outcome: False)."""
+    try:
+        function(*args)
+    except NotImplementedError as error:
+        return is_stub(error)
+    except Exception:  # the learner's own bug: the checker's call shows it
+        return False
+    return False
+
+
 @writes("grad_by_hand", "bias_grad_by_hand")
 def check_grads_by_hand(grad_by_hand: Callable, bias_grad_by_hand: Callable) -> None:
     """Exercise 0.2's two functions, in one checker cell: :func:`check_grad_by_hand`, then
-    :func:`check_bias_grad_by_hand`; an answer cell still a stub gets one line, naming the function to write."""
+    :func:`check_bias_grad_by_hand`; answer cells still stubs get one line, naming every function to write."""
+    ids, grad_out = torch.tensor([0]), torch.zeros(1, _DIM)
+    if _is_stub(grad_by_hand, ids, grad_out, _VOCAB) and _is_stub(bias_grad_by_hand, ids, grad_out):
+        return not_answered(_(CODE_MISSING).format(name=_names(["grad_by_hand", "bias_grad_by_hand"])))
     check_grad_by_hand.__wrapped__(grad_by_hand)
     check_bias_grad_by_hand.__wrapped__(bias_grad_by_hand)
