@@ -133,15 +133,16 @@ def _shard_bag_results(bags: torch.Tensor, weight: torch.Tensor, world_size: int
             "pad row added": sum(with_pad) / count.clamp(min=1), "no padding": sum(with_pad) / bags.shape[1]}
 
 
-@writes("parallel_bag_mean")
-def check_parallel_bag_mean(fn: Callable[[torch.Tensor, torch.Tensor, int, int], torch.Tensor]) -> None:
-    """Exercise 8.2: ``fn(bags (B, L), weight [V, d], world_size, padding_idx)`` -> the ``(B, d)`` bag means of a
-    split table, the pad ids skipped.
+@writes("bag_share")
+def check_bag_share(fn: Callable[[torch.Tensor, torch.Tensor, int, int], torch.Tensor]) -> None:
+    """Exercise 8.2: ``fn(bags (B, L), local_weight, start, padding_idx)`` -> one process's ``(B, d)`` share of the
+    bag means, from its rows ``local_weight = W[start:end]`` alone.
 
-    Compared with ``F.embedding_bag(bags, weight, mode="mean", padding_idx=padding_idx)`` on the whole table; the
-    tempting wrong combinations of the shards' results get a hint of their own.
+    The checker calls it once per process with that process's rows only, adds the results as the all-reduce does,
+    and compares the sum with ``F.embedding_bag(bags, W, mode="mean", padding_idx=padding_idx)`` on the whole
+    table; the tempting wrong combinations of the shards' results get a hint of their own.
     """
-    require_function("parallel_bag_mean", fn)
+    require_function("bag_share", fn)
     weight = torch.randn(11, 4, generator=torch.Generator().manual_seed(83))
     off_by = max(float((_shard_bag_results(torch.tensor(bags), weight, world_size, pad)["mean of means"]
                         - _shard_bag_results(torch.tensor(bags), weight, world_size, pad)["right"])
@@ -165,22 +166,28 @@ def check_parallel_bag_mean(fn: Callable[[torch.Tensor, torch.Tensor, int, int],
         bags = torch.tensor(bag_lists)
         expected = F.embedding_bag(bags, weight, mode="mean", padding_idx=padding_idx)
         candidates = _shard_bag_results(bags, weight, world_size, padding_idx)
-        where = _("fn(bags of shape {shape}, weight [11, 4], world_size={world_size}, padding_idx={padding_idx})"
-                  ).format(shape=tuple(bags.shape), world_size=world_size, padding_idx=padding_idx)
-        got = returned_tensor(where, fn(bags.clone(), weight.clone(), world_size, padding_idx), tuple(expected.shape),
-                              _(": one d-vector per bag")).to(expected.dtype)
+        where = _("the sum of bag_share over {world_size} processes (bags of shape {shape}, padding_idx="
+                  "{padding_idx})").format(shape=tuple(bags.shape), world_size=world_size, padding_idx=padding_idx)
+        shares = [returned_tensor(_("bag_share(bags, local_weight, start={start}, padding_idx={padding_idx})").format(
+                      start=start, padding_idx=padding_idx),
+                      fn(bags.clone(), weight[start:end].clone(), start, padding_idx), tuple(expected.shape),
+                      _(": one d-vector per bag")).to(expected.dtype)
+                  for start, end in shard_bounds(len(weight), world_size)]  # each process gets its rows alone
+        got = sum(shares)
         require(not got.isnan().any(), _("{where} holds NaN: 0 divided by 0. The last bag holds only padding_idx, "
                                           "and F.embedding_bag gives it a row of zeros; a process that holds none "
                                           "of a bag's ids has nothing to divide either").format(where=where))
         why = hint([(torch.allclose(got, candidates[name], rtol=1e-5, atol=1e-6), text)
                     for name, text in hints.items()],
                    _("each process sums the rows it holds of the ids that count (local_lookup gives zeros for the "
-                      "others), the partial sums are added, and the total is divided by how many ids count"))
+                      "others), and the processes' results are added: divide by how many ids count, which every "
+                      "process knows"))
         require(torch.allclose(got, expected, rtol=1e-5, atol=1e-6),
                 _("{where} is not the bag mean of F.embedding_bag(bags, weight, mode='mean', padding_idx=padding_idx)."
                   " Hint: {why}").format(where=where, why=why))
-    return correct(_("your bag means match F.embedding_bag(mode='mean', padding_idx=...) on the whole table to "
-                      "float32 rounding, for P = 2 and P = 3, a bag of padding alone included"))
+    return correct(_("given each process's rows alone, for P = 2 and P = 3, the sum of your shares matches "
+                      "F.embedding_bag(mode='mean', padding_idx=...) on the whole table to float32 rounding, a bag "
+                      "of padding alone included"))
 
 
 #: Exercise 8.3: the processes the checker starts, on section 5's seeded problem, and the rank the exercise asks about
@@ -230,6 +237,5 @@ def check_loss_on_rank_0(identity_factor: object, all_reduce_factor: object) -> 
         require(torch.equal(measured, factors[name] * right),
                 _("{name} = {factors:g} is not what 4 processes measured. Hint: {hints}").format(
                     name=name, factors=factors[name], hints=hints[name]))
-    return correct(_("on 4 real processes with the loss on rank 0 alone, rank 1's weight gradient was "
-                      "identity_factor times its slice of the single-device one with the identity backward, and "
-                      "all_reduce_factor times with a backward that all-reduces"))
+    return correct(_("both multiples match what 4 real processes measured for rank 1's weight gradient with the loss "
+                      "on rank 0 alone, with the identity backward and with one that all-reduces"))

@@ -6,7 +6,7 @@ import torch.nn.functional as F
 
 from utils import vocab_parallel
 from utils.exercises import nb08 as exercises
-from utils.vocab_parallel import local_lookup, shard_bounds
+from utils.vocab_parallel import local_lookup
 
 
 def my_owner(ids, vocab_size, world_size):
@@ -91,54 +91,60 @@ def test_shortcut_weights_are_measured():
     assert exercises.shortcut_row_weights().tolist() == [1 / 6] * 3 + [0] * 4 + [1 / 2] + [0] * 3
 
 
-def parallel_bag_mean(bags, weight, world_size, padding_idx):
-    """Exercise 8.2's worked answer."""
-    real = bags != padding_idx  # the ids that count
-    total = 0
-    for start, end in shard_bounds(weight.shape[0], world_size):
-        total = total + (local_lookup(bags, weight[start:end], start) * real[..., None]).sum(dim=1)  # partial sums
-    return total / real.sum(dim=1, keepdim=True).clamp(min=1)
+def bag_share(bags, local_weight, start, padding_idx):
+    """Exercise 8.2's worked answer: one process's partial sums, divided by the whole bag's count."""
+    real = bags != padding_idx  # the ids that count: every process sees all of them
+    partial = (local_lookup(bags, local_weight, start) * real[..., None]).sum(dim=1)
+    return partial / real.sum(dim=1, keepdim=True).clamp(min=1)
 
 
-def mean_of_means(bags, weight, world_size, padding_idx):
-    means = []
-    for start, end in shard_bounds(weight.shape[0], world_size):
-        owned = ((bags >= start) & (bags < end) & (bags != padding_idx)).sum(dim=1, keepdim=True)
-        rows = local_lookup(bags, weight[start:end], start) * (bags != padding_idx)[..., None]
-        means.append(rows.sum(dim=1) / owned.clamp(min=1))  # the shard's own mean
-    return sum(means) / world_size
+def own_mean(bags, local_weight, start, padding_idx):  # the process's own mean, as if it held the whole bag
+    end = start + local_weight.shape[0]
+    owned = ((bags >= start) & (bags < end) & (bags != padding_idx)).sum(dim=1, keepdim=True)
+    rows = local_lookup(bags, local_weight, start) * (bags != padding_idx)[..., None]
+    return rows.sum(dim=1) / owned.clamp(min=1)
 
 
-def embedding_bag(padding=True):
-    return lambda bags, weight, p, pad: F.embedding_bag(bags, weight, mode="mean", padding_idx=pad if padding else None)
-
-
-def pad_row_added(bags, weight, world_size, padding_idx):
+def pad_row_added(bags, local_weight, start, padding_idx):
     real = (bags != padding_idx).sum(dim=1, keepdim=True)
-    return F.embedding_bag(bags, weight, mode="sum") / real.clamp(min=1)
+    return local_lookup(bags, local_weight, start).sum(dim=1) / real.clamp(min=1)
+
+
+NOTEBOOK_TABLE = torch.randn(11, 4, generator=torch.Generator().manual_seed(0))  # the notebook's `weight`
+
+
+def whole_table(bags, local_weight, start, padding_idx):  # the shortcut: the notebook's whole table, not its rows
+    return F.embedding_bag(bags, NOTEBOOK_TABLE, mode="mean", padding_idx=padding_idx)
+
+
+PROCESSES = {pad: world_size for world_size, pad, _ in exercises._BAG_CASES}  # each case has its own pad id
+
+
+def count(bags, pad):
+    return (bags != pad).sum(dim=1, keepdim=True)
 
 
 @pytest.mark.parametrize(("function", "expected"), [
-    (parallel_bag_mean, "pass"),
-    (embedding_bag(), "pass"),  # the whole table
-    (mean_of_means, r"averages the processes' own means.*off by up to \d\.\d\d"),
-    (lambda bags, weight, p, pad: parallel_bag_mean(bags, weight, p, pad) / p, "divides by the number of processes"),
-    (lambda bags, weight, p, pad: parallel_bag_mean(bags, weight, p, pad) * (bags != pad).sum(dim=1, keepdim=True),
-     "these are the bag sums"),
-    (lambda bags, weight, p, pad: parallel_bag_mean(bags, weight, p, pad) * (bags != pad).sum(dim=1, keepdim=True)
-     / bags.shape[1], "divides by the bag length L, the pad ids included"),
+    (bag_share, "pass"),
+    (whole_table, "is not the bag mean"),  # it sees only its rows: the whole-table shortcut cannot pass
+    (lambda bags, w, s, pad: own_mean(bags, w, s, pad) / PROCESSES[pad],
+     r"averages the processes' own means.*off by up to \d\.\d\d"),
+    (own_mean, "adds up the processes' own means"),
+    (lambda bags, w, s, pad: bag_share(bags, w, s, pad) / PROCESSES[pad], "divides by the number of processes"),
+    (lambda bags, w, s, pad: bag_share(bags, w, s, pad) * count(bags, pad), "these are the bag sums"),
+    (lambda bags, w, s, pad: bag_share(bags, w, s, pad) * count(bags, pad) / bags.shape[1],
+     "divides by the bag length L, the pad ids included"),
     (pad_row_added, "the pad id's row is in the sum"),
-    (embedding_bag(padding=False), "padding_idx as an ordinary id"),
-    (lambda bags, weight, p, pad: F.embedding_bag(bags, weight, mode="sum", padding_idx=pad)
-     / (bags != pad).sum(dim=1, keepdim=True), "holds NaN: 0 divided by 0"),
-    (lambda bags, weight, p, pad: parallel_bag_mean(bags, weight, p, pad)[:, :3],
-     r"has shape \(4, 3\), expected \(4, 4\)"),
-    (lambda bags, weight, p, pad: parallel_bag_mean(bags, weight, p, pad).tolist(), "returned list"),
-    (lambda bags, weight, p, pad: parallel_bag_mean(bags, weight, p, pad) + 1, "each process sums the rows it holds"),
-    (torch.zeros(3, 4), r"pass your function itself \(parallel_bag_mean, not"),
+    (lambda bags, w, s, pad: local_lookup(bags, w, s).sum(dim=1) / bags.shape[1], "padding_idx as an ordinary id"),
+    (lambda bags, w, s, pad: bag_share(bags, w, s, pad) * count(bags, pad) / count(bags, pad),
+     "holds NaN: 0 divided by 0"),
+    (lambda bags, w, s, pad: bag_share(bags, w, s, pad)[:, :3], r"has shape \(4, 3\), expected \(4, 4\)"),
+    (lambda bags, w, s, pad: bag_share(bags, w, s, pad).tolist(), "returned list"),
+    (lambda bags, w, s, pad: bag_share(bags, w, s, pad) + 1, "each process sums the rows it holds"),
+    (torch.zeros(3, 4), r"pass your function itself \(bag_share, not"),
 ])
-def test_parallel_bag_mean(judge, function, expected):
-    judge(exercises.check_parallel_bag_mean, (function,), expected)
+def test_bag_share(judge, function, expected):
+    judge(exercises.check_bag_share, (function,), expected)
 
 
 def test_the_owner_cases_are_every_pair_of_the_domain():
