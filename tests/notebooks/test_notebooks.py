@@ -385,11 +385,8 @@ def test_notebook_6s_summary_describes_its_stored_run():
     machine can print otherwise: re-execute it on a quiet one, `python3 course.py execute 6`)."""
     nb = nbformat.read(NOTEBOOKS[6].path, as_version=4)
     cells = {cell.get("id"): cell for cell in nb.cells}
-    printed = "".join(output.get("text", "") for output in cells["vocab-table"].outputs)
+    printed = "".join(output.get("text", "") for output in cells["vocab-step"].outputs)
     summary = cells["summary"].source
-    assert "in the stored run: as `V` grew, the dense time grew in proportion to it or faster" in summary
-    assert re.search(r"the dense time grew (in proportion to V \(within 25%\)|faster than V), and the lookup's less "
-                     r"than 2x", printed), printed
     lead = re.search(r"the lookup's lead fell from ([\d,]+)x \(forward\) to ([\d.]+)x", printed)
     assert "its lead at the largest `V` fell from thousands of times to a few" in summary
     assert lead and int(lead[1].replace(",", "")) >= 1000 and float(lead[2]) < 10, printed

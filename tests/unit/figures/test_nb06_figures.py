@@ -1,0 +1,24 @@
+"""Notebook 6's sweep helpers: the table, the figure and the words for a timed share."""
+
+from types import SimpleNamespace
+
+from utils.figures import nb06
+
+SECONDS = {1_000: {"lookup": 8e-6, "dense": 8e-4}, 50_257: {"lookup": 9e-6, "dense": 8e-2}}
+
+
+def test_the_table_has_a_row_per_vocabulary_size_and_the_verdict():
+    table = nb06.sweep_table(SECONDS, 768).splitlines()
+    assert len(table) == 4 and table[1].split()[0] == "1,000" and table[2].endswith("8,889x")
+    assert table[-1] == "the lookup was the faster at every V: True"
+
+
+def test_the_figure_draws_both_methods_and_the_guide():
+    assert len(nb06.sweep_figure(SECONDS, 64, 768).axes[0].lines) == 3
+
+
+def test_a_median_names_its_calls_and_a_share_its_band():
+    assert nb06.median_of(SimpleNamespace(times=[0.1], number_per_run=1, median=0.1)) == \
+        "100.00 ms (the median of 1 call)"
+    assert [nb06.share_words(s).rsplit("(", 1)[1] for s in (2, 1, 0.6, 0.1)] == \
+        ["over 1.25)", "0.8 to 1.25)", "0.5 to 0.8)", "0.5 or less)"]

@@ -1,0 +1,45 @@
+"""Notebook 6's sweep over the vocabulary size: its table, its figure, and the words for a timed share."""
+
+from __future__ import annotations
+
+from matplotlib.figure import Figure
+
+
+def sweep_table(seconds: dict[int, dict[str, float]], d: int) -> str:
+    """Section 4's table: per ``V``, the table's size, the two medians (``seconds[V][name]``, seconds per call) and
+    their ratio, then whether the lookup was the faster at every ``V``."""
+    rows = [f"{'V':>7}  {'W':>9}  {'lookup':>9}  {'dense':>10}  {'dense/lookup':>12}"]
+    rows += [f"{V:>7,}  {V * d * 4 / 2**20:5.1f} MiB  {t['lookup'] * 1e6:6.1f} µs  {t['dense'] * 1e6:7,.0f} µs  "
+             f"{t['dense'] / t['lookup']:11,.0f}x" for V, t in seconds.items()]
+    rows.append(f"the lookup was the faster at every V: {all(t['dense'] > t['lookup'] for t in seconds.values())}")
+    return "\n".join(rows)
+
+
+def sweep_figure(seconds: dict[int, dict[str, float]], n: int, d: int) -> Figure:
+    """The two medians against ``V``, log-log, with a dotted line in proportion to ``V`` from the first dense time."""
+    sizes = sorted(seconds)
+    fig = Figure(figsize=(6, 3.6), layout="constrained")
+    ax = fig.subplots()
+    for name, marker, color in [("lookup", "o", "C0"), ("dense", "s", "C3")]:  # Going deeper's colours
+        ax.loglog(sizes, [seconds[V][name] for V in sizes], marker=marker, color=color, label=name)
+    first = seconds[sizes[0]]["dense"]
+    ax.loglog([sizes[0], sizes[-1]], [first, first * sizes[-1] / sizes[0]], ":", color="0.5", label="∝ V")
+    ax.set(xlabel="vocabulary size V", ylabel="seconds per call (median)", title=f"forward, n = {n}, d = {d}")
+    ax.legend()
+    return fig
+
+
+def median_of(measured) -> str:
+    """A ``Timer`` ``Measurement``'s median, in ms, and how many calls it is the median of."""
+    calls = len(measured.times) * measured.number_per_run
+    return f"{measured.median * 1e3:,.2f} ms (the median of {calls:,} call{'s' if calls > 1 else ''})"
+
+
+def share_words(share: float) -> str:
+    """What a part of the step, timed alone, is of the whole step, from ``share``, the part's time over the step's,
+    with the band of shares those words are for."""
+    if share > 1.25:
+        return "longer than the whole step, which only noise can do, so run again on a quieter machine (over 1.25)"
+    if share > 0.8:
+        return "about as long as the whole step, so the step is mostly this allocation (0.8 to 1.25)"
+    return "the larger part of the step (0.5 to 0.8)" if share > 0.5 else "under half of the step (0.5 or less)"
