@@ -76,7 +76,7 @@ def test_exercise_8_3s_checker_measures_on_four_processes(capsys, monkeypatch):
     monkeypatch.setattr(exercises, "launch", functools.partial(launch, timeout_s=NO_BOUND_S))
     monkeypatch.setattr(exercises, "loss_on_rank_0_gradients", functools.cache(exercises.loss_on_rank_0_gradients))
     assert exercises.check_loss_on_rank_0(0, 1) is None
-    assert capsys.readouterr().out.startswith("correct: on 4 real processes")
+    assert capsys.readouterr().out.startswith("correct: both multiples match what 4 real processes measured")
     with pytest.raises(ExerciseError, match="all_reduce_factor = 4 is not what 4 processes measured"):
         exercises.check_loss_on_rank_0(0, 4)
 
