@@ -67,6 +67,8 @@ REPO_OVERRIDE_ENV = "COURSE_REPO"
 COURSE_MARKER = "utils/lookup.py"
 #: The tag of an exercise's worked-answer cell (the practice copies replace these with stubs).
 SOLUTION_TAG = "solution"
+#: The tag of a lesson cell whose code states a prediction's answer (its checks): folded, as the answer above it is.
+ANSWER_TAG = "answer"
 #: The headings that open a lesson's exercises and the part after them that the lesson never needs (English).
 EXERCISES, GOING_DEEPER = "## Exercises", "## Going deeper"
 #: nbgrader's markers, each alone on its line, around the part of an answer cell a learner writes: the practice
@@ -110,6 +112,7 @@ WORDS = {
     "practice": N_("[in Colab]({url})"),
     "setup title": N_("Set-up: run this first (it makes the course's helpers importable)"),
     "solution title": N_("Worked answer: try the exercise yourself first, then show the code"),
+    "answer title": N_("The answer's checks: make your guess first, then show the code"),
     "answer page": N_("notebook 0"),  # an in-page link of notebook 0 ("below"), as the README words it
 }
 
@@ -143,8 +146,8 @@ FINISH_CALL = "finish(roots[0] if roots else None, fetched)"
 
 
 def collapse_generated(nb_node: nbformat.NotebookNode, edition: str) -> nbformat.NotebookNode:
-    """Fold the set-up cell and every worked answer under a title in ``edition``'s words; the set-up cell of
-    another edition than English names its language."""
+    """Fold the set-up cell, every worked answer and every cell tagged :data:`ANSWER_TAG` under a title in
+    ``edition``'s words; the set-up cell of another edition than English names its language."""
     for cell in nb_node.cells:
         if cell.get("id") == SETUP_ID:
             if edition != ENGLISH.code:
@@ -152,6 +155,8 @@ def collapse_generated(nb_node: nbformat.NotebookNode, edition: str) -> nbformat
             collapse(cell, words(edition)["setup title"])
         elif is_worked_answer(cell):
             collapse(cell, words(edition)["solution title"])
+        elif ANSWER_TAG in cell.metadata.get("tags", []):
+            collapse(cell, words(edition)["answer title"])
     return nb_node
 
 

@@ -128,7 +128,7 @@ def test_the_setup_cell_is_short():
 def test_the_setup_cell_and_every_worked_answer_are_folded_under_a_title(edition):
     """The first screen shows no set-up code, and no answer sits open under its exercise:
     Colab shows a ``cellView: form`` cell as its ``#@title`` line, JupyterLab folds ``source_hidden``."""
-    folded = {"setup title": 0, "solution title": 0}
+    folded = {"setup title": 0, "solution title": 0, "answer title": 0}
     for entry in manifest.NOTEBOOKS:
         nb = generated.read_notebook(entry.in_edition(edition).path)
         body = [cell for cell in nb.cells if cell.get("id") not in generated.GENERATED_IDS]
@@ -141,6 +141,8 @@ def test_the_setup_cell_and_every_worked_answer_are_folded_under_a_title(edition
                 kind = "setup title"
             elif generated.SOLUTION_TAG in cell.metadata.get("tags", []):
                 kind = "solution title"
+            elif generated.ANSWER_TAG in cell.metadata.get("tags", []):  # a lesson prediction's checks
+                kind = "answer title"
             else:
                 assert "cellView" not in cell.metadata, f"{entry.stem}/{cell.get('id')}: only set-up and answers fold"
                 continue

@@ -121,8 +121,9 @@ def test_the_set_up_cell_and_the_worked_answers_are_folded_on_the_page(site):
         folded = [cell for cell in nb.cells if cell.metadata.get("jupyter", {}).get("source_hidden")]
         text = (site / "notebooks" / f"{entry.stem}.html").read_text(encoding="utf-8")
         summaries = re.findall(r'<details class="course-folded"><summary>(.*?)</summary>', text)
-        assert [html.unescape(s) for s in summaries] == [generated.WORDS["setup title"]] + [
-            generated.WORDS["solution title"]] * (len(folded) - 1), entry.stem
+        titles = [generated.WORDS["answer title" if generated.ANSWER_TAG in cell.metadata.get("tags", [])
+                                  else "solution title"] for cell in folded[1:]]
+        assert [html.unescape(s) for s in summaries] == [generated.WORDS["setup title"], *titles], entry.stem
         assert "<details open" not in text
 
 
