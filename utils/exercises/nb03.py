@@ -65,24 +65,32 @@ def _sharing_candidates() -> set[int]:
     return {number for number, t in enumerate(candidates, start=1) if t.data_ptr() == weight.data_ptr()}
 
 
-def _detach_changes_leaf() -> bool:
-    """Whether ``nn.Parameter(w.T)`` and ``nn.Parameter(w.T.detach())`` differ in ``is_leaf`` or ``requires_grad``,
-    measured on an embedding's weight ``w``."""
+def _flags_2_and_3() -> tuple[tuple[bool, bool], tuple[bool, bool]]:
+    """``(is_leaf, requires_grad)`` of ``nn.Parameter(w.T)`` and of ``nn.Parameter(w.T.detach())``, measured on an
+    embedding's weight ``w``."""
     weight = nn.Embedding(4, 5).weight
-    plain, detached = nn.Parameter(weight.T), nn.Parameter(weight.T.detach())
-    return (plain.is_leaf, plain.requires_grad) != (detached.is_leaf, detached.requires_grad)
+    return tuple((t.is_leaf, t.requires_grad) for t in (nn.Parameter(weight.T), nn.Parameter(weight.T.detach())))
 
 
-def check_detach_guesses(detach_changes: object, shares_guess: object) -> None:
+def check_detach_guesses(flags_2_and_3: object, shares_guess: object) -> None:
     """Section 5's two predictions, judged on the checker's own embedding; nothing while one is None.
-    ``detach_changes``, the question of Raschka's reader: do ``nn.Parameter(emb.weight.T)`` and
-    ``nn.Parameter(emb.weight.T.detach())`` differ in ``is_leaf`` or ``requires_grad`` (True or False)?
+    ``flags_2_and_3``, the question of Raschka's reader: the ``(is_leaf, requires_grad)`` pairs of candidates 2,
+    ``nn.Parameter(emb.weight.T)``, and 3, ``nn.Parameter(emb.weight.T.detach())``.
     ``shares_guess``: the numbers (1 to 4) of the candidates that share memory with ``emb.weight``."""
-    if not answered(detach_changes=detach_changes, shares_guess=shares_guess):
+    if not answered(flags_2_and_3=flags_2_and_3, shares_guess=shares_guess):
         return
-    changes = prediction("detach_changes", detach_changes, bool, "False")
-    require(changes == _detach_changes_leaf(), _("nn.Parameter(t) makes a new leaf that requires grad: does it "
-                                                 "look at whether t was detached?"))
+    flags = prediction("flags_2_and_3", flags_2_and_3, (tuple, list), "((False, False), (False, False))")
+    require(len(flags) == 2 and all(isinstance(pair, (tuple, list)) and len(pair) == 2
+                                    and all(isinstance(flag, bool) for flag in pair) for pair in flags),
+            _("flags_2_and_3 must be two (is_leaf, requires_grad) pairs of True or False, candidate 2's then "
+              "candidate 3's; got {guess!r}").format(guess=flags_2_and_3))
+    flags = tuple(tuple(pair) for pair in flags)
+    require(flags == _flags_2_and_3(), hint([
+        (flags[0] != flags[1], _("the two differ only by a .detach() inside nn.Parameter(...): does "
+                                 "nn.Parameter(t) look at whether t was detached?")),
+        (not all(is_leaf for is_leaf, _requires_grad in flags),
+         _("a leaf is a tensor that no recorded operation produced: is a new nn.Parameter one?"))],
+        _("nn.Parameter makes a weight for an optimizer to train: does a trainable weight require grad?")))
     guess = prediction("shares_guess", shares_guess, (set, frozenset, list, tuple), "{...}")
     guess = set(guess)
     require(guess <= set(range(1, 5)), _("shares_guess holds {guess}: the candidates are numbered 1 to 4").format(

@@ -261,16 +261,21 @@ def test_square_guess(judge, guess, expected):
     ("1, 2", "must look like"),
 ])
 def test_shares_guess(judge, guess, expected):
-    judge(exercises.check_detach_guesses, (False, guess), expected, never=("{1, 2, 3}",))
+    judge(exercises.check_detach_guesses, (((True, True), (True, True)), guess), expected, never=("{1, 2, 3}",))
 
 
 @pytest.mark.parametrize("guess, expected", [
-    (False, "pass"),
-    (True, "does it look at"),
-    (0, "must look like"),
+    (((True, True), (True, True)), "pass"),
+    ([[True, True], [True, True]], "pass"),
+    (((True, True), (False, True)), "look at whether t was detached"),
+    (((False, True), (False, True)), "no recorded operation"),
+    (((True, False), (True, False)), "does a trainable weight"),
+    (False, "must look like"),
+    (((False, False),), r"two \(is_leaf, requires_grad\) pairs"),
+    (((1, 1), (1, 1)), r"two \(is_leaf, requires_grad\) pairs"),
 ])
 def test_detach_guess(judge, guess, expected):
-    judge(exercises.check_detach_guesses, (guess, {1, 2, 3}), expected)
+    judge(exercises.check_detach_guesses, (guess, {1, 2, 3}), expected, never=("(True, True)",))
 
 
 @pytest.mark.parametrize("checker", [exercises.check_square_guess, exercises.check_token_vector])
@@ -279,7 +284,7 @@ def test_predictions_judge_nothing_yet(capsys, checker):
     assert capsys.readouterr().out.startswith("not answered yet")
 
 
-@pytest.mark.parametrize("guesses", [(None, None), (False, None), (None, {1, 2, 3})])
+@pytest.mark.parametrize("guesses", [(None, None), (((True, True), (True, True)), None), (None, {1, 2, 3})])
 def test_detach_guesses_judge_nothing_yet(capsys, guesses):
     assert exercises.check_detach_guesses(*guesses) is None
     assert capsys.readouterr().out.startswith("not answered yet")
