@@ -257,7 +257,7 @@ def check_trains_like_linear(trains_like_linear: object) -> None:
     gradient for both, then the ids whose output moved. Judges nothing while the guess is None."""
     if not answered(trains_like_linear=trains_like_linear):
         return
-    guess = prediction("trains_like_linear", trains_like_linear, bool, "True or False")
+    guess = prediction("trains_like_linear", trains_like_linear, bool, "True")
     generator = torch.Generator().manual_seed(3)
     weight, bias = (torch.randn(shape, generator=generator).requires_grad_() for shape in ((_DIM, _VOCAB), _DIM))
     table = (weight.T + bias).detach().clone().requires_grad_()  # exercise 0.1's embedding of this linear layer
