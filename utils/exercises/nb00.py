@@ -241,14 +241,16 @@ def _is_stub(function: Callable, *args: object) -> bool:
 
 
 @writes("grad_by_hand", "bias_grad_by_hand")
-def check_grads_by_hand(grad_by_hand: Callable, bias_grad_by_hand: Callable) -> None:
-    """Exercise 0.2's two functions, in one checker cell: :func:`check_grad_by_hand`, then
-    :func:`check_bias_grad_by_hand`; answer cells still stubs get one line, naming every function to write."""
+def check_grads_by_hand(grad_by_hand: Callable, bias_grad_by_hand: Callable,
+                        trains_like_linear: object = None) -> None:
+    """Exercise 0.2 in one checker cell: :func:`check_grad_by_hand`, :func:`check_bias_grad_by_hand`, then step 3's
+    guess (:func:`check_trains_like_linear`); answer cells still stubs get one line, naming every function to write."""
     ids, grad_out = torch.tensor([0]), torch.zeros(1, _DIM)
     if _is_stub(grad_by_hand, ids, grad_out, _VOCAB) and _is_stub(bias_grad_by_hand, ids, grad_out):
         return not_answered(_(CODE_MISSING).format(name=_names(["grad_by_hand", "bias_grad_by_hand"])))
     check_grad_by_hand.__wrapped__(grad_by_hand)
     check_bias_grad_by_hand.__wrapped__(bias_grad_by_hand)
+    check_trains_like_linear(trains_like_linear)
 
 
 def check_trains_like_linear(trains_like_linear: object) -> None:
