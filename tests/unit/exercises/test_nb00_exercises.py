@@ -169,3 +169,12 @@ def test_nan_count(judge, guess, expected):
 def test_nan_count_judges_nothing_before_a_guess(capsys):
     assert exercises.check_nan_count(None, ONE_HOT, POISONED) is None
     assert capsys.readouterr().out.startswith("not answered yet: fill in nan_count")
+
+
+@pytest.mark.parametrize(("trains_like_linear", "expected"), [
+    (False, "pass"),
+    (True, r"not what one SGD step shows\. Hint: which rows of grad_out"),
+    ("no", "trains_like_linear must look like True, got str"),
+])
+def test_trains_like_linear(judge, trains_like_linear, expected):
+    judge(exercises.check_trains_like_linear, (trains_like_linear,), expected)
