@@ -385,8 +385,13 @@ def test_notebook_6s_summary_describes_its_stored_run():
     machine can print otherwise: re-execute it on a quiet one, `python3 course.py execute 6`)."""
     nb = nbformat.read(NOTEBOOKS[6].path, as_version=4)
     cells = {cell.get("id"): cell for cell in nb.cells}
-    printed = "".join(output.get("text", "") for output in cells["vocab-step"].outputs)
+    printed = {name: "".join(output.get("text", "") for output in cells[name].outputs)
+               for name in ("vocab-table", "vocab-step")}
     summary = cells["summary"].source
-    lead = re.search(r"the lookup's lead fell from ([\d,]+)x \(forward\) to ([\d.]+)x", printed)
-    assert "its lead at the largest `V` fell from thousands of times to a few" in summary
-    assert lead and int(lead[1].replace(",", "")) >= 1000 and float(lead[2]) < 10, printed
+    growth = re.search(r"the dense time grew [\d,.]+x, ([\d.]+) times the count's growth, and the lookup's ([\d.]+)x",
+                       printed["vocab-table"])
+    assert "in the stored run, the dense time grew faster than the count and the lookup's by less than 2×" in summary
+    assert growth and float(growth[1]) > 1 and float(growth[2]) < 2, printed["vocab-table"]
+    lead = re.search(r"the lookup's lead fell from ([\d,]+)x \(forward\) to ([\d.]+)x", printed["vocab-step"])
+    assert "in the stored run, its lead at the largest `V` fell from thousands of times to a few" in summary
+    assert lead and int(lead[1].replace(",", "")) >= 1000 and float(lead[2]) < 10, printed["vocab-step"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import torch
 from matplotlib.figure import Figure
 
 
@@ -35,11 +36,18 @@ def median_of(measured) -> str:
     return f"{measured.median * 1e3:,.2f} ms (the median of {calls:,} call{'s' if calls > 1 else ''})"
 
 
-def share_words(share: float) -> str:
-    """What a part of the step, timed alone, is of the whole step, from ``share``, the part's time over the step's,
-    with the band of shares those words are for."""
-    if share > 1.25:
-        return "longer than the whole step, which only noise can do, so run again on a quieter machine (over 1.25)"
-    if share > 0.8:
-        return "about as long as the whole step, so the step is mostly this allocation (0.8 to 1.25)"
-    return "the larger part of the step (0.5 to 0.8)" if share > 0.5 else "under half of the step (0.5 or less)"
+def share_words(part, whole) -> str:
+    """What a part of the step, timed alone, is of the whole step: ``part`` and ``whole`` are ``Timer``
+    ``Measurement``s. The words say the part's median over the whole's, and whether the middle halves of the two
+    timings' blocks (their 25th to 75th percentiles) overlap: if they do, the two are the same within their noise."""
+    (low, high), (whole_low, whole_high) = (torch.tensor(m.times).quantile(torch.tensor([0.25, 0.75])).tolist()
+                                            for m in (part, whole))
+    said = f"{part.median / whole.median:.2f} times the whole step, each timed on its own, with its own noise"
+    if low <= whole_high and whole_low <= high:
+        return f"{said}. The middle halves of their blocks overlap, so within that noise the part is as long as the " \
+               "whole: the step is mostly this allocation"
+    if part.median > whole.median:
+        return f"{said}. The middle halves of their blocks do not overlap: a part longer than its whole beyond the " \
+               "noise means the machine was busy, so run again"
+    share = "most of the step" if part.median > whole.median / 2 else "under half of the step"
+    return f"{said}. The middle halves of their blocks do not overlap: beyond that noise, the allocation is {share}"

@@ -17,8 +17,12 @@ def test_the_figure_draws_both_methods_and_the_guide():
     assert len(nb06.sweep_figure(SECONDS, 64, 768).axes[0].lines) == 3
 
 
-def test_a_median_names_its_calls_and_a_share_its_band():
+def test_a_median_names_its_calls_and_a_share_its_noise():
     assert nb06.median_of(SimpleNamespace(times=[0.1], number_per_run=1, median=0.1)) == \
         "100.00 ms (the median of 1 call)"
-    assert [nb06.share_words(s).rsplit("(", 1)[1] for s in (2, 1, 0.6, 0.1)] == \
-        ["over 1.25)", "0.8 to 1.25)", "0.5 to 0.8)", "0.5 or less)"]
+    blocks = {0.1: [0.09, 0.1, 0.11], 0.3: [0.29, 0.3, 0.31], 0.104: [0.103, 0.104, 0.105]}  # median: block times
+    timed = {median: SimpleNamespace(times=times, median=median) for median, times in blocks.items()}
+    words = {median: nb06.share_words(timed[median], timed[0.1]) for median in (0.104, 0.3)}
+    assert words[0.104].startswith("1.04 times") and words[0.104].endswith("the step is mostly this allocation")
+    assert words[0.3].endswith("so run again")
+    assert nb06.share_words(timed[0.1], timed[0.3]).endswith("the allocation is under half of the step")
