@@ -279,5 +279,5 @@ def check_parameter_embedding(cls: object, pad_row_after_step: object = None) ->
             (guess > 0, _("SGD subtracts lr × gradient"))],
             _("row 2 starts at zero: what gradient does the sum send it?"))))
     return correct(_("MyEmbedding registers a trainable weight drawn from N(0, 1) with its padding row at zero, "
-                      "returns the rows at ids of shape (2, 3), and its gradient reaches the rows looked up; "
+                      "returns the rows at ids of shape (2, 3) and passes the checker's backward through it; "
                       "your prediction matches one SGD step through your class"))
