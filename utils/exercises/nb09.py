@@ -112,8 +112,8 @@ def check_zebra_learned(zebra_category: str, zebra_model: torch.nn.Module, initi
                                                         "{word}'s row towards the rows of the words that "
                                                         "fill the same slots in the same contexts").format(
                                                          zebra_category=zebra_category, word=word))
-    return correct(_("zebra's row moved, all 3 of its nearest words that the checker measured are of the category "
-                      "you predicted, and the other words kept their categories"))
+    return correct(_("zebra's row moved, all 3 of its nearest words are of the category you predicted, and the "
+                      "other words kept their categories"))
 
 
 def check_narrow_predictions(d1_possible_cosines: set[float] | None) -> None:
