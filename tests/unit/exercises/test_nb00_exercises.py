@@ -176,7 +176,7 @@ def test_nan_count_judges_nothing_before_a_guess(capsys):
     (frozenset(range(6)), frozenset({2, 0}), "pass"),
     ({0, 1, 2, 3, 4, 5}, {0, 1, 2, 3, 4, 5}, r"not what one SGD step shows\. Hint: which rows of grad_out"),
     ({0, 2}, {0, 2}, r"not what one SGD step shows\. Hint: which rows of grad_out"),
-    ({0, 1, 2, 3, 4, 5}, {0, 0, 2, 1}, r"not what one SGD step shows\. Hint: which rows of grad_out"),
+    ({0, 1, 2, 3, 4, 5}, {0, 1, 2}, r"not what one SGD step shows\. Hint: which rows of grad_out"),
     (True, {0, 2}, "moved_linear must look like \\{1, 4\\}, got bool"),
     ({0, 1, 2, 3, 4, 5}, [0, 2], "moved_embedding must look like \\{1, 4\\}, got list"),
 ])
