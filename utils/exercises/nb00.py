@@ -242,39 +242,46 @@ def _is_stub(function: Callable, *args: object) -> bool:
 
 @writes("grad_by_hand", "bias_grad_by_hand")
 def check_grads_by_hand(grad_by_hand: Callable, bias_grad_by_hand: Callable,
-                        trains_like_linear: object = None) -> None:
+                        moved_linear: object = None, moved_embedding: object = None) -> None:
     """Exercise 0.2 in one checker cell: :func:`check_grad_by_hand`, :func:`check_bias_grad_by_hand`, then step 3's
-    guess (:func:`check_trains_like_linear`); answer cells still stubs get one line, naming every function to write."""
+    guess (:func:`check_moved`); answer cells still stubs get one line, naming every function to write."""
     ids, grad_out = torch.tensor([0]), torch.zeros(1, _DIM)
     if _is_stub(grad_by_hand, ids, grad_out, _VOCAB) and _is_stub(bias_grad_by_hand, ids, grad_out):
         return not_answered(_(CODE_MISSING).format(name=_names(["grad_by_hand", "bias_grad_by_hand"])))
     check_grad_by_hand.__wrapped__(grad_by_hand)
     check_bias_grad_by_hand.__wrapped__(bias_grad_by_hand)
-    check_trains_like_linear(trains_like_linear)
+    check_moved(moved_linear, moved_embedding)
 
 
-def check_trains_like_linear(trains_like_linear: object) -> None:
+#: exercise 0.1's layers: nn.Linear(6, 3), so ids 0 to 5
+_EX_VOCAB = 6
+
+
+def check_moved(moved_linear: object, moved_embedding: object) -> None:
     """Exercise 0.2, step 3: does an embedding built as in exercise 0.1 (the bias in each row) train like its linear
-    layer? Measured on the checker's own layers: one SGD step (learning rate 1) on the ids ``[0, 0, 2]``, the same
-    gradient for both, then the ids whose output moved. Judges nothing while the guess is None."""
-    if not answered(trains_like_linear=trains_like_linear):
+    layer? The guess: the set of ids whose output one SGD step (learning rate 1) on the ids ``[0, 0, 2]`` moves, for
+    each layer, measured on the checker's own layers of exercise 0.1's size, with a ``grad_out`` of ones. Judges
+    nothing while a guess is None."""
+    if not answered(moved_linear=moved_linear, moved_embedding=moved_embedding):
         return
-    guess = prediction("trains_like_linear", trains_like_linear, bool, "True")
+    guesses = [prediction(name, value, (set, frozenset), "{1, 4}")
+               for name, value in (("moved_linear", moved_linear), ("moved_embedding", moved_embedding))]
     generator = torch.Generator().manual_seed(3)
-    weight, bias = (torch.randn(shape, generator=generator).requires_grad_() for shape in ((_DIM, _VOCAB), _DIM))
+    weight, bias = (torch.randn(shape, generator=generator).requires_grad_() for shape in ((_DIM, _EX_VOCAB), _DIM))
     table = (weight.T + bias).detach().clone().requires_grad_()  # exercise 0.1's embedding of this linear layer
-    every_one_hot = F.one_hot(torch.arange(_VOCAB), _VOCAB).float()
+    every_one_hot = F.one_hot(torch.arange(_EX_VOCAB), _EX_VOCAB).float()
     before = F.linear(every_one_hot, weight, bias).detach()
     ids = torch.tensor([0, 0, 2])
-    F.linear(F.one_hot(ids, _VOCAB).float(), weight, bias).backward(torch.ones(3, _DIM))
+    F.linear(F.one_hot(ids, _EX_VOCAB).float(), weight, bias).backward(torch.ones(3, _DIM))
     F.embedding(ids, table).backward(torch.ones(3, _DIM))
     with torch.no_grad():
         for parameter in (weight, bias, table):
             parameter -= parameter.grad
-    linear_moved = (F.linear(every_one_hot, weight, bias) != before).any(dim=1)  # the ids whose output moved
-    embedding_moved = (table != before).any(dim=1)
-    assert linear_moved.all() and embedding_moved.nonzero().flatten().tolist() == [0, 2]
-    require(guess == torch.equal(linear_moved, embedding_moved), _(
+    measured = [set((rows != before).any(dim=1).nonzero().flatten().tolist())  # the ids whose output moved
+                for rows in (F.linear(every_one_hot, weight, bias).detach(), table.detach())]
+    assert measured == [set(range(_EX_VOCAB)), {0, 2}]
+    require(guesses == measured, _(
         "not what one SGD step shows. Hint: which rows of grad_out reach linear_ex's one bias, and which reach "
         "row 1 of embedding_ex when ids holds no 1?"))
-    return correct(_("trains_like_linear matches one SGD step on both layers, on the checker's own layers and ids"))
+    return correct(_("moved_linear and moved_embedding match one SGD step on both layers, on the checker's own "
+                     "layers of exercise 0.1's size"))

@@ -171,10 +171,19 @@ def test_nan_count_judges_nothing_before_a_guess(capsys):
     assert capsys.readouterr().out.startswith("not answered yet: fill in nan_count")
 
 
-@pytest.mark.parametrize(("trains_like_linear", "expected"), [
-    (False, "pass"),
-    (True, r"not what one SGD step shows\. Hint: which rows of grad_out"),
-    ("no", "trains_like_linear must look like True, got str"),
+@pytest.mark.parametrize(("moved_linear", "moved_embedding", "expected"), [
+    ({0, 1, 2, 3, 4, 5}, {0, 2}, "pass"),
+    (frozenset(range(6)), frozenset({2, 0}), "pass"),
+    ({0, 1, 2, 3, 4, 5}, {0, 1, 2, 3, 4, 5}, r"not what one SGD step shows\. Hint: which rows of grad_out"),
+    ({0, 2}, {0, 2}, r"not what one SGD step shows\. Hint: which rows of grad_out"),
+    ({0, 1, 2, 3, 4, 5}, {0, 1, 2}, r"not what one SGD step shows\. Hint: which rows of grad_out"),
+    (True, {0, 2}, "moved_linear must look like \\{1, 4\\}, got bool"),
+    ({0, 1, 2, 3, 4, 5}, [0, 2], "moved_embedding must look like \\{1, 4\\}, got list"),
 ])
-def test_trains_like_linear(judge, trains_like_linear, expected):
-    judge(exercises.check_trains_like_linear, (trains_like_linear,), expected)
+def test_moved(judge, moved_linear, moved_embedding, expected):
+    judge(exercises.check_moved, (moved_linear, moved_embedding), expected, never=("{0, 2}", "range"))
+
+
+def test_moved_judges_nothing_before_both_guesses(capsys):
+    assert exercises.check_moved({0, 2}, None) is None
+    assert capsys.readouterr().out.startswith("not answered yet")
