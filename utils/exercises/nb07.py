@@ -84,7 +84,7 @@ TYING_EXERCISE_VOCAB = 1_000
 TYING_EXERCISE_DIMS = (16, 64, 256)
 TYING_EXERCISE_SEED = 0
 #: Exercise 7.2: how far (relative) the predicted tied loss at the largest d may lie from the measured one
-TYING_ESTIMATE_WITHIN = 0.10
+TYING_ESTIMATE_WITHIN = 0.15
 
 
 def _initial_lm_loss(model_class: Callable[..., torch.nn.Module], dim: int, tie: bool, ids: torch.Tensor,
@@ -171,4 +171,4 @@ def check_tying_initial_loss(initial_loss: dict[tuple[int, bool], float], model_
                "tied model's loss at d = {largest}. Hint: {why}").format(
                 predicted=predicted, within=TYING_ESTIMATE_WITHIN, largest=largest, why=why))
     return correct(_("all six losses match the checker's own models, built from the same seed, and your "
-                      "predicted_tied_loss is within 10% of the tied loss at d = 256"))
+                      "predicted_tied_loss is within 15% of the tied loss at d = 256"))

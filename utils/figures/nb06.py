@@ -1,8 +1,7 @@
-"""Notebook 6's sweep over the vocabulary size: its table, its figure, and the words for a timed share."""
+"""Notebook 6's sweep over the vocabulary size: its table, its figure, and a timed median in words."""
 
 from __future__ import annotations
 
-import torch
 from matplotlib.figure import Figure
 
 
@@ -34,20 +33,3 @@ def median_of(measured) -> str:
     """A ``Timer`` ``Measurement``'s median, in ms, and how many calls it is the median of."""
     calls = len(measured.times) * measured.number_per_run
     return f"{measured.median * 1e3:,.2f} ms (the median of {calls:,} call{'s' if calls > 1 else ''})"
-
-
-def share_words(part, whole) -> str:
-    """What a part of the step, timed alone, is of the whole step: ``part`` and ``whole`` are ``Timer``
-    ``Measurement``s. The words say the part's median over the whole's, and whether the middle halves of the two
-    timings' blocks (their 25th to 75th percentiles) overlap: if they do, the two are the same within their noise."""
-    (low, high), (whole_low, whole_high) = (torch.tensor(m.times).quantile(torch.tensor([0.25, 0.75])).tolist()
-                                            for m in (part, whole))
-    said = f"{part.median / whole.median:.2f} times the whole step, each timed on its own, with its own noise"
-    if low <= whole_high and whole_low <= high:
-        return f"{said}. The middle halves of their blocks overlap, so within that noise the part is as long as the " \
-               "whole: the step is mostly this allocation"
-    if part.median > whole.median:
-        return f"{said}. The middle halves of their blocks do not overlap: a part longer than its whole beyond the " \
-               "noise means the machine was busy, so run again"
-    share = "most of the step" if part.median > whole.median / 2 else "under half of the step"
-    return f"{said}. The middle halves of their blocks do not overlap: beyond that noise, the allocation is {share}"

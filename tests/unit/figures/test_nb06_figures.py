@@ -1,4 +1,4 @@
-"""Notebook 6's sweep helpers: the table, the figure and the words for a timed share."""
+"""Notebook 6's sweep helpers: the table, the figure and a timed median in words."""
 
 from types import SimpleNamespace
 
@@ -17,12 +17,6 @@ def test_the_figure_draws_both_methods_and_the_guide():
     assert len(nb06.sweep_figure(SECONDS, 64, 768).axes[0].lines) == 3
 
 
-def test_a_median_names_its_calls_and_a_share_its_noise():
+def test_a_median_names_its_calls():
     assert nb06.median_of(SimpleNamespace(times=[0.1], number_per_run=1, median=0.1)) == \
         "100.00 ms (the median of 1 call)"
-    blocks = {0.1: [0.09, 0.1, 0.11], 0.3: [0.29, 0.3, 0.31], 0.104: [0.103, 0.104, 0.105]}  # median: block times
-    timed = {median: SimpleNamespace(times=times, median=median) for median, times in blocks.items()}
-    words = {median: nb06.share_words(timed[median], timed[0.1]) for median in (0.104, 0.3)}
-    assert words[0.104].startswith("1.04 times") and words[0.104].endswith("the step is mostly this allocation")
-    assert words[0.3].endswith("so run again")
-    assert nb06.share_words(timed[0.1], timed[0.3]).endswith("the allocation is under half of the step")
