@@ -211,7 +211,8 @@ _IDS = ((1, 0, 2), (6, 2, 1))
 def check_parameter_embedding(cls: object, pad_row_after_step: object = None) -> None:
     """Exercise 3.3: a class ``MyEmbedding(num_embeddings, embedding_dim, padding_idx=None)``, without
     ``nn.Embedding``, ``nn.Linear`` or ``F.embedding``: a registered ``weight`` ``[V, d]`` drawn from N(0, 1), its
-    padding row (if any) zero; ``forward(ids)`` returns ``weight[ids]``, so the gradient reaches the rows looked up.
+    padding row (if any) zero; ``forward(ids)`` returns ``weight[ids]``, so the gradient reaches the rows looked up,
+    the padding row included (no gradient masking).
     ``pad_row_after_step``: the learner's prediction, a number: each entry of the padding row after the backward of
     the sum of the vectors of :data:`_IDS` (row 2 looked up twice) and one SGD step with lr 1; judged against that
     step through their own class (notebook 4's exercise 4.2 keeps the row at zero).
@@ -261,11 +262,9 @@ def check_parameter_embedding(cls: object, pad_row_after_step: object = None) ->
                                                    "index the weight Parameter with the ids yourself, as section 2's "
                                                    "third way does"))
         expected = torch.bincount(ids.flatten(), minlength=_SMALL[0]).to(grad.dtype)[:, None].expand(_SMALL)
-        others = torch.arange(_SMALL[0]) != (_PADDING if layer is padded else -1)
-        require(torch.equal(grad[others], expected[others]), _("the gradient of {name}.weight is not one "
-                                                                "row of ones per lookup. Hint: index the "
-                                                                "Parameter itself, without changing the rows").format(
-                                                                 name=name))
+        require(torch.equal(grad, expected), _("the gradient of {name}.weight is not one row of ones per lookup. "
+                                               "Hint: index the Parameter itself, with no change to the rows "
+                                               "and no masking of any gradient").format(name=name))
         if layer is padded:
             pad_after = padded_rows[_PADDING] - 1.0 * grad[_PADDING]  # one SGD step, lr 1
     if not answered(pad_row_after_step=pad_row_after_step):
