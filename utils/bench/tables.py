@@ -113,6 +113,44 @@ def verdict(rows: Sequence[Timing | BandwidthRow]) -> str:
             "again at a quiet moment or with more repeats")
 
 
+def sweep_observations(rows: Sequence[Timing]) -> list[str]:
+    """What notebook 6's sweep printed under its verdict, one sentence a line: how many spreads pass PyTorch's 10%
+    fluctuation mark; a warning if a ``fwd+bwd`` median is below its forward one (it does all of the forward's work
+    and more); the dense product's growth against ``V``'s, each pass; whether the lookup's median was lower than each
+    one-hot product's in every case; and, at the largest ``V``, whether one ``fwd+bwd`` was faster in every round."""
+    ok_rows = [r for r in rows if r.status == "ok"]
+    spreads = [round(r.spread * 100) for r in ok_rows]  # in percent, as the table prints them
+    lines = [f"{sum(s > 10 for s in spreads)} of the {len(spreads)} spreads are over 10%, PyTorch's fluctuation mark"]
+    ok = {(r.method, r.pass_, r.vocab_size): r.seconds for r in ok_rows}
+    below = [f"{m} at V = {V:,}" for (m, p, V), s in ok.items() if p == "backward" and s < ok.get((m, "forward", V), 0)]
+    if below:
+        lines.append(f"warning: fwd+bwd below its forward median ({', '.join(below)}): the run disagrees with "
+                     "itself; run again")
+    for pass_, label in (("forward", "forward"), ("backward", "fwd+bwd")):  # the figure's ∝ V guide, in numbers
+        dense = {V: s for (m, p, V), s in ok.items() if (m, p) == ("dense", pass_)}
+        if len(dense) > 1:
+            lines.append(f"dense {label}: the time grew {dense[max(dense)] / dense[min(dense)]:,.1f}x while V grew "
+                         f"{max(dense) / min(dense):,.1f}x")
+    for method in ("dense", "sparse"):
+        ratios = [s for pass_ in PASSES for s in speedups(rows, method, pass_).values()]
+        if ratios:
+            lines.append(f"in this run, the lookup's median was lower than the {method} one-hot product's in every "
+                         f"case, forward and fwd+bwd (medians): {all(s > 1 for s in ratios)}")
+    fwd_bwd = {(r.method, r.vocab_size): r.rounds for r in ok_rows if r.pass_ == "backward"}
+    swept = sorted({V for _, V in fwd_bwd})
+    if swept and ("sparse", swept[-1]) in fwd_bwd:  # the two fwd+bwd at the largest V, timed in the same rounds
+        pairs = zip(fwd_bwd["sparse", swept[-1]], fwd_bwd["lookup", swept[-1]], strict=True)
+        ratios = [sparse / lookup for sparse, lookup in pairs]  # the sparse one-hot product's time over the lookup's
+        if min(ratios) > 1 or max(ratios) < 1:
+            faster, by = (("the lookup", ratios) if min(ratios) > 1
+                          else ("the sparse one-hot product", [1 / r for r in ratios]))
+            found = f"{faster} faster in every round, by {min(by):.2f}x to {max(by):.2f}x"
+        else:
+            found = "neither method faster in every round: too close to call"
+        lines.append(f"fwd+bwd at V = {swept[-1]:,}, round by round: {found}")
+    return lines
+
+
 def allocation_cost(r: BandwidthRow) -> str:
     """What allocating the output cost, in the allocating lookup's time over the preallocated one's (paired by
     round): ``"≈1x"`` where the range of the rounds takes in 1, no cost that the repeats can tell apart."""

@@ -25,11 +25,15 @@ def largest_coalesced_bytes(vocab_size: int, embedding_dim: int) -> int:
     return vocab_size * (ID_BYTES + FLOAT_BYTES * embedding_dim)
 
 
-def check_largest_coalesced(largest_coalesced: int) -> None:
+def check_largest_coalesced(largest_coalesced: int, sparse_is_smaller: bool) -> None:
     """Exercise 6.1: the most bytes a coalesced sparse gradient can take at GPT-2's sizes, whatever the batch
-    (:func:`largest_coalesced_bytes`)."""
-    if not answered(largest_coalesced=largest_coalesced):
+    (:func:`largest_coalesced_bytes`), and whether that is smaller than the dense gradient's ``V·d·4``: it is not,
+    by ``V·8``, the ids."""
+    if not answered(largest_coalesced=largest_coalesced, sparse_is_smaller=sparse_is_smaller):
         return
+    if not isinstance(sparse_is_smaller, bool):
+        raise AnswerTypeError(_("sparse_is_smaller must be True or False, got {type}").format(
+            type=type(sparse_is_smaller).__name__))
     if isinstance(largest_coalesced, bool) or not isinstance(largest_coalesced, int):
         raise AnswerTypeError(
             _("largest_coalesced must be a whole number of bytes, got {type}").format(
@@ -45,7 +49,10 @@ def check_largest_coalesced(largest_coalesced: int) -> None:
     ], _("largest_coalesced = {largest_coalesced:,} is not the most a coalesced gradient can take. Hint: "
           "however long the batch, how many entries can remain once the entries of equal ids are merged?").format(
            largest_coalesced=largest_coalesced)))
-    return correct(_("the most bytes a coalesced sparse gradient can take at GPT-2's sizes, whatever the batch"))
+    require(sparse_is_smaller == (answer < V * d * FLOAT_BYTES), _(
+        "largest_coalesced is right, but sparse_is_smaller is not: compare it with the dense gradient's V·d·4 bytes"))
+    return correct(_("the most bytes a coalesced sparse gradient can take at GPT-2's sizes, whatever the batch, and "
+                     "how that compares with the dense gradient"))
 
 
 def check_largest_batch(largest_n: int) -> None:

@@ -14,12 +14,14 @@ largest_batch, predicted_flops = exercises.check_largest_batch, exercises.check_
 
 
 @pytest.mark.parametrize(("checker", "answer", "expected"), [
-    (coalesced, (LARGEST,), "pass"),
-    (coalesced, (154_791_560.0,), (TypeError, "a whole number of bytes, got float")),
-    (coalesced, (50_257 * 768 * 4,), "the dense gradient's size: each entry of the sparse one also stores its id"),
-    (coalesced, (50_257 * (8 + 768),), "d values are float32, 4 bytes each"),
-    (coalesced, (2 * LARGEST,), "no two entries share an id"),
-    (coalesced, (1_000,), "how many entries can remain"),
+    (coalesced, (LARGEST, False), "pass"),
+    (coalesced, (LARGEST, True), "largest_coalesced is right, but sparse_is_smaller is not"),
+    (coalesced, (LARGEST, "no"), (TypeError, "sparse_is_smaller must be True or False, got str")),
+    (coalesced, (154_791_560.0, False), (TypeError, "a whole number of bytes, got float")),
+    (coalesced, (50_257 * 768 * 4, False), "the dense gradient's size: each entry of the sparse one also stores"),
+    (coalesced, (50_257 * (8 + 768), False), "d values are float32, 4 bytes each"),
+    (coalesced, (2 * LARGEST, False), "no two entries share an id"),
+    (coalesced, (1_000, False), "how many entries can remain"),
     (largest_batch, (153,), "pass"),
     (largest_batch, (256,), "the answer for float32: .* F.one_hot still returns int64"),
     (largest_batch, (768,), "counts the bfloat16 one-hot alone: .* the int64 one-hot"),
