@@ -126,7 +126,7 @@ def similarity_matrix_figure(panels: dict[str, torch.Tensor], words: list[str], 
     for k, word in enumerate(words):
         if word in held_out:
             ticks.append(k)
-            labels.append(f"{word} (never seen)")
+            labels.append(f"{word} (never in a sentence)")
     fig = Figure(figsize=(5.2 * len(panels) + 1.0, 5.4), layout="constrained")
     axes = fig.subplots(1, len(panels), squeeze=False)[0]
     for ax, (title, points) in zip(axes, panels.items(), strict=True):

@@ -48,7 +48,7 @@ def test_similarity_matrix_figure_shows_the_cosines():
     unit = torch.nn.functional.normalize(points, dim=1)
     assert torch.allclose(image, unit @ unit.T, atol=1e-6)
     assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["animal", "colour", "place",
-                                                                     "zebra (never seen)"]
+                                                                     "zebra (never in a sentence)"]
     with pytest.raises(ValueError, match="next to each other"):
         figures.similarity_matrix_figure({"x": points}, _WORDS, ["animal", "colour"] * 3)
     with pytest.raises(ValueError, match="at least one"):
