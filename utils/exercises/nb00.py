@@ -241,16 +241,14 @@ def _is_stub(function: Callable, *args: object) -> bool:
 
 
 @writes("grad_by_hand", "bias_grad_by_hand")
-def check_grads_by_hand(grad_by_hand: Callable, bias_grad_by_hand: Callable,
-                        moved_linear: object = None, moved_embedding: object = None) -> None:
-    """Exercise 0.2 in one checker cell: :func:`check_grad_by_hand`, :func:`check_bias_grad_by_hand`, then step 3's
-    guess (:func:`check_moved`); answer cells still stubs get one line, naming every function to write."""
+def check_grads_by_hand(grad_by_hand: Callable, bias_grad_by_hand: Callable) -> None:
+    """Exercise 0.2 in one checker cell: :func:`check_grad_by_hand`, then :func:`check_bias_grad_by_hand`; answer
+    cells still stubs get one line, naming every function to write."""
     ids, grad_out = torch.tensor([0]), torch.zeros(1, _DIM)
     if _is_stub(grad_by_hand, ids, grad_out, _VOCAB) and _is_stub(bias_grad_by_hand, ids, grad_out):
         return not_answered(_(CODE_MISSING).format(name=_names(["grad_by_hand", "bias_grad_by_hand"])))
     check_grad_by_hand.__wrapped__(grad_by_hand)
     check_bias_grad_by_hand.__wrapped__(bias_grad_by_hand)
-    check_moved(moved_linear, moved_embedding)
 
 
 #: exercise 0.1's layers: nn.Linear(6, 3), so ids 0 to 5
@@ -258,7 +256,7 @@ _EX_VOCAB = 6
 
 
 def check_moved(moved_linear: object, moved_embedding: object) -> None:
-    """Exercise 0.2, step 3: does an embedding built as in exercise 0.1 (the bias in each row) train like its linear
+    """Exercise 0.3: does an embedding built as in exercise 0.1 (the bias in each row) train like its linear
     layer? The guess: the set of ids whose output one SGD step (learning rate 1) on the ids ``[0, 0, 2]`` moves, for
     each layer, measured on the checker's own layers of exercise 0.1's size, with a ``grad_out`` of ones. Judges
     nothing while a guess is None."""
