@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import json
+import statistics
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -144,7 +145,8 @@ def sweep_observations(rows: Sequence[Timing]) -> list[str]:
         if min(ratios) > 1 or max(ratios) < 1:
             faster, by = (("the lookup", ratios) if min(ratios) > 1
                           else ("the sparse one-hot product", [1 / r for r in ratios]))
-            found = f"{faster} faster in every round, by {min(by):.2f}x to {max(by):.2f}x"
+            found = (f"{faster} faster in every round, by {min(by):.2f}x to {max(by):.2f}x "
+                     f"(median {statistics.median(by):.2f}x)")
         else:
             found = "neither method faster in every round: too close to call"
         lines.append(f"fwd+bwd at V = {swept[-1]:,}, round by round: {found}")
