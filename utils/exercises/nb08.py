@@ -90,7 +90,7 @@ def shortcut_row_weights(bag: tuple[int, ...] = _SHORTCUT_BAG, vocab_size: int =
     return _shard_bag_results(torch.tensor([bag]), table, world_size)["mean of means"][0]
 
 
-def check_shortcut_weights(row_0_weight: float, row_7_weight: float) -> None:
+def check_bag_prediction(row_0_weight: float, row_7_weight: float) -> None:
     """Exercise 8.2, first part: how much rows 0 and 7 count in the mean of the shards' own means of the bag
     ``(0, 1, 2, 7)`` (:func:`shortcut_row_weights`), worked out before any code. Within 0.001: ``1 / 6`` or
     ``0.1667`` both pass. Judges nothing while a guess is None."""

@@ -50,12 +50,12 @@ def test_owner_function(judge, function, expected):
     ((1 / 6, True), "row_7_weight must look like 1 / 5, got bool"),
 ])
 def test_shortcut_weights(judge, weights, expected):
-    judge(exercises.check_shortcut_weights, weights, expected, never=("1/6", "1/2", "0.166", "0.5 "))
+    judge(exercises.check_bag_prediction, weights, expected, never=("1/6", "1/2", "0.166", "0.5 "))
 
 
 @pytest.mark.parametrize(("checker", "guesses", "named"), [
-    (exercises.check_shortcut_weights, (None, 0.5), "row_0_weight"),
-    (exercises.check_shortcut_weights, (None, None), "row_0_weight and row_7_weight"),
+    (exercises.check_bag_prediction, (None, 0.5), "row_0_weight"),
+    (exercises.check_bag_prediction, (None, None), "row_0_weight and row_7_weight"),
     (exercises.check_loss_on_rank_0, (None, 1), "identity_factor"),
     (exercises.check_loss_on_rank_0, (None, None), "identity_factor and all_reduce_factor"),
 ])
