@@ -153,8 +153,9 @@ def invariant_differences(english: str, chinese: str) -> list[str]:
 
 _NUMBER = re.compile(r"\d+(?:,\d{3})+(?!\d)|\d+(?:\.\d+)?")  # 0.1195, 50,257 (read as 50257), 2
 _RECIPROCAL = re.compile(r"(?<![\d.,])1(?:/| in )(?=\d)")  # the 1 of "1/N" or "1 in N" (Chinese: 只有……的 1/N)
-_SCALED = re.compile(r"(\d+(?:\.\d+)?)\s*(thousand|million|billion|万|亿)")  # "1.7 million" is "170 万"
-_SCALE = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "万": 10**4, "亿": 10**8}
+_SCALED = re.compile(r"(\d+(?:\.\d+)?)\s*(thousand|million|billion|trillion|万亿|万|亿)")  # "1.7 million": "170 万"
+_SCALE = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12, "万": 10**4, "亿": 10**8,
+          "万亿": 10**12}
 #: Numbers one language writes as a word and the other in digits ("zero" and 0, 两 and 2, "2-D" and 二维,
 #: "November 2026" and 2026 年 11 月): a number in digits on one side only passes where the other has the word.
 _NUMBER_WORDS = {**{w: n for n, w in enumerate("zero one two three four five six seven eight nine ten".split())},

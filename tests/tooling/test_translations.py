@@ -522,6 +522,7 @@ def test_the_words_inside_text_in_a_formula_may_be_translated():
     ("std 0.1195 over 50,257 rows", "在 50257 行上标准差为 0.1195"),
     ("388 times smaller, 1 in 50,257", "只有嵌入层的 1/388，占 1/50,257"),
     ("about once in 1.7 million times", "概率约为 170 万分之一"),
+    ("12 trillion parameters on 128 GPUs", "12 万亿个参数，128 块 GPU"),
     ("exactly zero, in 2-D, with unit variance, November 2026", "恰好为 0，二维，方差为 1，2026 年 11 月"),
     ("the code `V = 50_257`, the formula $2^{-11}$ and [notebook 3](03_x.ipynb)", "代码、公式和[第三课](03_x.ipynb)"),
 ])
