@@ -94,7 +94,6 @@ def course_copy(tmp_path, monkeypatch):
     monkeypatch.setattr(manifest, "NOTEBOOK_DIR", tmp_path / "notebooks")
     monkeypatch.setattr(manifest, "IMAGE_DIR", tmp_path / "images")
     monkeypatch.setattr(manifest, "NOTEBOOKS", kept)
-    monkeypatch.setattr(sync, "README", tmp_path / "README.md")
     for path, text in sync.planned_text_files().items():  # the READMEs' tables list the kept notebooks
         path.write_text(text, encoding="utf-8")
     return tmp_path

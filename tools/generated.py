@@ -244,7 +244,7 @@ def reading_minutes(path: Path) -> tuple[int, int]:
 
 def readme_start(edition: Edition = ENGLISH) -> str:
     """The README's Start paragraph in ``edition``: notebook 0 in Colab, JupyterLab from a clone, Binder."""
-    entry = answer_notebook().in_edition(edition.code)
+    entry = manifest.notebook(0).in_edition(edition.code)
     return words(edition.code)["start"].format(colab=entry.colab_url, binder=manifest.binder_url(edition.repo_dir))
 
 
@@ -293,11 +293,6 @@ def sync_bibtex(text: str, citation_text: str) -> str:
     return BIBTEX.fill(text, bibtex(citation_text), f"{INSTRUCTORS} has no BibTeX markers")
 
 
-def answer_notebook() -> Notebook | None:
-    """The manifest entry whose ``answer`` cell the READMEs show (None: the course has none)."""
-    return next((entry for entry in manifest.NOTEBOOKS if entry.number == 0), None)
-
-
 def answer_cell_source(nb_node: nbformat.NotebookNode, entry: Notebook, cell_id: str = ANSWER_CELL) -> str:
     """The source of the ``answer`` cell (or of ``cell_id``, e.g. :data:`FINE_PRINT_CELL`) of notebook 0
     (``entry``, in its edition)."""
@@ -324,7 +319,7 @@ def answer_block(cell_source: str, edition: Edition = ENGLISH, fine_print: str |
         body = body.replace(f"](#cell-id={FINE_PRINT_CELL})", f"]({fine_print})")
     body = re.sub(r"\[[^\]]*\]\((#cell-id=[^)\s]+)\)",
                   lambda m: f"[{words(edition.code)['answer page']}]({m.group(1)})", body)
-    in_page = re.sub(r"(\]\(\s*<?)#(?=cell-id=)", rf"\g<1>{answer_notebook().in_edition(edition.code).filename}#", body)
+    in_page = re.sub(r"(\]\(\s*<?)#(?=cell-id=)", rf"\g<1>{manifest.notebook(0).filename}#", body)
     at_root = rebase_links(in_page, edition.folder, manifest.ROOT, siblings_stay=False)
     to_site = rf"\g<1>{manifest.site_url()}\g<2>.html"
     return re.sub(r"(\]\(\s*<?)(notebooks/[^)\s>#]+)\.ipynb(?=[#)\s>])", to_site, at_root)
@@ -337,7 +332,7 @@ def sync_readme(text: str, edition: Edition = ENGLISH, notebook_0: nbformat.Note
     text = TABLE.fill(text, readme_table(edition), missing.format("notebook table"))
     text = START.fill(text, readme_start(edition), missing.format("start"))
     if notebook_0 is not None:
-        entry = answer_notebook().in_edition(edition.code)
+        entry = manifest.notebook(0).in_edition(edition.code)
         fine_print_source = answer_cell_source(notebook_0, entry, FINE_PRINT_CELL)
         anchor = heading_anchor(fine_print_source.split("\n")[0])
         answer, fine_print = (answer_block(source, edition, anchor)

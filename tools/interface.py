@@ -126,9 +126,7 @@ def chinese_outputs(nb: nbformat.NotebookNode, catalog: Catalog | None) -> nbfor
         if cell.cell_type == "code" and (_CALLS_EXERCISES.search(cell.source) or cell.get("id") == SETUP_ID):
             for output in cell.get("outputs", []):
                 if output.get("output_type") == "stream":
-                    output["text"] = "".join(lines.render(line[:-1] if line.endswith("\n") else line)
-                                             + "\n" * line.endswith("\n")
-                                             for line in output["text"].splitlines(keepends=True))
+                    output["text"] = "\n".join(map(lines.render, output["text"].split("\n")))
     return nb
 
 

@@ -38,6 +38,7 @@ class Edition:
 
     folder = property(lambda self: NOTEBOOK_DIR / self.subdir)  # absolute
     repo_dir = property(lambda self: f"notebooks/{self.subdir}".rstrip("/"))  # inside the repository, with /
+    readme_path = property(lambda self: ROOT / self.readme)
 
     def path(self, entry: Notebook) -> Path:
         return self.folder / entry.filename
@@ -53,7 +54,6 @@ EDITIONS: tuple[Edition, ...] = (ENGLISH, CHINESE)
 
 
 def edition(code: str) -> Edition:
-    """The edition with this language code."""
     if found := next((candidate for candidate in EDITIONS if candidate.code == code), None):
         return found
     raise ValueError(f"no edition {code!r}; the course has {[e.code for e in EDITIONS]}")
@@ -183,7 +183,6 @@ def binder_url(folder: str = "notebooks") -> str:
 
 
 def notebook(number: int) -> Notebook:
-    """The manifest entry with this number."""
     if found := next((nb for nb in NOTEBOOKS if nb.number == number), None):
         return found
     known = ", ".join(str(nb.number) for nb in NOTEBOOKS)

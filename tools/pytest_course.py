@@ -50,10 +50,8 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    try:
-        import nbval.kernel
-    except ImportError:  # nbval is in requirements.txt; without it there are no notebook items to patch
-        return
+    import nbval.kernel  # (without nbval, pytest_load_initial_conftests has stopped the run)
+
     from tools.kernels import IPCKernelManager
 
     nbval.kernel.KernelManager = IPCKernelManager

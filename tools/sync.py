@@ -11,11 +11,9 @@ from pathlib import Path
 import nbformat
 
 from . import interface, manifest, translations
-from .generated import CITATION, INSTRUCTORS, answer_notebook, dumps_notebook, sync_bibtex, sync_citation, sync_readme
+from .generated import CITATION, INSTRUCTORS, dumps_notebook, sync_bibtex, sync_citation, sync_readme
 from .images import COURSE_IMAGES, write_course_images
 from .manifest import Notebook
-
-README = manifest.ROOT / manifest.ENGLISH.readme
 
 
 def planned_text_files(english: dict[Notebook, nbformat.NotebookNode] | None = None,
@@ -25,7 +23,8 @@ def planned_text_files(english: dict[Notebook, nbformat.NotebookNode] | None = N
     english = english or translations.english_notebooks()
     chinese = chinese or translations.chinese_notebooks(english)
     planned = {entry.path: dumps_notebook(nb) for entry, nb in english.items()}
-    planned[README] = sync_readme(README.read_text(encoding="utf-8"), notebook_0=english.get(answer_notebook()))
+    readme = manifest.ENGLISH.readme_path
+    planned[readme] = sync_readme(readme.read_text(encoding="utf-8"), notebook_0=english.get(manifest.notebook(0)))
     citation, instructors = manifest.ROOT / CITATION, manifest.ROOT / INSTRUCTORS
     if citation.is_file():  # (a scratch copy of the course in the tests may have none)
         planned[citation] = sync_citation(citation.read_text(encoding="utf-8"))

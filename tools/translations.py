@@ -45,10 +45,6 @@ UNTRANSLATED = "<!-- 尚未翻译 (untranslated): the English text follows -->"
 Edition = dict[Notebook, nbformat.NotebookNode]  # the notebooks of an edition, as sync writes them
 
 
-def readme_zh_path() -> Path:
-    return manifest.ROOT / manifest.CHINESE.readme
-
-
 # --- comments in code, through tokenize --------------------------------------------------------
 
 _DIRECTIVE = r"#\s*(?:noqa\b|type:|fmt:|pragma\b|pylint:|ruff:|isort:)"  # comments that instruct a tool
@@ -366,7 +362,7 @@ def check(stems: list[str] | None = None, english: Edition | None = None) -> lis
                              "delete it (and its catalog)")
                      for path in sorted((manifest.NOTEBOOK_DIR / "zh").glob("*.ipynb")) if path.name not in listed]
     if not stems or README_KEY in stems:
-        problems += _unless_invalid(repo_path(readme_zh_path()), check_readme, english)
+        problems += _unless_invalid(repo_path(manifest.CHINESE.readme_path), check_readme, english)
     if not stems or INTERFACE in stems:
         problems += _unless_invalid(INTERFACE, interface_problems)
     return problems
@@ -424,7 +420,7 @@ def readme_sections(text: str) -> list[tuple[str, str]]:
 
 
 def _english_readme() -> list[tuple[str, str]]:
-    return readme_sections((manifest.ROOT / manifest.ENGLISH.readme).read_text(encoding="utf-8"))
+    return readme_sections(manifest.ENGLISH.readme_path.read_text(encoding="utf-8"))
 
 
 def readme_zh(catalog: Catalog | None, notebook_0: nbformat.NotebookNode | None = None) -> str:
@@ -442,7 +438,7 @@ def readme_zh(catalog: Catalog | None, notebook_0: nbformat.NotebookNode | None 
 def check_readme(english: Edition | None = None) -> list[Problem]:
     """README.zh.md's catalog against README.md's sections, and the style of the README that sync writes."""
     english = english_notebooks() if english is None else english
-    where, catalog = repo_path(readme_zh_path()), load(README_KEY)
+    where, catalog = repo_path(manifest.CHINESE.readme_path), load(README_KEY)
     problems = [Problem(where, p.cell, p.kind, p.message)
                 for p in catalog_problems(README_KEY, catalog, readme_template(), {})]
     return problems + _style_problems(where, zh_style.readme_slips(planned_readme_zh(english)))
@@ -486,7 +482,7 @@ def chinese_notebooks(english: Edition) -> Edition:
 
 def planned_readme_zh(english: Edition, chinese: Edition | None = None) -> str:
     """README.zh.md as sync writes it (notebook 0's answer and fine print from its Chinese notebook)."""
-    entry, nb = generated.answer_notebook(), None
+    entry, nb = manifest.notebook(0), None
     if entry in english:
         nb = (chinese or {}).get(entry) or zh_notebook(entry, english[entry], load(entry.stem), load(SHARED))
     return readme_zh(load(README_KEY), nb)
@@ -501,7 +497,7 @@ def planned_chinese_files(english: Edition, chinese: Edition) -> dict[Path, str]
                   INTERFACE: interface.template()}
     for name, english_catalog in templates.items():
         planned[catalogs.translation_path(name)] = dumps(update(load(name), english_catalog))
-    planned[readme_zh_path()] = planned_readme_zh(english, chinese)
+    planned[manifest.CHINESE.readme_path] = planned_readme_zh(english, chinese)
     return planned
 
 

@@ -27,7 +27,7 @@ from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
 
 from . import manifest
-from .generated import ANSWER, FINE_PRINT_CELL, INSTRUCTORS, START, TEMPLATE_FILES, answer_notebook, read_notebook
+from .generated import ANSWER, FINE_PRINT_CELL, INSTRUCTORS, START, TEMPLATE_FILES, read_notebook
 from .links import is_relative, rebase_link
 from .manifest import EDITIONS, available
 
@@ -135,14 +135,14 @@ class SiteExporter(HTMLExporter):
 
 def render_index(site_paths: dict[str, str], problems: list[str]) -> str:
     """The home page: the README's title, its answer and Start paragraph, the table of notebooks."""
-    text = (manifest.ROOT / manifest.ENGLISH.readme).read_text(encoding="utf-8")
+    text = manifest.ENGLISH.readme_path.read_text(encoding="utf-8")
     title = re.search(r"^# (.+)$", text, re.M).group(1)
     rows = [{"entry": entry,
              "pages": [(e, site_paths.get(e.repo_path(entry))) for e in EDITIONS],
              "practice": [(e, f"{PRACTICE}/{posixpath.join(e.subdir, entry.filename)}") for e in available(entry)]}
             for entry in manifest.NOTEBOOKS]
     # the answer's link to the README's fine print (not on this page) goes to notebook 0's fine-print cell
-    answer = re.sub(r"\]\(#[^)\s]+\)", f"]({answer_notebook().site_page_url}#cell-id={FINE_PRINT_CELL})",
+    answer = re.sub(r"\]\(#[^)\s]+\)", f"]({manifest.notebook(0).site_page_url}#cell-id={FINE_PRINT_CELL})",
                     ANSWER.between(text) or "")
     return TEMPLATE_FILES.get_template("home.html.j2").render(
         title=markdown(title, "README.md", site_paths, problems).strip().removeprefix("<p>").removesuffix("</p>"),

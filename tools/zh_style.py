@@ -211,15 +211,11 @@ def notebook_slips(stem: str, texts: list[tuple[str, bool, str]]) -> list[Slip]:
         punctuation_slips(stem, "\n".join(text for _, text in markdown_texts)))
 
 
-def _readme_zh() -> str:
-    return (manifest.ROOT / manifest.CHINESE.readme).read_text(encoding="utf-8")
-
-
 def readme_slips(text: str | None = None) -> list[Slip]:
     """The :data:`PHRASE_RULES` and ``punctuation`` slips of README.zh.md (default: the file's ``text``), and
     ``glossary``: a key term or a :data:`ONE_WORD` word that its 术语表 does not list with its English
     (``| 词元 | token |``)."""
-    text = _readme_zh() if text is None else text
+    text = manifest.CHINESE.readme_path.read_text(encoding="utf-8") if text is None else text
     words = {**KEY_TERMS, **{word: english for word, (english, _) in ONE_WORD.items()}}
     missing = [f"no row | {word} | {english} | in the 术语表" for word, english in words.items()
                if not re.search(rf"^\|\s*{re.escape(word)}\s*\|\s*{re.escape(english)}\s*\|", text, re.M)]
@@ -239,7 +235,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.rates:  # each notebook's translation (its markdown), then README.zh.md
         texts = {entry.stem: "\n".join(text for _, markdown, text in _cell_texts(entry) if markdown)
-                 for entry in manifest.NOTEBOOKS} | {manifest.CHINESE.readme: _readme_zh()}
+                 for entry in manifest.NOTEBOOKS}
+        texts[manifest.CHINESE.readme] = manifest.CHINESE.readme_path.read_text(encoding="utf-8")
         for name, text in texts.items():
             print("  ".join(f"{rate:5.1f} {mark}" for mark, rate in punctuation_rates(text).items()) + f"  {name}")
         return 0

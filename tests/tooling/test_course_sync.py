@@ -5,7 +5,7 @@ import re
 import nbformat
 import pytest
 
-from tools import generated, manifest, sync, translations, website
+from tools import generated, manifest, sync, website
 from tools.images import COURSE_IMAGES
 from tools.manifest import NOTEBOOKS, REPO_NAME, REPO_SLUG
 
@@ -48,11 +48,11 @@ def test_sync_is_idempotent():
         twice = generated.dumps_notebook(generated.sync_notebook(generated.read_notebook(entry.path), entry))
         again = generated.dumps_notebook(generated.sync_notebook(nbformat.reads(once, as_version=4), entry))
         assert once == twice == again
-    readme = sync.README.read_text(encoding="utf-8")
+    readme = manifest.ENGLISH.readme_path.read_text(encoding="utf-8")
     assert generated.sync_readme(generated.sync_readme(readme)) == generated.sync_readme(readme)
     assert sync.planned_text_files() == sync.planned_text_files()
     zh = manifest.CHINESE
-    readme_zh = translations.readme_zh_path().read_text(encoding="utf-8")
+    readme_zh = manifest.CHINESE.readme_path.read_text(encoding="utf-8")
     assert generated.sync_readme(generated.sync_readme(readme_zh, zh), zh) == generated.sync_readme(readme_zh, zh)
 
 
@@ -102,7 +102,7 @@ def navigation_line(source: str) -> str:
 def test_readme_table_lists_every_notebook_with_its_page_and_practice_copy():
     """A title opens the notebook's page on the web site (website.py writes it there), which folds the worked
     answers; GitHub's view of the stored notebook, which shows them open, is linked from no title (s16)."""
-    readme = sync.README.read_text(encoding="utf-8")
+    readme = manifest.ENGLISH.readme_path.read_text(encoding="utf-8")
     for entry in NOTEBOOKS:
         assert entry.site_page_url == manifest.site_url() + website.site_path(entry.repo_path)
         assert f"| {entry.number} | [{entry.title}]({entry.site_page_url}) |" in readme
@@ -112,7 +112,7 @@ def test_readme_table_lists_every_notebook_with_its_page_and_practice_copy():
 
 
 def test_chinese_readme_table_lists_every_chinese_notebook_with_its_badge():
-    readme = translations.readme_zh_path().read_text(encoding="utf-8")
+    readme = manifest.CHINESE.readme_path.read_text(encoding="utf-8")
     for entry in NOTEBOOKS:
         assert f"| {entry.number} | [{entry.title_zh}]({entry.zh.site_page_url}) |" in readme
         assert entry.zh.practice_colab_url in readme
@@ -129,7 +129,7 @@ def test_the_chinese_start_paragraph_opens_the_chinese_notebooks():
 def test_each_readme_opens_with_the_answer_of_notebook_0(edition):
     """Under the title, the line of links and what this is: notebook 0's `answer` cell, its heading dropped, its links
     rebased to the repository root (the Chinese README's to notebooks/zh/), its own links named notebook 0."""
-    entry = generated.answer_notebook().in_edition(edition.code)
+    entry = manifest.notebook(0).in_edition(edition.code)
     source = generated.answer_cell_source(generated.read_notebook(entry.path), entry)
     readme = (manifest.ROOT / edition.readme).read_text(encoding="utf-8")
     answer = generated.ANSWER.between(readme)
@@ -157,7 +157,7 @@ def test_each_readme_opens_with_the_answer_of_notebook_0(edition):
 
 
 def test_an_edit_of_the_answer_reaches_the_readme_through_sync(course_copy, image_writes):
-    entry = generated.answer_notebook()
+    entry = manifest.notebook(0)
     _edit_cell(entry.path, generated.ANSWER_CELL, lambda s: s.replace("function, yes", "function, yes indeed"))
     # the Chinese README follows the translation, whose message sync marks fuzzy (stale until it is updated)
     assert sync.stale_files() == ["README.md", "notebooks/zh/translations/00_the_answer.po"]
@@ -172,7 +172,7 @@ def test_an_edit_of_the_answer_reaches_the_readme_through_sync(course_copy, imag
 @pytest.mark.parametrize("edition", manifest.EDITIONS, ids=lambda edition: edition.code)
 def test_each_readme_has_the_fine_print_of_notebook_0_below_its_table(edition):
     """Notebook 0's `fine-print` cell, below the table of notebooks: its heading dropped, its links rebased."""
-    entry = generated.answer_notebook().in_edition(edition.code)
+    entry = manifest.notebook(0).in_edition(edition.code)
     source = generated.answer_cell_source(generated.read_notebook(entry.path), entry, generated.FINE_PRINT_CELL)
     readme = (manifest.ROOT / edition.readme).read_text(encoding="utf-8")
     assert generated.FINE_PRINT.between(readme) == generated.answer_block(source, edition)
@@ -181,7 +181,7 @@ def test_each_readme_has_the_fine_print_of_notebook_0_below_its_table(edition):
 
 
 def test_an_edit_of_the_fine_print_reaches_the_readme_through_sync(course_copy, image_writes):
-    entry = generated.answer_notebook()
+    entry = manifest.notebook(0)
     _edit_cell(entry.path, generated.FINE_PRINT_CELL, lambda s: s.replace("**A bad id**", "**A wrong id**"))
     assert sync.stale_files() == ["README.md", "notebooks/zh/translations/00_the_answer.po"]
     assert sync.sync() == 0
@@ -218,7 +218,7 @@ def _edit_cell(path, cell_id, edit):
 def test_every_link_to_the_course_repository_uses_the_one_slug():
     """Colab and Binder open only the course; a GitHub link to a repository named like the course
     is the course too. Other GitHub links are references (Meta's LLaMA code, for one)."""
-    texts = [sync.README.read_text(encoding="utf-8"), translations.readme_zh_path().read_text(encoding="utf-8")]
+    texts = [edition.readme_path.read_text(encoding="utf-8") for edition in manifest.EDITIONS]
     texts += [nb.path.read_text(encoding="utf-8") for entry in NOTEBOOKS for nb in (entry, entry.zh)]
     name = REPO_NAME
     for text in texts:
@@ -233,7 +233,7 @@ GITHUB_LINK = r"https://github\.com/([\w.-]+/[\w-]+)"
 
 
 def test_images_referenced_by_the_readme_exist():
-    readme = sync.README.read_text(encoding="utf-8")
+    readme = manifest.ENGLISH.readme_path.read_text(encoding="utf-8")
     for path in re.findall(r"\]\((images/[^)]+)\)", readme):
         assert (manifest.ROOT / path).is_file(), path
 
@@ -245,7 +245,7 @@ def _relative_links(text):
 
 def test_relative_links_in_readmes_and_notebooks_resolve():
     """Links written by hand or by `make sync`, in both editions: a moved file breaks none."""
-    files = [sync.README, translations.readme_zh_path()]
+    files = [manifest.ENGLISH.readme_path, manifest.CHINESE.readme_path]
     files += [nb.path for entry in NOTEBOOKS for nb in (entry, entry.zh)]
     for path in files:
         text = path.read_text(encoding="utf-8")

@@ -440,7 +440,7 @@ def test_the_chinese_answer_in_the_readme_comes_from_the_translation_of_notebook
     _edit_catalog("00_the_answer", "answer", lambda zh: zh.replace("作为函数，是", "作为函数，当然是"))
     assert sync.stale_files() == ["notebooks/zh/00_the_answer.ipynb", "README.zh.md"]
     assert sync.sync() == 0
-    assert "**作为函数，当然是" in translations.readme_zh_path().read_text(encoding="utf-8")
+    assert "**作为函数，当然是" in manifest.CHINESE.readme_path.read_text(encoding="utf-8")
     assert _new_problems(baseline) == []
 
 
@@ -466,7 +466,7 @@ def test_an_edit_to_a_readme_section_fails_until_the_chinese_section_is_updated(
             capsys.readouterr().out)
         assert sync.sync() == 0
         assert "translation problem(s)" in capsys.readouterr().out
-    readme_zh = translations.readme_zh_path()
+    readme_zh = manifest.CHINESE.readme_path
     assert readme_zh.read_text(encoding="utf-8").count("3.10 或更新版本") == 1  # the fuzzy section, as it was
     _edit_catalog("_readme", "## Run it on your machine", lambda zh: zh.replace("3.10 或更新版本", "3.11 或更新版本"))
     assert translations.check_readme() == []
@@ -485,11 +485,11 @@ def test_a_new_readme_section_comes_in_untranslated_and_a_hand_edit_of_readme_zh
     assert [(p.cell, p.kind) for p in translations.check_readme()] == [("## A new section", "missing")]
     assert sync.stale_files() == ["notebooks/zh/translations/_readme.po", "README.zh.md"]
     sync.sync()
-    assert f"{translations.UNTRANSLATED}\n## A new section" in translations.readme_zh_path().read_text(encoding="utf-8")
+    assert f"{translations.UNTRANSLATED}\n## A new section" in manifest.CHINESE.readme_path.read_text(encoding="utf-8")
     _edit_catalog("_readme", "## A new section", lambda _: "## 新的一节\n\n文字。")
     sync.sync()
     assert translations.check_readme() == []
-    readme_zh = translations.readme_zh_path()
+    readme_zh = manifest.CHINESE.readme_path
     readme_zh.write_text(readme_zh.read_text(encoding="utf-8").replace("文字。", "别的文字。"), encoding="utf-8")
     assert sync.stale_files() == ["README.zh.md"]
 
