@@ -477,15 +477,16 @@ def test_sweep_observations_follow_the_numbers(rows):
     assert lines[0] == "0 of the 12 spreads are over 10%, PyTorch's fluctuation mark"
     assert "dense forward: the time grew 1.0x while V grew 3.3x" in lines
     assert not any(line.startswith("warning") for line in lines)
-    assert lines[-1] == "fwd+bwd at V = 1,000, round by round: neither method faster in every round: too close to call"
+    assert lines[-1] == ("lookup vs sparse one-hot, fwd+bwd at V = 1,000, round by round: neither method faster in "
+                         "every round: too close to call")
     split = {**{k: timed(r, 1e-3, (1e-3, 1e-3)) for k, r in base.items()},
              ("sparse", "backward", 1_000): timed(base["sparse", "backward", 1_000], 3e-3, (2e-3, 4e-3), spread=0.5),
              ("lookup", "backward", 300): timed(base["lookup", "backward", 300], 5e-4, (5e-4, 5e-4))}
     lines = tables.sweep_observations(list(split.values()))
     assert lines[0] == "1 of the 12 spreads are over 10%, PyTorch's fluctuation mark"
     assert "warning: fwd+bwd below its forward median (lookup at V = 300)" in lines[1]
-    assert lines[-1] == ("fwd+bwd at V = 1,000, round by round: the lookup faster in every round, by 2.00x to 4.00x "
-                         "(median 3.00x)")
+    assert lines[-1] == ("lookup vs sparse one-hot, fwd+bwd at V = 1,000, round by round: the lookup faster in every "
+                         "round, by 2.00x to 4.00x (median 3.00x)")
 
 
 def test_speedups(rows):

@@ -149,7 +149,7 @@ def sweep_observations(rows: Sequence[Timing]) -> list[str]:
                      f"(median {statistics.median(by):.2f}x)")
         else:
             found = "neither method faster in every round: too close to call"
-        lines.append(f"fwd+bwd at V = {swept[-1]:,}, round by round: {found}")
+        lines.append(f"lookup vs sparse one-hot, fwd+bwd at V = {swept[-1]:,}, round by round: {found}")
     return lines
 
 

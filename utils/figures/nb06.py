@@ -1,4 +1,4 @@
-"""Notebook 6's sweep over the vocabulary size: its table, its figure, and a timed median in words."""
+"""Notebook 6's sweep over the vocabulary size: its table and its figure."""
 
 from __future__ import annotations
 
@@ -28,8 +28,3 @@ def sweep_figure(seconds: dict[int, dict[str, float]], n: int, d: int) -> Figure
     ax.legend()
     return fig
 
-
-def median_of(measured) -> str:
-    """A ``Timer`` ``Measurement``'s median, in ms, and how many calls it is the median of."""
-    calls = len(measured.times) * measured.number_per_run
-    return f"{measured.median * 1e3:,.2f} ms (the median of {calls:,} call{'s' if calls > 1 else ''})"

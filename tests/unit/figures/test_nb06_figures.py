@@ -1,6 +1,4 @@
-"""Notebook 6's sweep helpers: the table, the figure and a timed median in words."""
-
-from types import SimpleNamespace
+"""Notebook 6's sweep helpers: the table and the figure."""
 
 from utils.figures import nb06
 
@@ -16,7 +14,3 @@ def test_the_table_has_a_row_per_vocabulary_size_and_the_verdict():
 def test_the_figure_draws_both_methods_and_the_guide():
     assert len(nb06.sweep_figure(SECONDS, 64, 768).axes[0].lines) == 3
 
-
-def test_a_median_names_its_calls():
-    assert nb06.median_of(SimpleNamespace(times=[0.1], number_per_run=1, median=0.1)) == \
-        "100.00 ms (the median of 1 call)"
