@@ -84,8 +84,8 @@ def check_mean_of_real_tokens(mean_of_real_tokens: Callable) -> None:
                       "embeddings of its own"))
 
 
-#: Exercise 2.4: a 5-row table and a sentence of ids 2 and 4 padded with two -1s, whose rows are summed
-_PAD_MINUS_ONE_ROWS, _PAD_MINUS_ONE_IDS = 5, (2, 4, -1, -1)
+#: Exercise 2.4: a 6-row table and a batch of two sentences padded with -1s, whose rows are summed
+_PAD_MINUS_ONE_ROWS, _PAD_MINUS_ONE_IDS = 6, ((3, 5, 1, 5), (2, 0, -1, -1))
 
 
 #: Section 5's batch, as the notebook pads it: two sentences of the corpus above, filled up with <pad> (id 0)
@@ -210,20 +210,27 @@ def check_checked_lookup(checked_lookup: Callable) -> None:
                       "negative id raised a ValueError naming the id and its position before the layer saw them"))
 
 
-def check_pad_gradient(row_4_gradient: object) -> None:
-    """Exercise 2.4: the gradient each entry of row 4 of a 5-row table gets when the rows of ids ``[2, 4, -1, -1]``,
-    read through ``weight[ids]``, are summed (3: plain indexing counts -1 from the end, so the two pads read row 4
-    too). Nothing while it is None."""
-    if not answered(row_4_gradient=row_4_gradient):
+def check_pad_gradient(row_gradients: object) -> None:
+    """Exercise 2.4: the gradient each entry of each row of a 6-row table gets when the rows of the batch
+    ``[[3, 5, 1, 5], [2, 0, -1, -1]]``, read through ``weight[ids]``, are summed ([1, 1, 1, 1, 0, 4]: plain indexing
+    counts -1 from the end, so the two pads read row 5, not row 4). Nothing while it is None."""
+    if not answered(row_gradients=row_gradients):
         return None
-    require(isinstance(row_4_gradient, (int, float)) and not isinstance(row_4_gradient, bool),
-            _("row_4_gradient must be a number, got {type}").format(type=type(row_4_gradient).__name__))
+    numbers = isinstance(row_gradients, (list, tuple)) and all(
+        isinstance(n, (int, float)) and not isinstance(n, bool) for n in row_gradients)
+    require(numbers and len(row_gradients) == _PAD_MINUS_ONE_ROWS,
+            _("row_gradients must be a list of {rows} numbers, one per row, got {got!r}").format(
+                rows=_PAD_MINUS_ONE_ROWS, got=row_gradients))
     table = torch.zeros(_PAD_MINUS_ONE_ROWS, 3, requires_grad=True)
     table[torch.tensor(_PAD_MINUS_ONE_IDS)].sum().backward()
-    require(row_4_gradient == table.grad[4, 0].item(), _(
-        "row_4_gradient = {row_4_gradient} is not the gradient each entry of row 4 gets. Hint: {why}").format(
-        row_4_gradient=row_4_gradient, why=hint([
-            (row_4_gradient == 1, _("1 is what row 4's own word sends it: which row does each -1 pad read?")),
-        ], _("plain indexing counts a negative index from the end, as Python's lists do (section 4)"))))
-    return correct(_("row_4_gradient matches the gradient each entry of row 4 got in the checker's own backward "
-                     "through weight[ids]"))
+    require(list(row_gradients) == table.grad[:, 0].tolist(), _(
+        "row_gradients = {row_gradients} is not the gradient each row gets. Hint: {why}").format(
+        row_gradients=list(row_gradients), why=hint([
+            (row_gradients[4] != 0, _("-1 counts from the end of this table: which row is last in a table of 6 "
+                                      "rows?")),
+            (row_gradients[5] == 2, _("2 is what the two uses of id 5 send its row: which row does each -1 pad "
+                                      "read?")),
+        ], _("plain indexing counts a negative index from the end, as Python's lists do (section 4), and a "
+             "repeated row's gradients add up (section 2)"))))
+    return correct(_("row_gradients matches the gradient each row got in the checker's own backward through "
+                     "weight[ids]"))

@@ -145,18 +145,20 @@ def test_checked_lookup(judge, function, expected):
     judge(exercises.check_checked_lookup, (function,), expected)
 
 
-@pytest.mark.parametrize(("row_4_gradient", "expected"), [
-    (3, "pass"),
-    (3.0, "pass"),
-    (1, "row_4_gradient = 1 is not the gradient each entry of row 4 gets. Hint: 1 is what row 4's own word"),
-    (2, "Hint: plain indexing counts a negative index from the end"),
-    ("3", "row_4_gradient must be a number, got str"),
-    (True, "row_4_gradient must be a number, got bool"),
+@pytest.mark.parametrize(("row_gradients", "expected"), [
+    ([1, 1, 1, 1, 0, 4], "pass"),
+    ((1.0, 1.0, 1.0, 1.0, 0.0, 4.0), "pass"),
+    ([1, 1, 1, 1, 2, 2], "is not the gradient each row gets. Hint: -1 counts from the end of this table"),
+    ([1, 1, 1, 1, 0, 2], "Hint: 2 is what the two uses of id 5 send its row"),
+    ([1, 1, 1, 1, 0, 3], "Hint: plain indexing counts a negative index from the end"),
+    ([1, 1, 1, 1, 4], "row_gradients must be a list of 6 numbers, one per row, got"),
+    ("4", "row_gradients must be a list of 6 numbers"),
+    ([True, 1, 1, 1, 0, 4], "row_gradients must be a list of 6 numbers"),
 ])
-def test_pad_gradient(judge, row_4_gradient, expected):
-    judge(exercises.check_pad_gradient, (row_4_gradient,), expected)
+def test_pad_gradient(judge, row_gradients, expected):
+    judge(exercises.check_pad_gradient, (row_gradients,), expected)
 
 
 def test_pad_gradient_without_a_guess_judges_nothing(capsys):
     assert exercises.check_pad_gradient(None) is None
-    assert capsys.readouterr().out == "not answered yet: fill in row_4_gradient above, then run this cell again\n"
+    assert capsys.readouterr().out == "not answered yet: fill in row_gradients above, then run this cell again\n"
