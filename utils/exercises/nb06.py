@@ -25,19 +25,19 @@ def largest_coalesced_bytes(vocab_size: int, embedding_dim: int) -> int:
     return vocab_size * (ID_BYTES + FLOAT_BYTES * embedding_dim)
 
 
-def check_largest_coalesced(largest_coalesced: int, sparse_is_smaller: bool) -> None:
+def check_largest_coalesced(largest_coalesced: int, fewest_ids: int) -> None:
     """Exercise 6.1: the most bytes a coalesced sparse gradient can take at GPT-2's sizes, whatever the batch
-    (:func:`largest_coalesced_bytes`), and whether that is smaller than the dense gradient's ``V·d·4``: it is not,
-    by ``V·8``, the ids."""
-    if not answered(largest_coalesced=largest_coalesced, sparse_is_smaller=sparse_is_smaller):
+    (:func:`largest_coalesced_bytes`), and the fewest different ids in a batch for which the coalesced gradient
+    takes more bytes than the dense gradient's ``V·d·4``: ``V·d·4 // (8 + 4·d) + 1``, nearly every id."""
+    if not answered(largest_coalesced=largest_coalesced, fewest_ids=fewest_ids):
         return
-    if not isinstance(sparse_is_smaller, bool):
-        raise AnswerTypeError(_("sparse_is_smaller must be True or False, got {type}").format(
-            type=type(sparse_is_smaller).__name__))
     if isinstance(largest_coalesced, bool) or not isinstance(largest_coalesced, int):
         raise AnswerTypeError(
             _("largest_coalesced must be a whole number of bytes, got {type}").format(
                 type=type(largest_coalesced).__name__))
+    if isinstance(fewest_ids, bool) or not isinstance(fewest_ids, int):
+        raise AnswerTypeError(_("fewest_ids must be a whole number of ids, got {type}").format(
+            type=type(fewest_ids).__name__))
     V, d = GPT2_TABLE
     answer = largest_coalesced_bytes(V, d)
     require(largest_coalesced == answer, hint([
@@ -49,10 +49,11 @@ def check_largest_coalesced(largest_coalesced: int, sparse_is_smaller: bool) -> 
     ], _("largest_coalesced = {largest_coalesced:,} is not the most a coalesced gradient can take. Hint: "
           "however long the batch, how many entries can remain once the entries of equal ids are merged?").format(
            largest_coalesced=largest_coalesced)))
-    require(sparse_is_smaller == (answer < V * d * FLOAT_BYTES), _(
-        "largest_coalesced is right, but sparse_is_smaller is not: compare it with the dense gradient's V·d·4 bytes"))
+    require(fewest_ids == V * d * FLOAT_BYTES // (answer // V) + 1, _(
+        "largest_coalesced is right, but fewest_ids is not: k different ids take k entries of 8 + 4·d bytes; find "
+        "the smallest k for which that is more than the dense gradient's V·d·4 bytes"))
     return correct(_("the most bytes a coalesced sparse gradient can take at GPT-2's sizes, whatever the batch, and "
-                     "how that compares with the dense gradient"))
+                     "the fewest different ids for which it takes more than the dense gradient"))
 
 
 def check_largest_batch(largest_n: int) -> None:

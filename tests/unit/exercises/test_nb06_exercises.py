@@ -9,19 +9,21 @@ from utils.exercises import nb06 as exercises
 FORWARD = 2 * 32 * 2_000 * 8  # one (32, 2000) @ (2000, 8) product, in FLOPs
 ENTRY = 8 + 4 * 768  # one entry of the sparse gradient at GPT-2's width: an int64 id, 768 float32 values
 LARGEST = 50_257 * ENTRY  # at most V distinct ids, one entry each after .coalesce()
+FEWEST = 50_127  # the fewest distinct ids whose entries take more bytes than the dense 50,257 x 768 x 4
 coalesced = exercises.check_largest_coalesced
 largest_batch, predicted_flops = exercises.check_largest_batch, exercises.check_predicted_flops
 
 
 @pytest.mark.parametrize(("checker", "answer", "expected"), [
-    (coalesced, (LARGEST, False), "pass"),
-    (coalesced, (LARGEST, True), "largest_coalesced is right, but sparse_is_smaller is not"),
-    (coalesced, (LARGEST, "no"), (TypeError, "sparse_is_smaller must be True or False, got str")),
-    (coalesced, (154_791_560.0, False), (TypeError, "a whole number of bytes, got float")),
-    (coalesced, (50_257 * 768 * 4, False), "the dense gradient's size: each entry of the sparse one also stores"),
-    (coalesced, (50_257 * (8 + 768), False), "d values are float32, 4 bytes each"),
-    (coalesced, (2 * LARGEST, False), "no two entries share an id"),
-    (coalesced, (1_000, False), "how many entries can remain"),
+    (coalesced, (LARGEST, FEWEST), "pass"),
+    (coalesced, (LARGEST, FEWEST - 1), "largest_coalesced is right, but fewest_ids is not"),
+    (coalesced, (LARGEST, 50_257), "largest_coalesced is right, but fewest_ids is not"),
+    (coalesced, (LARGEST, "no"), (TypeError, "fewest_ids must be a whole number of ids, got str")),
+    (coalesced, (154_791_560.0, FEWEST), (TypeError, "a whole number of bytes, got float")),
+    (coalesced, (50_257 * 768 * 4, FEWEST), "the dense gradient's size: each entry of the sparse one also stores"),
+    (coalesced, (50_257 * (8 + 768), FEWEST), "d values are float32, 4 bytes each"),
+    (coalesced, (2 * LARGEST, FEWEST), "no two entries share an id"),
+    (coalesced, (1_000, FEWEST), "how many entries can remain"),
     (largest_batch, (153,), "pass"),
     (largest_batch, (256,), "the answer for float32: .* F.one_hot still returns int64"),
     (largest_batch, (768,), "counts the bfloat16 one-hot alone: .* the int64 one-hot"),
@@ -71,6 +73,10 @@ def test_the_largest_coalesced_gradient_is_what_a_real_backward_gives_when_every
     embedding(torch.cat([torch.arange(V), torch.randint(0, V, (500,))])).sum().backward()
     grad = embedding.weight.grad.coalesce()
     assert grad._indices().nbytes + grad._values().nbytes == exercises.largest_coalesced_bytes(V, d)
+
+
+def test_the_fewest_ids_are_where_the_coalesced_gradient_passes_the_dense_one():
+    assert (FEWEST - 1) * ENTRY <= 50_257 * 768 * 4 < FEWEST * ENTRY
 
 
 def test_the_largest_batch_is_where_a_real_one_hot_and_its_copy_reach_the_tables_bytes():
