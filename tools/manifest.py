@@ -147,7 +147,7 @@ NOTEBOOKS: tuple[Notebook, ...] = (
     Notebook(5, "05_initialisation", "Initialisation, in histograms"),
     Notebook(6, "06_what_the_lookup_saves", "What the lookup saves: measured"),
     Notebook(7, "07_beyond_the_single_lookup", "Beyond the single lookup"),
-    Notebook(8, "08_vocabulary_parallel", "When the table does not fit one device"),
+    Notebook(8, "08_vocabulary_parallel", "Splitting the table over devices"),
     Notebook(9, "09_what_the_table_learns", "What the table learns"),
 )
 

@@ -1,4 +1,4 @@
-"""Notebook 8, when the table does not fit one device: the checkers of its exercises."""
+"""Notebook 8, splitting the table over devices: the checkers of its exercises."""
 
 from __future__ import annotations
 
