@@ -144,7 +144,7 @@ NOTEBOOKS: tuple[Notebook, ...] = (
     Notebook(2, "02_embedding_lookup", "nn.Embedding is a lookup table"),
     Notebook(3, "03_embedding_vs_linear", "nn.Embedding vs nn.Linear"),
     Notebook(4, "04_gradients", "Gradients: what training touches"),
-    Notebook(5, "05_initialisation", "Initialisation, in histograms"),
+    Notebook(5, "05_initialisation", "Scale at initialisation"),
     Notebook(6, "06_what_the_lookup_saves", "What the lookup saves: measured"),
     Notebook(7, "07_beyond_the_single_lookup", "Beyond the single lookup"),
     Notebook(8, "08_vocabulary_parallel", "Splitting the table over devices"),

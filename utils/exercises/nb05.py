@@ -1,4 +1,4 @@
-"""Notebook 5, initialisation, in histograms: the checkers of its exercises."""
+"""Notebook 5, scale at initialisation: the checkers of its exercises."""
 
 from __future__ import annotations
 
