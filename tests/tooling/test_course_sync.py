@@ -217,7 +217,7 @@ def _edit_cell(path, cell_id, edit):
 
 def test_every_link_to_the_course_repository_uses_the_one_slug():
     """Colab and Binder open only the course; a GitHub link to a repository named like the course
-    is the course too. Other GitHub links are references (Meta's LLaMA code, for one)."""
+    is the course too. Other GitHub links are references (Meta's Llama code, for one)."""
     texts = [edition.readme_path.read_text(encoding="utf-8") for edition in manifest.EDITIONS]
     texts += [nb.path.read_text(encoding="utf-8") for entry in NOTEBOOKS for nb in (entry, entry.zh)]
     name = REPO_NAME
