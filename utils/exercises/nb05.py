@@ -16,6 +16,7 @@ from .checking import (
     as_number,
     correct,
     hint,
+    one_of,
     require,
     require_function,
     within,
@@ -33,10 +34,11 @@ OUTPUT_VARIANCE_TOLERANCE = 0.05
 #: Exercise 5.1: the in_features at which N(0, LLAMA_STD²) keeps the variance at 1: in_features * 0.02² = 1
 UNIT_IN_FEATURES = round(1 / LLAMA_STD**2)
 PREDICTED = N_("your prediction, a number")
-#: Section 7's prediction: the loss of an untrained tied layer of std 1, at GPT-2's sizes, as a multiple of ln V.
-#: Reasoned from the largest logit, about 4.25 * sqrt(768) ≈ 118 nats, it is 10.9 (the cruder sqrt(768) * sqrt(2 ln V)
-#: gives 11.9). The notebook's run gives 10.5; seeds 0 to 199 of its draws give 9.7 to 12.6, measured outside it.
-LOSS_OVER_LN_V_RANGE = (8.0, 14.0)
+#: Section 7's prediction: the loss of an untrained tied layer of std 1, at GPT-2's sizes, as a multiple of ln V,
+#: chosen among these. Reasoned from the largest logit, about 4.25 * sqrt(768) ≈ 118 nats, it is 10.9 (the cruder
+#: sqrt(768) * sqrt(2 ln V) gives 11.9). The notebook's run gives 10.5; seeds 0 to 199 of its draws give 9.7 to 12.6.
+LOSS_OVER_LN_V_CHOICES = (1, 2, 10)
+LOSS_OVER_LN_V = 10
 
 
 def _positive(name: str, value: object, what: str) -> float:
@@ -297,22 +299,21 @@ def check_scaled_linear(scaled: torch.Tensor) -> None:
 
 def check_loss_over_ln_v(loss_over_ln_v: object) -> None:
     """Section 7's prediction: the loss of an untrained tied output layer of std 1, at GPT-2's sizes, as a
-    multiple of ``ln V``. Logits of std ``sqrt(768) ≈ 28`` put almost all the probability on the largest logit, so
-    the loss of a target unrelated to the weights is about the largest logit minus the target's: about
-    ``4.25 · 28`` nats, 10.9 times ``ln V`` (9.7 to 12.6 over seeds 0 to 199 of the notebook's draws).
-    Accepted: ``LOSS_OVER_LN_V_RANGE``. The notebook states only that it holds anything within 20% of its run's
-    loss (a unit test checks that); it takes the textbook ``s·sqrt(2 ln V)``, 11.9 times ``ln V``, too.
+    multiple of ``ln V``, one of ``LOSS_OVER_LN_V_CHOICES``. Logits of std ``sqrt(768) ≈ 28`` put almost all the
+    probability on the largest logit, so the loss of a target unrelated to the weights is about the largest logit
+    minus the target's: about ``4.25 · 28`` nats, 10.9 times ``ln V`` (9.7 to 12.6 over seeds 0 to 199 of the
+    notebook's draws), nearest 10.
 
-    While the guess is ``None`` it judges nothing (one line says so). ``TypeError``/``ValueError`` for a guess that
-    is not a positive number; a wrong guess fails with a hint, never the loss.
+    While the guess is ``None`` it judges nothing (one line says so). ``AnswerValueError`` for a guess that is not
+    one of the choices; a wrong guess fails with a hint, never the loss.
     """
     if not answered(loss_over_ln_v=loss_over_ln_v):
         return
-    guess = _positive("loss_over_ln_v", loss_over_ln_v, PREDICTED)
-    low, high = LOSS_OVER_LN_V_RANGE
-    require(low <= guess <= high, _("your loss_over_ln_v, {guess:.3g}, is not what the cell below will show. Hint: "
-                                    "logits of std 28 put almost all the probability on the largest one, so the "
-                                    "loss of a target the model picked without looking at it is about the largest "
-                                    "logit minus the target's, in nats. The largest of 50,257 draws of N(0, s²) "
-                                    "averages about 4.25·s; ln V + s²/2 holds only for small s").format(guess=guess))
+    guess = one_of("loss_over_ln_v", loss_over_ln_v, LOSS_OVER_LN_V_CHOICES)
+    require(guess == LOSS_OVER_LN_V, _(
+        "your loss_over_ln_v, {guess:.3g}, is not what the cell below will show. Hint: "
+        "logits of std 28 put almost all the probability on the largest one, so the "
+        "loss of a target the model picked without looking at it is about the largest "
+        "logit minus the target's, in nats. The largest of 50,257 draws of N(0, s²) "
+        "averages about 4.25·s; ln V + s²/2 holds only for small s").format(guess=guess))
     return correct(_("your multiple of ln V for the loss at std 1 (the cell below prints the loss)"))
