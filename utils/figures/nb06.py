@@ -27,4 +27,3 @@ def sweep_figure(seconds: dict[int, dict[str, float]], n: int, d: int) -> Figure
     ax.set(xlabel="vocabulary size V", ylabel="seconds per call (median)", title=f"forward, n = {n}, d = {d}")
     ax.legend()
     return fig
-
