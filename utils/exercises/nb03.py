@@ -215,7 +215,9 @@ def check_parameter_embedding(cls: object, pad_row_after_step: object = None) ->
     the padding row included (no gradient masking).
     ``pad_row_after_step``: the learner's prediction, a number: each entry of the padding row after the backward of
     the sum of the vectors of :data:`_IDS` (row 2 looked up twice) and one SGD step with lr 1; judged against that
-    step through their own class (notebook 4's exercise 4.2 keeps the row at zero).
+    step through their own class, once it has passed the gradient check: with plain indexing the one right answer
+    is -2 (a class that masks the padding row's gradient, whose step would leave 0, fails that check first;
+    notebook 4's exercise 4.2 keeps the row at zero).
 
     The checker builds layers of its own from the class, and leaves the random state as it found it.
     """
@@ -263,8 +265,8 @@ def check_parameter_embedding(cls: object, pad_row_after_step: object = None) ->
                                                    "third way does"))
         expected = torch.bincount(ids.flatten(), minlength=_SMALL[0]).to(grad.dtype)[:, None].expand(_SMALL)
         require(torch.equal(grad, expected), _("the gradient of {name}.weight is not one row of ones per lookup. "
-                                               "Hint: index the Parameter itself, with no change to the rows "
-                                               "and no masking of any gradient").format(name=name))
+                                               "Hint: forward is plain indexing, self.weight[ids], and nothing "
+                                               "else: no masking of any gradient").format(name=name))
         if layer is padded:
             pad_after = padded_rows[_PADDING] - 1.0 * grad[_PADDING]  # one SGD step, lr 1
     if not answered(pad_row_after_step=pad_row_after_step):

@@ -224,6 +224,7 @@ def test_parameter_embedding(judge, cls, expected):
     (Right, 2, "SGD subtracts lr"),
     (Right, -3, "what gradient does the sum send it"),
     (Right, True, (TypeError, "pad_row_after_step must be a number")),
+    (Masked, 0, r"not one row of ones per lookup.*plain indexing, self.weight\[ids\]"),  # 0 is never right
 ])
 def test_parameter_embedding_pad_row_after_step(judge, cls, guess, expected):
     judge(exercises.check_parameter_embedding, (cls, guess), expected)
