@@ -1,8 +1,11 @@
-"""Notebook 6's sweep over the vocabulary size: its table and its figure."""
+"""Notebook 6's sweep over the vocabulary size: its table, its noise check and its figure."""
 
 from __future__ import annotations
 
+import torch
+import torch.nn.functional as F
 from matplotlib.figure import Figure
+from torch.utils.benchmark import Timer
 
 
 def sweep_table(seconds: dict[int, dict[str, float]], d: int) -> str:
@@ -13,6 +16,24 @@ def sweep_table(seconds: dict[int, dict[str, float]], d: int) -> str:
              f"{t['dense'] / t['lookup']:11,.0f}x" for V, t in seconds.items()]
     rows.append(f"the lookup was the faster at every V: {all(t['dense'] > t['lookup'] for t in seconds.values())}")
     return "\n".join(rows)
+
+
+def lookup_noise(ids: torch.Tensor, W: torch.Tensor, first: int, repeats: int) -> str:
+    """The lookup at the sweep's two ends (``W`` and ``ids``, the last ``V``'s; ``W[:first]`` and ``ids % first``),
+    re-timed in ``repeats`` interleaved rounds: the range of its time at the last ``V`` over the first, and whether
+    that range holds 1x, that is, whether this run can tell any growth from noise."""
+    again = []
+    for _ in range(repeats):
+        times = [Timer("F.embedding(i, w)", globals={"F": F, "i": i, "w": w}, num_threads=1)
+                 .blocked_autorange(min_run_time=0.1).median for i, w in [(ids % first, W[:first]), (ids, W)]]
+        again.append(times[1] / times[0])
+    again.sort()
+    if again[0] <= 1 <= again[-1]:
+        verdict = "1x is in that range: no growth this run can tell from noise"
+    else:
+        verdict = f"{'slower' if again[0] > 1 else 'faster'} at V = {len(W):,} in every round"
+    return (f"the lookup at V = {len(W):,} over V = {first:,}, re-timed in {repeats} interleaved rounds: "
+            f"{again[0]:.2f}x to {again[-1]:.2f}x: {verdict}")
 
 
 def sweep_figure(seconds: dict[int, dict[str, float]], n: int, d: int) -> Figure:
