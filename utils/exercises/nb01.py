@@ -119,14 +119,14 @@ def check_flops_prediction(flops_per_copied: object, grows_with: object) -> None
 EXPRESSIONS = {
     "a": lambda x, w: ((3 * x) @ w) / 3,
     "b": lambda x, w: ((x / 10) @ w) * 10,
-    "c": lambda x, w: (x @ (4 * w)) / 4,
+    "c": lambda x, w: (x @ (w * 2.0**100)) / 2.0**100,
     "d": lambda x, w: (x.half() @ w.half()).float(),
 }
 #: the hint for a letter predicted wrongly, by letter: a reason to look at, never the verdict
 EXACT_HINTS = {
     "a": N_("multiplying by 2 changes only a float's exponent: what can multiplying by 3, then dividing by 3, change?"),
     "b": N_("can float32 hold 1/10 exactly? Follow a single entry through each multiplication"),
-    "c": N_("4 is a power of two: what does multiplying a float by 4, then dividing by 4, change?"),
+    "c": N_("2.0**100 is a power of two: when does multiplying by one change more than the exponent (section 4)?"),
     "d": N_("casting W to float16 happens before any product: can 11 significant bits hold every float32 entry?"),
 }
 

@@ -66,7 +66,7 @@ def test_the_ratio_is_the_hand_count():
     assert exercises._flops_per_copied(2, 1, 15, 4) == 2 * 15  # one id per bag: section 5's one-hot rows
 
 
-#: the worked answer: float64 leaves the rows exact; a factor of 3, a rounded 0.1 and float16 do not
+#: the worked answer: a factor of 2**100 leaves the rows exact; a factor of 3, a rounded 0.1 and float16 do not
 EXACT = {"c"}
 
 
