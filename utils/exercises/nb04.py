@@ -310,8 +310,8 @@ def check_break_even_tokens(break_even_tokens: Callable[[int, int], int]) -> Non
 DECAY_EXERCISE_IDS = (1, 4)
 DECAY_EXERCISE_SETTINGS = ((0.01, 0.1, 10), (0.05, 0.1, 3))
 _DECAY_OPTIMIZERS = {"torch.optim.Adam": torch.optim.Adam, "torch.optim.AdamW": torch.optim.AdamW}
-#: how close Exercise 4.5's predicted ratio must come to the measured one to be reported as close (relative)
-DECAY_PREDICTION_TOLERANCE = 0.25
+#: how close Exercise 4.5's predicted ratio must come to the reasoned one, 2 / (weight_decay * |row 0|) (relative)
+DECAY_PREDICTION_TOLERANCE = 0.1
 
 
 def _never_seen_row_distance(optimizer_class: type[torch.optim.Optimizer], lr: float, weight_decay: float,
@@ -325,6 +325,34 @@ def _never_seen_row_distance(optimizer_class: type[torch.optim.Optimizer], lr: f
         table(torch.tensor(DECAY_EXERCISE_IDS)).pow(2).sum().backward()
         optimizer.step()
     return float((table.weight.detach()[0] - start[0]).norm())
+
+
+def check_ratio_prediction(predicted_ratio: float) -> None:
+    """Exercise 4.5's prediction, judged at once, before the measurement: how many times farther Adam with
+    weight_decay moves row 0 than AdamW at the exercise's settings. It must be the reasoned ratio
+    ``2 / (weight_decay * |row 0|)`` (each of the 4 entries moves by about lr a step, against lr * weight_decay * w)
+    within 10%. While the guess is still ``None`` it judges nothing (one line says so). ``TypeError`` for a guess
+    that is not a number.
+    """
+    if not answered(predicted_ratio=predicted_ratio):
+        return
+    predicted = as_number("predicted_ratio", predicted_ratio, _("your prediction, a ratio"))
+    lr, weight_decay, _steps = DECAY_EXERCISE_SETTINGS[0]
+    row_0 = float(torch.randn(6, 4, generator=torch.Generator().manual_seed(4))[0].norm())
+    reasoned = 2 / (weight_decay * row_0)
+    why = hint([
+        (within(predicted, 1, 0.2), _("Adam divides the decay term weight_decay * w by its own size, so each entry "
+                                       "of row 0 moves by about lr a step, however small weight_decay is")),
+        (within(predicted, reasoned / 2, 0.1), _("each of row 0's 4 entries moves by about lr: the row moves "
+                                                  "lr * sqrt(4) a step")),
+        (predicted > reasoned, _("AdamW moves each weight by lr * weight_decay * w a step: in proportion to the "
+                                  "weight, not zero")),
+    ], _("compare the distances row 0 moves in a step: about lr for each of its 4 entries with Adam, "
+          "lr * weight_decay * |row 0| with AdamW"))
+    require(within(predicted, reasoned, DECAY_PREDICTION_TOLERANCE),
+            _("your prediction, {predicted:.4g}, is not the ratio the three facts give. Hint: {why}").format(
+                predicted=predicted, why=why))
+    return correct(_("your ratio is the one the three facts and the size of row 0 give, within 10%"))
 
 
 def _distance(call: str, value: object) -> float:
@@ -345,8 +373,9 @@ def check_row_0_distance(predicted_ratio: float | None,
 
     The checker calls the function with ``torch.optim.Adam`` and ``torch.optim.AdamW`` at
     ``DECAY_EXERCISE_SETTINGS`` and runs the same experiments itself (calling it twice first: it must not change
-    ``decay_start``); only the function is graded. The prediction is reported, without its value or the measured
-    one: within 25% of the measured ratio, or below or above it, and why; or that none was recorded (``None``).
+    ``decay_start``); only the function is graded (:func:`check_ratio_prediction` grades the prediction). The
+    prediction is reported as its distance from the measured ratio in %, without either value; or that none was
+    recorded (``None``).
     ``TypeError``/``ValueError`` for a result that is not a distance, or a prediction that is not a number.
     """
     if predicted_ratio is not None:
@@ -379,17 +408,8 @@ def check_row_0_distance(predicted_ratio: float | None,
                 / _never_seen_row_distance(torch.optim.AdamW, *exercise_settings))
     if predicted_ratio is None:
         print(_("your prediction: none recorded (predicted_ratio is still None)"))
-    elif within(predicted_ratio, measured, DECAY_PREDICTION_TOLERANCE):
-        print(_("your prediction: within {decay_prediction_tolerance:.0%} of the measured ratio").format(
-                  decay_prediction_tolerance=DECAY_PREDICTION_TOLERANCE))
-    elif predicted_ratio < measured:
-        print(_("your prediction: more than {decay_prediction_tolerance:.0%} below the measured ratio. "
-                 "Why: Adam divides the decay term weight_decay * w by its own size, so each entry of row 0 "
-                 "moves by about lr a step, however small weight_decay is").format(
-                  decay_prediction_tolerance=DECAY_PREDICTION_TOLERANCE))
     else:
-        print(_("your prediction: more than {decay_prediction_tolerance:.0%} above the measured ratio. "
-                 "Why: AdamW moves each weight by lr * weight_decay * w a step: in proportion to the "
-                 "weight, not zero").format(decay_prediction_tolerance=DECAY_PREDICTION_TOLERANCE))
+        print(_("your prediction: {error:.0%} from the measured ratio").format(
+                  error=abs(predicted_ratio / measured - 1)))
     return correct(_("row_0_distance matches the checker's own runs of Adam with weight_decay and of AdamW, at the "
-                      "exercise's settings and at another; your prediction is reported above, not graded"))
+                      "exercise's settings and at another"))

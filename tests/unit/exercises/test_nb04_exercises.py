@@ -262,7 +262,7 @@ def test_the_predicted_ratio_is_the_lesson():
 @pytest.mark.parametrize(("predicted_ratio", "function", "expected"), [
     (PREDICTED_RATIO, row_0_distance, "pass"),
     (PREDICTED_RATIO, lambda *args: torch.tensor(row_0_distance(*args)), "pass"),  # a 0-d tensor is a number too
-    (1.0, row_0_distance, "pass"),  # "both decay alike": reported, not graded (below)
+    (1.0, row_0_distance, "pass"),  # "both decay alike": graded by check_ratio_prediction, not here
     (PREDICTED_RATIO, lambda cls, lr, wd, steps: row_0_distance(cls, lr, wd, 1), "in one step; take `steps` steps"),
     (PREDICTED_RATIO, lambda cls, lr, wd, steps: row_0_distance(cls, lr, 0.0, steps),
      "pass weight_decay to the optimizer"),
@@ -285,18 +285,34 @@ def test_row_0_distance(judge, predicted_ratio, function, expected):
 
 
 @pytest.mark.parametrize(("predicted_ratio", "report"), [
-    (PREDICTED_RATIO, "within 25% of the measured ratio"),
-    (1.0, r"more than 25% below the measured ratio. Why: Adam divides the decay term weight_decay \* w"),  # alike
-    (0.1, "below the measured ratio. Why: Adam divides"),  # "Adam moves it less"
-    (100.0, "above the measured ratio. Why: AdamW .* in proportion to the weight, not zero"),  # section 6's setting
-    (RATIO, "within 25%"),  # a measured value typed in is reported like any other: nothing to gain
+    (PREDICTED_RATIO, "1% from the measured ratio"),  # the lesson's reasoning
+    (1.0, "92% from the measured ratio"),  # "both decay alike"
+    (RATIO, "0% from"),  # a measured value typed in is reported like any other: nothing to gain
     (None, r"none recorded \(predicted_ratio is still None\)"),
 ])
 def test_row_0_distance_reports_the_prediction_without_grading_it(capsys, predicted_ratio, report):
     assert exercises.check_row_0_distance(predicted_ratio, row_0_distance) is None
     *lines, last = capsys.readouterr().out.splitlines()
-    assert re.match(f"your prediction: .*{report}", lines[-1]) and last.startswith("correct: ")
-    assert not any(f"{number:.3g}" in lines[-1] for number in (RATIO, predicted_ratio or RATIO))  # no value printed
+    assert re.match(f"your prediction: {report}", lines[-1]) and last.startswith("correct: ")
+    assert f"{RATIO:.3g}" not in lines[-1] + last  # the measured ratio is not printed
+
+
+@pytest.mark.parametrize(("predicted_ratio", "expected"), [
+    (PREDICTED_RATIO, "pass"),
+    (RATIO, "pass"),  # the measurement agrees with the reasoning within 10%
+    (1.0, "Adam divides the decay term"),  # "both decay alike"
+    (PREDICTED_RATIO / 2, r"lr \* sqrt\(4\)"),  # one entry's lr against the row's distance
+    (100.0, "in proportion to the weight, not zero"),
+    (5.0, "compare the distances row 0 moves"),
+    ("12", (TypeError, "predicted_ratio must be a number")),
+])
+def test_ratio_prediction(judge, predicted_ratio, expected):
+    judge(exercises.check_ratio_prediction, (predicted_ratio,), expected, never=[f"{PREDICTED_RATIO:.3g}"])
+
+
+def test_ratio_prediction_waits_for_a_guess(capsys):
+    assert exercises.check_ratio_prediction(None) is None
+    assert "not answered yet" in capsys.readouterr().out
 
 
 def test_checkers_leave_the_global_rng_alone():
