@@ -174,8 +174,8 @@ class _Watched(nn.Embedding):
 @writes("checked_lookup")
 def check_checked_lookup(checked_lookup: Callable) -> None:
     """Exercise 2.3: ``checked_lookup(embedding, ids)`` for a ``(B, T)`` batch: the rows for valid ids; a
-    ``ValueError`` naming the first bad id in reading order (negative, or not below ``num_embeddings``) and its
-    position ``(b, t)``, before the layer sees it."""
+    ``ValueError`` naming every bad id (negative, or not below ``num_embeddings``) and its position ``(b, t)``,
+    before the layer sees them."""
     require_function("checked_lookup", checked_lookup)
     torch.manual_seed(0)
     embedding = _Watched(5, 3)
@@ -185,29 +185,29 @@ def check_checked_lookup(checked_lookup: Callable) -> None:
         require(isinstance(got, torch.Tensor) and torch.equal(got, embedding.weight[ids.long()]),
                 _("for the valid {dtype} ids {ids}, return embedding(ids), the rows").format(
                     dtype=dtype, ids=ids.tolist()))
-    for bad, first, position in (([[0, 4, 1], [2, 7, 9]], 7, (1, 1)), ([[3, 1], [-1, 8]], -1, (1, 0))):
+    for bad, found in (([[0, 4, 1], [2, 7, 9]], {7: (1, 1), 9: (1, 2)}),  # each bad id and its (b, t)
+                       ([[3, -1], [-2, 8]], {-1: (0, 1), -2: (1, 0), 8: (1, 1)})):
         call, embedding.seen = f"checked_lookup(embedding, tensor({bad}))", None
         try:
             checked_lookup(embedding, torch.tensor(bad))
         except IndexError:
             raise ExerciseError(_("{call} raised the layer's IndexError: check before the layer sees the "
-                                   "ids, and raise a ValueError that names the bad id").format(call=call)) from None
+                                   "ids, and raise a ValueError that names every bad id").format(call=call)) from None
         except ValueError as error:
             message = str(error)
         else:
             raise ExerciseError(_("{call} raised nothing: {first} is not a row of a 5-row table; raise a "
-                                   "ValueError").format(call=call, first=first))
+                                   "ValueError").format(call=call, first=next(iter(found))))
         raised = _("{call} raised ValueError({message!r})").format(call=call, message=message)
-        require(str(first) in message, _("{raised}: name the first bad id, {first}").format(
-                                           raised=raised, first=first))
-        require("{}, {}".format(*position) in message, _("{raised}: name the bad id's position (b, t) too, "
-                                                          "so the sentence can be found. Hint: nonzero() "
-                                                          "lists the positions of the True entries in "
-                                                          "reading order").format(raised=raised))
+        require(all(str(id_) in message for id_ in found), _("{raised}: name every bad id, {ids}").format(
+                                                               raised=raised, ids=", ".join(map(str, found))))
+        require(all("{}, {}".format(*position) in message for position in found.values()),
+                _("{raised}: name every bad id's position (b, t) too, so each sentence can be found. Hint: "
+                  "nonzero() lists the positions of the True entries").format(raised=raised))
         require(embedding.seen is None, _("for ids {bad} the layer was called before the ValueError: check "
                                            "the ids first, so that a bad id never reaches the layer").format(bad=bad))
-    return correct(_("checked_lookup returned the rows for valid int64 and int32 ids, and for a too-large and a "
-                      "negative id raised a ValueError naming the id and its position before the layer saw them"))
+    return correct(_("checked_lookup returned the rows for valid int64 and int32 ids, and for batches with several "
+                      "bad ids raised a ValueError naming each and its position before the layer saw them"))
 
 
 def check_pad_gradient(row_gradients: object) -> None:

@@ -96,6 +96,15 @@ def checked_lookup(embedding, ids):
     """Exercise 2.3's worked answer."""
     bad = (ids < 0) | (ids >= embedding.num_embeddings)
     if bad.any():
+        found = [f"{ids[b, t].item()} at ({b}, {t})" for b, t in bad.nonzero().tolist()]
+        raise ValueError(f"token ids out of range: {', '.join(found)}")
+    return embedding(ids)
+
+
+def first_only(embedding, ids):
+    """Exercise 2.3 as it was: the first bad id and its position only."""
+    bad = (ids < 0) | (ids >= embedding.num_embeddings)
+    if bad.any():
         position = tuple(bad.nonzero()[0].tolist())
         raise ValueError(f"token id {ids[position].item()} at position {position} is out of range")
     return embedding(ids)
@@ -122,7 +131,7 @@ def raises_vaguely(embedding, ids):
 def no_position(embedding, ids):
     bad = (ids < 0) | (ids >= embedding.num_embeddings)
     if bad.any():
-        raise ValueError(f"token id {ids[bad][0].item()} is out of range")
+        raise ValueError(f"token ids {ids[bad].tolist()} are out of range")
     return embedding(ids)
 
 
@@ -133,9 +142,10 @@ TYPED = checked_lookup(nn.Embedding(5, 3), torch.tensor([[0, 4], [4, 1]]))  # ro
     (checked_lookup, "pass"),
     (lambda embedding, ids: embedding(ids), "raised the layer's IndexError: check before the layer sees the ids"),
     (lambda embedding, ids: embedding(ids.clamp(0, 4)), r"tensor\(\[\[0, 4, 1\], \[2, 7, 9\]\]\)\) raised nothing"),
-    (only_too_large, r"raised ValueError\('token id 9 is too large'\): name the first bad id, 7"),
-    (raises_vaguely, r"raised ValueError\('bad id'\): name the first bad id, 7"),
-    (no_position, r"name the bad id's position \(b, t\) too"),
+    (only_too_large, r"raised ValueError\('token id 9 is too large'\): name every bad id, 7, 9"),
+    (raises_vaguely, r"raised ValueError\('bad id'\): name every bad id, 7, 9"),
+    (first_only, r"at position \(1, 1\) is out of range'\): name every bad id, 7, 9"),
+    (no_position, r"name every bad id's position \(b, t\) too"),
     (too_late, r"for ids \[\[0, 4, 1\], \[2, 7, 9\]\] the layer was called before the ValueError"),
     (lambda embedding, ids: embedding.weight[ids.long()].flip(0), "for the valid torch.int64 ids"),
     (lambda embedding, ids: TYPED, "for the valid torch.int64 ids"),
