@@ -102,10 +102,10 @@ WORDS = {
     "middle": N_("[Course home](../README.md) · notebook {number} of {count}"),
     "middle 0": N_("[Course home](../README.md) · the answer"),
     "online": N_("Each title opens the notebook on [the course's web site]({site}), which folds the worked "
-                 "answers too. To get the course: `git clone {repo}`."),
+                 "answers too."),
     "start": N_("**Start** with notebook 0: [open it in Colab]({colab}) (nothing to install), or run "
-                "`python3 course.py lab` in a clone for JupyterLab (Windows: `py course.py lab`). [Binder]({binder}) "
-                "has all ten notebooks."),
+                "`python3 course.py lab` in a clone (`git clone {repo}`) for JupyterLab (Windows: `py course.py lab`). "
+                "[Binder]({binder}) has all ten notebooks."),
     "table head": N_("| # | Notebook | Reading time (lesson + Going deeper) | Practice copy |"),
     "minutes": N_("{lesson} + {deeper} min"),
     "minutes, no deeper": N_("{lesson} min"),
@@ -245,7 +245,8 @@ def reading_minutes(path: Path) -> tuple[int, int]:
 def readme_start(edition: Edition = ENGLISH) -> str:
     """The README's Start paragraph in ``edition``: notebook 0 in Colab, JupyterLab from a clone, Binder."""
     entry = manifest.notebook(0).in_edition(edition.code)
-    return words(edition.code)["start"].format(colab=entry.colab_url, binder=manifest.binder_url(edition.repo_dir))
+    return words(edition.code)["start"].format(colab=entry.colab_url, binder=manifest.binder_url(edition.repo_dir),
+                                               repo=manifest.repo_url())
 
 
 def readme_table(edition: Edition = ENGLISH) -> str:
