@@ -260,8 +260,8 @@ def check_parameter_embedding(cls: object, pad_row_after_step: object = None) ->
     pad_after = None
     for name, layer in layers.items():
         grad = looked_up_rows(name, layer, ids, _("MyEmbedding's forward calls F.embedding (or torch.embedding): "
-                                                   "index the weight Parameter with the ids yourself, as section 2's "
-                                                   "third way does"))
+                                                   "index the weight Parameter with the ids yourself, "
+                                                   "self.weight[ids]"))
         expected = torch.bincount(ids.flatten(), minlength=_SMALL[0]).to(grad.dtype)[:, None].expand(_SMALL)
         require(torch.equal(grad, expected), _("the gradient of {name}.weight is not one row of ones per lookup. "
                                                "Hint: forward is plain indexing, self.weight[ids], and nothing "
