@@ -1,4 +1,4 @@
-"""Notebook 6's sweep over the vocabulary size: its table, its noise check and its figure."""
+"""Notebook 6's sweep over the vocabulary size: its table, its noise check, its figure and the step's report."""
 
 from __future__ import annotations
 
@@ -18,22 +18,55 @@ def sweep_table(seconds: dict[int, dict[str, float]], d: int) -> str:
     return "\n".join(rows)
 
 
-def lookup_noise(ids: torch.Tensor, W: torch.Tensor, first: int, repeats: int) -> str:
-    """The lookup at the sweep's two ends (``W`` and ``ids``, the last ``V``'s; ``W[:first]`` and ``ids % first``),
-    re-timed in ``repeats`` interleaved rounds: the range of its time at the last ``V`` over the first, and whether
-    that range holds 1x, that is, whether this run can tell any growth from noise."""
-    again = []
+def growth_noise(statements: dict[str, str], ids: torch.Tensor, W: torch.Tensor, first: int, repeats: int) -> str:
+    """Each statement at the sweep's two ends (``W`` and ``ids``, the last ``V``'s; ``W[:first]`` and ``ids % first``),
+    re-timed in ``repeats`` interleaved rounds: per statement, the range of its time at the last ``V`` over the first,
+    against its count's growth (1x for the lookup, ``V``'s for the dense statement), and whether that range holds it."""
+    last, again = len(W), {name: [] for name in statements}
     for _ in range(repeats):
-        times = [Timer("F.embedding(i, w)", globals={"F": F, "i": i, "w": w}, num_threads=1)
-                 .blocked_autorange(min_run_time=0.1).median for i, w in [(ids % first, W[:first]), (ids, W)]]
-        again.append(times[1] / times[0])
-    again.sort()
-    if again[0] <= 1 <= again[-1]:
-        verdict = "1x is in that range: no growth this run can tell from noise"
+        for name, stmt in statements.items():
+            times = [Timer(stmt, globals={"F": F, "ids": i, "W": w, "V": len(w)}, num_threads=1)
+                     .blocked_autorange(min_run_time=0.1).median for i, w in [(ids % first, W[:first]), (ids, W)]]
+            again[name].append(times[1] / times[0])
+    lines = [f"re-timed at V = {last:,} over V = {first:,}, in {repeats} interleaved rounds:"]
+    for name, ratios in again.items():
+        ratios.sort()
+        count = 1 if name == "lookup" else last / first
+        if ratios[0] <= count <= ratios[-1]:
+            verdict = "the count's growth is in that range: no difference from it this run can tell from noise"
+        else:
+            verdict = f"{'more' if ratios[0] > count else 'less'} than the count's {count:,.1f}x in every round"
+        lines.append(f"  {name:<6} grew {ratios[0]:,.2f}x to {ratios[-1]:,.2f}x: {verdict}")
+    return "\n".join(lines)
+
+
+def step_report(V: int, rounds: list[dict[str, float]], step: dict[str, float], lead: float,
+                forward: dict[str, float]) -> list[str]:
+    """Section 4's step, once guessed: the medians ``step`` of the ``rounds`` (seconds per call), what allocating
+    and zeroing a ``[V, d]`` tensor takes over the lookup's step round by round, a warning if a forward + backward
+    median is below its forward one (``forward``, section 4's last row), and how the lead changed."""
+    share = sorted(r["zeros"] / r["lookup"] for r in rounds)
+    mid = len(share) // 2
+    if share[mid] > 1:
+        part = "the part came out longer than its whole, so this run cannot tell the two apart"
+    elif share[mid] >= 0.9:
+        part = "nearly all of the step: the lookup's step is mostly making this tensor"
+    elif share[mid] > 0.5:
+        part = "over half of the step"
     else:
-        verdict = f"{'slower' if again[0] > 1 else 'faster'} at V = {len(W):,} in every round"
-    return (f"the lookup at V = {len(W):,} over V = {first:,}, re-timed in {repeats} interleaved rounds: "
-            f"{again[0]:.2f}x to {again[-1]:.2f}x: {verdict}")
+        part = "less than half of the step"
+    report = [f"forward + backward at V = {V:,}, median of {len(rounds)} rounds: "
+              f"lookup {step['lookup'] * 1e3:,.1f} ms, dense {step['dense'] * 1e3:,.1f} ms",
+              f"allocating and zeroing a [V, d] tensor alone ({step['zeros'] * 1e3:,.1f} ms), over the lookup's step, "
+              f"round by round: {share[0]:.2f} to {share[-1]:.2f}, median {share[mid]:.2f}: {part}"]
+    if any(step[name] < forward[name] for name in forward):
+        report.append("warning: a forward + backward median is below its forward median, so the machine was busy "
+                      "(run again)")
+    forward_lead = forward["dense"] / forward["lookup"]
+    report.append(f"in this run, the lookup's lead fell from {forward_lead:,.0f}x (forward) to {lead:,.1f}x "
+                  "(forward + backward)" if lead < forward_lead else
+                  "in this run, the lookup's lead did not fall with the backward")
+    return report
 
 
 def sweep_figure(seconds: dict[int, dict[str, float]], n: int, d: int) -> Figure:
