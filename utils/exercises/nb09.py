@@ -139,7 +139,7 @@ def _check_narrow_prediction_kind(d1_possible_cosines: set[float]) -> None:
 
 def check_narrow_tables(models: dict[int, torch.nn.Module], contexts: torch.Tensor, targets: torch.Tensor,
                         d1_possible_cosines: set[float]) -> None:
-    """Exercise 9.2: trained models with tables of width ``d = 1`` and ``d = 2`` (and a wider one), keyed by ``d``,
+    """Exercise 9.2: trained models with tables of width ``d = 1`` and a wider one, keyed by ``d``,
     and the prediction that :func:`check_narrow_predictions` recorded before the training.
 
     The checker measures each model's loss on ``contexts`` ``(N, 2w)`` -> ``targets`` ``(N,)``
@@ -154,8 +154,8 @@ def check_narrow_tables(models: dict[int, torch.nn.Module], contexts: torch.Tens
     require(isinstance(models, dict) and all(isinstance(d, int) for d in models),
             _("models must be a dict from the width d (an int) to a trained model, got {models!r}").format(
                 models=models))
-    require({1, 2} <= set(models) and max(models) > 2,
-            _("models has the widths {models}; expected 1, 2 and the notebook's wider model").format(
+    require(1 in models and max(models) > 1,
+            _("models has the widths {models}; expected 1 and the notebook's wider model").format(
                 models=sorted(models)))
     losses = {}
     for dim in sorted(models):
@@ -190,5 +190,5 @@ def check_narrow_tables(models: dict[int, torch.nn.Module], contexts: torch.Tens
                                                                             "b) = a·b / (|a| |b|), with a "
                                                                             "and b numbers").format(
                                                                              d1_possible_cosines=sorted(d1_possible_cosines)))
-    return correct(_("narrow holds trained CBOW models of widths 1 and 2, whose losses fall as d grows; your "
-                      "prediction matches the cosines the checker measured between the rows of the d = 1 table"))
+    return correct(_("narrow is a trained CBOW model of width 1; your prediction matches the cosines the checker "
+                      "measured between the rows of its table"))
