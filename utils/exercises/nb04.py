@@ -350,9 +350,9 @@ def check_ratio_prediction(predicted_ratio: float) -> None:
     ], _("compare the distances row 0 moves in a step: about lr for each of its 4 entries with Adam, "
           "lr * weight_decay * |row 0| with AdamW"))
     require(within(predicted, reasoned, DECAY_PREDICTION_TOLERANCE),
-            _("your prediction, {predicted:.4g}, is not the ratio the three facts give. Hint: {why}").format(
+            _("your prediction, {predicted:.4g}, is not the ratio the three points give. Hint: {why}").format(
                 predicted=predicted, why=why))
-    return correct(_("your ratio is the one the three facts and the size of row 0 give, within 10%"))
+    return correct(_("your ratio is the one the three points and the size of row 0 give, within 10%"))
 
 
 def _distance(call: str, value: object) -> float:
