@@ -1,11 +1,8 @@
-"""Notebook 6's sweep over the vocabulary size: its table, its noise check, its figure and the step's report."""
+"""Notebook 6's sweep over the vocabulary size: its table, its figure and the step's report."""
 
 from __future__ import annotations
 
-import torch
-import torch.nn.functional as F
 from matplotlib.figure import Figure
-from torch.utils.benchmark import Timer
 
 
 def sweep_table(seconds: dict[int, dict[str, float]], d: int) -> str:
@@ -16,28 +13,6 @@ def sweep_table(seconds: dict[int, dict[str, float]], d: int) -> str:
              f"{t['dense'] / t['lookup']:11,.0f}x" for V, t in seconds.items()]
     rows.append(f"the lookup was the faster at every V: {all(t['dense'] > t['lookup'] for t in seconds.values())}")
     return "\n".join(rows)
-
-
-def growth_noise(statements: dict[str, str], ids: torch.Tensor, W: torch.Tensor, first: int, repeats: int) -> str:
-    """Each statement at the sweep's two ends (``W`` and ``ids``, the last ``V``'s; ``W[:first]`` and ``ids % first``),
-    re-timed in ``repeats`` interleaved rounds: per statement, the range of its time at the last ``V`` over the first,
-    against its count's growth (1x for the lookup, ``V``'s for the dense statement), and whether that range holds it."""
-    last, again = len(W), {name: [] for name in statements}
-    for _ in range(repeats):
-        for name, stmt in statements.items():
-            times = [Timer(stmt, globals={"F": F, "ids": i, "W": w, "V": len(w)}, num_threads=1)
-                     .blocked_autorange(min_run_time=0.1).median for i, w in [(ids % first, W[:first]), (ids, W)]]
-            again[name].append(times[1] / times[0])
-    lines = [f"re-timed at V = {last:,} over V = {first:,}, in {repeats} interleaved rounds:"]
-    for name, ratios in again.items():
-        ratios.sort()
-        count = 1 if name == "lookup" else last / first
-        if ratios[0] <= count <= ratios[-1]:
-            verdict = "the count's growth is in that range: no difference from it this run can tell from noise"
-        else:
-            verdict = f"{'more' if ratios[0] > count else 'less'} than the count's {count:,.1f}x in every round"
-        lines.append(f"  {name:<6} grew {ratios[0]:,.2f}x to {ratios[-1]:,.2f}x: {verdict}")
-    return "\n".join(lines)
 
 
 def step_report(V: int, rounds: list[dict[str, float]], step: dict[str, float], lead: float,
