@@ -103,9 +103,9 @@ WORDS = {
     "middle 0": N_("[Course home](../README.md) · the answer"),
     "online": N_("Each title opens the notebook on [the course's web site]({site}), which folds the worked "
                  "answers too."),
-    "start": N_("**Start** with notebook 0: [open it in Colab]({colab}) (nothing to install), or run "
-                "`python3 course.py lab` in a clone (`git clone {repo}`) for JupyterLab (Windows: `py course.py lab`). "
-                "[Binder]({binder}) has all ten notebooks."),
+    "start": N_("**Start** with notebook 0:\n- [in Colab]({colab}): nothing to install;\n"
+                "- on your machine: `git clone {repo}`, then `python3 course.py lab` (Windows: `py course.py lab`) "
+                "opens JupyterLab;\n- [in Binder]({binder}): all ten notebooks."),
     "table head": N_("| # | Notebook | Reading time (lesson + Going deeper) | Practice copy |"),
     "minutes": N_("{lesson} + {deeper} min"),
     "minutes, no deeper": N_("{lesson} min"),

@@ -22,9 +22,9 @@ def _section(text, heading):
 
 
 def test_the_first_screen_says_what_this_is_and_how_to_start():
-    """The verdict first, right under the title and the other edition's link; then one short Start paragraph
-    (generated), in both editions, with the three ways in; then the answer's example in one picture, with a sentence,
-    before the first `##` section."""
+    """The verdict first, right under the title and the other edition's link; then the Start block (generated),
+    in both editions: one line and a list of the three ways in; then the answer's example in one picture, with a
+    sentence, before the first `##` section."""
     for text in (README, README_ZH):
         above = text[:text.index(generated.ANSWER.start)].strip().split("\n\n")
         assert len(above) == 2 and above[0].startswith("# "), above  # the title, the other edition's link
@@ -36,9 +36,11 @@ def test_the_first_screen_says_what_this_is_and_how_to_start():
         assert picture.startswith("![") and picture.endswith("(images/one_hot_product.png)"), picture
         assert start.startswith(generated.START.start) and start.endswith(generated.START.end), start
         start = generated.START.pattern.search(start).group(1)
-        assert len(start.splitlines()) == 1, start
-        for words in ("Colab", "Binder", "course.py lab", "py course.py lab", "Jupyter"):
-            assert words in start, words
+        intro, *routes = start.splitlines()
+        assert intro.startswith("**") and len(routes) == 3 and all(r.startswith("- ") for r in routes), start
+        for route, words in zip(routes, (("Colab",), ("git clone", "course.py lab", "py course.py lab", "Jupyter"),
+                                         ("Binder",)), strict=True):
+            assert all(word in route for word in words), (route, words)
 
 
 def test_the_start_paragraph_links_notebook_0_from_the_manifest():
