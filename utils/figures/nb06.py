@@ -1,4 +1,4 @@
-"""Notebook 6's sweep over the vocabulary size: its table, its figure and the step's report."""
+"""Notebook 6's sweep over the vocabulary size: its table and its figure."""
 
 from __future__ import annotations
 
@@ -13,35 +13,6 @@ def sweep_table(seconds: dict[int, dict[str, float]], d: int) -> str:
              f"{t['dense'] / t['lookup']:11,.0f}x" for V, t in seconds.items()]
     rows.append(f"the lookup was the faster at every V: {all(t['dense'] > t['lookup'] for t in seconds.values())}")
     return "\n".join(rows)
-
-
-def step_report(V: int, rounds: list[dict[str, float]], step: dict[str, float], lead: float,
-                forward: dict[str, float]) -> list[str]:
-    """Section 4's step, once guessed: the medians ``step`` of the ``rounds`` (seconds per call), what allocating
-    and zeroing a ``[V, d]`` tensor takes over the lookup's step round by round, a warning if a forward + backward
-    median is below its forward one (``forward``, section 4's last row), and how the lead changed."""
-    share = sorted(r["zeros"] / r["lookup"] for r in rounds)
-    mid = len(share) // 2
-    if share[mid] > 1:
-        part = "the part came out longer than its whole, so this run cannot tell the two apart"
-    elif share[mid] >= 0.9:
-        part = "nearly all of the step: the lookup's step is mostly making this tensor"
-    elif share[mid] > 0.5:
-        part = "over half of the step"
-    else:
-        part = "less than half of the step"
-    report = [f"forward + backward at V = {V:,}, median of {len(rounds)} rounds: "
-              f"lookup {step['lookup'] * 1e3:,.1f} ms, dense {step['dense'] * 1e3:,.1f} ms",
-              f"allocating and zeroing a [V, d] tensor alone ({step['zeros'] * 1e3:,.1f} ms), over the lookup's step, "
-              f"round by round: {share[0]:.2f} to {share[-1]:.2f}, median {share[mid]:.2f}: {part}"]
-    if any(step[name] < forward[name] for name in forward):
-        report.append("warning: a forward + backward median is below its forward median, so the machine was busy "
-                      "(run again)")
-    forward_lead = forward["dense"] / forward["lookup"]
-    report.append(f"in this run, the lookup's lead fell from {forward_lead:,.0f}x (forward) to {lead:,.1f}x "
-                  "(forward + backward)" if lead < forward_lead else
-                  "in this run, the lookup's lead did not fall with the backward")
-    return report
 
 
 def sweep_figure(seconds: dict[int, dict[str, float]], n: int, d: int) -> Figure:
