@@ -121,7 +121,7 @@ def check_narrow_predictions(d1_possible_cosines: set[float] | None) -> None:
     of a ``d = 1`` table can take.
 
     ``None`` (no guess yet) judges nothing. Otherwise only the kind is checked now:
-    :func:`check_narrow_tables`, after the experiment, compares it with its measurement.
+    :func:`check_narrow_table`, after the experiment, compares it with its measurement.
     ``TypeError`` for values of the wrong kind.
     """
     if not answered(d1_possible_cosines=d1_possible_cosines):
@@ -137,51 +137,37 @@ def _check_narrow_prediction_kind(d1_possible_cosines: set[float]) -> None:
                                   d1_possible_cosines=d1_possible_cosines))
 
 
-def check_narrow_tables(models: dict[int, torch.nn.Module], contexts: torch.Tensor, targets: torch.Tensor,
-                        d1_possible_cosines: set[float]) -> None:
-    """Exercise 9.2: trained models with tables of width ``d = 1`` and a wider one, keyed by ``d``,
-    and the prediction that :func:`check_narrow_predictions` recorded before the training.
+def check_narrow_table(narrow: torch.nn.Module, contexts: torch.Tensor, targets: torch.Tensor,
+                       d1_possible_cosines: set[float]) -> None:
+    """Exercise 9.2: the trained model ``narrow``, whose table has width ``d = 1``, and the prediction that
+    :func:`check_narrow_predictions` recorded before the training.
 
-    The checker measures each model's loss on ``contexts`` ``(N, 2w)`` -> ``targets`` ``(N,)``
-    itself: it must fall as ``d`` grows, and stay below the uniform guess's ``ln V``. Then it
-    compares the prediction with the cosine similarities between the rows of the ``d = 1`` table,
-    printing neither the losses nor the cosines (a stored output of the checker must not show the answer).
+    The checker measures the model's loss on ``contexts`` ``(N, 2w)`` -> ``targets`` ``(N,)`` itself:
+    it must stay below the uniform guess's ``ln V``. Then it compares the prediction with the cosine
+    similarities between the rows of the table, printing neither the loss nor the cosines (a stored
+    output of the checker must not show the answer).
     """
     if not answered(d1_possible_cosines=d1_possible_cosines):
         return
     prediction("d1_possible_cosines", d1_possible_cosines, (set, frozenset, list, tuple), "{0.5}")
     _check_narrow_prediction_kind(d1_possible_cosines)
-    require(isinstance(models, dict) and all(isinstance(d, int) for d in models),
-            _("models must be a dict from the width d (an int) to a trained model, got {models!r}").format(
-                models=models))
-    require(1 in models and max(models) > 1,
-            _("models has the widths {models}; expected 1 and the notebook's wider model").format(
-                models=sorted(models)))
-    losses = {}
-    for dim in sorted(models):
-        model, tables = models[dim], _tables(models[dim])
-        require(len(tables) == 1, _("models[{dim}] must be a model with one nn.Embedding (the CBOW of the "
-                                     "notebook), got {type}").format(dim=dim, type=type(model).__name__))
-        require(tables[0].embedding_dim == dim,
-                _("models[{dim}] has a table of width {embedding_dim}, not {dim}: build it as CBOW(V, "
-                   "{dim})").format(dim=dim, embedding_dim=tables[0].embedding_dim))
-        with torch.no_grad():
-            losses[dim] = torch.nn.functional.cross_entropy(model(contexts), targets).item()
-        uniform = math.log(tables[0].num_embeddings)
-        require(losses[dim] < 0.75 * uniform, _("models[{dim}] has a loss of {losses:.3f}, close to the "
-                                                 "uniform guess ln V = {uniform:.3f}: has it been trained "
-                                                 "(train(model, optimizer, steps))?").format(
-                                                  dim=dim, losses=losses[dim], uniform=uniform))
-    dims = sorted(losses)
-    require(all(losses[a] > losses[b] for a, b in zip(dims, dims[1:], strict=False)),
-            _("the losses {losses} do not fall as d grows. Hint: train every model for the same number of "
-               "steps, from the same seed").format(losses=', '.join(f'{losses[d]:.3f} (d={d})' for d in dims)))
-    rows = _tables(models[1])[0].weight.detach().cpu().double()
+    tables = _tables(narrow)
+    require(len(tables) == 1, _("narrow must be a model with one nn.Embedding (the CBOW of the notebook), got "
+                                "{type}").format(type=type(narrow).__name__))
+    require(tables[0].embedding_dim == 1, _("narrow has a table of width {embedding_dim}, not 1: build it as "
+                                            "CBOW(V, 1)").format(embedding_dim=tables[0].embedding_dim))
+    with torch.no_grad():
+        loss = torch.nn.functional.cross_entropy(narrow(contexts), targets).item()
+    uniform = math.log(tables[0].num_embeddings)
+    require(loss < 0.75 * uniform, _("narrow has a loss of {loss:.3f}, close to the uniform guess ln V = "
+                                     "{uniform:.3f}: has it been trained (train(narrow, optimizer, "
+                                     "steps))?").format(loss=loss, uniform=uniform))
+    rows = tables[0].weight.detach().cpu().double()
     rows = rows[rows[:, 0] != 0]  # the <pad> row, all zeros, aside
     unit = rows / rows.norm(dim=1, keepdim=True)
     pairs = ~torch.eye(len(unit), dtype=torch.bool)  # two different rows
     measured_cosines = {float(c) for c in (unit @ unit.T)[pairs].round(decimals=6).unique().tolist()}
-    require({float(c) for c in d1_possible_cosines} == measured_cosines, _("the models are right, but your "
+    require({float(c) for c in d1_possible_cosines} == measured_cosines, _("the model is right, but your "
                                                                             "d1_possible_cosines, "
                                                                             "{d1_possible_cosines}, are not "
                                                                             "the values the checker "

@@ -104,35 +104,29 @@ def cbow_data():
 
 @pytest.fixture(scope="module")
 def narrow(cbow_data):
-    """Exercise 9.2's models, trained, and wrong ones by name."""
-    return {dim: _trained_on(cbow_data, 300, dim) for dim in (1, 2, 8)} | {
-        "untrained 1": _trained_on(cbow_data, 0, 1), "8, trained less": _trained_on(cbow_data, 20, 8)}
+    """Exercise 9.2's model, trained, and wrong ones by name."""
+    return {"trained": _trained_on(cbow_data, 300, 1), "untrained": _trained_on(cbow_data, 0, 1),
+            "width 2": _trained_on(cbow_data, 300, 2), "a linear layer": nn.Linear(1, 1), "typed in": "model"}
 
 
-@pytest.mark.parametrize(("models", "predictions", "expected"), [
-    ({1: 1, 8: 8}, NARROW_RIGHT, "pass"),
-    ({1: 1, 2: 2, 8: 8}, NARROW_RIGHT, "pass"),  # more widths: the losses must still fall as d grows
-    ({1: "untrained 1", 8: 8}, NARROW_RIGHT, r"models\[1\] has a loss of .* has it been trained"),
-    ({1: 1, 2: 2, 8: "8, trained less"}, NARROW_RIGHT, "do not fall as d grows"),
-    ({1: 2, 8: 8}, NARROW_RIGHT, r"models\[1\] has a table of width 2, not 1"),
-    ({1: 1}, NARROW_RIGHT, r"has the widths \[1\]; expected 1 and"),
-    ({2: 2, 8: 8}, NARROW_RIGHT, r"has the widths \[2, 8\]; expected 1 and"),
-    ({1: 1, 8: "model"}, NARROW_RIGHT, "must be a model with one nn.Embedding"),
-    ([1], NARROW_RIGHT, "must be a dict"),
-    ({1: 1, 8: 8}, ({-1, 0, 1},), r"d1_possible_cosines, \[-1, 0, 1\], are not the values"),
-    ({1: 1, 8: 8}, (["1"],), (TypeError, "must be a set of numbers")),
+@pytest.mark.parametrize(("model", "predictions", "expected"), [
+    ("trained", NARROW_RIGHT, "pass"),
+    ("untrained", NARROW_RIGHT, r"narrow has a loss of .* has it been trained"),
+    ("width 2", NARROW_RIGHT, r"narrow has a table of width 2, not 1"),
+    ("a linear layer", NARROW_RIGHT, "must be a model with one nn.Embedding"),
+    ("typed in", NARROW_RIGHT, "must be a model with one nn.Embedding"),
+    ("trained", ({-1, 0, 1},), r"d1_possible_cosines, \[-1, 0, 1\], are not the values"),
+    ("trained", (["1"],), (TypeError, "must be a set of numbers")),
 ])
-def test_narrow_tables(judge, narrow, cbow_data, models, predictions, expected):
-    models = {d: narrow.get(name, name) for d, name in models.items()} if isinstance(models, dict) else \
-        [narrow[name] for name in models]
-    judge(exercises.check_narrow_tables, (models, *cbow_data, *predictions), expected)
+def test_narrow_table(judge, narrow, cbow_data, model, predictions, expected):
+    judge(exercises.check_narrow_table, (narrow[model], *cbow_data, *predictions), expected)
 
 
-def test_narrow_tables_prints_what_it_checked_never_what_it_measured(narrow, cbow_data, capsys):
-    exercises.check_narrow_tables({dim: narrow[dim] for dim in (1, 8)}, *cbow_data, *NARROW_RIGHT)
+def test_narrow_table_prints_what_it_checked_never_what_it_measured(narrow, cbow_data, capsys):
+    exercises.check_narrow_table(narrow["trained"], *cbow_data, *NARROW_RIGHT)
     out = capsys.readouterr().out  # one line: correct, and what was checked
     assert out.startswith("correct: ") and out.count("\n") == 1
-    assert "+1.0" not in out and "d = 1:" not in out  # neither the cosines nor the losses
+    assert "+1.0" not in out and "1.0" not in out  # neither the cosines nor the loss
 
 
 @pytest.mark.parametrize(("cosines", "expected"), [
@@ -148,7 +142,7 @@ def test_narrow_predictions(judge, cosines, expected):
     (exercises.check_zebra_prediction, (None,), "zebra_category"),
     (exercises.check_narrow_predictions, (None,), "d1_possible_cosines"),
     (exercises.check_zebra_learned, (None, "a model", "a table", "a vocabulary"), "zebra_category"),
-    (exercises.check_narrow_tables, ({}, "contexts", "targets", None), "d1_possible_cosines"),
+    (exercises.check_narrow_table, ("a model", "contexts", "targets", None), "d1_possible_cosines"),
 ])
 def test_no_guess_yet_judges_nothing(capsys, checker, guesses, named):
     """Run top to bottom before the learner guesses: one line asking for the guess, no verdict, no failure."""
