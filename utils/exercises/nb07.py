@@ -164,8 +164,8 @@ def check_tying_initial_loss(initial_loss: dict[tuple[int, bool], float], model_
                  _("notebook 5's factor 4.25 is for 50,257 logits; the largest of 1,000 draws lies fewer stds "
                     "above 0"))],
                _("one logit dominates the softmax: the loss is about the largest of the V = 1,000 logits minus "
-                  "the target's, about 0; draw 1,000 numbers from N(0, 1) many times to find how many stds the "
-                  "largest lies above 0"))
+                  "the target's, about 0; evaluate notebook 5's formula for the largest of V draws at V = 1,000 to "
+                  "find how many stds it lies above 0"))
     require(within(predicted, tied[-1], TYING_ESTIMATE_WITHIN),
             _("your losses are right, but your predicted_tied_loss, {predicted:.1f}, is not within {within:.0%} of the "
                "tied model's loss at d = {largest}. Hint: {why}").format(

@@ -91,7 +91,7 @@ LOSSES = initial_losses()
      "your predicted_tied_loss, 6.9, is not within 15%.*that is ln V"),
     (LOSSES, TinyLM, TYING_IDS, 0.89 * LOSSES[(256, True)], "pass"),  # the 1 - 1/V quantile of N(0, 1), 3.09 stds
     (LOSSES, TinyLM, TYING_IDS, 39.0, "your predicted_tied_loss, 39.0.*factor 4.25 is for 50,257 logits"),
-    (LOSSES, TinyLM, TYING_IDS, 60.0, "your predicted_tied_loss, 60.0.*draw 1,000 numbers"),
+    (LOSSES, TinyLM, TYING_IDS, 60.0, "your predicted_tied_loss, 60.0.*notebook 5's formula"),
     (LOSSES, TinyLM, TYING_IDS, "30", (TypeError, "predicted_tied_loss must be a number")),
     (list(LOSSES.values()), TinyLM, TYING_IDS, PREDICTED, "initial_loss must be a dict"),
     ({k: v for k, v in LOSSES.items() if k != (256, False)}, TinyLM, TYING_IDS, PREDICTED,
