@@ -104,7 +104,8 @@ WORDS = {
     "online": N_("Each title opens the notebook on [the course's web site]({site}), which folds the worked "
                  "answers too."),
     "start": N_("**Start** with notebook 0:\n- [in Colab]({colab}): nothing to install;\n"
-                "- on your machine: `git clone {repo}`, then `python3 course.py lab` (Windows: `py course.py lab`) "
+                "- on your machine: `git clone {repo}`, then `cd {folder}` and `python3 course.py lab` "
+                "(Windows: `py course.py lab`) "
                 "opens JupyterLab;\n- [in Binder]({binder}): all ten notebooks."),
     "table head": N_("| # | Notebook | Reading time (lesson + Going deeper) | Practice copy |"),
     "minutes": N_("{lesson} + {deeper} min"),
@@ -246,7 +247,7 @@ def readme_start(edition: Edition = ENGLISH) -> str:
     """The README's Start paragraph in ``edition``: notebook 0 in Colab, JupyterLab from a clone, Binder."""
     entry = manifest.notebook(0).in_edition(edition.code)
     return words(edition.code)["start"].format(colab=entry.colab_url, binder=manifest.binder_url(edition.repo_dir),
-                                               repo=manifest.repo_url())
+                                               repo=manifest.repo_url(), folder=manifest.REPO_NAME)
 
 
 def readme_table(edition: Edition = ENGLISH) -> str:
