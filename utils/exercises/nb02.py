@@ -74,8 +74,9 @@ def check_mean_of_real_tokens(mean_of_real_tokens: Callable) -> None:
                 (torch.allclose(got, (vectors * real).sum(dim=1)),
                  _("that is the sum over the real tokens: divide it by their number")),
                 (bool(got.isnan().any()) and not expected.isnan().any(),
-                 _("NaN where the real tokens are finite: a pad position that is multiplied by 0 still counts when "
-                    "it holds inf or NaN (notebook 1, section 4). Leave the pad positions out without multiplying")),
+                 _("NaN where the real tokens are finite: 0 · inf and 0 · NaN are both NaN, so a pad row that "
+                    "holds one still counts when multiplied by 0 (notebook 1, section 4). Leave the pad positions "
+                    "out without multiplying")),
             ], _("mask the pad positions (padded != pad_id), sum the rest, and divide by how many there are"))
             require(torch.allclose(got, expected),
                     _("mean_of_real_tokens differs from the mean over the real tokens, for an embedding "

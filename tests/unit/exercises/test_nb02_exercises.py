@@ -28,7 +28,7 @@ def mean_by_where(padded, embedding, pad_id):
 @pytest.mark.parametrize(("function", "expected"), [
     (mean_of_real_tokens, "pass"),
     (mean_by_where, "pass"),
-    (mean_by_multiplying, r"for an embedding whose pad row holds inf\. Hint: NaN where the real tokens are finite"),
+    (mean_by_multiplying, r"whose pad row holds inf\. Hint: NaN where the real tokens are finite: 0 · inf and"),
     (lambda padded, embedding, pad_id: embedding(padded).mean(dim=1), "the pad positions were counted"),
     (lambda padded, embedding, pad_id: embedding(padded).sum(dim=1) / (padded != pad_id).sum(dim=1, keepdim=True),
      "they are zero only with padding_idx"),  # every row summed, pad rows included, then divided by the real ones
