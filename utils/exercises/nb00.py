@@ -104,7 +104,7 @@ def _backward_grads(ids: torch.Tensor, grad_out: torch.Tensor) -> tuple[torch.Te
 
 @writes("grad_by_hand")
 def check_grad_by_hand(grad_by_hand: Callable) -> None:
-    """Exercise 0.2: ``grad_by_hand(ids, grad_out, V)`` returns the gradient of ``(embedding(ids) * grad_out).sum()``
+    """Exercise 0.3: ``grad_by_hand(ids, grad_out, V)`` returns the gradient of ``(embedding(ids) * grad_out).sum()``
     with respect to the ``[V, d]`` table, without a backward pass.
 
     The checker calls it on three batches of its own, each with a repeated id and none with id 6, and with
@@ -190,7 +190,7 @@ def _rounding_bound(ids: torch.Tensor, grad_out: torch.Tensor) -> torch.Tensor:
 
 @writes("bias_grad_by_hand")
 def check_bias_grad_by_hand(bias_grad_by_hand: Callable) -> None:
-    """Exercise 0.2, the bias: ``bias_grad_by_hand(ids, grad_out)`` returns the gradient of
+    """Exercise 0.3, the bias: ``bias_grad_by_hand(ids, grad_out)`` returns the gradient of
     ``(lin(one_hot(ids)) * grad_out).sum()`` with respect to ``lin.bias``, where ``lin`` is an ``nn.Linear(V, d)``
     with a bias, without a backward pass.
 
@@ -242,7 +242,7 @@ def _is_stub(function: Callable, *args: object) -> bool:
 
 @writes("grad_by_hand", "bias_grad_by_hand")
 def check_grads_by_hand(grad_by_hand: Callable, bias_grad_by_hand: Callable) -> None:
-    """Exercise 0.2 in one checker cell: :func:`check_grad_by_hand`, then :func:`check_bias_grad_by_hand`; answer
+    """Exercise 0.3 in one checker cell: :func:`check_grad_by_hand`, then :func:`check_bias_grad_by_hand`; answer
     cells still stubs get one line, naming every function to write."""
     ids, grad_out = torch.tensor([0]), torch.zeros(1, _DIM)
     if _is_stub(grad_by_hand, ids, grad_out, _VOCAB) and _is_stub(bias_grad_by_hand, ids, grad_out):
@@ -256,7 +256,7 @@ _EX_VOCAB = 6
 
 
 def check_moved(moved_linear: object, moved_embedding: object) -> None:
-    """Exercise 0.3: does an embedding built as in exercise 0.1 (the bias in each row) train like its linear
+    """Exercise 0.2: does an embedding built as in exercise 0.1 (the bias in each row) train like its linear
     layer? The guess: the set of ids whose output one SGD step (learning rate 1) on the ids ``[0, 0, 2]`` moves, for
     each layer, measured on the checker's own layers of exercise 0.1's size, with a ``grad_out`` of ones. Judges
     nothing while a guess is None."""

@@ -60,7 +60,7 @@ def test_a_function_written_and_a_value_not_yet(capsys):
 
 
 def test_of_two_functions_the_stub_met_is_named(capsys):
-    """Exercise 0.2 asks for two functions, checked in one cell: one line, for the first stub the checker meets."""
+    """Exercise 0.3 asks for two functions, checked in one cell: one line, for the first stub the checker meets."""
     from utils.exercises import nb00
 
     def grad_by_hand(ids, grad_out, V):

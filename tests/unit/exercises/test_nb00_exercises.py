@@ -41,7 +41,7 @@ def test_embedding_from_linear(judge, embedding, linear, expected):
 
 
 def grad_by_hand(ids, grad_out, V):
-    """Exercise 0.2's worked answer: each lookup of row v adds its row of grad_out to the gradient of row v."""
+    """Exercise 0.3's worked answer: each lookup of row v adds its row of grad_out to the gradient of row v."""
     return torch.zeros(V, grad_out.shape[1]).index_add_(0, ids, grad_out)
 
 
@@ -66,7 +66,7 @@ def unused_ones(ids, grad_out, V):  # rows no id reads get 1 instead of 0
 
 
 def stub(ids, grad_out, V):
-    raise NotImplementedError("Exercise 0.2")
+    raise NotImplementedError("Exercise 0.3")
 
 
 FIXED = grad_by_hand(torch.tensor([2, 0, 2, 5]), torch.ones(4, 3), 7)  # typed in: one batch's
@@ -85,7 +85,7 @@ FIXED = grad_by_hand(torch.tensor([2, 0, 2, 5]), torch.ones(4, 3), 7)  # typed i
     (lambda ids, grad_out, V: torch.zeros(V, grad_out.shape[1]), r"rows of ids \[0, 2, 5\].*which numbers"),
     (lambda ids, grad_out, V: FIXED, r"differs from the backward pass"),
     (lambda ids, grad_out, V: FIXED.tolist(), "returned list; return a torch.Tensor"),
-    (stub, (NotImplementedError, "Exercise 0.2")),
+    (stub, (NotImplementedError, "Exercise 0.3")),
     (FIXED, r"pass your function itself \(grad_by_hand"),
 ])
 def test_grad_by_hand(judge, function, expected):
@@ -93,7 +93,7 @@ def test_grad_by_hand(judge, function, expected):
 
 
 def bias_grad_by_hand(ids, grad_out):
-    """Exercise 0.2's worked answer for the bias: it is added to every output row, so every row of grad_out reaches
+    """Exercise 0.3's worked answer for the bias: it is added to every output row, so every row of grad_out reaches
     it."""
     return grad_out.sum(0)
 
