@@ -170,5 +170,5 @@ def check_tying_initial_loss(initial_loss: dict[tuple[int, bool], float], model_
             _("your losses are right, but your predicted_tied_loss, {predicted:.1f}, is not within {within:.0%} of the "
                "tied model's loss at d = {largest}. Hint: {why}").format(
                 predicted=predicted, within=TYING_ESTIMATE_WITHIN, largest=largest, why=why))
-    return correct(_("all six losses match the checker's own models, built from the same seed, and your "
-                      "predicted_tied_loss is within 15% of the tied loss at d = 256"))
+    return correct(_("all six losses match the checker's own models, built from the same seed, and the "
+                      "prediction is within 15% of the tied loss at d = 256"))
