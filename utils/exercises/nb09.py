@@ -6,7 +6,7 @@ import math
 
 import torch
 
-from ..corpus import CATEGORIES, category_of, labelled_words
+from ..corpus import CATEGORIES, RULES, category_of, labelled_words
 from ..language import _
 from ..vocab import Vocab
 from .checking import AnswerTypeError, answered, correct, one_of, prediction, recorded, require
@@ -116,18 +116,19 @@ def check_zebra_learned(zebra_category: str, zebra_model: torch.nn.Module, initi
                       "other words kept their categories"))
 
 
-def check_narrow_predictions(d1_possible_cosines: set[float] | None) -> None:
-    """Exercise 9.2's prediction, read before any training: every value the cosine similarity of two (non-zero) rows
-    of a ``d = 1`` table can take.
+def check_narrow_predictions(d1_possible_cosines: set[float] | None, d1_reaches_floor: bool | None) -> None:
+    """Exercise 9.2's predictions, read before any training: every value the cosine similarity of two (non-zero)
+    rows of a ``d = 1`` table can take, and whether the ``d = 1`` loss after training reaches the grammar's floor.
 
-    ``None`` (no guess yet) judges nothing. Otherwise only the kind is checked now:
-    :func:`check_narrow_table`, after the experiment, compares it with its measurement.
+    ``None`` (no guess yet) judges nothing. Otherwise only the kinds are checked now:
+    :func:`check_narrow_table`, after the experiment, compares them with its measurements.
     ``TypeError`` for values of the wrong kind.
     """
-    if not answered(d1_possible_cosines=d1_possible_cosines):
+    if not answered(d1_possible_cosines=d1_possible_cosines, d1_reaches_floor=d1_reaches_floor):
         return
     _check_narrow_prediction_kind(d1_possible_cosines)
-    return recorded(_("your prediction; the experiment below will test it"))
+    prediction("d1_reaches_floor", d1_reaches_floor, bool, "True")
+    return recorded(_("your predictions; the experiment below will test them"))
 
 
 def _check_narrow_prediction_kind(d1_possible_cosines: set[float]) -> None:
@@ -138,19 +139,21 @@ def _check_narrow_prediction_kind(d1_possible_cosines: set[float]) -> None:
 
 
 def check_narrow_table(narrow: torch.nn.Module, contexts: torch.Tensor, targets: torch.Tensor,
-                       d1_possible_cosines: set[float]) -> None:
-    """Exercise 9.2: the trained model ``narrow``, whose table has width ``d = 1``, and the prediction that
+                       d1_possible_cosines: set[float], d1_reaches_floor: bool) -> None:
+    """Exercise 9.2: the trained model ``narrow``, whose table has width ``d = 1``, and the predictions that
     :func:`check_narrow_predictions` recorded before the training.
 
     The checker measures the model's loss on ``contexts`` ``(N, 2w)`` -> ``targets`` ``(N,)`` itself:
-    it must stay below the uniform guess's ``ln V``. Then it compares the prediction with the cosine
-    similarities between the rows of the table, printing neither the loss nor the cosines (a stored
+    it must stay below the uniform guess's ``ln V``. Then it compares the predictions with the cosine
+    similarities between the rows of the table, and with whether the loss is at or below the grammar's floor
+    (computed from the sentences the windows come from), printing neither the loss nor the cosines (a stored
     output of the checker must not show the answer).
     """
-    if not answered(d1_possible_cosines=d1_possible_cosines):
+    if not answered(d1_possible_cosines=d1_possible_cosines, d1_reaches_floor=d1_reaches_floor):
         return
     prediction("d1_possible_cosines", d1_possible_cosines, (set, frozenset, list, tuple), "{0.5}")
     _check_narrow_prediction_kind(d1_possible_cosines)
+    prediction("d1_reaches_floor", d1_reaches_floor, bool, "True")
     tables = _tables(narrow)
     require(len(tables) == 1, _("narrow must be a model with one nn.Embedding (the CBOW of the notebook), got "
                                 "{type}").format(type=type(narrow).__name__))
@@ -176,5 +179,12 @@ def check_narrow_table(narrow: torch.nn.Module, contexts: torch.Tensor, targets:
                                                                             "b) = a·b / (|a| |b|), with a "
                                                                             "and b numbers").format(
                                                                              d1_possible_cosines=sorted(d1_possible_cosines)))
-    return correct(_("narrow is a trained CBOW model of width 1; your prediction matches the cosines the checker "
-                      "measured between the rows of its table"))
+    per_sentence = sum(math.log(len(CATEGORIES[slot])) for slot in RULES[0] if slot in CATEGORIES)  # both rules
+    sentences = int((contexts[:, contexts.shape[1] // 2 - 1] == 0).sum())  # a sentence's first word: <pad> left of it
+    reaches = loss <= per_sentence * sentences / len(targets)
+    require(d1_reaches_floor == reaches, _("your d1_reaches_floor, {d1_reaches_floor}, is not what the checker "
+                                            "measured for the d = 1 model's loss against the grammar's floor. "
+                                            "Why: the head sees one number per context, the average of its "
+                                            "neighbours' rows").format(d1_reaches_floor=d1_reaches_floor))
+    return correct(_("narrow is a trained CBOW model of width 1; your predictions match the cosines the checker "
+                      "measured between the rows of its table and where its loss ends against the grammar's floor"))

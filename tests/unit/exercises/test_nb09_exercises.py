@@ -49,7 +49,7 @@ def _with(word, replaced="cat", n=None):
     return list(ZEBRA_CORPUS.sentences) + copies
 
 
-NARROW_RIGHT = ({-1, 1},)  # Exercise 9.2's prediction: the cosines of a d = 1 table are +-1
+NARROW_RIGHT = ({-1, 1}, False)  # Exercise 9.2's predictions: the cosines of a d = 1 table are +-1; no floor
 RIGHT = "food"  # Exercise 9.1's prediction: zebra in bread's place ends among the foods, whatever the grammar says
 
 
@@ -115,8 +115,10 @@ def narrow(cbow_data):
     ("width 2", NARROW_RIGHT, r"narrow has a table of width 2, not 1"),
     ("a linear layer", NARROW_RIGHT, "must be a model with one nn.Embedding"),
     ("typed in", NARROW_RIGHT, "must be a model with one nn.Embedding"),
-    ("trained", ({-1, 0, 1},), r"d1_possible_cosines, \[-1, 0, 1\], are not the values"),
-    ("trained", (["1"],), (TypeError, "must be a set of numbers")),
+    ("trained", ({-1, 0, 1}, False), r"d1_possible_cosines, \[-1, 0, 1\], are not the values"),
+    ("trained", (["1"], False), (TypeError, "must be a set of numbers")),
+    ("trained", ({-1, 1}, True), "your d1_reaches_floor, True, is not what the checker measured"),
+    ("trained", ({-1, 1}, "no"), "d1_reaches_floor must look like True"),
 ])
 def test_narrow_table(judge, narrow, cbow_data, model, predictions, expected):
     judge(exercises.check_narrow_table, (narrow[model], *cbow_data, *predictions), expected)
@@ -129,20 +131,23 @@ def test_narrow_table_prints_what_it_checked_never_what_it_measured(narrow, cbow
     assert "+1.0" not in out and "1.0" not in out  # neither the cosines nor the loss
 
 
-@pytest.mark.parametrize(("cosines", "expected"), [
-    ({-1, 1}, "pass"),
-    ([1.0, -1.0, 0.0], "pass"),  # wrong, but recorded: the training judges
-    ("1", (TypeError, "must be a set of numbers")),
+@pytest.mark.parametrize(("cosines", "reaches", "expected"), [
+    ({-1, 1}, False, "pass"),
+    ([1.0, -1.0, 0.0], True, "pass"),  # wrong, but recorded: the training judges
+    ("1", False, (TypeError, "must be a set of numbers")),
+    ({-1, 1}, 1, "d1_reaches_floor must look like True"),
 ])
-def test_narrow_predictions(judge, cosines, expected):
-    judge(exercises.check_narrow_predictions, (cosines,), expected)
+def test_narrow_predictions(judge, cosines, reaches, expected):
+    judge(exercises.check_narrow_predictions, (cosines, reaches), expected)
 
 
 @pytest.mark.parametrize(("checker", "guesses", "named"), [
     (exercises.check_zebra_prediction, (None,), "zebra_category"),
-    (exercises.check_narrow_predictions, (None,), "d1_possible_cosines"),
+    (exercises.check_narrow_predictions, (None, False), "d1_possible_cosines"),
+    (exercises.check_narrow_predictions, ({-1, 1}, None), "d1_reaches_floor"),
     (exercises.check_zebra_learned, (None, "a model", "a table", "a vocabulary"), "zebra_category"),
-    (exercises.check_narrow_table, ("a model", "contexts", "targets", None), "d1_possible_cosines"),
+    (exercises.check_narrow_table, ("a model", "contexts", "targets", None, False), "d1_possible_cosines"),
+    (exercises.check_narrow_table, ("a model", "contexts", "targets", {-1, 1}, None), "d1_reaches_floor"),
 ])
 def test_no_guess_yet_judges_nothing(capsys, checker, guesses, named):
     """Run top to bottom before the learner guesses: one line asking for the guess, no verdict, no failure."""
