@@ -386,8 +386,8 @@ def test_notebook_6s_summary_describes_its_stored_run():
     nb = nbformat.read(NOTEBOOKS[6].path, as_version=4)
     cells = {cell.get("id"): cell for cell in nb.cells}
     printed = {name: "".join(output.get("text", "") for output in cells[name].outputs)
-               for name in ("vocab-table", "vocab-step")}
+               for name in ("vocab-again", "vocab-step")}
     summary = cells["summary"].source
-    assert "the dense time grew" in printed["vocab-table"]  # the growth the summary sends the reader to
+    assert "the dense time grew" in printed["vocab-again"]  # the growth the summary sends the reader to
     assert "not answered yet" in printed["vocab-step"]  # how its lead changed with the backward waits for a guess
     assert "section 4 prints by how much in your run, once you have guessed" in summary

@@ -112,8 +112,9 @@ def benchmark_memory_figure(rows: list[Timing], axis: str = "vocab_size") -> Fig
                 right.plot(xs, ys, line, color=style["color"], marker=style["marker"], zorder=style.get("zorder", 2))
     passes = [Line2D([], [], color="black", ls="-", label="forward"),
               Line2D([], [], color="black", ls="--", label="forward + backward")]
-    right.legend(handles=passes, fontsize=8, title="colours as on the left; lines that coincide overlap",
-                 title_fontsize=7)
+    methods = [Line2D([], [], color=style["color"], marker=style["marker"], label=style["label"])
+               for style in METHOD_STYLE.values()]
+    right.legend(handles=[*methods, *passes], fontsize=8, title="lines that coincide overlap", title_fontsize=7)
     sources = sorted({r.peak_source for r in ok if r.peak_source})
     left.set_title("input built from the ids (ids, one-hot, COO one-hot)", fontsize=10)
     right.set_title(f"peak bytes one call allocates ({' and '.join(sources)})", fontsize=10)
