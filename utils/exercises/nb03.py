@@ -200,10 +200,11 @@ def check_tied_output_layer(head: object, table: object) -> None:
                       "uses add up in lin_ex's table"))
 
 
-#: Exercise 3.3: the layers the checker builds from the learner's class, and the ids it looks up (the padding id, 2,
-#: twice)
+#: Exercise 3.3: the layers the checker builds from the learner's class, the ids it looks up (the padding id, 2,
+#: three times) and the learning rate of its SGD step
 _SMALL, _WIDE, _PADDING = (7, 3), (1000, 16), 2
-_IDS = ((1, 0, 2), (6, 2, 1))
+_IDS = ((1, 0, 2), (6, 2, 2))
+_LR = 0.5
 
 
 @writes("MyEmbedding")
@@ -213,10 +214,10 @@ def check_parameter_embedding(cls: object, pad_row_after_step: object = None) ->
     padding row (if any) zero; ``forward(ids)`` returns ``weight[ids]``, so the gradient reaches the rows looked up,
     the padding row included (no gradient masking).
     ``pad_row_after_step``: the learner's prediction, a number: each entry of the padding row after the backward of
-    the sum of the vectors of :data:`_IDS` (row 2 looked up twice) and one SGD step with lr 1; judged against that
-    step through their own class, once it has passed the gradient check: with plain indexing the one right answer
-    is -2 (a class that masks the padding row's gradient, whose step would leave 0, fails that check first;
-    notebook 4's exercise 4.2 keeps the row at zero).
+    the sum of the vectors of :data:`_IDS` (row 2 looked up three times) and one SGD step with lr :data:`_LR`, 0.5;
+    judged against that step through their own class, once it has passed the gradient check: with plain indexing
+    the one right answer is -1.5 (a class that masks the padding row's gradient, whose step would leave 0, fails
+    that check first; notebook 4's exercise 4.2 keeps the row at zero).
 
     The checker builds layers of its own from the class, and leaves the random state as it found it.
     """
@@ -267,7 +268,7 @@ def check_parameter_embedding(cls: object, pad_row_after_step: object = None) ->
                                                "Hint: forward is plain indexing, self.weight[ids], and nothing "
                                                "else: no masking of any gradient").format(name=name))
         if layer is padded:
-            pad_after = padded_rows[_PADDING] - 1.0 * grad[_PADDING]  # one SGD step, lr 1
+            pad_after = padded_rows[_PADDING] - _LR * grad[_PADDING]  # one SGD step
     if not answered(pad_row_after_step=pad_row_after_step):
         return None
     guess = as_number("pad_row_after_step", pad_row_after_step, _("each entry of row 2 after the step"))
@@ -275,8 +276,8 @@ def check_parameter_embedding(cls: object, pad_row_after_step: object = None) ->
         "pad_row_after_step = {guess} is not what the step leaves in row 2 of your MyEmbedding(7, 3, "
         "padding_idx=2). Hint: {why}").format(guess=guess, why=hint([
             (guess == 0, _("does weight[ids], plain indexing, know which row is the padding row?")),
-            (guess == -1, _("how many times do the ids look row 2 up?")),
-            (guess > 0, _("SGD subtracts lr × gradient"))],
+            (guess in (-0.5, -1, -2), _("how many times do the ids look row 2 up?")),
+            (guess > 0 or guess == -3, _("SGD subtracts lr × gradient"))],
             _("row 2 starts at zero: what gradient does the sum send it?"))))
     return correct(_("MyEmbedding registers a trainable weight drawn from N(0, 1) with its padding row at zero, "
                       "returns the rows at ids of shape (2, 3) and passes the checker's backward through it; "

@@ -213,16 +213,17 @@ def test_parameter_embedding_leaves_the_random_state_alone(capsys):
     (lambda v, d: None, "expected your nn.Module subclass, got function"),
 ])
 def test_parameter_embedding(judge, cls, expected):
-    judge(exercises.check_parameter_embedding, (cls, -2.0), expected)
+    judge(exercises.check_parameter_embedding, (cls, -1.5), expected)
 
 
 @pytest.mark.parametrize(("cls", "guess", "expected"), [
-    (Right, -2.0, "pass"),
-    (Right, -2, "pass"),
+    (Right, -1.5, "pass"),
     (Right, 0, r"pad_row_after_step = 0.0 is not .* Hint: does weight\[ids\], plain indexing, know"),
     (Right, -1, "how many times do the ids look row 2 up"),
-    (Right, 2, "SGD subtracts lr"),
-    (Right, -3, "what gradient does the sum send it"),
+    (Right, -2, "how many times do the ids look row 2 up"),  # Exercise 2.2's answer, recalled
+    (Right, -3, "SGD subtracts lr"),  # the gradient, without the learning rate
+    (Right, 1.5, "SGD subtracts lr"),
+    (Right, -4.5, "what gradient does the sum send it"),
     (Right, True, (TypeError, "pad_row_after_step must be a number")),
     (Masked, 0, r"not one row of ones per lookup.*plain indexing, self.weight\[ids\]"),  # 0 is never right
 ])
