@@ -84,11 +84,9 @@ def is_installed(venv: Path, dev: bool, constraints: str) -> bool:
 
 def install_command(installer: str, python: Path, dev: bool, constraints: str, quiet: bool = False) -> list[str]:
     """pip's install of the requirements with the pins, or uv's (PyTorch's build chosen by ``--torch-backend``)."""
-    if installer == "uv":
-        start = ["uv", "pip", "install", "--python", str(python), "--torch-backend",
-                 os.environ.get("UV_TORCH_BACKEND", "auto")]
-    else:
-        start = ["pip", "install", "--upgrade", "--disable-pip-version-check"]
+    start = (["uv", "pip", "install", "--python", str(python), "--torch-backend",
+              os.environ.get("UV_TORCH_BACKEND", "auto")] if installer == "uv"
+             else ["pip", "install", "--upgrade", "--disable-pip-version-check"])
     requirements = ROOT / (DEV_REQUIREMENTS if dev else REQUIREMENTS)
     pins = ["-c", str(ROOT / constraints)] if constraints else []
     return [str(python), "-m", *start, *(["--quiet"] if quiet else []), "-r", str(requirements), *pins]
@@ -159,8 +157,7 @@ def first_install_notice(installer: str, platform: str = sys.platform, where: st
 
 @contextmanager
 def install_lock(venv: Path) -> Iterator[None]:
-    """Held while this command installs into ``venv``; a second command waits here, saying so in one line.
-    The operating system releases it when the process ends, however it ends."""
+    """Held while this command installs into ``venv`` (released however the process ends); a second one waits."""
     venv.mkdir(parents=True, exist_ok=True)
     with open(venv / LOCK, "a+b") as file:
         if not _try_lock(file):
@@ -221,8 +218,7 @@ def installed_torch(python: Path) -> tuple[str, bool]:
 
 
 def pypi_build_note(python: Path, platform: str = sys.platform) -> str:
-    """After pip's install: the one line that names PyPI's CUDA build where pip took it (a ``+cu`` torch, or
-    NVIDIA's ``nvidia-*`` libraries beside it), with the venv's size and how to get the CPU-only build instead."""
+    """After pip's install: the line naming PyPI's CUDA build where pip took it, the venv's size, the CPU-only way."""
     version, nvidia = installed_torch(python)
     if not ("+cu" in version or nvidia):
         return ""

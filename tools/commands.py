@@ -27,8 +27,7 @@ NOTEBOOK_WORDS = N_("a notebook's number (1 or 01), a range (1-3) or its file (n
 
 
 def notebook_numbers(words: list[str], folder: Path = ROOT / "notebooks") -> list[str]:
-    """The numbers of the notebooks that ``words`` name: ``1`` or ``01``, ``1-3``, or a notebook's file (as the
-    shell completes it, from any folder); anything else is a ValueError that says what is accepted."""
+    """The numbers of the notebooks ``words`` name (:data:`NOTEBOOK_WORDS`, a file from any folder), or a ValueError."""
     files = {path.name: int(path.name.partition("_")[0]) for path in folder.glob("[0-9]*_*.ipynb")}
     numbers: list[int] = []
     for word in words:
@@ -163,8 +162,7 @@ def versions(args, extra: list[str]) -> int:
 
 
 def lock(args, extra: list[str]) -> int:
-    """Pin constraints.txt anew for every supported Python (uv's universal resolver), torch held at the tested
-    release; its three header lines stay."""
+    """constraints.txt pinned anew for every supported Python (uv's universal resolver), torch held; its header kept."""
     constraints, build = ROOT / "constraints.txt", ROOT / "build"
     text = constraints.read_text(encoding="utf-8")
     torch_pin = next(line.split(";")[0].strip() for line in text.splitlines() if line.startswith("torch=="))
