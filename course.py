@@ -1,9 +1,7 @@
 #!/usr/bin/env python3
 """The course's commands on Linux, macOS and Windows: ``python3 course.py run`` (``py course.py run`` on Windows).
-
 It needs only Python 3.10 or newer (no make, no shell): it makes sure ``.venv`` has the tested versions, then runs
-the command in it (tools/bootstrap.py; the commands are in tools/commands.py; ``--help`` lists them).
-"""
+the command in it (tools/bootstrap.py; the commands are in tools/commands.py; ``--help`` lists them)."""
 
 # This file is read by whatever Python the learner has: Python 2.7 and 3.6 must be able to parse it (no
 # f-strings, no annotations) to reach the check below and print its line instead of a SyntaxError.

@@ -1,2 +1,1 @@
-"""The programs that maintain the course; tools/README.md lists them. Learners never import these:
-the notebooks import ``utils/`` only, and nothing in ``utils/`` imports ``tools/``."""
+"""The programs that maintain the course (tools/README.md lists them): the notebooks and utils/ never import them."""

@@ -1,6 +1,5 @@
 """What course.py does after its version check (kept there, in a syntax that Python 2.7 and 3.6 can read):
-set up .venv with the tested versions, then run the command in it. Standard library only.
-"""
+set up .venv with the tested versions, then run the command in it. Standard library only."""
 
 import functools
 import json
@@ -16,6 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path, PureWindowsPath
 
+from tools import commands
 from tools.cli import READ_ONLY, digest, read_only_line
 from utils.language import N_, _
 
@@ -33,6 +33,12 @@ PROBE_SECONDS = 3.0
 UV = "uv>=0.8"
 #: the CUDA build a learner without an NVIDIA driver can ask for (PyPI's Linux build of the pinned torch)
 CUDA_BACKEND = "cu130"
+#: the install's programs in a process group of their own, so that Ctrl+C reaches course.py alone, which stops
+#: them (subprocess.run kills its child) and says so in one line, not in ensurepip's or pip's traceback
+APART = ({"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP} if sys.platform == "win32" else
+         {"start_new_session": True})
+#: what a first install needs on disk: PyTorch's CPU-only build and the rest (uv), PyPI's Linux build (pip)
+SPACE_NEEDED = {"uv": 1.3e9, "pip": 5.0e9 if sys.platform.startswith("linux") else 1.3e9}
 
 
 def venv_python(venv: Path, platform: str = sys.platform) -> Path:
@@ -50,15 +56,6 @@ def child_environment() -> dict[str, str]:
     """The environment for the programs run in the venv: UTF-8 files and output on every system
     (Windows would otherwise read the course's files and print its Chinese text in the console's code page)."""
     return {**os.environ, "PYTHONUTF8": "1", "PYTHONIOENCODING": "utf-8"}
-
-
-#: the install's programs run apart from the terminal's Ctrl+C (their own process group), so that Ctrl+C
-#: reaches course.py alone, which stops them (subprocess.run kills its child) and says so in one line,
-#: in place of ensurepip's or pip's own KeyboardInterrupt traceback
-APART = ({"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP} if sys.platform == "win32" else
-         {"start_new_session": True})
-#: what a first install needs on disk: PyTorch's CPU-only build and the rest (uv), PyPI's Linux build (pip)
-SPACE_NEEDED = {"uv": 1.3e9, "pip": 5.0e9 if sys.platform.startswith("linux") else 1.3e9}
 
 
 class Stop(Exception):
@@ -87,20 +84,17 @@ def is_installed(venv: Path, dev: bool, constraints: str) -> bool:
 
 def install_command(installer: str, python: Path, dev: bool, constraints: str, quiet: bool = False) -> list[str]:
     """pip's install of the requirements with the pins, or uv's (PyTorch's build chosen by ``--torch-backend``)."""
-    if installer == "uv":
-        start = ["uv", "pip", "install", "--python", str(python), "--torch-backend",
-                 os.environ.get("UV_TORCH_BACKEND", "auto")]
-    else:
-        start = ["pip", "install", "--upgrade", "--disable-pip-version-check"]
+    start = (["uv", "pip", "install", "--python", str(python), "--torch-backend",
+              os.environ.get("UV_TORCH_BACKEND", "auto")] if installer == "uv"
+             else ["pip", "install", "--upgrade", "--disable-pip-version-check"])
     requirements = ROOT / (DEV_REQUIREMENTS if dev else REQUIREMENTS)
     pins = ["-c", str(ROOT / constraints)] if constraints else []
     return [str(python), "-m", *start, *(["--quiet"] if quiet else []), "-r", str(requirements), *pins]
 
 
 def answers(url: str, seconds: float = PROBE_SECONDS) -> bool:
-    """Whether ``url`` answers within ``seconds`` (an HTTP error is an answer), name look-up included: the probe
-    runs in a thread that is not waited for longer, since a look-up can hang past any socket timeout. A refusal
-    (no network, no such name) is an answer too: False at once, not after ``seconds``."""
+    """Whether ``url`` answers within ``seconds`` (an HTTP error is an answer; a refusal is False at once), name
+    look-up included: the probe's thread is not waited for longer, since a look-up can outlast a socket timeout."""
     done, answered = threading.Event(), []
 
     def probe() -> None:
@@ -118,9 +112,8 @@ def answers(url: str, seconds: float = PROBE_SECONDS) -> bool:
 
 
 def choose_installer(environ=os.environ, probe=answers) -> tuple[str, str]:
-    """``("uv", "")`` where PyTorch's own index answers, so that uv picks the build for this machine;
-    else ``("pip", why)``: pip with the indexes it is configured with, and the one line that says why.
-    An index the learner set for pip (``PIP_INDEX_URL``, ``PIP_EXTRA_INDEX_URL``) is kept: pip, silently."""
+    """``("uv", "")`` where PyTorch's own index answers (uv picks the build for this machine), else ``("pip", why)``
+    with the line that says why; an index the learner set for pip (``PIP_INDEX_URL``...) keeps pip, silently."""
     if environ.get("PIP_INDEX_URL") or environ.get("PIP_EXTRA_INDEX_URL"):
         return "pip", ""
     if not probe(CPU_WHEELS + "/"):
@@ -164,8 +157,7 @@ def first_install_notice(installer: str, platform: str = sys.platform, where: st
 
 @contextmanager
 def install_lock(venv: Path) -> Iterator[None]:
-    """Held while this command installs into ``venv``; a second command waits here, saying so in one line.
-    The operating system releases it when the process ends, however it ends."""
+    """Held while this command installs into ``venv`` (released however the process ends); a second one waits."""
     venv.mkdir(parents=True, exist_ok=True)
     with open(venv / LOCK, "a+b") as file:
         if not _try_lock(file):
@@ -193,8 +185,7 @@ def _try_lock(file) -> bool:
 
 
 def can_make_pip(python: str) -> bool:
-    """Whether ``python`` can put pip into a venv (Debian and Ubuntu leave out ``ensurepip`` until
-    ``python3-venv`` is installed)."""
+    """Whether ``python`` has ``ensurepip`` (Debian and Ubuntu leave it out until ``python3-venv`` is installed)."""
     return subprocess.run([python, "-c", "import ensurepip"], capture_output=True).returncode == 0
 
 
@@ -203,9 +194,8 @@ NO_ENSUREPIP = N_("this Python cannot put pip into a virtual environment: instal
 
 
 def ensure_pip(venv: Path, python: Path, base: str = sys.executable) -> None:
-    """Create the venv with the Python ``base``, or give a pip-less one its pip (what ``python3 -m venv`` leaves on
-    Debian and Ubuntu without ``python3-venv``); a Python that cannot is a :class:`Stop` that says to install
-    ``python3-venv``."""
+    """Create the venv with the Python ``base``, or give a pip-less one (``python3 -m venv`` on Debian and Ubuntu
+    without ``python3-venv``) its pip; a Python that cannot is a :class:`Stop` saying to install ``python3-venv``."""
     if not python.exists():
         if not can_make_pip(base):
             raise Stop(_(NO_ENSUREPIP))
@@ -228,8 +218,7 @@ def installed_torch(python: Path) -> tuple[str, bool]:
 
 
 def pypi_build_note(python: Path, platform: str = sys.platform) -> str:
-    """After pip's install: the one line that names PyPI's CUDA build where pip took it (a ``+cu`` torch, or
-    NVIDIA's ``nvidia-*`` libraries beside it), with the venv's size and how to get the CPU-only build instead."""
+    """After pip's install: the line naming PyPI's CUDA build where pip took it, the venv's size, the CPU-only way."""
     version, nvidia = installed_torch(python)
     if not ("+cu" in version or nvidia):
         return ""
@@ -244,8 +233,7 @@ def pypi_build_note(python: Path, platform: str = sys.platform) -> str:
 
 def install(python: Path, dev: bool, constraints: str, installer: str, why: str, first: bool = True) -> None:
     """Install the course's packages: with uv where it can pick PyTorch's build, else (or if uv fails) with pip.
-    A later install (the test suite's tools added, or the pins changed) is quiet: PyTorch is there already, so
-    neither the index line nor pip's "Requirement already satisfied" lines are news."""
+    A later install (test tools, new pins) is quiet: PyTorch is there; the index line and pip's output are no news."""
     run = functools.partial(subprocess.run, cwd=ROOT, env=child_environment(), **APART)
     if installer == "uv":
         if (run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", UV]).returncode == 0
@@ -298,11 +286,10 @@ def ensure_venv(venv: Path, dev: bool, constraints: str, probe=answers, base: st
         needed = SPACE_NEEDED[installer]
         if first and python.exists() and shutil.disk_usage(venv.parent).free < needed:  # (a disk pip filled)
             shutil.rmtree(venv, ignore_errors=True)
-            free = shutil.disk_usage(venv.parent).free
             raise Stop(_("setting up {venv} failed with too little space on the disk: the course needs about "
                          "{needed:.1f} GB there and {free:.1f} GB is free (the half-built {venv} was removed); free "
                          "some space, then run the command again.").format(
-                venv=venv.name, needed=needed / 1e9, free=free / 1e9)) from None
+                venv=venv.name, needed=needed / 1e9, free=shutil.disk_usage(venv.parent).free / 1e9)) from None
         if isinstance(error, OSError) and error.errno in READ_ONLY:
             raise Stop(read_only_line(venv.parent)) from None
         if not python.exists():
@@ -316,10 +303,8 @@ def ensure_venv(venv: Path, dev: bool, constraints: str, probe=answers, base: st
 
 
 def run_in_venv(python: Path, argv: list[str], platform: str = sys.platform) -> int:
-    """Run ``python -m tools ARGV`` (tools/commands.py) in the course's folder. On POSIX this process becomes it
-    (``os.execve``: one process, so Ctrl+C and ``kill`` reach the command itself); Windows has no such
-    replacement, so there it is started once and waited for, through Ctrl+C (which reaches it too, from the same
-    console), and its exit status is returned."""
+    """Run ``python -m tools ARGV`` in the course's folder: on POSIX this process becomes it (so Ctrl+C and ``kill``
+    reach the command itself); on Windows it is started and waited for through Ctrl+C, and its status returned."""
     command = [str(python), "-m", "tools", *argv]
     os.chdir(ROOT)
     sys.stdout.flush()
@@ -335,17 +320,14 @@ def run_in_venv(python: Path, argv: list[str], platform: str = sys.platform) -> 
 
 
 def main(argv: list[str] | None = None) -> int:
-    from tools import commands
-
     argv = sys.argv[1:] if argv is None else argv
     commands.choose_language(argv)  # --zh: the messages in Chinese, from the compiled catalog (stdlib gettext)
     args, extra = commands.parse(argv)  # a bad command line is one line before anything is installed
     needs = commands.needs(args)
     if not needs:
         return commands.call(args, extra)
-    venv = args.venv.resolve()
     try:
-        python = ensure_venv(venv, needs == "dev", args.constraints)
+        python = ensure_venv(args.venv.resolve(), needs == "dev", args.constraints)
     except Stop as stop:
         print(f"course.py: {stop}", file=sys.stderr)
         return 1

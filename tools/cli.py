@@ -1,7 +1,6 @@
 """What every program in tools/ does with bad input: one line, no traceback (a bad command line is
 :class:`utils.cli.OneLineParser`'s). Standard library only, for tools/bootstrap.py before .venv exists; so the
-course's one digest is here too.
-"""
+course's one digest is here too."""
 
 import errno
 import hashlib

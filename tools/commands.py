@@ -2,8 +2,7 @@
 
 course.py parses with the system's Python (a mistyped command costs no install), installs what :data:`COMMANDS`
 says the command needs into .venv, then runs ``python -m tools COMMAND`` there. So this module imports only the
-standard library at the top; each command imports what it needs when it runs.
-"""
+standard library at the top; each command imports what it needs when it runs."""
 
 import argparse
 import difflib
@@ -12,24 +11,23 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from utils import language
-from utils.cli import COURSE, OneLineParser, did_you_mean
+from utils.cli import COURSE as PROG  # how the learner runs the commands: ``py course.py`` on Windows
+from utils.cli import OneLineParser, did_you_mean
 from utils.language import N_, _
 
 from .cli import ensure_writable, guard
 
 ROOT = Path(__file__).resolve().parent.parent
-#: how the learner runs the commands: ``py course.py`` on Windows, ``python3 course.py`` elsewhere
-PROG = COURSE
 #: what ``run`` and ``execute`` take, said when a word is none of them
 NOTEBOOK_WORDS = N_("a notebook's number (1 or 01), a range (1-3) or its file (notebooks/01_one_hot_matmul.ipynb)")
 
 
 def notebook_numbers(words: list[str], folder: Path = ROOT / "notebooks") -> list[str]:
-    """The numbers of the notebooks that ``words`` name: ``1`` or ``01``, ``1-3``, or a notebook's file (as the
-    shell completes it, from any folder); anything else is a ValueError that says what is accepted."""
+    """The numbers of the notebooks ``words`` name (:data:`NOTEBOOK_WORDS`, a file from any folder), or a ValueError."""
     files = {path.name: int(path.name.partition("_")[0]) for path in folder.glob("[0-9]*_*.ipynb")}
     numbers: list[int] = []
     for word in words:
@@ -50,8 +48,7 @@ def notebook_numbers(words: list[str], folder: Path = ROOT / "notebooks") -> lis
 def run(args, extra: list[str]) -> int:
     from .run import run_notebooks
 
-    out = args.out or ROOT / "build" / "notebooks" / ("zh" if args.zh else "")
-    ensure_writable(out, ROOT)
+    out = ensure_writable(args.out or ROOT / "build" / "notebooks" / ("zh" if args.zh else ""), ROOT)
     return run_notebooks(args.notebooks, device=args.device, out=out, markdown=args.markdown,
                          edition="zh" if args.zh else "en")
 
@@ -63,13 +60,10 @@ def execute(args, extra: list[str]) -> int:
     return run_notebooks(args.notebooks, in_place=True) or sync()
 
 
-#: the options of ``lab`` that JupyterLab's app does not list as flags or aliases
-LAB_OPTIONS = {"practice", "zh", "help", "help-all", "version"}
-
-
 def lab_option_problem(extra: list[str], known: set[str]) -> str:
     """The one line for a ``--`` option that neither ``lab`` nor JupyterLab has (``""`` if none)."""
-    options = LAB_OPTIONS | {name.replace("_", "-") for name in known}
+    # lab's own, and those of JupyterLab's app that it does not list as flags or aliases
+    options = {"practice", "zh", "help", "help-all", "version"} | {name.replace("_", "-") for name in known}
     for arg in extra:
         name = arg[2:].partition("=")[0].replace("_", "-")
         if arg.startswith("--") and name and "." not in name and name not in options:  # --ServerApp.token=...
@@ -134,8 +128,6 @@ def practice(args, extra: list[str]) -> int:
 
 
 def site(args, extra: list[str]) -> int:
-    import time
-
     from .website import INDEX, build
 
     start, out = time.perf_counter(), args.out.resolve()
@@ -170,8 +162,7 @@ def versions(args, extra: list[str]) -> int:
 
 
 def lock(args, extra: list[str]) -> int:
-    """Pin constraints.txt anew for every supported Python (uv's universal resolver), torch held at the tested
-    release; its three header lines stay."""
+    """constraints.txt pinned anew for every supported Python (uv's universal resolver), torch held; its header kept."""
     constraints, build = ROOT / "constraints.txt", ROOT / "build"
     text = constraints.read_text(encoding="utf-8")
     torch_pin = next(line.split(";")[0].strip() for line in text.splitlines() if line.startswith("torch=="))
@@ -237,12 +228,11 @@ def parser() -> tuple[OneLineParser, dict[str, OneLineParser]]:
     for name in ("run", "lab", "practice"):
         commands[name].add_argument("--zh", action="store_true", help="the Chinese edition (notebooks/zh/), with "
                                     "course.py's messages in Chinese")
-    commands["practice"].add_argument("--out", type=Path, default=ROOT / "build" / "practice",
-                                      help="where to write (default: build/practice)")
+    for name in ("practice", "site"):
+        commands[name].add_argument("--out", type=Path, default=ROOT / "build" / name,
+                                    help=f"where to write (default: build/{name})")
     commands["practice"].add_argument("--branch", type=Path, metavar="FOLDER", help="instead, write the practice "
                                       "branch's tree (the copies for learners who never clone) into FOLDER")
-    commands["site"].add_argument("--out", type=Path, default=ROOT / "build" / "site",
-                                  help="where to write (default: build/site)")
     commands["install"].add_argument("--dev", action="store_true", help="the test suite's tools too")
     commands["sync"].add_argument("--check", action="store_true", help="write nothing; exit 1 if a run would "
                                   "change files")
@@ -252,7 +242,12 @@ def parser() -> tuple[OneLineParser, dict[str, OneLineParser]]:
 def parse(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
     """The command and the arguments that pass through to its program; a bad command line is one line, exit 2."""
     top, commands = parser()
-    refuse_unknown_options(top, argv)
+    options, index = top._option_string_actions, 0
+    while index < len(argv) and argv[index].startswith("-"):  # (argparse would take --vnev's value for the command)
+        name = argv[index].partition("=")[0]
+        if name not in options:
+            top.error(_("unrecognized argument {argument}").format(argument=name) + did_you_mean(name, options))
+        index += 1 if "=" in argv[index] or options[name].nargs == 0 else 2
     args, extra = top.parse_known_args(argv)
     if args.command is None:
         top.exit(2, _("{prog} needs a command; to start, `{prog} lab` opens the notebooks in JupyterLab.").format(
@@ -269,17 +264,6 @@ def parse(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
     if args.constraints and not (ROOT / args.constraints).is_file():
         top.error(f"no constraints file {args.constraints!r}")
     return args, extra
-
-
-def refuse_unknown_options(top: OneLineParser, argv: list[str]) -> None:
-    """An unknown option before the command (``--vnev``): "did you mean" (argparse would take its value for the
-    command)."""
-    options, index = top._option_string_actions, 0
-    while index < len(argv) and argv[index].startswith("-"):
-        name = argv[index].partition("=")[0]
-        if name not in options:
-            top.error(_("unrecognized argument {argument}").format(argument=name) + did_you_mean(name, options))
-        index += 1 if "=" in argv[index] or options[name].nargs == 0 else 2
 
 
 def needs(args: argparse.Namespace) -> str:
