@@ -18,8 +18,7 @@ from pathlib import Path
 REPO_SLUG = "embedding-course/nn-embedding-course"
 REPO_NAME = REPO_SLUG.split("/")[1]  # the folder that `git clone` (and the Colab set-up cell) makes
 REPO_REF = "main"  # the git ref that Colab badges open and the set-up cell fetches
-#: The branch of the practice copies, generated from REPO_REF and pushed by the site's workflow
-#: (.github/workflows/pages.yml): their Colab links open them there.
+#: the practice copies' branch, which the site's workflow pushes (.github/workflows/pages.yml); Colab opens them there
 PRACTICE_REF = "practice"
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK_DIR = ROOT / "notebooks"
@@ -120,15 +119,13 @@ def chinese_titles() -> dict[str, str]:
     """The Chinese titles by stem, from ``notebooks/zh/translations/_shared.po`` (tools/translations.py), where
     the context of a title is its notebook's stem; a fuzzy one is used as it is until a person updates it."""
     path = NOTEBOOK_DIR / "zh" / "translations" / "_shared.po"
-    return _read_titles(path, path.stat().st_mtime_ns if path.is_file() else None)
+    return _read_titles(path, path.stat().st_mtime_ns) if path.is_file() else {}
 
 
 @functools.lru_cache(maxsize=4)  # every header, table row and page asks; the file rarely changes
-def _read_titles(path: Path, modified: int | None) -> dict[str, str]:
+def _read_titles(path: Path, modified: int) -> dict[str, str]:
     from babel.messages.pofile import read_po  # here: most users of the manifest never read a title
 
-    if modified is None:
-        return {}
     with path.open("rb") as file:
         return {message.context: message.string for message in read_po(file) if message.id and message.string}
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 from pathlib import Path
 
 import nbformat
@@ -22,7 +21,7 @@ from . import manifest
 from .catalogs import interface_text
 from .cli import digest  # the course's one digest
 from .generated import HEADER_ID, SOLUTION_TAG, TEMPLATE_FILES, dumps_notebook, is_worked_answer, read_notebook
-from .links import rebase_links
+from .links import rebase_link, rebase_links
 from .manifest import Edition, Notebook, available
 
 PRACTICE_DIR = manifest.ROOT / "build" / "practice"
@@ -49,8 +48,7 @@ def practice_notebook(nb_node: nbformat.NotebookNode, entry: Notebook, edition: 
         else:
             cell.outputs, cell.execution_count = [], None
             cell.metadata.pop("execution", None)
-    link = (manifest.blob_url(edition.repo_path(entry)) if published
-            else Path(os.path.relpath(edition.path(entry), out_folder)).as_posix())
+    link = rebase_link(entry.filename, edition.folder, None if published else out_folder, siblings_stay=False)
     note = nbformat.v4.new_markdown_cell(interface_text(TEXT, edition.code).format(name=edition.repo_path(entry),
                                                                                     link=link), id=NOTE_ID)
     after = next((i + 1 for i, cell in enumerate(practice.cells) if cell.get("id") == HEADER_ID), 0)

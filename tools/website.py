@@ -1,12 +1,10 @@
 """The course as an offline web site: ``python3 course.py site``.
 
 Every executed notebook of every edition becomes a page in ``build/site/`` (nbconvert's JupyterLab template,
-``templates/page.html.j2``), beside ``index.html`` (``templates/home.html.j2``: the README's title, answer and
-opening, the table of notebooks). The pages need no network: no script (no require.js, MathJax or Mermaid from a
-CDN), math as MathML (latex2mathml), the repository's images as data: URLs, a web image (the Colab badge) as its
-alt text. Links go to the notebooks' pages, the index (for the README) or GitHub (other files). The practice copies
-(:mod:`tools.practice`) are in ``practice/``, one by one and zipped with what they need to run, for learners who
-never clone.
+``templates/page.html.j2``), beside ``index.html`` (``templates/home.html.j2``). The pages need no network: no
+script (no require.js, MathJax or Mermaid from a CDN), math as MathML, the repository's images as data: URLs, a web
+image (the Colab badge) as its alt text. Links go to the notebooks' pages, the index (for the README) or GitHub. The
+practice copies are in ``practice/``, one by one and zipped with what they need to run, for learners who never clone.
 """
 
 from __future__ import annotations
@@ -17,6 +15,7 @@ import mimetypes
 import posixpath
 import re
 import zipfile
+from functools import partial, partialmethod
 from pathlib import Path
 
 import jinja2
@@ -32,7 +31,6 @@ from .links import is_relative, rebase_link
 from .manifest import EDITIONS, available
 
 SITE_DIR = manifest.ROOT / "build" / "site"
-TEMPLATES = Path(__file__).parent / "templates"
 INDEX = "index.html"
 PRACTICE = "practice"
 PRACTICE_ZIP = f"{PRACTICE}/{manifest.REPO_NAME}-practice.zip"
@@ -72,11 +70,7 @@ class SiteRenderer(IPythonRenderer):
             self.problems.append(f"{self.page}: cannot convert ${tex}$ to MathML ({error})")
             return f"<code>{html.escape(tex)}</code>"
 
-    def block_math(self, body: str) -> str:
-        return self._math(body, "block")
-
-    def inline_math(self, body: str) -> str:
-        return self._math(body, "inline")
+    block_math, inline_math = partialmethod(_math, display="block"), partialmethod(_math, display="inline")
 
     def latex_environment(self, name: str, body: str) -> str:
         return self._math(f"\\begin{{{name}}}{body}\\end{{{name}}}", "block")
@@ -144,10 +138,10 @@ def render_index(site_paths: dict[str, str], problems: list[str]) -> str:
     # the answer's link to the README's fine print (not on this page) goes to notebook 0's fine-print cell
     answer = re.sub(r"\]\(#[^)\s]+\)", f"]({manifest.notebook(0).site_page_url}#cell-id={FINE_PRINT_CELL})",
                     ANSWER.between(text) or "")
+    readme = partial(markdown, page="README.md", site_paths=site_paths, problems=problems)
     return TEMPLATE_FILES.get_template("home.html.j2").render(
-        title=markdown(title, "README.md", site_paths, problems).strip().removeprefix("<p>").removesuffix("</p>"),
-        answer=markdown(answer, "README.md", site_paths, problems),
-        intro=markdown(START.between(text) or "", "README.md", site_paths, problems),
+        title=readme(title).strip().removeprefix("<p>").removesuffix("</p>"), answer=readme(answer),
+        intro=readme(START.between(text) or ""),
         editions=EDITIONS, rows=rows, practice_zip=PRACTICE_ZIP, repo_url=manifest.repo_url(),
         repo_slug=manifest.REPO_SLUG, instructors_url=site_link(INSTRUCTORS, "README.md", site_paths))
 
@@ -158,15 +152,9 @@ def render_index(site_paths: dict[str, str], problems: list[str]) -> str:
 PRACTICE_FILES = ("utils", "requirements.txt", "constraints.txt", "pyproject.toml", "LICENSE", "LICENSE-CC-BY-4.0")
 
 
-def practice_readme() -> str:
-    """The README of the practice zip (``templates/practice_README.md.j2``): what is in it and how to run it."""
-    return TEMPLATE_FILES.get_template("practice_README.md.j2").render(
-        repo_name=manifest.REPO_NAME, repo_url=manifest.repo_url(), site_url=manifest.site_url())
-
-
 def write_practice_downloads(out_dir: Path) -> list[Path]:
     """The practice copies in ``out_dir/practice/``, one by one and zipped with :data:`PRACTICE_FILES` and a
-    README (:func:`practice_readme`); returns the files written."""
+    README (``templates/practice_README.md.j2``: what is in it, how to run it); returns the files written."""
     from .practice import write_practice
 
     copies = write_practice(out_dir / PRACTICE, published=True)
@@ -178,7 +166,8 @@ def write_practice_downloads(out_dir: Path) -> list[Path]:
             bundle.write(path, f"{archive.stem}/{path.relative_to(out_dir / PRACTICE).as_posix()}")
         for path in extras:  # .../utils/lookup.py, .../requirements.txt
             bundle.write(path, f"{archive.stem}/{path.relative_to(manifest.ROOT).as_posix()}")
-        bundle.writestr(f"{archive.stem}/README.md", practice_readme())
+        bundle.writestr(f"{archive.stem}/README.md", TEMPLATE_FILES.get_template("practice_README.md.j2").render(
+            repo_name=manifest.REPO_NAME, repo_url=manifest.repo_url(), site_url=manifest.site_url()))
     return [*copies, archive]
 
 
@@ -186,21 +175,20 @@ def build(out_dir: Path = SITE_DIR) -> list[Path]:
     """Write the site into ``out_dir``; returns the files written. Raises if anything could not be rendered."""
     pages = [(entry, edition) for entry in manifest.NOTEBOOKS for edition in available(entry)]
     site_paths = {edition.repo_path(entry): site_path(edition.repo_path(entry)) for entry, edition in pages}
-    exporter = SiteExporter(template_name="lab", extra_loaders=[jinja2.FileSystemLoader(TEMPLATES)])
+    exporter = SiteExporter(template_name="lab", extra_loaders=[TEMPLATE_FILES.loader])
     exporter.template_file, exporter.site_paths, exporter.problems = "page.html.j2", site_paths, []
     written = []
     for entry, edition in pages:
         exporter.page, exporter.language_code = edition.repo_path(entry), edition.code
-        here = posixpath.dirname(exporter.page)
+        here, target = posixpath.dirname(exporter.page), out_dir / site_paths[exporter.page]
         resources = {
             "metadata": {"name": f"{entry.number}. {entry.in_edition(edition.code).display_title}",
                          "path": str(edition.folder)},
             "home": posixpath.relpath(INDEX, here),
             "position": f"notebook {entry.number} of {len(manifest.NOTEBOOKS)}" if entry.number else "the answer",
-            "editions": [(e.name, e.code, None if e == edition else posixpath.relpath(site_path(e.repo_path(entry)),
+            "editions": [(e.name, e.code, None if e == edition else posixpath.relpath(site_paths[e.repo_path(entry)],
                                                                                       here)) for e in available(entry)],
         }
-        target = out_dir / site_path(exporter.page)
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(exporter.from_notebook_node(read_notebook(edition.path(entry)), resources)[0],
                           encoding="utf-8")
