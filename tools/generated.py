@@ -137,15 +137,13 @@ FINISH_CALL = "finish(roots[0] if roots else None, fetched)"
 def collapse_generated(nb_node: nbformat.NotebookNode, edition: str) -> nbformat.NotebookNode:
     """Fold the set-up cell, every worked answer and every cell tagged :data:`ANSWER_TAG` under a title in
     ``edition``'s words; the set-up cell of another edition than English names its language."""
+    said = words(edition)
     for cell in nb_node.cells:
-        if cell.get("id") == SETUP_ID:
-            if edition != ENGLISH.code:
-                cell.source = cell.source.replace(FINISH_CALL, f'{FINISH_CALL[:-1]}, "{edition}")')
-            collapse(cell, words(edition)["setup title"])
-        elif is_worked_answer(cell):
-            collapse(cell, words(edition)["solution title"])
-        elif ANSWER_TAG in cell.metadata.get("tags", []):
-            collapse(cell, words(edition)["answer title"])
+        if cell.get("id") == SETUP_ID and edition != ENGLISH.code:
+            cell.source = cell.source.replace(FINISH_CALL, f'{FINISH_CALL[:-1]}, "{edition}")')
+        if kind := ("setup" if cell.get("id") == SETUP_ID else "solution" if is_worked_answer(cell)
+                    else "answer" if ANSWER_TAG in cell.metadata.get("tags", []) else None):
+            collapse(cell, said[f"{kind} title"])
     return nb_node
 
 
@@ -211,18 +209,15 @@ def reading_minutes(path: Path) -> tuple[int, int]:
     a run of letters or digits (a code span or a URL counts as one)."""
     words, lines, part = [0, 0], [0, 0], 0
     for cell in read_notebook(path).cells:
-        if headed(cell, GOING_DEEPER):
-            part = 1
+        part = 1 if headed(cell, GOING_DEEPER) else part
         if cell.get("id") in GENERATED_IDS:
             continue
         if cell.cell_type == "markdown":
             words[part] += len(re.findall(r"\w+", re.sub(r"\(http[^)]*\)|`[^`]*`|\$[^$]*\$", " x ", cell.source)))
         elif cell.cell_type == "code":
-            code = [line.strip() for line in cell.source.splitlines()]
-            lines[part] += len([line for line in code if line and not line.startswith("#")])
+            lines[part] += len([line for line in map(str.strip, cell.source.splitlines()) if line[:1] not in ("", "#")])
     minutes = [words[i] / WORDS_A_MINUTE + lines[i] / LINES_A_MINUTE for i in (0, 1)]
-    lesson, deeper = (5 * max(1, round(m / 5)) if m else 0 for m in minutes)
-    return lesson, deeper
+    return tuple(5 * max(1, round(m / 5)) if m else 0 for m in minutes)
 
 
 def readme_start(edition: Edition = ENGLISH) -> str:
@@ -234,18 +229,14 @@ def readme_start(edition: Edition = ENGLISH) -> str:
 
 def readme_table(edition: Edition = ENGLISH) -> str:
     said = words(edition.code)
-
-    def minutes(entry: Notebook) -> str:
-        lesson, deeper = reading_minutes(entry.en.path)
-        return said["minutes" if deeper else "minutes, no deeper"].format(lesson=lesson, deeper=deeper)
-
-    # a title opens the notebook's page on the site, not GitHub's view, where the worked answers show
-    return "\n".join([
-        said["online"].format(site=manifest.site_url()), "",
-        said["table head"], "| ---: | --- | ---: | --- |",
-        *(f"| {nb.number} | [{nb.display_title}]({nb.site_page_url}) | {minutes(nb)} | "
-          f"{said['practice'].format(url=nb.practice_colab_url)} |"
-          for nb in (entry.in_edition(edition.code) for entry in manifest.NOTEBOOKS))])
+    lines = [said["online"].format(site=manifest.site_url()), "", said["table head"], "| ---: | --- | ---: | --- |"]
+    for nb in (entry.in_edition(edition.code) for entry in manifest.NOTEBOOKS):
+        lesson, deeper = reading_minutes(nb.en.path)
+        minutes = said["minutes" if deeper else "minutes, no deeper"].format(lesson=lesson, deeper=deeper)
+        # a title opens the notebook's page on the site, not GitHub's view, where the worked answers show
+        lines.append(f"| {nb.number} | [{nb.display_title}]({nb.site_page_url}) | {minutes} | "
+                     f"{said['practice'].format(url=nb.practice_colab_url)} |")
+    return "\n".join(lines)
 
 
 def sync_citation(text: str) -> str:
@@ -291,10 +282,9 @@ def heading_anchor(heading: str) -> str:
 
 
 def answer_block(cell_source: str, edition: Edition = ENGLISH, fine_print: str | None = None) -> str:
-    """Notebook 0's ``answer`` cell as the README of ``edition`` shows it: without its heading, its in-page links
-    (``[below](#cell-id=x)``) named as links to notebook 0, except one to the fine print, which goes to ``fine_print``
-    (the README's section), and a link to a notebook sent to its page on the site, like the README's titles: GitHub's
-    view of a notebook opens at its top, the site's page (and JupyterLab) at the cell."""
+    """Notebook 0's ``answer`` cell as the README of ``edition`` shows it: without its heading; a link to the fine print
+    sent to ``fine_print`` (the README's section); its other links to a cell sent to that cell on the site (which,
+    unlike GitHub's view, opens at the cell), an in-page one (``[below](#cell-id=x)``) named as a link to notebook 0."""
     body = re.sub(r"\A#[^\n]*\n?", "", cell_source).strip("\n")
     if fine_print:
         body = body.replace(f"](#cell-id={FINE_PRINT_CELL})", f"]({fine_print})")

@@ -91,11 +91,6 @@ class SiteRenderer(IPythonRenderer):
         return super().image(text, f"data:{mime};base64,{base64.b64encode(local.read_bytes()).decode()}", title)
 
 
-def markdown(text: str, page: str, site_paths: dict[str, str], problems: list[str], **options) -> str:
-    return MarkdownWithMath(renderer=SiteRenderer(escape=False, page=page, site_paths=site_paths,
-                                                  problems=problems, **options)).render(text)
-
-
 #: what HTMLExporter adds to its page in a last pass through BeautifulSoup (40% of the build's time, on
 #: pages of megabytes of embedded figures): cells that take the keyboard's focus, alt text for a figure
 FOCUSABLE = re.compile(r'(<div class="jp-Cell-inputWrapper"|<div\b[^>]*?\bclass="[^"]*\bjp-OutputArea-output\b[^"]*")')
@@ -121,14 +116,15 @@ class SiteExporter(HTMLExporter):
 
     @jinja2.pass_context
     def markdown2html(self, context, source):
-        return markdown(source, self.page, self.site_paths, self.problems,
-                        attachments=context.get("cell", {}).get("attachments", {}),
-                        anchor_link_text=self.anchor_link_text, exclude_anchor_links=self.exclude_anchor_links,
-                        **self.lexer_options)
+        return MarkdownWithMath(renderer=SiteRenderer(
+            escape=False, page=self.page, site_paths=self.site_paths, problems=self.problems,
+            attachments=context.get("cell", {}).get("attachments", {}), anchor_link_text=self.anchor_link_text,
+            exclude_anchor_links=self.exclude_anchor_links, **self.lexer_options)).render(source)
 
 
-def render_index(site_paths: dict[str, str], problems: list[str]) -> str:
+def render_index(exporter: SiteExporter) -> str:
     """The home page: the README's title, its answer and Start paragraph, the table of notebooks."""
+    exporter.page, site_paths, readme = "README.md", exporter.site_paths, partial(exporter.markdown2html, {})
     text = manifest.ENGLISH.readme_path.read_text(encoding="utf-8")
     title = re.search(r"^# (.+)$", text, re.M).group(1)
     rows = [{"entry": entry,
@@ -138,12 +134,11 @@ def render_index(site_paths: dict[str, str], problems: list[str]) -> str:
     # the answer's link to the README's fine print (not on this page) goes to notebook 0's fine-print cell
     answer = re.sub(r"\]\(#[^)\s]+\)", f"]({manifest.notebook(0).site_page_url}#cell-id={FINE_PRINT_CELL})",
                     ANSWER.between(text) or "")
-    readme = partial(markdown, page="README.md", site_paths=site_paths, problems=problems)
     return TEMPLATE_FILES.get_template("home.html.j2").render(
         title=readme(title).strip().removeprefix("<p>").removesuffix("</p>"), answer=readme(answer),
         intro=readme(START.between(text) or ""),
         editions=EDITIONS, rows=rows, practice_zip=PRACTICE_ZIP, repo_url=manifest.repo_url(),
-        repo_slug=manifest.REPO_SLUG, instructors_url=site_link(INSTRUCTORS, "README.md", site_paths))
+        repo_slug=manifest.REPO_SLUG, instructors_url=site_link(INSTRUCTORS, exporter.page, site_paths))
 
 
 #: What the practice zip holds beside the copies, so that they run unzipped, without the repository and without
@@ -194,7 +189,7 @@ def build(out_dir: Path = SITE_DIR) -> list[Path]:
                           encoding="utf-8")
         written.append(target)
     written += write_practice_downloads(out_dir)
-    (out_dir / INDEX).write_text(render_index(site_paths, exporter.problems), encoding="utf-8")
+    (out_dir / INDEX).write_text(render_index(exporter), encoding="utf-8")
     written.append(out_dir / INDEX)
     for stale in set(out_dir.rglob("*.html")) - set(written):  # pages of notebooks that are gone
         stale.unlink()
