@@ -1,6 +1,5 @@
 """The one link rewriter: the Chinese edition, the practice copies, the web site and the README's answer move a
-notebook's markdown to another folder or off the repository, and its relative links must still reach their files.
-"""
+notebook's markdown to another folder or off the repository, and its relative links must still reach their files."""
 
 import os
 import re
@@ -26,12 +25,9 @@ def is_relative(target: str) -> bool:
 def rebase_link(target: str, here: Path, there: Path | None = None, renames: dict[str, str] | None = None,
                 siblings_stay: bool = True) -> str:
     """``target``, a link written for a page in folder ``here``, as seen from folder ``there``; without ``there``, its
-    address on GitHub (a published link that leads out of the repository stays: there is nothing to point to).
-
-    URLs, anchors and absolute paths stay; so does a link to a notebook of either edition unless ``siblings_stay``
-    is false (every copy of the course lays out both editions alike). ``renames`` swaps a file's name once its path
-    is rebased (``README.md`` -> ``README.zh.md``).
-    """
+    address on GitHub (one that leads out of the repository stays: there is nothing to point to). URLs, anchors and
+    absolute paths stay; so does a link to a notebook of either edition unless ``siblings_stay`` is false.
+    ``renames`` swaps a file's name once its path is rebased (``README.md`` -> ``README.zh.md``)."""
     path, hash_sign, fragment = target.partition("#")
     if not is_relative(target):
         return target

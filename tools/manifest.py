@@ -1,9 +1,6 @@
-"""The course manifest: the one place that lists the notebooks and the repository.
-
-Everything generated (notebook headers and navigation, Colab badges, the README's table of notebooks, the set-up
-cell's download address) is derived from it by ``python3 course.py sync``. To add a notebook, add an entry to
-``NOTEBOOKS`` and run ``make sync``, which adds its title to the Chinese edition's shared catalog for a translator.
-"""
+"""The course manifest: the one place that lists the notebooks and the repository, from which ``make sync``
+derives everything generated. To add a notebook, add an entry to ``NOTEBOOKS`` and run ``make sync``, which adds
+its title to the Chinese edition's shared catalog for a translator."""
 
 from __future__ import annotations
 
@@ -13,13 +10,11 @@ import json
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-#: ``owner/name`` of the GitHub repository. The only place it is written: every Colab badge, Binder link and the
-#: Colab set-up cell are generated from it.
+#: ``owner/name`` of the GitHub repository, the only place it is written (every badge and link is generated from it)
 REPO_SLUG = "embedding-course/nn-embedding-course"
 REPO_NAME = REPO_SLUG.split("/")[1]  # the folder that `git clone` (and the Colab set-up cell) makes
 REPO_REF = "main"  # the git ref that Colab badges open and the set-up cell fetches
-#: The branch of the practice copies, generated from REPO_REF and pushed by the site's workflow
-#: (.github/workflows/pages.yml): their Colab links open them there.
+#: the practice copies' branch, which the site's workflow pushes (.github/workflows/pages.yml); Colab opens them there
 PRACTICE_REF = "practice"
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK_DIR = ROOT / "notebooks"
@@ -62,8 +57,7 @@ def edition(code: str) -> Edition:
 @dataclass(frozen=True)
 class Notebook:
     """One notebook of the course, as the manifest lists it (in the English edition); ``entry.zh`` (or
-    ``entry.in_edition("zh")``) is the same notebook in the Chinese edition, whose paths and addresses
-    point into ``notebooks/zh/``."""
+    ``entry.in_edition("zh")``) is the same notebook in the Chinese edition (paths and addresses in notebooks/zh/)."""
 
     number: int
     stem: str  # file name without ``.ipynb``, e.g. ``01_one_hot_matmul``
@@ -82,28 +76,17 @@ class Notebook:
     path = property(lambda self: edition(self.edition).path(self))  # absolute, in this edition
     repo_path = property(lambda self: edition(self.edition).repo_path(self))  # inside the repository, with /
     colab_url = property(lambda self: colab_url(self.repo_path))
-    #: this notebook's page on the course's web site, which folds the worked answers (GitHub's view shows them):
-    #: where the README's titles send a learner
+    #: its page on the course's web site, which folds the worked answers (GitHub's view shows them)
     site_page_url = property(lambda self: site_url() + self.repo_path.removesuffix(".ipynb") + ".html")
-    #: Colab's address of this notebook's practice copy, on the practice branch (same path)
+    #: its practice copy in Colab, on the practice branch (same path)
     practice_colab_url = property(lambda self: colab_url(self.repo_path, PRACTICE_REF))
 
-    @property
-    def default_device(self) -> str:
-        """The ``device`` its parameters cell sets, the one place it is written: "cpu" for a lesson, whose
-        stored outputs and printed numbers come from the CPU; "auto" (CUDA when there is one) where a GPU
-        is the point."""
-        return parameters(self.en.path)["device"]
-
-    @property
-    def title_zh(self) -> str:
-        """The title of the Chinese edition: its translation in the shared catalog ("" while there is none)."""
-        return chinese_titles().get(self.stem, "")
-
-    @property
-    def display_title(self) -> str:
-        """The title in this notebook's edition (the English one where no translation is given)."""
-        return self.title_zh or self.title if self.edition == "zh" else self.title
+    #: the ``device`` its parameters cell sets, the one place it is written: "cpu" for a lesson, whose stored
+    #: outputs and printed numbers come from the CPU; "auto" (CUDA when there is one) where a GPU is the point
+    default_device = property(lambda self: parameters(self.en.path)["device"])
+    title_zh = property(lambda self: chinese_titles().get(self.stem, ""))  # "" while there is no translation
+    #: the title in this notebook's edition (the English one where no translation is given)
+    display_title = property(lambda self: self.title_zh or self.title if self.edition == "zh" else self.title)
 
 
 def parameters(path: Path) -> dict[str, object]:
@@ -120,15 +103,13 @@ def chinese_titles() -> dict[str, str]:
     """The Chinese titles by stem, from ``notebooks/zh/translations/_shared.po`` (tools/translations.py), where
     the context of a title is its notebook's stem; a fuzzy one is used as it is until a person updates it."""
     path = NOTEBOOK_DIR / "zh" / "translations" / "_shared.po"
-    return _read_titles(path, path.stat().st_mtime_ns if path.is_file() else None)
+    return _read_titles(path, path.stat().st_mtime_ns) if path.is_file() else {}
 
 
 @functools.lru_cache(maxsize=4)  # every header, table row and page asks; the file rarely changes
-def _read_titles(path: Path, modified: int | None) -> dict[str, str]:
+def _read_titles(path: Path, modified: int) -> dict[str, str]:
     from babel.messages.pofile import read_po  # here: most users of the manifest never read a title
 
-    if modified is None:
-        return {}
     with path.open("rb") as file:
         return {message.context: message.string for message in read_po(file) if message.id and message.string}
 
@@ -159,14 +140,12 @@ def repo_url() -> str:
 
 def blob_url(repo_path: str, ref: str = REPO_REF) -> str:
     """Address of a file (or, for a folder, ``tree``) of the repository on GitHub."""
-    kind = "tree" if (ROOT / repo_path).is_dir() else "blob"
-    return f"{repo_url()}/{kind}/{ref}/{repo_path}"
+    return f"{repo_url()}/{'tree' if (ROOT / repo_path).is_dir() else 'blob'}/{ref}/{repo_path}"
 
 
 def site_url() -> str:
     """Address of the course's web site on GitHub Pages (published by .github/workflows/pages.yml)."""
-    owner, name = REPO_SLUG.split("/")
-    return f"https://{owner.lower()}.github.io/{name}/"
+    return f"https://{REPO_SLUG.split('/')[0].lower()}.github.io/{REPO_NAME}/"
 
 
 def colab_url(repo_path: str, ref: str = REPO_REF) -> str:

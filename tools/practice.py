@@ -1,17 +1,14 @@
-"""Practice copies of the notebooks: ``python3 course.py practice`` (``make practice``).
-
-A copy of every notebook of every edition in ``build/practice/`` (the Chinese in ``zh/``), its outputs cleared and
-its worked answers (the cells tagged ``solution``) left out: of each exercise the learner keeps the answer cell (a
-stub that raises ``NotImplementedError``, or a guess that is ``None``) and the checker cell under it. Made again, it
-keeps a copy the learner has worked in. ``--branch FOLDER`` writes the practice branch's tree instead, which the
-site's workflow pushes for learners who never clone (Colab opens the copies there).
+"""Practice copies of the notebooks: ``python3 course.py practice``. A copy of every notebook of every edition in
+``build/practice/`` (the Chinese in ``zh/``), its outputs cleared and its worked answers (``solution`` cells) left
+out: of each exercise the learner keeps the answer cell (a stub that raises ``NotImplementedError``, or a guess that
+is ``None``) and the checker cell under it. Made again, it keeps a copy the learner has worked in. ``--branch
+FOLDER`` writes the practice branch's tree instead, which the site's workflow pushes (Colab opens the copies there).
 """
 
 from __future__ import annotations
 
 import copy
 import json
-import os
 from pathlib import Path
 
 import nbformat
@@ -22,7 +19,7 @@ from . import manifest
 from .catalogs import interface_text
 from .cli import digest  # the course's one digest
 from .generated import HEADER_ID, SOLUTION_TAG, TEMPLATE_FILES, dumps_notebook, is_worked_answer, read_notebook
-from .links import rebase_links
+from .links import rebase_link, rebase_links
 from .manifest import Edition, Notebook, available
 
 PRACTICE_DIR = manifest.ROOT / "build" / "practice"
@@ -49,8 +46,7 @@ def practice_notebook(nb_node: nbformat.NotebookNode, entry: Notebook, edition: 
         else:
             cell.outputs, cell.execution_count = [], None
             cell.metadata.pop("execution", None)
-    link = (manifest.blob_url(edition.repo_path(entry)) if published
-            else Path(os.path.relpath(edition.path(entry), out_folder)).as_posix())
+    link = rebase_link(entry.filename, edition.folder, None if published else out_folder, siblings_stay=False)
     note = nbformat.v4.new_markdown_cell(interface_text(TEXT, edition.code).format(name=edition.repo_path(entry),
                                                                                     link=link), id=NOTE_ID)
     after = next((i + 1 for i, cell in enumerate(practice.cells) if cell.get("id") == HEADER_ID), 0)
@@ -58,8 +54,8 @@ def practice_notebook(nb_node: nbformat.NotebookNode, entry: Notebook, edition: 
     return practice
 
 
-#: In a folder of practice copies: what was written to each, so that a copy the learner has since
-#: worked in is kept (never overwritten, never removed) when the copies are made again.
+#: what was written to each copy of a folder, so that one the learner has since worked in is kept (never overwritten,
+#: never removed) when the copies are made again
 RECORD = ".written.json"
 
 
@@ -76,9 +72,8 @@ def edited_copies(out_dir: Path) -> list[Path]:
 def write_practice(out_dir: Path = PRACTICE_DIR, published: bool = False, codes: tuple[str, ...] | None = None
                    ) -> list[Path]:
     """Write the practice copy of every notebook of every edition (of the editions ``codes`` only, where given);
-    returns the paths written. A copy the learner has worked in (:func:`edited_copies`) stays as it is, and so does
-    any other notebook of theirs in the folder. ``published``: copies for the web site and the practice branch
-    (:func:`practice_notebook`), which nobody edits: nothing is recorded."""
+    returns the paths written. A copy the learner has worked in stays as it is, and so does any other notebook of
+    theirs in the folder. ``published`` (the site's and the branch's copies, which nobody edits): nothing recorded."""
     keep, old_record, record, written = set(edited_copies(out_dir)), _record(out_dir), {}, []
     for entry in manifest.NOTEBOOKS:
         for edition in available(entry):
@@ -102,9 +97,8 @@ def write_practice(out_dir: Path = PRACTICE_DIR, published: bool = False, codes:
 
 
 def write_branch(folder: Path) -> list[Path]:
-    """The tree of the practice branch (``manifest.PRACTICE_REF``) in ``folder``: every published copy at its
-    notebook's path, so that Colab opens it at ``Notebook.practice_colab_url``, and a README. The site's
-    workflow (.github/workflows/pages.yml) pushes it as the branch's one commit. Returns the files written."""
+    """The tree of the practice branch (``manifest.PRACTICE_REF``) in ``folder``, which the site's workflow pushes
+    as its one commit: every published copy at its notebook's path (Colab opens it there), and a README."""
     written = write_practice(folder / manifest.ENGLISH.repo_dir, published=True)
     readme = folder / "README.md"
     readme.write_text(TEMPLATE_FILES.get_template("practice_branch_README.md.j2").render(

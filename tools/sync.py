@@ -1,10 +1,7 @@
-"""Regenerate everything derived from the manifest: ``python3 course.py sync``.
-
-Each notebook's generated cells, README.md's table, answer and fine print, CITATION.cff's addresses and
-INSTRUCTORS.md's BibTeX entry (:mod:`tools.generated`), the Chinese edition (:mod:`tools.translations`), the
-compiled interface catalog (:mod:`tools.interface`) and the diagrams in ``images/`` (:mod:`tools.images`).
-Idempotent. ``--check`` writes nothing and exits 1, listing the files a run would change (the suite runs it).
-"""
+"""``python3 course.py sync``: regenerate everything derived from the manifest: each notebook's generated cells,
+README.md's blocks, CITATION.cff and INSTRUCTORS.md (:mod:`tools.generated`), the Chinese edition
+(:mod:`tools.translations`), the compiled interface catalog (:mod:`tools.interface`) and ``images/``
+(:mod:`tools.images`). Idempotent. ``--check`` writes nothing and exits 1, listing the files a run would change."""
 
 from pathlib import Path
 
@@ -53,10 +50,8 @@ def stale_files() -> list[str]:
 def sync(check: bool = False) -> int:
     """Write every generated file that differs; ``check``: write nothing, list them and return 1 if any."""
     if check:
-        for path in (stale := stale_files()):
-            print(f"out of date: {path}")
-        if stale:
-            print("run `make sync` and commit the result")
+        if stale := stale_files():
+            print("\n".join(f"out of date: {path}" for path in stale) + "\nrun `make sync` and commit the result")
         return 1 if stale else 0
     english = translations.english_notebooks()  # each notebook built once, for the files and the check below
     chinese = translations.chinese_notebooks(english)

@@ -1,12 +1,10 @@
 """The course as an offline web site: ``python3 course.py site``.
 
 Every executed notebook of every edition becomes a page in ``build/site/`` (nbconvert's JupyterLab template,
-``templates/page.html.j2``), beside ``index.html`` (``templates/home.html.j2``: the README's title, answer and
-opening, the table of notebooks). The pages need no network: no script (no require.js, MathJax or Mermaid from a
-CDN), math as MathML (latex2mathml), the repository's images as data: URLs, a web image (the Colab badge) as its
-alt text. Links go to the notebooks' pages, the index (for the README) or GitHub (other files). The practice copies
-(:mod:`tools.practice`) are in ``practice/``, one by one and zipped with what they need to run, for learners who
-never clone.
+``templates/page.html.j2``), beside ``index.html`` (``templates/home.html.j2``). The pages need no network: no
+script (no require.js, MathJax or Mermaid from a CDN), math as MathML, the repository's images as data: URLs, a web
+image (the Colab badge) as its alt text. Links go to the notebooks' pages, the index (for the README) or GitHub. The
+practice copies are in ``practice/``, one by one and zipped with what they need to run, for learners who never clone.
 """
 
 from __future__ import annotations
@@ -17,6 +15,7 @@ import mimetypes
 import posixpath
 import re
 import zipfile
+from functools import partial, partialmethod
 from pathlib import Path
 
 import jinja2
@@ -32,7 +31,6 @@ from .links import is_relative, rebase_link
 from .manifest import EDITIONS, available
 
 SITE_DIR = manifest.ROOT / "build" / "site"
-TEMPLATES = Path(__file__).parent / "templates"
 INDEX = "index.html"
 PRACTICE = "practice"
 PRACTICE_ZIP = f"{PRACTICE}/{manifest.REPO_NAME}-practice.zip"
@@ -72,11 +70,7 @@ class SiteRenderer(IPythonRenderer):
             self.problems.append(f"{self.page}: cannot convert ${tex}$ to MathML ({error})")
             return f"<code>{html.escape(tex)}</code>"
 
-    def block_math(self, body: str) -> str:
-        return self._math(body, "block")
-
-    def inline_math(self, body: str) -> str:
-        return self._math(body, "inline")
+    block_math, inline_math = partialmethod(_math, display="block"), partialmethod(_math, display="inline")
 
     def latex_environment(self, name: str, body: str) -> str:
         return self._math(f"\\begin{{{name}}}{body}\\end{{{name}}}", "block")
@@ -95,11 +89,6 @@ class SiteRenderer(IPythonRenderer):
             return super().image(text, url, title)
         mime = mimetypes.guess_type(local.name)[0] or "application/octet-stream"
         return super().image(text, f"data:{mime};base64,{base64.b64encode(local.read_bytes()).decode()}", title)
-
-
-def markdown(text: str, page: str, site_paths: dict[str, str], problems: list[str], **options) -> str:
-    return MarkdownWithMath(renderer=SiteRenderer(escape=False, page=page, site_paths=site_paths,
-                                                  problems=problems, **options)).render(text)
 
 
 #: what HTMLExporter adds to its page in a last pass through BeautifulSoup (40% of the build's time, on
@@ -127,14 +116,15 @@ class SiteExporter(HTMLExporter):
 
     @jinja2.pass_context
     def markdown2html(self, context, source):
-        return markdown(source, self.page, self.site_paths, self.problems,
-                        attachments=context.get("cell", {}).get("attachments", {}),
-                        anchor_link_text=self.anchor_link_text, exclude_anchor_links=self.exclude_anchor_links,
-                        **self.lexer_options)
+        return MarkdownWithMath(renderer=SiteRenderer(
+            escape=False, page=self.page, site_paths=self.site_paths, problems=self.problems,
+            attachments=context.get("cell", {}).get("attachments", {}), anchor_link_text=self.anchor_link_text,
+            exclude_anchor_links=self.exclude_anchor_links, **self.lexer_options)).render(source)
 
 
-def render_index(site_paths: dict[str, str], problems: list[str]) -> str:
+def render_index(exporter: SiteExporter) -> str:
     """The home page: the README's title, its answer and Start paragraph, the table of notebooks."""
+    exporter.page, site_paths, readme = "README.md", exporter.site_paths, partial(exporter.markdown2html, {})
     text = manifest.ENGLISH.readme_path.read_text(encoding="utf-8")
     title = re.search(r"^# (.+)$", text, re.M).group(1)
     rows = [{"entry": entry,
@@ -145,11 +135,10 @@ def render_index(site_paths: dict[str, str], problems: list[str]) -> str:
     answer = re.sub(r"\]\(#[^)\s]+\)", f"]({manifest.notebook(0).site_page_url}#cell-id={FINE_PRINT_CELL})",
                     ANSWER.between(text) or "")
     return TEMPLATE_FILES.get_template("home.html.j2").render(
-        title=markdown(title, "README.md", site_paths, problems).strip().removeprefix("<p>").removesuffix("</p>"),
-        answer=markdown(answer, "README.md", site_paths, problems),
-        intro=markdown(START.between(text) or "", "README.md", site_paths, problems),
+        title=readme(title).strip().removeprefix("<p>").removesuffix("</p>"), answer=readme(answer),
+        intro=readme(START.between(text) or ""),
         editions=EDITIONS, rows=rows, practice_zip=PRACTICE_ZIP, repo_url=manifest.repo_url(),
-        repo_slug=manifest.REPO_SLUG, instructors_url=site_link(INSTRUCTORS, "README.md", site_paths))
+        repo_slug=manifest.REPO_SLUG, instructors_url=site_link(INSTRUCTORS, exporter.page, site_paths))
 
 
 #: What the practice zip holds beside the copies, so that they run unzipped, without the repository and without
@@ -158,15 +147,9 @@ def render_index(site_paths: dict[str, str], problems: list[str]) -> str:
 PRACTICE_FILES = ("utils", "requirements.txt", "constraints.txt", "pyproject.toml", "LICENSE", "LICENSE-CC-BY-4.0")
 
 
-def practice_readme() -> str:
-    """The README of the practice zip (``templates/practice_README.md.j2``): what is in it and how to run it."""
-    return TEMPLATE_FILES.get_template("practice_README.md.j2").render(
-        repo_name=manifest.REPO_NAME, repo_url=manifest.repo_url(), site_url=manifest.site_url())
-
-
 def write_practice_downloads(out_dir: Path) -> list[Path]:
     """The practice copies in ``out_dir/practice/``, one by one and zipped with :data:`PRACTICE_FILES` and a
-    README (:func:`practice_readme`); returns the files written."""
+    README (``templates/practice_README.md.j2``: what is in it, how to run it); returns the files written."""
     from .practice import write_practice
 
     copies = write_practice(out_dir / PRACTICE, published=True)
@@ -178,7 +161,8 @@ def write_practice_downloads(out_dir: Path) -> list[Path]:
             bundle.write(path, f"{archive.stem}/{path.relative_to(out_dir / PRACTICE).as_posix()}")
         for path in extras:  # .../utils/lookup.py, .../requirements.txt
             bundle.write(path, f"{archive.stem}/{path.relative_to(manifest.ROOT).as_posix()}")
-        bundle.writestr(f"{archive.stem}/README.md", practice_readme())
+        bundle.writestr(f"{archive.stem}/README.md", TEMPLATE_FILES.get_template("practice_README.md.j2").render(
+            repo_name=manifest.REPO_NAME, repo_url=manifest.repo_url(), site_url=manifest.site_url()))
     return [*copies, archive]
 
 
@@ -186,27 +170,26 @@ def build(out_dir: Path = SITE_DIR) -> list[Path]:
     """Write the site into ``out_dir``; returns the files written. Raises if anything could not be rendered."""
     pages = [(entry, edition) for entry in manifest.NOTEBOOKS for edition in available(entry)]
     site_paths = {edition.repo_path(entry): site_path(edition.repo_path(entry)) for entry, edition in pages}
-    exporter = SiteExporter(template_name="lab", extra_loaders=[jinja2.FileSystemLoader(TEMPLATES)])
+    exporter = SiteExporter(template_name="lab", extra_loaders=[TEMPLATE_FILES.loader])
     exporter.template_file, exporter.site_paths, exporter.problems = "page.html.j2", site_paths, []
     written = []
     for entry, edition in pages:
         exporter.page, exporter.language_code = edition.repo_path(entry), edition.code
-        here = posixpath.dirname(exporter.page)
+        here, target = posixpath.dirname(exporter.page), out_dir / site_paths[exporter.page]
         resources = {
             "metadata": {"name": f"{entry.number}. {entry.in_edition(edition.code).display_title}",
                          "path": str(edition.folder)},
             "home": posixpath.relpath(INDEX, here),
             "position": f"notebook {entry.number} of {len(manifest.NOTEBOOKS)}" if entry.number else "the answer",
-            "editions": [(e.name, e.code, None if e == edition else posixpath.relpath(site_path(e.repo_path(entry)),
+            "editions": [(e.name, e.code, None if e == edition else posixpath.relpath(site_paths[e.repo_path(entry)],
                                                                                       here)) for e in available(entry)],
         }
-        target = out_dir / site_path(exporter.page)
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(exporter.from_notebook_node(read_notebook(edition.path(entry)), resources)[0],
                           encoding="utf-8")
         written.append(target)
     written += write_practice_downloads(out_dir)
-    (out_dir / INDEX).write_text(render_index(site_paths, exporter.problems), encoding="utf-8")
+    (out_dir / INDEX).write_text(render_index(exporter), encoding="utf-8")
     written.append(out_dir / INDEX)
     for stale in set(out_dir.rglob("*.html")) - set(written):  # pages of notebooks that are gone
         stale.unlink()
