@@ -51,11 +51,12 @@ def template() -> Catalog:
     return catalog
 
 
-def compiled(catalog: Catalog | None) -> bytes:
-    """The ``.mo`` of ``catalog``, as Babel's ``compile`` writes it (fuzzy messages left out: English instead)."""
+def planned_mo() -> tuple[Path, bytes]:
+    """The ``.mo`` as sync writes it: the stored catalog, compiled as Babel's ``compile`` does (fuzzy messages left
+    out: English instead)."""
     buffer = io.BytesIO()
-    mofile.write_mo(buffer, catalog or new_catalog(INTERFACE), use_fuzzy=False)
-    return buffer.getvalue()
+    mofile.write_mo(buffer, load(INTERFACE) or new_catalog(INTERFACE), use_fuzzy=False)
+    return mo_path(), buffer.getvalue()
 
 
 def fields(text: str) -> set[str]:
@@ -67,6 +68,12 @@ def fields(text: str) -> set[str]:
 
 
 # --- the Chinese notebooks' stored outputs ------------------------------------------------------------------
+
+#: the fewest characters outside its fields a message needs to stand for a whole output line
+_WHOLE_LINE_LITERAL = 6
+#: a cell that calls the exercises' module (a checker, ``exercises.answered``), whose lines the catalog holds
+_CALLS_EXERCISES = re.compile(r"\bexercises\.\w+")
+
 
 class _Lines:
     """Renders English lines that the catalog's messages make in Chinese."""
@@ -87,12 +94,10 @@ class _Lines:
                 values = {name: self.render(value, nested=True) for name, value in found.groupdict().items()}
                 if nested and "names" in values and ", " in self.exact:  # a list, "a, b and c": "a、b 和 c"
                     values["names"] = self.exact[", "].join(values["names"].split(", "))
-                return _format_as_found(chinese, values)
+                # each field replaced by the text found for it (already formatted: no format spec applied)
+                return "".join(literal + (values[name] if name is not None else "")
+                               for literal, name, _spec, _conversion in string.Formatter().parse(chinese))
         return text
-
-
-#: the fewest characters outside its fields a message needs to stand for a whole output line
-_WHOLE_LINE_LITERAL = 6
 
 
 def _pattern(template: str) -> re.Pattern:
@@ -104,16 +109,6 @@ def _pattern(template: str) -> re.Pattern:
             parts.append(f"(?P={name})" if name in seen else f"(?P<{name}>.+?)")
             seen.add(name)
     return re.compile("".join(parts), re.S)
-
-
-def _format_as_found(template: str, values: dict[str, str]) -> str:
-    """``template`` with each field replaced by the text found for it (already formatted: no spec applied)."""
-    return "".join(literal + (values[name] if name is not None else "")
-                   for literal, name, _spec, _conversion in string.Formatter().parse(template))
-
-
-#: a cell that calls the exercises' module (a checker, ``exercises.answered``), whose lines the catalog holds
-_CALLS_EXERCISES = re.compile(r"\bexercises\.\w+")
 
 
 def chinese_outputs(nb: nbformat.NotebookNode, catalog: Catalog | None) -> nbformat.NotebookNode:
@@ -128,10 +123,3 @@ def chinese_outputs(nb: nbformat.NotebookNode, catalog: Catalog | None) -> nbfor
                 if output.get("output_type") == "stream":
                     output["text"] = "\n".join(map(lines.render, output["text"].split("\n")))
     return nb
-
-
-# --- what sync writes, and the check --------------------------------------------------------------------
-
-def planned_mo() -> tuple[Path, bytes]:
-    """The ``.mo`` as sync writes it: the stored catalog, compiled."""
-    return mo_path(), compiled(load(INTERFACE))

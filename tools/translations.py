@@ -6,7 +6,7 @@ message is a markdown cell, a code cell's comment (the code stays the English co
 ``msgctxt`` the cell id (the section's heading, the notebook's stem), ``msgid`` the English, ``msgstr`` the
 Chinese. ``sync`` (:func:`planned_chinese_files`) updates each catalog from the English (a new message comes in
 untranslated, a changed one keeps its Chinese, marked *fuzzy*, its previous English kept), then writes
-``notebooks/zh/`` (:func:`zh_notebook`: the English cells with the Chinese swapped in) and README.zh.md. A
+``notebooks/zh/`` (:func:`chinese_notebooks`: the English cells with the Chinese swapped in) and README.zh.md. A
 translator updates a fuzzy message in a PO editor and clears the flag; :func:`check` fails until every message
 is translated and none is fuzzy.
 
@@ -199,31 +199,24 @@ def is_translatable(cell: nbformat.NotebookNode) -> bool:
         cell.source.strip() if cell.cell_type == "markdown" else translatable_comments(cell.source))
 
 
-def template(name: str, messages: Iterable[tuple[str, str]]) -> Catalog:
-    catalog = catalogs.new_catalog(name)
-    for context, english in messages:
-        catalog.add(english, "", context=context)
-    return catalog
-
-
 def cell_messages(cells: Iterable[nbformat.NotebookNode]) -> list[tuple[str, str]]:
     return [(cell.id, text) for cell in cells if is_translatable(cell)
             for text in ([cell.source] if cell.cell_type == "markdown" else translatable_comments(cell.source))]
 
 
 def notebook_template(stem: str, english: nbformat.NotebookNode) -> Catalog:
-    return template(stem, cell_messages(cell for cell in english.cells if cell.get("id") not in SHARED_IDS))
+    return catalogs.new_catalog(stem, cell_messages(cell for cell in english.cells if cell.get("id") not in SHARED_IDS))
 
 
 def shared_template(english: Iterable[nbformat.NotebookNode]) -> Catalog:
     """The set-up cell (each variant's comments, once) and the titles of the manifest's notebooks."""
     setup = [cell for nb in english for cell in nb.cells if cell.get("id") in SHARED_IDS]
     titles = [(entry.stem, entry.title) for entry in manifest.NOTEBOOKS]
-    return template(SHARED, list(dict.fromkeys(cell_messages(setup))) + titles)
+    return catalogs.new_catalog(SHARED, list(dict.fromkeys(cell_messages(setup))) + titles)
 
 
 def readme_template() -> Catalog:
-    return template(README_KEY, _english_readme())
+    return catalogs.new_catalog(README_KEY, readme_sections(manifest.ENGLISH.readme_path.read_text(encoding="utf-8")))
 
 
 def update(catalog: Catalog | None, english: Catalog) -> Catalog:
@@ -419,22 +412,6 @@ def readme_sections(text: str) -> list[tuple[str, str]]:
     return [(heading, "\n".join(lines).rstrip()) for heading, lines in sections]
 
 
-def _english_readme() -> list[tuple[str, str]]:
-    return readme_sections(manifest.ENGLISH.readme_path.read_text(encoding="utf-8"))
-
-
-def readme_zh(catalog: Catalog | None, notebook_0: nbformat.NotebookNode | None = None) -> str:
-    """README.zh.md from its catalog: each section of README.md in its Chinese (the English under
-    :data:`UNTRANSLATED` where there is none), the generated blocks filled in (the answer and the fine print from
-    ``notebook_0``, the Chinese notebook 0)."""
-    translated = by_context(update(catalog, readme_template()))
-    text = "\n\n".join(translated.get(heading, {}).get(english) or f"{UNTRANSLATED}\n{english}"
-                       for heading, english in _english_readme()) + "\n"
-    for block, placeholder in _GENERATED_BLOCKS.items():
-        text = text.replace(placeholder, f"{block.start}\n{block.end}")
-    return generated.sync_readme(text, manifest.CHINESE, notebook_0)
-
-
 def check_readme(english: Edition | None = None) -> list[Problem]:
     """README.zh.md's catalog against README.md's sections, and the style of the README that sync writes."""
     english = english_notebooks() if english is None else english
@@ -461,31 +438,30 @@ def zh_cell(cell: nbformat.NotebookNode, translated: dict[str, str] | None) -> n
     return new
 
 
-def zh_notebook(entry: Notebook, english: nbformat.NotebookNode, catalog: Catalog | None,
-                shared: Catalog | None, interface_catalog: Catalog | None = None) -> nbformat.NotebookNode:
-    """The Chinese notebook generated from the English one (as ``make sync`` writes it); ``interface_catalog``:
-    the interface catalog, where the caller has loaded it already (else it is loaded here)."""
-    nb, made = copy.deepcopy(english), {generated.HEADER_ID: generated.header_source,
-                                        generated.FOOTER_ID: generated.footer_source}
-    own, setup = by_context(update(catalog, notebook_template(entry.stem, english))), by_context(shared)
-    nb.cells = [nbformat.v4.new_markdown_cell(made[cell.id](entry.zh), id=cell.id) if cell.get("id") in made
-                else zh_cell(cell, (setup if cell.get("id") in SHARED_IDS else own).get(cell.get("id")))
-                for cell in english.cells]
-    outputs = interface.chinese_outputs(nb, interface_catalog or load(INTERFACE))
-    return generated.collapse_generated(outputs, "zh")
-
-
 def chinese_notebooks(english: Edition) -> Edition:
-    shared, interface_catalog = load(SHARED), load(INTERFACE)  # each catalog read once, not once a notebook
-    return {entry: zh_notebook(entry, nb, load(entry.stem), shared, interface_catalog) for entry, nb in english.items()}
+    """The Chinese notebooks generated from the English ones (as ``make sync`` writes them)."""
+    setup, interface_catalog = by_context(load(SHARED)), load(INTERFACE)  # each catalog read once, not once a notebook
+    made, chinese = {generated.HEADER_ID: generated.header_source, generated.FOOTER_ID: generated.footer_source}, {}
+    for entry, nb in english.items():
+        own, zh = by_context(update(load(entry.stem), notebook_template(entry.stem, nb))), copy.deepcopy(nb)
+        zh.cells = [nbformat.v4.new_markdown_cell(made[cell.id](entry.zh), id=cell.id) if cell.get("id") in made
+                    else zh_cell(cell, (setup if cell.get("id") in SHARED_IDS else own).get(cell.get("id")))
+                    for cell in nb.cells]
+        chinese[entry] = generated.collapse_generated(interface.chinese_outputs(zh, interface_catalog), "zh")
+    return chinese
 
 
 def planned_readme_zh(english: Edition, chinese: Edition | None = None) -> str:
-    """README.zh.md as sync writes it (notebook 0's answer and fine print from its Chinese notebook)."""
-    entry, nb = manifest.notebook(0), None
-    if entry in english:
-        nb = (chinese or {}).get(entry) or zh_notebook(entry, english[entry], load(entry.stem), load(SHARED))
-    return readme_zh(load(README_KEY), nb)
+    """README.zh.md as sync writes it: each section of README.md in its Chinese (the English under
+    :data:`UNTRANSLATED` where there is none), the generated blocks filled in (the answer and the fine print from
+    the Chinese notebook 0)."""
+    entry = manifest.notebook(0)
+    chinese = chinese or (chinese_notebooks({entry: english[entry]}) if entry in english else {})
+    messages = update(load(README_KEY), readme_template())
+    text = "\n\n".join(m.string or f"{UNTRANSLATED}\n{m.id}" for m in messages if m.id) + "\n"
+    for block, placeholder in _GENERATED_BLOCKS.items():
+        text = text.replace(placeholder, f"{block.start}\n{block.end}")
+    return generated.sync_readme(text, manifest.CHINESE, chinese.get(entry))
 
 
 def planned_chinese_files(english: Edition, chinese: Edition) -> dict[Path, str]:
