@@ -2,11 +2,10 @@
 the set-up cell's line, course.py's messages, the generated cells' words, the practice copies' note (:data:`SOURCES`).
 
 The English stays in the code, marked ``_("...")`` (or ``N_`` in a table); ``sync`` extracts it with Babel, updates
-the catalog as it does the notebooks' (a changed English becomes fuzzy), and compiles it into :func:`mo_path` for
-:mod:`utils.language` (the standard library's gettext). The ``.mo`` is committed: Colab and a practice download run
-the notebooks straight from the repository, and course.py reads it before ``.venv`` (and Babel) exists. Sync also
-writes the Chinese notebooks' stored checker and set-up lines in Chinese (:func:`chinese_outputs`), each English
-line matched against the catalog's English (its ``{fields}`` too), so that the page shows what a run prints.
+the catalog as it does the notebooks', and compiles it into :func:`mo_path` for :mod:`utils.language` (standard
+gettext). The ``.mo`` is committed: Colab and a practice download run the notebooks straight from the repository,
+and course.py reads it before ``.venv`` (and Babel) exists. Sync also writes the Chinese notebooks' stored checker
+and set-up lines in Chinese (:func:`chinese_outputs`), so that the page shows what a run prints.
 """
 
 from __future__ import annotations
@@ -52,8 +51,7 @@ def template() -> Catalog:
 
 
 def planned_mo() -> tuple[Path, bytes]:
-    """The ``.mo`` as sync writes it: the stored catalog, compiled as Babel's ``compile`` does (fuzzy messages left
-    out: English instead)."""
+    """The ``.mo`` as sync writes it: the stored catalog compiled, fuzzy messages left out (English instead)."""
     buffer = io.BytesIO()
     mofile.write_mo(buffer, load(INTERFACE) or new_catalog(INTERFACE), use_fuzzy=False)
     return mo_path(), buffer.getvalue()
@@ -113,7 +111,7 @@ def _pattern(template: str) -> re.Pattern:
 
 def chinese_outputs(nb: nbformat.NotebookNode, catalog: Catalog | None) -> nbformat.NotebookNode:
     """The stream outputs of ``nb``'s set-up cell and of its cells that call the exercises' module, in Chinese
-    (in place, and returned)."""
+    (in place, and returned): each line matched against the catalog's English, its ``{fields}`` too."""
     from .generated import SETUP_ID
 
     lines = _Lines(catalog)
