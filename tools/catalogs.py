@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime
 import io
 import re
+from collections.abc import Iterable
 from pathlib import Path
 
 from babel.messages.catalog import Catalog
@@ -22,8 +23,7 @@ class TranslationFileError(ValueError):
 
 
 def translation_path(name: str) -> Path:
-    """``notebooks/zh/translations/<name>.po`` (``name``: a notebook's stem, :data:`SHARED`, :data:`README_KEY` or
-    :data:`INTERFACE`)."""
+    """``notebooks/zh/translations/<name>.po``, ``name`` a notebook's stem or one of the three names above."""
     return manifest.NOTEBOOK_DIR / "zh" / "translations" / f"{name}.po"
 
 
@@ -37,14 +37,18 @@ _WHAT = {SHARED: ("the set-up cell and the notebooks' titles", "the cell id, or 
                      "none (the English is in the code, #: says which file)")}
 
 
-def new_catalog(name: str) -> Catalog:
-    """An empty catalog for ``name``, with the header every catalog of the course has."""
+def new_catalog(name: str, messages: Iterable[tuple[str, str]] = ()) -> Catalog:
+    """A catalog for ``name``, with the header every catalog of the course has and ``messages`` (``(context,
+    English)``) untranslated."""
     what, context = _WHAT.get(name, (f"notebook {name}", "the cell id"))
-    return Catalog(locale="zh_CN", project=manifest.REPO_SLUG.split("/")[1], version="1",
-                   msgid_bugs_address="the course's issue tracker (README.md)", fuzzy=False,
-                   header_comment=_HEADER.format(what=what, context=context),
-                   last_translator="the course's translators", language_team="Chinese (Simplified)",
-                   creation_date=_CREATED, revision_date=_CREATED)
+    catalog = Catalog(locale="zh_CN", project=manifest.REPO_SLUG.split("/")[1], version="1",
+                      msgid_bugs_address="the course's issue tracker (README.md)", fuzzy=False,
+                      header_comment=_HEADER.format(what=what, context=context),
+                      last_translator="the course's translators", language_team="Chinese (Simplified)",
+                      creation_date=_CREATED, revision_date=_CREATED)
+    for key, english in messages:
+        catalog.add(english, "", context=key)
+    return catalog
 
 
 _UNWRAPPED = 1_000_000  # a line width that wraps nothing: a msgid's lines are its lines, a diff shows the change
@@ -59,15 +63,10 @@ def dumps(catalog: Catalog) -> str:
             message.previous_id = []
     buffer = io.BytesIO()
     write_po(buffer, catalog, width=_UNWRAPPED, include_previous=True)
-    return re.sub(r"^#\| msgid (.*)$", _previous_msgid_lines, buffer.getvalue().decode("utf-8"), flags=re.M)
-
-
-def _previous_msgid_lines(line: re.Match) -> str:
-    """Babel writes a previous msgid as a comment, all on one line at :data:`_UNWRAPPED` (a narrower width would
-    wrap it inside its strings, at a space or a hyphen, and :func:`loads` could not tell); here each of its
-    strings gets a line, as gettext's msgmerge writes it."""
-    first, *rest = re.findall(_QUOTED, line.group(1))
-    return "\n".join([f"#| msgid {first}", *(f"#| {string}" for string in rest)])
+    # Babel writes a previous msgid on one line (a narrower width would wrap it inside its strings, at a space or a
+    # hyphen, and loads could not tell): each of its strings gets a line, as gettext's msgmerge writes it
+    return re.sub(r"^#\| msgid (.*)$", lambda line: "#| msgid " + "\n#| ".join(re.findall(_QUOTED, line.group(1))),
+                  buffer.getvalue().decode("utf-8"), flags=re.M)
 
 
 def loads(text: str, where: str = "the catalog") -> Catalog:

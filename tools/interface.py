@@ -2,11 +2,10 @@
 the set-up cell's line, course.py's messages, the generated cells' words, the practice copies' note (:data:`SOURCES`).
 
 The English stays in the code, marked ``_("...")`` (or ``N_`` in a table); ``sync`` extracts it with Babel, updates
-the catalog as it does the notebooks' (a changed English becomes fuzzy), and compiles it into :func:`mo_path` for
-:mod:`utils.language` (the standard library's gettext). The ``.mo`` is committed: Colab and a practice download run
-the notebooks straight from the repository, and course.py reads it before ``.venv`` (and Babel) exists. Sync also
-writes the Chinese notebooks' stored checker and set-up lines in Chinese (:func:`chinese_outputs`), each English
-line matched against the catalog's English (its ``{fields}`` too), so that the page shows what a run prints.
+the catalog as it does the notebooks', and compiles it into :func:`mo_path` for :mod:`utils.language` (standard
+gettext). The ``.mo`` is committed: Colab and a practice download run the notebooks straight from the repository,
+and course.py reads it before ``.venv`` (and Babel) exists. Sync also writes the Chinese notebooks' stored checker
+and set-up lines in Chinese (:func:`chinese_outputs`), so that the page shows what a run prints.
 """
 
 from __future__ import annotations
@@ -51,11 +50,11 @@ def template() -> Catalog:
     return catalog
 
 
-def compiled(catalog: Catalog | None) -> bytes:
-    """The ``.mo`` of ``catalog``, as Babel's ``compile`` writes it (fuzzy messages left out: English instead)."""
+def planned_mo() -> tuple[Path, bytes]:
+    """The ``.mo`` as sync writes it: the stored catalog compiled, fuzzy messages left out (English instead)."""
     buffer = io.BytesIO()
-    mofile.write_mo(buffer, catalog or new_catalog(INTERFACE), use_fuzzy=False)
-    return buffer.getvalue()
+    mofile.write_mo(buffer, load(INTERFACE) or new_catalog(INTERFACE), use_fuzzy=False)
+    return mo_path(), buffer.getvalue()
 
 
 def fields(text: str) -> set[str]:
@@ -67,6 +66,12 @@ def fields(text: str) -> set[str]:
 
 
 # --- the Chinese notebooks' stored outputs ------------------------------------------------------------------
+
+#: the fewest characters outside its fields a message needs to stand for a whole output line
+_WHOLE_LINE_LITERAL = 6
+#: a cell that calls the exercises' module (a checker, ``exercises.answered``), whose lines the catalog holds
+_CALLS_EXERCISES = re.compile(r"\bexercises\.\w+")
+
 
 class _Lines:
     """Renders English lines that the catalog's messages make in Chinese."""
@@ -87,12 +92,10 @@ class _Lines:
                 values = {name: self.render(value, nested=True) for name, value in found.groupdict().items()}
                 if nested and "names" in values and ", " in self.exact:  # a list, "a, b and c": "a、b 和 c"
                     values["names"] = self.exact[", "].join(values["names"].split(", "))
-                return _format_as_found(chinese, values)
+                # each field replaced by the text found for it (already formatted: no format spec applied)
+                return "".join(literal + (values[name] if name is not None else "")
+                               for literal, name, _spec, _conversion in string.Formatter().parse(chinese))
         return text
-
-
-#: the fewest characters outside its fields a message needs to stand for a whole output line
-_WHOLE_LINE_LITERAL = 6
 
 
 def _pattern(template: str) -> re.Pattern:
@@ -106,19 +109,9 @@ def _pattern(template: str) -> re.Pattern:
     return re.compile("".join(parts), re.S)
 
 
-def _format_as_found(template: str, values: dict[str, str]) -> str:
-    """``template`` with each field replaced by the text found for it (already formatted: no spec applied)."""
-    return "".join(literal + (values[name] if name is not None else "")
-                   for literal, name, _spec, _conversion in string.Formatter().parse(template))
-
-
-#: a cell that calls the exercises' module (a checker, ``exercises.answered``), whose lines the catalog holds
-_CALLS_EXERCISES = re.compile(r"\bexercises\.\w+")
-
-
 def chinese_outputs(nb: nbformat.NotebookNode, catalog: Catalog | None) -> nbformat.NotebookNode:
     """The stream outputs of ``nb``'s set-up cell and of its cells that call the exercises' module, in Chinese
-    (in place, and returned)."""
+    (in place, and returned): each line matched against the catalog's English, its ``{fields}`` too."""
     from .generated import SETUP_ID
 
     lines = _Lines(catalog)
@@ -128,10 +121,3 @@ def chinese_outputs(nb: nbformat.NotebookNode, catalog: Catalog | None) -> nbfor
                 if output.get("output_type") == "stream":
                     output["text"] = "\n".join(map(lines.render, output["text"].split("\n")))
     return nb
-
-
-# --- what sync writes, and the check --------------------------------------------------------------------
-
-def planned_mo() -> tuple[Path, bytes]:
-    """The ``.mo`` as sync writes it: the stored catalog, compiled."""
-    return mo_path(), compiled(load(INTERFACE))

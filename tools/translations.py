@@ -6,7 +6,7 @@ message is a markdown cell, a code cell's comment (the code stays the English co
 ``msgctxt`` the cell id (the section's heading, the notebook's stem), ``msgid`` the English, ``msgstr`` the
 Chinese. ``sync`` (:func:`planned_chinese_files`) updates each catalog from the English (a new message comes in
 untranslated, a changed one keeps its Chinese, marked *fuzzy*, its previous English kept), then writes
-``notebooks/zh/`` (:func:`zh_notebook`: the English cells with the Chinese swapped in) and README.zh.md. A
+``notebooks/zh/`` (:func:`chinese_notebooks`: the English cells with the Chinese swapped in) and README.zh.md. A
 translator updates a fuzzy message in a PO editor and clears the flag; :func:`check` fails until every message
 is translated and none is fuzzy.
 
@@ -54,9 +54,8 @@ _PRAGMA_PROSE = re.compile(rf"(?P<directive>{_DIRECTIVE}.*?)(?:\s{{2,}}|\s+(?=[(
 
 @functools.lru_cache(maxsize=4096)  # a check reads each cell's comments several times
 def comment_tokens(source: str) -> tuple[tuple[int, int, int, str], ...]:
-    """Every comment in a code cell as ``(line index, start column, end column, text)``, found with
-    :mod:`tokenize` (a ``#`` in a string is not one) once IPython's magics and ``!shell`` lines are blanked.
-    None in a ``%%`` cell magic; ``ValueError`` for a cell that tokenize cannot read."""
+    """Every comment in a code cell as ``(line index, start column, end column, text)``, found with :mod:`tokenize`
+    (a ``#`` in a string is not one) once IPython's magics and ``!shell`` lines are blanked; none in a ``%%`` cell."""
     if source.lstrip().startswith("%%"):
         return ()
     lines, python = source.split("\n"), TransformerManager().transform_cell(source).split("\n")
@@ -73,15 +72,13 @@ def comment_tokens(source: str) -> tuple[tuple[int, int, int, str], ...]:
 
 
 def pragma_directive(text: str) -> str | None:
-    """The tool directive of a comment that goes on with prose (``# noqa: F401  (only Colab has it)``
-    -> ``# noqa: F401``); None for any other comment."""
+    """The directive of a comment that goes on with prose (``# noqa: F401  (only Colab has it)``), else None."""
     match = _PRAGMA_PROSE.match(text)
     return match.group("directive") if match else None
 
 
 def translatable_comments(source: str) -> list[str]:
-    """The distinct comments of a code cell, in order, but bare tool directives, ``#@title`` lines and solution
-    markers."""
+    """The distinct comments of a code cell, in order, but bare tool directives, ``#@title`` lines, solution markers."""
     texts = [text for *_, text in comment_tokens(source)
              if not (generated.TITLE_LINE.match(text) or generated.SOLUTION_MARKER.fullmatch(text))
              and (not re.match(_DIRECTIVE, text) or pragma_directive(text))]
@@ -96,10 +93,8 @@ def translate_comments(source: str, translations: dict[str, str]) -> str:
     return "\n".join(lines)
 
 
-def _comment_translation_error(zh: object, en: str = "") -> str | None:
-    if not isinstance(zh, str) or not zh.strip():
-        return "has no translation"
-    if "\n" in zh or "\r" in zh or not zh.startswith("#"):
+def _comment_translation_error(zh: str, en: str) -> str | None:
+    if "\n" in zh or "\r" in zh or not zh.startswith("#"):  # (a blank translation is the check's "untranslated")
         return "must be translated as one line that starts with '#'"
     directive = pragma_directive(en)
     if directive and not re.match(re.escape(directive) + r"(\s{2,}|\s+(?=[(（]))\S", zh):
@@ -116,9 +111,8 @@ _TEXT_IN_MATH = re.compile(r"\\text\{(?:[^{}]|\{[^{}]*\})*\}")  # words in a for
 
 
 def markdown_invariants(text: str) -> dict[str, list[str]]:
-    """What a translated markdown cell keeps from the English: code (spans and fenced blocks), formulas
-    (but the words in their ``\\text{}``), link targets, the levels of its headings and its list items (a bullet
-    merged into the one before it is a missing item)."""
+    """What a translated markdown cell keeps from the English: code, formulas (but the words in their ``\\text{}``),
+    link targets, the levels of its headings and its list items (a bullet merged into the one before is missing)."""
     found = {"code": [], "formulas": []}
     for key, patterns in (("code", _CODE), ("formulas", _MATH)):
         for pattern in patterns:
@@ -199,39 +193,31 @@ def is_translatable(cell: nbformat.NotebookNode) -> bool:
         cell.source.strip() if cell.cell_type == "markdown" else translatable_comments(cell.source))
 
 
-def template(name: str, messages: Iterable[tuple[str, str]]) -> Catalog:
-    catalog = catalogs.new_catalog(name)
-    for context, english in messages:
-        catalog.add(english, "", context=context)
-    return catalog
-
-
 def cell_messages(cells: Iterable[nbformat.NotebookNode]) -> list[tuple[str, str]]:
     return [(cell.id, text) for cell in cells if is_translatable(cell)
             for text in ([cell.source] if cell.cell_type == "markdown" else translatable_comments(cell.source))]
 
 
 def notebook_template(stem: str, english: nbformat.NotebookNode) -> Catalog:
-    return template(stem, cell_messages(cell for cell in english.cells if cell.get("id") not in SHARED_IDS))
+    return catalogs.new_catalog(stem, cell_messages(cell for cell in english.cells if cell.get("id") not in SHARED_IDS))
 
 
 def shared_template(english: Iterable[nbformat.NotebookNode]) -> Catalog:
     """The set-up cell (each variant's comments, once) and the titles of the manifest's notebooks."""
     setup = [cell for nb in english for cell in nb.cells if cell.get("id") in SHARED_IDS]
     titles = [(entry.stem, entry.title) for entry in manifest.NOTEBOOKS]
-    return template(SHARED, list(dict.fromkeys(cell_messages(setup))) + titles)
+    return catalogs.new_catalog(SHARED, list(dict.fromkeys(cell_messages(setup))) + titles)
 
 
 def readme_template() -> Catalog:
-    return template(README_KEY, _english_readme())
+    return catalogs.new_catalog(README_KEY, readme_sections(manifest.ENGLISH.readme_path.read_text(encoding="utf-8")))
 
 
 def update(catalog: Catalog | None, english: Catalog) -> Catalog:
     """A copy of ``catalog`` (None: a new one) brought up to ``english`` with Babel's ``Catalog.update``: a new
-    English comes in untranslated; a changed one keeps its Chinese, marked fuzzy, with the English it was made from
-    as its previous msgid; a gone one stays, obsolete (``#~``), until a person deletes it. A changed message is
-    found by its context (the cell id): Babel's fuzzy matching looks across all contexts, and would give a new cell
-    another cell's Chinese."""
+    English comes in untranslated; a changed one (found by its context, the cell id: Babel's fuzzy matching looks
+    across contexts) keeps its Chinese, marked fuzzy, its previous msgid the English it was made from; a gone one
+    stays, obsolete (``#~``), until a person deletes it."""
     catalog = copy.deepcopy(english if catalog is None else catalog)
     previous = {(m.id, m.context): m.previous_id for m in catalog if m.id and m.fuzzy}
     obsolete = dict(catalog.obsolete)
@@ -263,9 +249,8 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
-        kind = "section" if self.notebook.endswith(".md") else "cell"
-        return f"{self.notebook}: {kind} {self.cell!r}: {self.message}" if self.cell else \
-            f"{self.notebook}: {self.message}"
+        where = f" {'section' if self.notebook.endswith('.md') else 'cell'} {self.cell!r}:" if self.cell else ""
+        return f"{self.notebook}:{where} {self.message}"
 
 
 def _opening(english: str) -> str:
@@ -338,17 +323,15 @@ def check_translation(stem: str, english: nbformat.NotebookNode, catalog: Catalo
 
 def english_notebooks() -> Edition:
     """Every English notebook as ``make sync`` writes it (header, set-up and footer in place)."""
-    for entry in manifest.NOTEBOOKS:
-        if not entry.path.is_file():
-            raise FileNotFoundError(f"the manifest lists {entry.repo_path}, but the file is missing")
+    if missing := [entry for entry in manifest.NOTEBOOKS if not entry.path.is_file()]:
+        raise FileNotFoundError(f"the manifest lists {missing[0].repo_path}, but the file is missing")
     return {entry: generated.sync_notebook(generated.read_notebook(entry.path), entry) for entry in manifest.NOTEBOOKS}
 
 
 def check(stems: list[str] | None = None, english: Edition | None = None) -> list[Problem]:
-    """Everything a person must fix in the Chinese edition's catalogs (empty: it is complete): each notebook's (or
-    only ``stems``'), the shared one, README.zh.md's and the interface's; and Chinese notebooks the manifest does not
-    list. ``english``: the notebooks as sync writes them, where the caller has built them already. Whether the
-    files that sync writes from the catalogs are current is ``sync --check``'s (:func:`tools.sync.stale_files`)."""
+    """Everything a person must fix in the catalogs (each notebook's or only ``stems``', the shared one, README.zh.md's,
+    the interface's) and Chinese notebooks the manifest does not list; ``english``: as :func:`english_notebooks`.
+    Whether the files that sync writes from the catalogs are current is ``sync --check``'s."""
     english, problems = english or english_notebooks(), []
     for entry, nb in english.items():
         if not stems or entry.stem in stems:
@@ -369,9 +352,8 @@ def check(stems: list[str] | None = None, english: Edition | None = None) -> lis
 
 
 def interface_problems(catalog: Catalog | None = None) -> list[Problem]:
-    """The interface catalog's problems (``catalog``: the stored one unless given): those of every catalog, and a
-    translation whose ``{fields}`` differ from its English's (``.format`` would raise KeyError in the learner's
-    kernel)."""
+    """The interface catalog's problems (default: the stored one's): those of every catalog, and a translation
+    whose ``{fields}`` differ from its English's (``.format`` would raise KeyError in the learner's kernel)."""
     catalog, fields = load(INTERFACE) if catalog is None else catalog, interface.fields
     return catalog_problems(INTERFACE, catalog, interface.template(), {}) + [
         Problem(INTERFACE, message.id[:60], "invalid", f"the translation must keep the fields "
@@ -394,9 +376,8 @@ def _unless_invalid(where: str, check_part, *args) -> list[Problem]:
 # --- README.zh.md: one message per section of README.md ------------------------------------------------
 
 _INTRO = "(introduction)"  # the name of the text before the first `##` heading
-#: what `make sync` writes into both READMEs, left out of the sections' messages, with its placeholder there (the
-#: titles and notebook 0's cells are translated in their own catalogs, the Start paragraph and the table's words in
-#: the interface catalog)
+#: what `make sync` writes into both READMEs, a placeholder in the sections' messages (the titles and notebook 0's
+#: cells are translated in their own catalogs, the Start paragraph and the table's words in the interface catalog)
 _GENERATED_BLOCKS = {generated.TABLE: "<!-- notebooks table (generated) -->",
                      generated.ANSWER: "<!-- the answer (generated) -->",
                      generated.FINE_PRINT: "<!-- the fine print (generated) -->",
@@ -404,9 +385,8 @@ _GENERATED_BLOCKS = {generated.TABLE: "<!-- notebooks table (generated) -->",
 
 
 def readme_sections(text: str) -> list[tuple[str, str]]:
-    """``text`` cut at its ``## `` headings outside fenced code: ``(heading, text)`` in order, the first the
-    introduction (:data:`_INTRO`); the generated blocks (a placeholder in their place) and trailing blank lines
-    left out."""
+    """``text`` cut at its ``## `` headings outside fenced code, as ``(heading, text)`` from :data:`_INTRO` on; the
+    generated blocks (a placeholder in their place) and trailing blank lines left out."""
     for block, placeholder in _GENERATED_BLOCKS.items():
         text = block.pattern.sub(placeholder, text)
     sections, fence = [(_INTRO, [])], None
@@ -417,22 +397,6 @@ def readme_sections(text: str) -> list[tuple[str, str]]:
             sections.append((line.strip(), []))
         sections[-1][1].append(line)
     return [(heading, "\n".join(lines).rstrip()) for heading, lines in sections]
-
-
-def _english_readme() -> list[tuple[str, str]]:
-    return readme_sections(manifest.ENGLISH.readme_path.read_text(encoding="utf-8"))
-
-
-def readme_zh(catalog: Catalog | None, notebook_0: nbformat.NotebookNode | None = None) -> str:
-    """README.zh.md from its catalog: each section of README.md in its Chinese (the English under
-    :data:`UNTRANSLATED` where there is none), the generated blocks filled in (the answer and the fine print from
-    ``notebook_0``, the Chinese notebook 0)."""
-    translated = by_context(update(catalog, readme_template()))
-    text = "\n\n".join(translated.get(heading, {}).get(english) or f"{UNTRANSLATED}\n{english}"
-                       for heading, english in _english_readme()) + "\n"
-    for block, placeholder in _GENERATED_BLOCKS.items():
-        text = text.replace(placeholder, f"{block.start}\n{block.end}")
-    return generated.sync_readme(text, manifest.CHINESE, notebook_0)
 
 
 def check_readme(english: Edition | None = None) -> list[Problem]:
@@ -447,10 +411,9 @@ def check_readme(english: Edition | None = None) -> list[Problem]:
 # --- generating the Chinese notebooks and README ------------------------------------------------------
 
 def zh_cell(cell: nbformat.NotebookNode, translated: dict[str, str] | None) -> nbformat.NotebookNode:
-    """The Chinese twin of an English body cell, given the Chinese of its messages (``{English: Chinese}``):
-    code with the translated comments swapped in (a comment without a usable translation stays English);
-    markdown's translation, its links rebased to ``notebooks/zh/``, or the English under :data:`UNTRANSLATED`.
-    A fuzzy translation is used as it is (the check reports it)."""
+    """The Chinese twin of an English body cell, given its messages' Chinese (``{English: Chinese}``, fuzzy ones as
+    they are): code with the usable comments swapped in; markdown's translation, its links rebased to
+    ``notebooks/zh/``, or the English under :data:`UNTRANSLATED`."""
     new, translated = copy.deepcopy(cell), translated or {}
     if cell.cell_type == "code":
         new.source = translate_comments(cell.source, {en: zh for en, zh in translated.items()
@@ -461,36 +424,34 @@ def zh_cell(cell: nbformat.NotebookNode, translated: dict[str, str] | None) -> n
     return new
 
 
-def zh_notebook(entry: Notebook, english: nbformat.NotebookNode, catalog: Catalog | None,
-                shared: Catalog | None, interface_catalog: Catalog | None = None) -> nbformat.NotebookNode:
-    """The Chinese notebook generated from the English one (as ``make sync`` writes it); ``interface_catalog``:
-    the interface catalog, where the caller has loaded it already (else it is loaded here)."""
-    nb, made = copy.deepcopy(english), {generated.HEADER_ID: generated.header_source,
-                                        generated.FOOTER_ID: generated.footer_source}
-    own, setup = by_context(update(catalog, notebook_template(entry.stem, english))), by_context(shared)
-    nb.cells = [nbformat.v4.new_markdown_cell(made[cell.id](entry.zh), id=cell.id) if cell.get("id") in made
-                else zh_cell(cell, (setup if cell.get("id") in SHARED_IDS else own).get(cell.get("id")))
-                for cell in english.cells]
-    outputs = interface.chinese_outputs(nb, interface_catalog or load(INTERFACE))
-    return generated.collapse_generated(outputs, "zh")
-
-
 def chinese_notebooks(english: Edition) -> Edition:
-    shared, interface_catalog = load(SHARED), load(INTERFACE)  # each catalog read once, not once a notebook
-    return {entry: zh_notebook(entry, nb, load(entry.stem), shared, interface_catalog) for entry, nb in english.items()}
+    """The Chinese notebooks generated from the English ones (as ``make sync`` writes them)."""
+    setup, interface_catalog = by_context(load(SHARED)), load(INTERFACE)  # each catalog read once, not once a notebook
+    made, chinese = {generated.HEADER_ID: generated.header_source, generated.FOOTER_ID: generated.footer_source}, {}
+    for entry, nb in english.items():
+        own, zh = by_context(update(load(entry.stem), notebook_template(entry.stem, nb))), copy.deepcopy(nb)
+        zh.cells = [nbformat.v4.new_markdown_cell(made[cell.id](entry.zh), id=cell.id) if cell.get("id") in made
+                    else zh_cell(cell, (setup if cell.get("id") in SHARED_IDS else own).get(cell.get("id")))
+                    for cell in nb.cells]
+        chinese[entry] = generated.collapse_generated(interface.chinese_outputs(zh, interface_catalog), "zh")
+    return chinese
 
 
 def planned_readme_zh(english: Edition, chinese: Edition | None = None) -> str:
-    """README.zh.md as sync writes it (notebook 0's answer and fine print from its Chinese notebook)."""
-    entry, nb = manifest.notebook(0), None
-    if entry in english:
-        nb = (chinese or {}).get(entry) or zh_notebook(entry, english[entry], load(entry.stem), load(SHARED))
-    return readme_zh(load(README_KEY), nb)
+    """README.zh.md as sync writes it: each section of README.md in its Chinese (the English under
+    :data:`UNTRANSLATED` where there is none), the generated blocks filled in (the answer and the fine print from
+    the Chinese notebook 0)."""
+    entry = manifest.notebook(0)
+    chinese = chinese or (chinese_notebooks({entry: english[entry]}) if entry in english else {})
+    messages = update(load(README_KEY), readme_template())
+    text = "\n\n".join(m.string or f"{UNTRANSLATED}\n{m.id}" for m in messages if m.id) + "\n"
+    for block, placeholder in _GENERATED_BLOCKS.items():
+        text = text.replace(placeholder, f"{block.start}\n{block.end}")
+    return generated.sync_readme(text, manifest.CHINESE, chinese.get(entry))
 
 
 def planned_chinese_files(english: Edition, chinese: Edition) -> dict[Path, str]:
-    """The catalogs (updated from the current English), the Chinese notebooks and README.zh.md as sync writes
-    them (:func:`tools.sync.planned_text_files`' Chinese part), from the notebooks as sync writes them."""
+    """The catalogs (updated from the English), the Chinese notebooks and README.zh.md as sync writes them."""
     planned = {entry.zh.path: generated.dumps_notebook(nb) for entry, nb in chinese.items()}
     templates = {entry.stem: notebook_template(entry.stem, nb) for entry, nb in english.items()}
     templates |= {SHARED: shared_template(english.values()), README_KEY: readme_template(),

@@ -137,14 +137,12 @@ class Slip:
 
 
 def prose(text: str) -> str:
-    """``text`` without code blocks, formulas, link targets and comments (each replaced by a space), and each
-    code span replaced by ``§``."""
+    """``text`` without code blocks, formulas, link targets and comments (each a space), each code span a ``§``."""
     return _CODE_SPAN.sub("§", _SKIP.sub(" ", text))
 
 
 def phrase_slips(file: str, text: str, cell: str | None = None, markdown: bool = True) -> list[Slip]:
-    """The slips of :data:`PHRASE_RULES` in one text (of ``cell`` in ``file``; ``markdown=False``: a code
-    cell's comments), by rule."""
+    """The slips of :data:`PHRASE_RULES` in the text of ``cell`` in ``file`` (``markdown=False``: its comments)."""
     text = _GLOSS.sub("", prose(text))
     return [Slip(file, cell, rule.rule, f"{match.group(0)}: {rule.advice}" if rule.advice else match.group(0))
             for rule in PHRASE_RULES if (rule.markdown if markdown else rule.comments) and file != rule.except_in
@@ -157,8 +155,7 @@ def chinese_characters(text: str) -> int:
 
 
 def punctuation_rates(text: str) -> dict[str, float]:
-    """Full-width colons and semicolons per 1,000 Chinese characters of ``text``'s prose: issue 41's measure,
-    which d2l-zh's 3.2 and 0.7 come from."""
+    """Full-width colons and semicolons per 1,000 Chinese characters of ``text``'s prose (issue 41's measure)."""
     plain, chinese = prose(text), chinese_characters(text)
     return {mark: 1000 * plain.count(mark) / chinese if chinese else 0.0 for mark in MAX_RATES}
 
@@ -192,8 +189,8 @@ def gloss_slips(file: str, texts: list[tuple[str, str]]) -> list[Slip]:
 
 
 def cell_texts(english: nbformat.NotebookNode, catalog: Catalog | None) -> list[tuple[str, bool, str]]:
-    """``(cell id, whether markdown, its Chinese)`` of each translated cell of the notebook ``english``, in
-    notebook order, from its catalog (a code cell's Chinese: its comments, one a line)."""
+    """``(cell id, whether markdown, its Chinese)`` of each translated cell of ``english``, in order, from its
+    catalog (a code cell's Chinese: its comments, one a line)."""
     translated = by_context(catalog)
     return [(cell.id, cell.cell_type == "markdown", "\n".join(translated[cell.id].values()))
             for cell in english.cells if cell.get("id") in translated and cell.get("id") != generated.SETUP_ID]
@@ -212,9 +209,8 @@ def notebook_slips(stem: str, texts: list[tuple[str, bool, str]]) -> list[Slip]:
 
 
 def readme_slips(text: str | None = None) -> list[Slip]:
-    """The :data:`PHRASE_RULES` and ``punctuation`` slips of README.zh.md (default: the file's ``text``), and
-    ``glossary``: a key term or a :data:`ONE_WORD` word that its 术语表 does not list with its English
-    (``| 词元 | token |``)."""
+    """The :data:`PHRASE_RULES` and ``punctuation`` slips of README.zh.md (default: the file), and ``glossary``:
+    a key term or :data:`ONE_WORD` word its 术语表 does not list with its English (``| 词元 | token |``)."""
     text = manifest.CHINESE.readme_path.read_text(encoding="utf-8") if text is None else text
     words = {**KEY_TERMS, **{word: english for word, (english, _) in ONE_WORD.items()}}
     missing = [f"no row | {word} | {english} | in the 术语表" for word, english in words.items()
