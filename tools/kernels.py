@@ -12,15 +12,13 @@ from jupyter_client.manager import AsyncKernelManager, KernelManager
 from jupyter_core.paths import jupyter_runtime_dir
 from traitlets import default
 
-TRANSPORT = "ipc" if os.name == "posix" else "tcp"
-
 
 class IPCKernelManager(KernelManager):
     """For a client that talks to the kernel synchronously (nbval)."""
 
     @default("transport")
     def _default_transport(self) -> str:
-        return TRANSPORT
+        return "ipc" if os.name == "posix" else "tcp"
 
     @default("ip")
     def _default_ip(self) -> str:
