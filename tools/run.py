@@ -11,6 +11,7 @@ import time
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
+from unittest import mock
 
 from utils.language import _
 
@@ -81,11 +82,8 @@ def register_engine() -> None:
         @classmethod
         def execute_managed_notebook(cls, nb_man, kernel_name, **kwargs):
             # papermill's own steps, with this client in the place of its own (runs are one at a time)
-            original, engines.PapermillNotebookClient = engines.PapermillNotebookClient, Client
-            try:
+            with mock.patch.object(engines, "PapermillNotebookClient", Client):
                 return super().execute_managed_notebook(nb_man, kernel_name, **kwargs)
-            finally:
-                engines.PapermillNotebookClient = original
 
     engines.papermill_engines.register("course", PeakMemoryEngine)
 
