@@ -1,10 +1,8 @@
 """The test suite's own pytest plugin (loaded by ``-p tools.pytest_course`` in pyproject.toml): no workers
-for the unit tier, the longest files first, nbval's kernels over IPC (tools/kernels.py) and its collector
-replaced by :class:`tools.pytest_notebooks.ClientNotebook`, and a count of notebook executions at the end.
+for the unit tier, the longest files first, nbval's collector replaced by
+:class:`tools.pytest_notebooks.ClientNotebook`, and a count of notebook executions at the end.
 A tier is a folder (``pytest tests/unit``); pyproject.toml's ``env`` (pytest-env) sets the environment.
 """
-
-from __future__ import annotations
 
 import sys
 from collections import Counter
@@ -44,14 +42,6 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     workers 114.4 s). ``-n N`` on the command line still wins."""
     paths = [Path(config.invocation_params.dir, arg.split("::")[0]).resolve() for arg in config.args]
     return 0 if paths and all(path.is_relative_to(UNIT_TIER) for path in paths) else None
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    import nbval.kernel  # (without nbval, pytest_load_initial_conftests has stopped the run)
-
-    from tools.kernels import IPCKernelManager
-
-    nbval.kernel.KernelManager = IPCKernelManager
 
 
 @pytest.hookimpl(wrapper=True)

@@ -14,8 +14,6 @@ The last item of each notebook, ``clients``, checks the last two, and (under ``-
 with ``COURSE_DEVICE=cuda``) that no cell wrote a warning.
 """
 
-from __future__ import annotations
-
 import atexit
 import copy
 import os
@@ -27,14 +25,15 @@ from pathlib import Path
 from unittest import mock
 
 import nbformat
+import nbval.kernel
 import pytest
-from nbval.kernel import CURRENT_ENV_KERNEL_NAME, RunningKernel
 from nbval.plugin import IPyNbCell, IPyNbFile, find_comment_markers, find_metadata_tags
 from papermill.iorw import load_notebook_node
 from papermill.parameterize import parameterize_notebook
 
 from tools import manifest
 from tools.generated import is_checker, is_worked_answer
+from tools.kernels import IPCKernelManager
 from tools.run import stderr_outputs
 
 #: the ``device`` parameter: unset, each notebook's default; the GPU job sets COURSE_DEVICE=cuda
@@ -151,15 +150,14 @@ class ClientNotebook(IPyNbFile):
         yield ClientChecks.from_parent(self, name="clients")
 
     def setup(self):
-        # a folder empty but for the notebook
-        self.folder = Path(tempfile.mkdtemp(prefix=f"{self.entry.stem}-", dir=scratch()))
+        self.folder = Path(tempfile.mkdtemp(prefix=f"{self.entry.stem}-", dir=scratch()))  # empty but for the notebook
         nbformat.write(self.nb, self.folder / self.entry.filename)
-        options = self.config.option
-        kernel_name = CURRENT_ENV_KERNEL_NAME if options.nbval_current_env else (  # as nbval chooses the kernel
+        options = self.config.option  # the kernel chosen as nbval chooses it
+        name = nbval.kernel.CURRENT_ENV_KERNEL_NAME if options.nbval_current_env else (
             options.nbval_kernel_name or self.nb.metadata.get("kernelspec", {}).get("name", "python3"))
-        with mock.patch.dict(os.environ, offline_environment(), clear=True):  # the kernel's, which it inherits
-            self.kernel = RunningKernel(kernel_name, cwd=str(self.folder),
-                                        startup_timeout=options.nbval_kernel_startup_timeout)
+        with (mock.patch.dict(os.environ, offline_environment(), clear=True),  # the kernel inherits it
+              mock.patch.object(nbval.kernel, "KernelManager", IPCKernelManager)):
+            self.kernel = nbval.kernel.RunningKernel(name, str(self.folder), options.nbval_kernel_startup_timeout)
         self.setup_sanitize_files()
 
 
