@@ -46,8 +46,7 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_collect_file(file_path: Path, parent: pytest.Collector):
-    """nbval's collector for a course notebook becomes :class:`tools.pytest_notebooks.ClientNotebook`:
-    the same strict comparison, in a run that also checks Colab, papermill and the practice copy."""
+    """nbval's collector for a course notebook becomes :class:`tools.pytest_notebooks.ClientNotebook`."""
     collected = yield
     if file_path.suffix != ".ipynb":
         return collected
@@ -63,16 +62,14 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector):
     return [notebook if isinstance(node, IPyNbFile) else node for node in collected]
 
 
-#: Where the longest files are (seconds each on 2 cores: the browser tests 25, a notebook under
-#: nbval 5 to 50, the process tests 10 to 20, the site 15), started first: xdist (``--dist
-#: loadfile``) hands out whole files in the order collected, and a long one handed out last would
-#: leave the other worker idle while it runs. Everything else keeps its order.
+#: Where the longest files are (seconds each on 2 cores: the browser tests 25, a notebook under nbval 5 to 50,
+#: the process tests 10 to 20, the site 15), started first: xdist (``--dist loadfile``) hands out whole files in
+#: the order collected, and a long one handed out last would leave the other worker idle while it runs.
 LONGEST_FIRST = ("tests/clients/", "notebooks/", "tests/processes/", "tests/tooling/test_website.py")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Longest files first (a stable sort: a file's tests stay in order); a node id starts with the file's path
-    from the rootdir."""
+    """Longest files first; a stable sort, so a file's tests, and everything else, keep their order."""
     items.sort(key=lambda item: [not item.nodeid.startswith(start) for start in LONGEST_FIRST])  # False sorts first
 
 

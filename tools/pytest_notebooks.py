@@ -36,8 +36,6 @@ from tools.generated import is_checker, is_worked_answer
 from tools.kernels import IPCKernelManager
 from tools.run import stderr_outputs
 
-#: the ``device`` parameter: unset, each notebook's default; the GPU job sets COURSE_DEVICE=cuda
-DEVICE_ENV = "COURSE_DEVICE"
 #: how a checker cell of the learner's begins its one line, run before they have answered
 NOT_ANSWERED = "not answered yet: "
 #: nbval waits 5 s for each output message once a cell has replied, and fails the cell if one is later,
@@ -76,7 +74,8 @@ socket.socket.connect = _loopback_only
 
 
 def device(entry: manifest.Notebook) -> str:
-    return os.environ.get(DEVICE_ENV) or entry.default_device
+    """The ``device`` parameter: ``$COURSE_DEVICE`` (the GPU job sets cuda), else the notebook's default."""
+    return os.environ.get("COURSE_DEVICE") or entry.default_device
 
 
 @cache
@@ -137,17 +136,14 @@ class ClientNotebook(IPyNbFile):
     def collect(self):
         self.nb = client_notebook(self.entry)
         self.cell_items = []
-        code = [cell for cell in self.nb.cells if cell.cell_type == "code"]
-        for number, cell in enumerate(code):
+        for number, cell in enumerate(cell for cell in self.nb.cells if cell.cell_type == "code"):
             options = defaultdict(bool, find_metadata_tags(cell.metadata))  # as nbval reads a cell's tags
             options.update(find_comment_markers(cell.source))
             options.setdefault("check", self.compare_outputs)
-            item = IPyNbCell.from_parent(self, name=f"Cell {number} ({cell.id})", cell_num=number, cell=cell,
-                                         options=options)
-            item.output_timeout = OUTPUT_TIMEOUT_S
-            self.cell_items.append(item)
-            yield item
-        yield ClientChecks.from_parent(self, name="clients")
+            self.cell_items.append(IPyNbCell.from_parent(self, name=f"Cell {number} ({cell.id})", cell_num=number,
+                                                         cell=cell, options=options))
+            self.cell_items[-1].output_timeout = OUTPUT_TIMEOUT_S
+        return [*self.cell_items, ClientChecks.from_parent(self, name="clients")]
 
     def setup(self):
         self.folder = Path(tempfile.mkdtemp(prefix=f"{self.entry.stem}-", dir=scratch()))  # empty but for the notebook
