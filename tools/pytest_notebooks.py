@@ -111,9 +111,8 @@ def client_notebook(entry: manifest.Notebook) -> nbformat.NotebookNode:
 
 
 def check_practice_section(nb: nbformat.NotebookNode) -> None:
-    """The practice copy is the notebook without its worked answers (``solution`` cells). So every checker cell
-    outside them, run on the answer cell as given, printed one line, that the exercise is not answered yet, and
-    raised nothing; and every worked answer runs a checker, whose verdict nbval compares."""
+    """Every checker cell outside the worked answers (``solution`` cells, which the practice copy leaves out) printed
+    one line, that the exercise is not answered yet, and raised nothing; every worked answer runs a checker."""
     learners = [cell for cell in nb.cells if is_checker(cell) and not is_worked_answer(cell)]
     worked = [cell for cell in nb.cells if is_worked_answer(cell)]
     assert len(worked) >= 2, "a worked answer per exercise"
