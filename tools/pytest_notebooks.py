@@ -2,13 +2,11 @@
 nbval's collector), set up so that one kernel run checks four things:
 
 - **nbval, strict**: every code cell's output is compared with the stored one;
-- **alone and offline**: in an empty folder (inside ``build/``, so that its set-up cell finds the course in a
-  folder above, as in a clone), with no network: git may use only local files, Python sockets only the loopback,
-  and a stand-in ``pip`` fails if anything tries to install (Colab itself is simulated once, for the set-up cell
-  that every notebook shares: tests/notebooks/test_colab.py);
+- **alone and offline**: in an empty folder inside ``build/`` (its set-up cell finds the course in a folder above,
+  as in a clone), with no network and no ``pip`` (Colab itself: once, in tests/notebooks/test_colab.py);
 - **papermill**: its ``device`` parameter injected by papermill's own steps;
-- **the practice copy**, the notebook without its worked answers: each exercise's checker, run on the answer cell
-  as given, says in one line that the exercise is not answered yet and raises nothing.
+- **the practice copy**: each checker, run on the answer cell as given, says in one line that the exercise is not
+  answered yet and raises nothing.
 
 The last item of each notebook, ``clients``, checks the last two, and (under ``--nbval-lax``, as in the GPU job
 with ``COURSE_DEVICE=cuda``) that no cell wrote a warning.
