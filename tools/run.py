@@ -21,7 +21,6 @@ from .manifest import NOTEBOOK_DIR, ROOT, Notebook
 
 # Jupyter's modules take seconds to import: imported where a notebook runs, after the command line is read.
 
-BUILD_DIR = ROOT / "build" / "notebooks"
 #: only the kernels' critical log lines: jupyter_client interrupts each kernel as it shuts it down, and ipykernel
 #: logs "KeyboardInterrupt caught in kernel" among the progress bar's lines (a cell's warnings reach the notebook)
 KERNEL_ARGUMENTS = ["--IPKernelApp.log_level=CRITICAL"]
@@ -188,8 +187,8 @@ def markdown_table(results: list[RunResult]) -> str:
         for r in results])
 
 
-def run_notebooks(numbers: list[str], device: str | None = None, out: Path = BUILD_DIR, in_place: bool = False,
-                  markdown: bool = False, edition: str = "en") -> int:
+def run_notebooks(numbers: list[str], device: str | None = None, out: Path = ROOT / "build" / "notebooks",
+                  in_place: bool = False, markdown: bool = False, edition: str = "en") -> int:
     """Execute the notebooks numbered ``numbers`` (all when none) of ``edition``, print the table; 1 if any failed.
     A ``device`` that is not there (``cuda`` without a GPU) is a ValueError before any kernel starts."""
     chosen = [manifest.notebook(int(number)) for number in numbers] if numbers else manifest.NOTEBOOKS
