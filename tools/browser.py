@@ -24,8 +24,7 @@ def find_chromium(environ) -> str:
     if chosen and not (Path(chosen).is_file() and os.access(chosen, os.X_OK)):
         raise FileNotFoundError(f"{CHROMIUM_ENV}={chosen!r} is not an executable file; unset it or point it at "
                                 "a Chromium or Chrome executable")
-    found = chosen or next(filter(None, map(shutil.which, CHROMIUM_CANDIDATES)), None)
-    if found:
+    if found := chosen or next(filter(None, map(shutil.which, CHROMIUM_CANDIDATES)), None):
         return found
     reason = (f"no Chromium found (looked for {', '.join(CHROMIUM_CANDIDATES)}; or set {CHROMIUM_ENV}). Install it "
               "with `sudo apt-get install chromium` (Debian/Ubuntu); never `playwright install`")

@@ -10,20 +10,15 @@ import uuid
 
 from jupyter_client.manager import AsyncKernelManager, KernelManager
 from jupyter_core.paths import jupyter_runtime_dir
-from traitlets import default
-
-TRANSPORT = "ipc" if os.name == "posix" else "tcp"
 
 
 class IPCKernelManager(KernelManager):
     """For a client that talks to the kernel synchronously (nbval)."""
 
-    @default("transport")
-    def _default_transport(self) -> str:
-        return TRANSPORT
+    def _transport_default(self) -> str:  # traitlets' default for a trait, by its name (as @default("transport"))
+        return "ipc" if os.name == "posix" else "tcp"
 
-    @default("ip")
-    def _default_ip(self) -> str:
+    def _ip_default(self) -> str:  # jupyter_client's own, overridden
         if self.transport != "ipc":
             return "127.0.0.1"
         os.makedirs(jupyter_runtime_dir(), exist_ok=True)

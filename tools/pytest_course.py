@@ -1,10 +1,8 @@
 """The test suite's own pytest plugin (loaded by ``-p tools.pytest_course`` in pyproject.toml): no workers
-for the unit tier, the longest files first, nbval's kernels over IPC (tools/kernels.py) and its collector
-replaced by :class:`tools.pytest_notebooks.ClientNotebook`, and a count of notebook executions at the end.
+for the unit tier, the longest files first, nbval's collector replaced by
+:class:`tools.pytest_notebooks.ClientNotebook`, and a count of notebook executions at the end.
 A tier is a folder (``pytest tests/unit``); pyproject.toml's ``env`` (pytest-env) sets the environment.
 """
-
-from __future__ import annotations
 
 import sys
 from collections import Counter
@@ -14,26 +12,23 @@ import pytest
 
 from utils.cli import COURSE
 
-# jsonschema imports rfc3987_syntax whenever it is installed (jupyter-events, which JupyterLab
-# needs, asks for it), and rfc3987_syntax compiles 38 Lark grammars as it is imported: 2 s in
-# every pytest process, since nbval imports nbformat and nbformat imports jsonschema. It only
-# checks the "iri" string format, which no schema validated inside these processes uses (nor the
-# schemas that check-jsonschema checks the workflows, forms and CITATION.cff against). pytest loads this
+# jsonschema imports rfc3987_syntax where it is installed (JupyterLab's jupyter-events asks for it), which compiles
+# 38 Lark grammars as it is imported: 2 s in every pytest process (nbval imports nbformat, which imports jsonschema).
+# It only checks the "iri" format, which no schema validated here uses (nor check-jsonschema's). pytest loads this
 # plugin (`-p`) before nbval, so jsonschema finds none here.
 if "jsonschema" not in sys.modules:
     sys.modules.setdefault("rfc3987_syntax", None)
 
 EXECUTIONS = "notebook executions"
-#: the plugins whose options pyproject.toml's addopts pass (their names in pytest: their PyPI names)
-ADDOPTS_PLUGINS = {"xdist": "pytest-xdist", "nbval": "nbval"}
 UNIT_TIER = Path(__file__).resolve().parent.parent / "tests" / "unit"
 
 
 def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     """A plain ``pytest`` from a Python without the suite's plugins (not .venv's) is one line that says to run
     ``python3 course.py test``, in place of pytest's "unrecognized arguments: -n --dist loadfile ..."."""
+    # the plugins whose options pyproject.toml's addopts pass, by their PyPI names
     plugins = early_config.pluginmanager
-    if missing := [name for plugin, name in ADDOPTS_PLUGINS.items() if not plugins.has_plugin(plugin)]:
+    if missing := [name for name in ("pytest-xdist", "nbval") if not plugins.has_plugin(name.removeprefix("pytest-"))]:
         raise pytest.UsageError(
             f"this pytest ({sys.executable}) runs without {' or '.join(missing)}, which the suite's options "
             f"(pyproject.toml) need: run the tests with `{COURSE} test` (it installs them into .venv)")
@@ -49,18 +44,9 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     return 0 if paths and all(path.is_relative_to(UNIT_TIER) for path in paths) else None
 
 
-def pytest_configure(config: pytest.Config) -> None:
-    import nbval.kernel  # (without nbval, pytest_load_initial_conftests has stopped the run)
-
-    from tools.kernels import IPCKernelManager
-
-    nbval.kernel.KernelManager = IPCKernelManager
-
-
 @pytest.hookimpl(wrapper=True)
 def pytest_collect_file(file_path: Path, parent: pytest.Collector):
-    """nbval's collector for a course notebook becomes :class:`tools.pytest_notebooks.ClientNotebook`:
-    the same strict comparison, in a run that also checks Colab, papermill and the practice copy."""
+    """nbval's collector for a course notebook becomes :class:`tools.pytest_notebooks.ClientNotebook`."""
     collected = yield
     if file_path.suffix != ".ipynb":
         return collected
@@ -76,21 +62,14 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector):
     return [notebook if isinstance(node, IPyNbFile) else node for node in collected]
 
 
-def pytest_unconfigure(config: pytest.Config) -> None:
-    if "tools.pytest_notebooks" in sys.modules:
-        sys.modules["tools.pytest_notebooks"].remove_scratch()
-
-
-#: Where the longest files are (seconds each on 2 cores: the browser tests 25, a notebook under
-#: nbval 5 to 50, the process tests 10 to 20, the site 15), started first: xdist (``--dist
-#: loadfile``) hands out whole files in the order collected, and a long one handed out last would
-#: leave the other worker idle while it runs. Everything else keeps its order.
+#: Where the longest files are (seconds each on 2 cores: the browser tests 25, a notebook under nbval 5 to 50,
+#: the process tests 10 to 20, the site 15), started first: xdist (``--dist loadfile``) hands out whole files in
+#: the order collected, and a long one handed out last would leave the other worker idle while it runs.
 LONGEST_FIRST = ("tests/clients/", "notebooks/", "tests/processes/", "tests/tooling/test_website.py")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Longest files first (a stable sort: a file's tests stay in order); a node id starts with the file's path
-    from the rootdir."""
+    """Longest files first; a stable sort, so a file's tests, and everything else, keep their order."""
     items.sort(key=lambda item: [not item.nodeid.startswith(start) for start in LONGEST_FIRST])  # False sorts first
 
 
@@ -101,16 +80,10 @@ def count_execution(record_property, label: str) -> None:
 
 def pytest_terminal_summary(terminalreporter) -> None:
     """One line: how many times the suite executed a notebook, and by which check."""
-    nbval, kinds = set(), Counter()
-    for reports in terminalreporter.stats.values():
-        for report in reports:
-            if getattr(report, "when", None) != "call":
-                continue
-            if ".ipynb::" in getattr(report, "nodeid", ""):
-                nbval.add(report.nodeid.split("::")[0])
-            kinds.update(value.split(":")[0] for name, value in getattr(report, "user_properties", [])
-                         if name == EXECUTIONS)
-    if nbval or kinds:
-        kinds = Counter({"nbval": len(nbval)} if nbval else {}) + kinds
+    calls = [report for reports in terminalreporter.stats.values() for report in reports
+             if getattr(report, "when", None) == "call"]
+    kinds = Counter({"nbval": len({r.nodeid.split("::")[0] for r in calls if ".ipynb::" in r.nodeid})})
+    kinds.update(value.split(":")[0] for r in calls for name, value in r.user_properties if name == EXECUTIONS)
+    if kinds := +kinds:  # (+ drops a count of 0)
         detail = ", ".join(f"{kind} {count}" for kind, count in kinds.items())
         terminalreporter.write_line(f"{EXECUTIONS}: {kinds.total()} ({detail})")

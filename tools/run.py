@@ -3,6 +3,7 @@ in ``failed/``, never over a good copy), then a table of results, seconds and pe
 ``course.py execute`` (maintainers): nbclient re-executes the committed notebooks and stores their outputs.
 """
 
+import contextlib
 import os
 import platform
 import re
@@ -11,6 +12,7 @@ import time
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
+from unittest import mock
 
 from utils.language import _
 
@@ -19,10 +21,6 @@ from .manifest import NOTEBOOK_DIR, ROOT, Notebook
 
 # Jupyter's modules take seconds to import: imported where a notebook runs, after the command line is read.
 
-BUILD_DIR = ROOT / "build" / "notebooks"
-#: where a failed run's executed copy goes (the good copy in BUILD_DIR stays)
-FAILED_DIR = "failed"
-KERNEL = "python3"
 #: only the kernels' critical log lines: jupyter_client interrupts each kernel as it shuts it down, and ipykernel
 #: logs "KeyboardInterrupt caught in kernel" among the progress bar's lines (a cell's warnings reach the notebook)
 KERNEL_ARGUMENTS = ["--IPKernelApp.log_level=CRITICAL"]
@@ -69,23 +67,18 @@ def register_engine() -> None:
     class Client(engines.PapermillNotebookClient):
         def papermill_execute_cells(self):
             super().papermill_execute_cells()
-            try:
+            with contextlib.suppress(Exception):  # a kernel that died or timed out: no number, and the run goes on
                 reply = self.wait_for_reply(self.kc.execute(PEAK_IMPORTS, silent=True, store_history=False,
                                                             user_expressions={"peak": PEAK_MEMORY}))
                 peak = reply["content"]["user_expressions"]["peak"]["data"]["text/plain"]
                 self.nb.metadata["course"] = {"peak_memory": int(peak)}
-            except Exception:  # noqa: BLE001 - a kernel that died or timed out: no number, and the run goes on
-                pass
 
     class PeakMemoryEngine(engines.NBClientEngine):
         @classmethod
         def execute_managed_notebook(cls, nb_man, kernel_name, **kwargs):
             # papermill's own steps, with this client in the place of its own (runs are one at a time)
-            original, engines.PapermillNotebookClient = engines.PapermillNotebookClient, Client
-            try:
+            with mock.patch.object(engines, "PapermillNotebookClient", Client):
                 return super().execute_managed_notebook(nb_man, kernel_name, **kwargs)
-            finally:
-                engines.PapermillNotebookClient = original
 
     engines.papermill_engines.register("course", PeakMemoryEngine)
 
@@ -128,9 +121,9 @@ def run_with_papermill(entry: Notebook, out_dir: Path, device: str | None = None
     result = RunResult(entry, "FAILED", 0.0)
     try:
         executed = papermill.execute_notebook(
-            str(entry.path), str(partial), parameters={} if device is None else {"device": device}, kernel_name=KERNEL,
-            cwd=str(NOTEBOOK_DIR), progress_bar=False, kernel_manager_class=AsyncIPCKernelManager,
-            extra_arguments=KERNEL_ARGUMENTS, engine_name="course",
+            str(entry.path), str(partial), parameters={} if device is None else {"device": device},
+            kernel_name="python3", cwd=str(NOTEBOOK_DIR), progress_bar=False, engine_name="course",
+            kernel_manager_class=AsyncIPCKernelManager, extra_arguments=KERNEL_ARGUMENTS,
             # written once, not after every cell (each write validates and serialises the whole notebook)
             request_save_on_cell_execute=False,
         )
@@ -145,7 +138,7 @@ def run_with_papermill(entry: Notebook, out_dir: Path, device: str | None = None
         where = "a cell" if result.failed_cell is None else f"cell In [{result.failed_cell}]"
         result.error = f"{where}: {getattr(error, 'ename', type(error).__name__)}: {getattr(error, 'evalue', error)}"
     result.seconds = time.perf_counter() - start
-    failed_copy = out_dir / FAILED_DIR / entry.filename
+    failed_copy = out_dir / "failed" / entry.filename
     if result.status == "ok":
         failed_copy.unlink(missing_ok=True)  # an older failure, now fixed
     if partial.is_file():  # a failed run never replaces a good copy
@@ -165,7 +158,7 @@ def execute_in_place(entry: Notebook) -> RunResult:
 
     nb_node, start = read_notebook(entry.path), time.perf_counter()
     # coalesce_streams: one stream output per cell, as nbval compares them, so re-runs do not churn
-    NotebookClient(nb_node, timeout=600, kernel_name=KERNEL, record_timing=False, coalesce_streams=True,
+    NotebookClient(nb_node, timeout=600, kernel_name="python3", record_timing=False, coalesce_streams=True,
                    kernel_manager_class=AsyncIPCKernelManager, extra_arguments=KERNEL_ARGUMENTS,
                    resources={"metadata": {"path": str(NOTEBOOK_DIR)}}).execute()
     cells = check_all_cells_executed(nb_node, entry.filename)
@@ -194,8 +187,8 @@ def markdown_table(results: list[RunResult]) -> str:
         for r in results])
 
 
-def run_notebooks(numbers: list[str], device: str | None = None, out: Path = BUILD_DIR, in_place: bool = False,
-                  markdown: bool = False, edition: str = "en") -> int:
+def run_notebooks(numbers: list[str], device: str | None = None, out: Path = ROOT / "build" / "notebooks",
+                  in_place: bool = False, markdown: bool = False, edition: str = "en") -> int:
     """Execute the notebooks numbered ``numbers`` (all when none) of ``edition``, print the table; 1 if any failed.
     A ``device`` that is not there (``cuda`` without a GPU) is a ValueError before any kernel starts."""
     chosen = [manifest.notebook(int(number)) for number in numbers] if numbers else manifest.NOTEBOOKS
@@ -223,9 +216,8 @@ def run_notebooks(numbers: list[str], device: str | None = None, out: Path = BUI
     shown = out.relative_to(ROOT) if out.is_relative_to(ROOT) else out
     if failed := [r for r in results if r.status != "ok"]:
         print("\n" + "\n".join(f"FAILED: {r.notebook.repo_path}, {r.error}" for r in failed))
-        if not in_place:
-            print(_("The failed runs are in {failed}; {folder} keeps the last good copies.").format(
-                failed=shown / FAILED_DIR, folder=shown))
+        print(_("The failed runs are in {failed}; {folder} keeps the last good copies.").format(
+            failed=shown / "failed", folder=shown))
         return 1
     print("\n" + (_("all {count} notebook(s) executed in place") if in_place else
                   _("all {count} notebook(s) executed into {folder}")).format(count=len(results), folder=shown))
