@@ -68,6 +68,9 @@ _CODE_SPAN = re.compile(r"`[^`\n]*`")
 _GLOSS = re.compile(r"[（(][A-Za-z][A-Za-z \-]*[)）]")  # English in brackets, left out by the phrase rules
 _CJK = "\u4e00-\u9fff"
 _N = r"(?:\d[\d,.]*|§|[一二两三四五六七八九十百千万]+)"
+#: An italic span (one star each side, on one line), ``**`` pairs (bold) read first: ``**见*中文***`` holds one,
+#: ``***中文***`` is one inside bold, ``**中文**`` none; a star followed by a space (a list item, ``a * b``) opens none
+_ITALIC = r"(?<!\*)(?:\*\*)*\*(?![\s*])[^*\n]*?[^\s*]\*"
 #: At most this many full-width colons and semicolons per 1,000 Chinese characters of a file's prose (d2l-zh, 140
 #: chapters: 3.2 and 0.7); more is the English "X: Y" and "A; B; C" carried over (issue 41 measured 16 and 12).
 MAX_RATES = {"：": 4.0, "；": 2.0}
@@ -102,11 +105,15 @@ PHRASE_RULES = [
     *[PhraseRule("term", other, f"write {word}") for word, (_, other) in ONE_WORD.items() if other],
     #: 持有 "holds" is notebook 8's word for a process and its shard; elsewhere a table or a layer 有/用/共用 it
     PhraseRule("term", "持有", "write 有, 用 or 共用", except_in=manifest.notebook(8).stem),
-    #: in markdown, the part after the exercises is *深入一步* (its heading aside); a code comment quotes it “深入一步”
-    PhraseRule("term", r"(?<![*])(?<!# )“?深入一步”?(?![*])", "write *深入一步*", comments=False),
+    #: the part after the exercises, cited, is “深入一步”, in markdown as in a code comment (d2l-zh quotes a
+    #: section it cites); its heading, ``## 深入一步``, and its row of README.zh.md's 术语表 are not citations
+    PhraseRule("term", r"(?m)(?<!“)(?<!^## )(?<!^\| )深入一步|(?<=“)深入一步(?!”)", "write “深入一步”", comments=False),
     PhraseRule("term", r"(?<!“)深入一步|深入一步(?!”)", "write “深入一步” in a comment", markdown=False),
-    #: and in italics alone, not bold (***深入一步***, **深入一步**); inside a bold phrase, **见*深入一步***, it is
-    PhraseRule("term", r"(?<!\*)\*{2,3}深入一步\*{2,3}(?!\*)", "write *深入一步*", comments=False),
+    #: italics over Chinese, *中文* or ***中文***: Chinese fonts have no italic, so the emphasis is lost or the
+    #: characters are slanted by force. A term at its first use is **bold**, a cited section or a printed word is
+    #: “quoted”, emphasis is plain (or bold where it carries a contrast). *English* and **中文** are not slips.
+    PhraseRule("italics", _ITALIC, "write **bold** for a term, “quotes” for a citation, or plain text",
+               comments=False, must_contain=f"[{_CJK}]"),
     #: 对比 between two numbers, "11.7 µs 对比 3.91 ms": there it is 对 (对比 heads a row or a label)
     PhraseRule("term", rf"\d[\d,.]*\s*(?:[A-Za-zµ/%]+\s*)?对比\s*{_N}", "write 对 between two numbers"),
     #: an English plural after a number, a count or code (`V` 个 logits, 多少 FLOPs, 8 GPUs), and FLOPs
@@ -129,7 +136,7 @@ class Slip:
 
     file: str  # a notebook's stem, or README.zh.md
     cell: str | None  # the cell id in that notebook (None for the README)
-    rule: str  # gloss | times | term | plural | digits | quotes | cross-ref | punctuation | glossary
+    rule: str  # gloss | times | term | plural | digits | quotes | italics | cross-ref | punctuation | glossary
     text: str
 
     def __str__(self) -> str:

@@ -94,20 +94,42 @@ def test_another_word_for_a_term_is_a_slip(bad, good):
     assert zh_style.phrase_slips("nb", bad, markdown=False) == slips  # the same in a code comment
 
 
-def test_going_deeper_is_quoted_in_italics_in_markdown():
-    slips = zh_style.phrase_slips("nb", "推导见“深入一步”。")
-    assert [(slip.rule, slip.text) for slip in slips] == [("term", "“深入一步”: write *深入一步*")]
-    assert zh_style.phrase_slips("nb", "## 深入一步\n\n推导见*深入一步*。") == []
-    assert zh_style.phrase_slips("nb", "# 见第 1 课的“深入一步”", markdown=False) == []  # a comment cannot italicise
+def test_going_deeper_is_cited_in_quotes_in_markdown_and_comments():
+    assert zh_style.phrase_slips("nb", "## 深入一步\n\n推导见“深入一步”。[“深入一步”](#cell-id=x)会测量它。") == []
+    assert zh_style.phrase_slips("nb", "| 深入一步 | Going deeper | 练习之后的选读部分 |") == []  # the 术语表's row
+    assert zh_style.phrase_slips("nb", "# 见第 1 课的“深入一步”", markdown=False) == []
+    for bare in ("推导见深入一步。", "推导见“深入一步。", "推导见深入一步”。", "推导见**深入一步**。", "### 深入一步"):
+        slips = zh_style.phrase_slips("nb", bare)
+        assert [(slip.rule, slip.text) for slip in slips] == [("term", "深入一步: write “深入一步”")], bare
     for bare in ("# 见深入一步", "# 基准测试程序（深入一步）", "# 深入一步：统计"):
         assert [slip.rule for slip in zh_style.phrase_slips("nb", bare, markdown=False)] == ["term"]
 
 
-def test_going_deeper_is_in_italics_not_bold():
-    for bold in ("见***深入一步***。", "见**深入一步**。"):
-        slips = zh_style.phrase_slips("nb", bold)
-        assert [(slip.rule, slip.text) for slip in slips] == [("term", f"{bold[1:-1]}: write *深入一步*")]
-    assert zh_style.phrase_slips("nb", "见*深入一步*。**推导见*深入一步***。") == []  # italics inside bold
+def test_going_deeper_in_italics_is_a_slip_twice():
+    for italic in ("推导见*深入一步*。", "推导见***深入一步***。", "**推导见*深入一步***。"):
+        assert [slip.rule for slip in zh_style.phrase_slips("nb", italic)] == ["term", "italics"], italic
+
+
+@pytest.mark.parametrize(("bad", "good", "spans"), [
+    ("它会告诉你*回答正确*，或说*还没有作答*。", "它会告诉你“回答正确”，或说“还没有作答”。", 2),  # printed words
+    ("*相同*的例外有下面几种。", "**相同**的例外有下面几种。", 1),  # a contrast
+    ("**练习 1.1** 叫作*多热*（multi-hot）行", "**练习 1.1** 叫作**多热**（multi-hot）行", 1),  # a term
+    ("见下文*半精度*", "见下文“半精度”", 1),  # a section
+    ("谁也不知道哪些词*应该*彼此靠近", "谁也不知道哪些词应该彼此靠近", 1),  # emphasis
+    ("输出层***就是*** `wte`", "输出层就是 `wte` 本身", 1),  # bold-italic
+    ("**见*重复很多次时***", "**见“重复很多次时”**", 1),  # italics inside bold
+    ("*版本计数器*和*叶子*", "**版本计数器**和**叶子**", 2),
+])
+def test_italics_over_chinese_are_a_slip_in_markdown(bad, good, spans):
+    assert [slip.rule for slip in zh_style.phrase_slips("nb", bad)] == ["italics"] * spans
+    assert zh_style.phrase_slips("nb", good) == []
+
+
+def test_italics_over_english_code_or_formulas_are_not():
+    for text in ("*start and sentences*（起点和句子）列中", "“深入一步”（*Going deeper*）", "`a*b` 和 `c*d` 之间",
+                 "$a*b$ 与 $c*d$ 之间", "- 列表项 * 乘号 *", "**粗体**和**粗体**之间"):
+        assert zh_style.phrase_slips("nb", text) == [], text
+    assert zh_style.phrase_slips("nb", "# 乘积 *不是* 查表", markdown=False) == []  # a code comment is code
 
 
 def test_chiyou_holds_is_notebook_8s_word_only():
@@ -169,7 +191,7 @@ def test_a_key_term_is_glossed_at_its_first_use_and_only_there():
     assert [slip.cell for slip in twice] == ["b"]
     code_and_formulas = [("a", "代码 `词表` 不算，公式 $词表$ 也不算"), ("b", "词表（vocabulary）")]
     assert zh_style.gloss_slips("nb", code_and_formulas) == []
-    assert zh_style.gloss_slips("nb", [("a", "叫作*多热*（multi-hot）行"), ("b", "多热行")]) == []  # in italics
+    assert zh_style.gloss_slips("nb", [("a", "叫作**多热**（multi-hot）行"), ("b", "多热行")]) == []  # in bold
 
 
 @pytest.mark.parametrize(("bad", "good"), [
@@ -177,7 +199,7 @@ def test_a_key_term_is_glossed_at_its_first_use_and_only_there():
     ("**多热行乘以嵌入表**", "**多热（multi-hot）行乘以嵌入表**"),
     ("从而使权重绑定成为可能", "从而使权重绑定（weight tying）成为可能"),
     ("读取一个缓冲区的下一个切片", "读取一个缓冲区（buffer）的下一个切片"),
-    ("两者都会触发设备端断言", "两者都会触发*设备端断言*（device-side assert）"),
+    ("两者都会触发设备端断言", "两者都会触发**设备端断言**（device-side assert）"),
 ])
 def test_each_key_term_is_glossed_at_its_first_use(bad, good):
     assert [slip.rule for slip in zh_style.gloss_slips("nb", [("a", bad)])] == ["gloss"]
@@ -239,10 +261,10 @@ def test_the_edition_reads_cleanly_now():
 @pytest.mark.parametrize(("slip", "rule"), [
     ("窄约 14.5 倍", "times"), ("计数增长多少倍", "times"), ("彼此至少相差 10 倍", "times"),
     ("无论偏高还是偏低，都不超过 20 倍", "times"), ("独热行向量", "term"), ("正文", "term"), ("相同的比特", "term"),
-    ("本笔记本", "term"), ("尺寸", "term"), ("查表 vs 乘积", "term"), ("见“深入一步”", "term"),
-    ("稠密乘法", "term"), ("一个批次", "term"), ("两层持有同一张表", "term"), ("见***深入一步***", "term"),
+    ("本笔记本", "term"), ("尺寸", "term"), ("查表 vs 乘积", "term"), ("见深入一步", "term"),
+    ("稠密乘法", "term"), ("一个批次", "term"), ("两层持有同一张表", "term"), ("见**深入一步**", "term"),
     ("`V` 个 logits", "plural"), ("多少 FLOPs", "plural"),
-    ('动词"吃"', "quotes"), ("见笔记本 4", "cross-ref"), ("词元（token）", "gloss"),
+    ('动词"吃"', "quotes"), ("见笔记本 4", "cross-ref"), ("词元（token）", "gloss"), ("见下文*半精度*", "italics"),
 ])
 def test_a_cell_with_a_slip_fails_the_translation_check(slip, rule):
     catalog = _with_slip(_translation(), "summary", f"\n- {slip}。")  # after the first gloss of every term
@@ -273,7 +295,7 @@ def test_a_slip_in_readme_zh_fails_the_readme_check(course_copy):
 @pytest.mark.parametrize(("bad", "good", "rules"), [
     ("各轮重复的中间一半彼此相差 2 倍。", "各轮重复中间一半的跨度不超过其中位数的 20%。", ["times"]),
     ("在 GPT-2 的尺寸上，查表 vs 稠密乘积。", "在 GPT-2 的规模上，查表对比稠密乘积。", ["term", "term"]),
-    ("正文从不依赖“深入一步”。", "主线从不依赖*深入一步*。", ["term", "term"]),
+    ("正文从不依赖*深入一步*。", "主线从不依赖“深入一步”。", ["term", "term", "italics"]),
 ])
 def test_a_term_or_times_slip_in_readme_zh_is_a_slip(bad, good, rules):
     before = zh_style.readme_slips(_readme_zh())
