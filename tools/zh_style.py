@@ -20,10 +20,14 @@ from .catalogs import by_context, load
 from .cli import guard
 
 #: The key terms each notebook glosses once, at its first use: ``{Chinese: English}``
-#: (README.zh.md's glossary lists them first).
+#: (README.zh.md's glossary lists them first). In the opening list (:data:`PREVIEW`) the gloss may wait for the
+#: term's first use after it, where the lesson explains it.
 KEY_TERMS = {"词元": "token", "独热": "one-hot", "词表": "vocabulary", "查表": "lookup", "填充": "padding",
              "嵌入层": "embedding layer", "多热": "multi-hot", "权重绑定": "weight tying",
              "缓冲区": "buffer", "设备端断言": "device-side assert"}
+
+#: The cell id of each notebook's opening list, "你将学到什么": a key term it names may go unglossed there
+PREVIEW = "learn"
 
 #: One word for each term: ``{the word: (its English, a pattern of the other words said for it, or None where
 #: no pattern can tell them)}`` (README.zh.md's 术语表 lists each word with its English, after the key terms).
@@ -60,7 +64,7 @@ ONE_WORD = {
     "移动平均": ("running average", "滑动平均"),
     "内核": ("kernel", None),  # a GPU kernel; Jupyter's is "Jupyter 内核"
     #: an id the table does not have (too large or negative): 错误的 id reads as a valid id that is the wrong one
-    "非法的 id": ("bad id", "错误的? ?id"),
+    "非法的 id": ("bad id", r"错误的? ?id|非法\s*id"),
 }
 #: What the checks skip: code blocks, formulas, link targets and HTML comments; a code span becomes ``§``.
 _SKIP = re.compile(r"```.*?```|\$\$.*?\$\$|\$[^$\n]+\$|\]\([^)]*\)|<!--.*?-->", re.S)
@@ -125,6 +129,10 @@ PHRASE_RULES = [
     PhraseRule("quotes", r'"[^"\n]*"', must_contain=f"[{_CJK}]"),
     #: a thousands separator in prose (50,257): Chinese text writes 50257, as d2l-zh does (code and outputs keep theirs)
     PhraseRule("digits", r"(?<![\d.,])\d{1,3}(?:,\d{3})+(?![\d,])", "write the number without separators"),
+    #: 做/作 before a verb that needs no help (做舍入, 作比较, 做规范化, 做修正): write the verb itself
+    PhraseRule("verb", "[做作](?:舍入|比较|规范化|修正)", "write the verb alone (舍入, 比较, 规范化, 修正)"),
+    #: an English title in 书名号: d2l-zh keeps 《》 for Chinese titles and writes an English one in plain text
+    PhraseRule("title", r"《[^》\u4e00-\u9fff]*》", "write an English title in plain text, without 《》"),
     #: a reference to another notebook other than ``第 N 课``
     PhraseRule("cross-ref", r"(?i)笔记本\s*\d+|第\s*\d+\s*(?:个)?笔记本|notebook\s*\d+"),
 ]
@@ -136,7 +144,9 @@ class Slip:
 
     file: str  # a notebook's stem, or README.zh.md
     cell: str | None  # the cell id in that notebook (None for the README)
-    rule: str  # gloss | times | term | plural | digits | quotes | italics | cross-ref | punctuation | glossary
+    #: gloss | glosses | times | term | verb | title | plural | digits | quotes | italics | cross-ref |
+    #: punctuation | glossary
+    rule: str
     text: str
 
     def __str__(self) -> str:
@@ -180,19 +190,32 @@ def punctuation_slips(file: str, text: str) -> list[Slip]:
 
 
 def gloss_slips(file: str, texts: list[tuple[str, str]]) -> list[Slip]:
-    """The ``gloss`` slips of one notebook's prose, ``[(cell id, text), ...]`` in reading order."""
+    """The ``gloss`` slips of one notebook's prose, ``[(cell id, text), ...]`` in reading order. Headings do not
+    count (a heading names a section; the gloss goes in the sentence that explains the term), and in the
+    :data:`PREVIEW` cell a key term's first use may go without its gloss, which then goes on the next use."""
     found, glossed = [], set()
     for cell, text in texts:
-        text = prose(text)
+        text = re.sub(r"(?m)^#{1,6} .*$", "", prose(text))
         for term, english in KEY_TERMS.items():
             for match in re.finditer(term, text):
                 gloss = rf"[{_CJK}]{{0,4}}\**[（(]\s*{re.escape(english)}\b"  # within four more characters
                 has_gloss = bool(re.match(gloss, text[match.end():], re.I))
+                if cell == PREVIEW and not has_gloss and term not in glossed:
+                    continue  # the opening list names it; the lesson glosses it where it explains it
                 if (term in glossed) == has_gloss:  # the first use without a gloss, or a later one with one
                     found.append(Slip(file, cell, "gloss", f"{term}（{english}） glossed again (only the first use is)"
                                       if has_gloss else f"the first {term} has no gloss: write {term}（{english}）"))
                 glossed.add(term)
     return found
+
+
+def gloss_pile_slips(file: str, text: str, cell: str | None = None) -> list[Slip]:
+    """``glosses``: a sentence of ``text``'s prose with more than one English gloss in brackets (d2l-zh glosses
+    one term where it explains it; a second term's gloss goes where that term is explained, or is left out)."""
+    return [Slip(file, cell, "glosses", f"{len(glosses)} English glosses in one sentence ({' '.join(glosses)}): "
+                 "keep one, gloss the other term where it is explained, or split the sentence")
+            for sentence in re.split(r"(?<=[。！？])|\n", prose(text))
+            if len(glosses := _GLOSS.findall(sentence)) > 1]
 
 
 def cell_texts(english: nbformat.NotebookNode, catalog: Catalog | None) -> list[tuple[str, bool, str]]:
@@ -211,6 +234,7 @@ def notebook_slips(stem: str, texts: list[tuple[str, bool, str]]) -> list[Slip]:
     """Every slip in the translation of notebook ``stem`` (``texts``: :func:`cell_texts`)."""
     markdown_texts = [(cell, text) for cell, markdown, text in texts if markdown]
     return gloss_slips(stem, markdown_texts) + [
+        slip for cell, text in markdown_texts for slip in gloss_pile_slips(stem, text, cell)] + [
         slip for cell, markdown, text in texts for slip in phrase_slips(stem, text, cell, markdown)] + (
         punctuation_slips(stem, "\n".join(text for _, text in markdown_texts)))
 
@@ -222,7 +246,8 @@ def readme_slips(text: str | None = None) -> list[Slip]:
     words = {**KEY_TERMS, **{word: english for word, (english, _) in ONE_WORD.items()}}
     missing = [f"no row | {word} | {english} | in the 术语表" for word, english in words.items()
                if not re.search(rf"^\|\s*{re.escape(word)}\s*\|\s*{re.escape(english)}\s*\|", text, re.M)]
-    found = phrase_slips(manifest.CHINESE.readme, text) + punctuation_slips(manifest.CHINESE.readme, text)
+    found = phrase_slips(manifest.CHINESE.readme, text) + gloss_pile_slips(manifest.CHINESE.readme, text) + (
+        punctuation_slips(manifest.CHINESE.readme, text))
     return found + [Slip(manifest.CHINESE.readme, None, "glossary", message) for message in missing]
 
 

@@ -184,7 +184,7 @@ def test_a_cross_reference_is_written_one_way():
 def test_a_key_term_is_glossed_at_its_first_use_and_only_there():
     assert zh_style.gloss_slips("nb", [("a", "每个词元（token）对应一个 id"), ("b", "词元会被查到")]) == []
     assert zh_style.gloss_slips("nb", [("a", "特殊词元（token）在前")]) == []  # a compound ending in the term
-    missing = zh_style.gloss_slips("nb", [("a", "## 查表的梯度"), ("b", "查表（lookup）只读用到的行")])
+    missing = zh_style.gloss_slips("nb", [("a", "- 查表的梯度"), ("b", "查表（lookup）只读用到的行")])
     assert [(slip.cell, slip.rule) for slip in missing] == [("a", "gloss"), ("b", "gloss")]
     assert "the first 查表 has no gloss" in missing[0].text and "glossed again" in missing[1].text
     twice = zh_style.gloss_slips("nb", [("a", "词表（vocabulary）"), ("b", "更大的词表（vocabulary）")])
@@ -192,6 +192,51 @@ def test_a_key_term_is_glossed_at_its_first_use_and_only_there():
     code_and_formulas = [("a", "代码 `词表` 不算，公式 $词表$ 也不算"), ("b", "词表（vocabulary）")]
     assert zh_style.gloss_slips("nb", code_and_formulas) == []
     assert zh_style.gloss_slips("nb", [("a", "叫作**多热**（multi-hot）行"), ("b", "多热行")]) == []  # in bold
+
+
+def test_the_opening_list_may_leave_a_key_term_to_be_glossed_where_the_lesson_explains_it():
+    later = [("learn", "- 一个句子如何借助词表变成 id"), ("vocab-intro", "由**词表**（vocabulary）规定")]
+    assert zh_style.gloss_slips("nb", later) == []
+    now = [("learn", "- 借助词表（vocabulary）变成 id"), ("vocab-intro", "由**词表**规定")]
+    assert zh_style.gloss_slips("nb", now) == []
+    never = zh_style.gloss_slips("nb", [("learn", "- 借助词表变成 id"), ("vocab-intro", "由**词表**规定")])
+    assert [(slip.cell, slip.rule) for slip in never] == [("vocab-intro", "gloss")]
+    twice = [("learn", "- 借助词表（vocabulary）变成 id"), ("vocab-intro", "由**词表**（vocabulary）规定")]
+    assert [slip.cell for slip in zh_style.gloss_slips("nb", twice)] == ["vocab-intro"]
+    elsewhere = zh_style.gloss_slips("nb", [("answer", "借助词表变成 id"), ("b", "由**词表**（vocabulary）规定")])
+    assert [slip.cell for slip in elsewhere] == ["answer", "b"]  # only the opening list may wait
+
+
+def test_a_heading_neither_needs_nor_takes_the_gloss():
+    assert zh_style.gloss_slips("nb", [("a", "## 1. 词元袋\n\n- 为一组词元（token）给出一个向量")]) == []
+    heading = zh_style.gloss_slips("nb", [("a", "### 袋中的填充（padding）\n\n- 填充行")])
+    assert [slip.text for slip in heading] == ["the first 填充 has no gloss: write 填充（padding）"]
+
+
+@pytest.mark.parametrize(("bad", "good"), [
+    ("词表（vocabulary）中有 `V = 4` 个词元（token）。", "共 `V = 4` 个词元（token）。"),
+    ("**查询**（query）与每个**键**（key）比对打分", "查询（query）与每个键比对打分。键（key）是被比对的向量"),
+    ("嵌入层（embedding layer）有表，每个词元（token）对应一行", "嵌入层（embedding layer）有表。\n- 词元（token）"),
+])
+def test_two_english_glosses_in_one_sentence_are_a_slip(bad, good):
+    assert [slip.rule for slip in zh_style.gloss_pile_slips("nb", bad)] == ["glosses"]
+    assert zh_style.gloss_pile_slips("nb", good) == []
+    assert zh_style.gloss_pile_slips("nb", "GPT-2（`V = 50257`）的词表（vocabulary）") == []  # code is no gloss
+
+
+@pytest.mark.parametrize(("bad", "good"), [
+    ("可能在乘积内部对权重做舍入", "可能在乘积内部把权重舍入"), ("再与 `W[ids]` 作比较", "再与 `W[ids]` 比一比"),
+    ("对这一项做规范化", "把这一项也规范化"), ("对两个移动平均做修正", "先修正两个移动平均"),
+])
+def test_do_before_a_verb_is_a_slip(bad, good):
+    assert [slip.rule for slip in zh_style.phrase_slips("nb", bad)] == ["verb"]
+    assert zh_style.phrase_slips("nb", good) == []
+
+
+def test_an_english_title_is_plain_text_and_a_chinese_one_takes_shu_ming_hao():
+    assert [slip.rule for slip in zh_style.phrase_slips("nb", "即《Attention Is All You Need》中的 d_model")] == [
+        "title"]
+    assert zh_style.phrase_slips("nb", "即论文 Attention Is All You Need 中的 d_model，见《动手学深度学习》") == []
 
 
 @pytest.mark.parametrize(("bad", "good"), [
@@ -261,10 +306,11 @@ def test_the_edition_reads_cleanly_now():
 @pytest.mark.parametrize(("slip", "rule"), [
     ("窄约 14.5 倍", "times"), ("计数增长多少倍", "times"), ("彼此至少相差 10 倍", "times"),
     ("无论偏高还是偏低，都不超过 20 倍", "times"), ("独热行向量", "term"), ("正文", "term"), ("相同的比特", "term"),
-    ("本笔记本", "term"), ("尺寸", "term"), ("查表 vs 乘积", "term"), ("见深入一步", "term"),
+    ("本笔记本", "term"), ("尺寸", "term"), ("查表 vs 乘积", "term"), ("见深入一步", "term"), ("非法 id", "term"),
     ("稠密乘法", "term"), ("一个批次", "term"), ("两层持有同一张表", "term"), ("见**深入一步**", "term"),
     ("`V` 个 logits", "plural"), ("多少 FLOPs", "plural"),
     ('动词"吃"', "quotes"), ("见笔记本 4", "cross-ref"), ("词元（token）", "gloss"), ("见下文*半精度*", "italics"),
+    ("即《Attention Is All You Need》", "title"), ("张量（tensor）与视图（view）", "glosses"),
 ])
 def test_a_cell_with_a_slip_fails_the_translation_check(slip, rule):
     catalog = _with_slip(_translation(), "summary", f"\n- {slip}。")  # after the first gloss of every term
