@@ -547,3 +547,13 @@ def test_the_shared_set_up_cell_and_the_titles_are_translated_and_current():
 def test_the_check_command_passes_on_the_course(capsys):
     assert translations.main(["check"]) == 0
     assert "the Chinese edition is complete and up to date" in capsys.readouterr().out
+
+
+def test_a_chinese_command_may_add_zh_and_nothing_else():
+    english = "Run `python3 course.py run --device cuda`; the practice copies (`python3 course.py practice`) leave it out."
+    chinese = "运行 `python3 course.py run --zh --device cuda`。练习版（`python3 course.py practice --zh`）不含答案。"
+    assert invariant_differences(english, chinese) == []
+    assert invariant_differences(english, chinese.replace("--device cuda", "--device mps")) == [
+        "code missing: `python3 course.py run --device cuda`",
+        "code not in the English: `python3 course.py run --device mps`"]
+    assert invariant_differences("`python3 course.py run`", "`python3 course.py run --zhx`") != []
