@@ -550,7 +550,7 @@ def test_the_check_command_passes_on_the_course(capsys):
 
 
 def test_a_chinese_command_may_add_zh_and_nothing_else():
-    english = "Run `python3 course.py run --device cuda`; the practice copies (`python3 course.py practice`) leave it out."
+    english = "Run `python3 course.py run --device cuda`; practice copies (`python3 course.py practice`) leave it out."
     chinese = "运行 `python3 course.py run --zh --device cuda`。练习版（`python3 course.py practice --zh`）不含答案。"
     assert invariant_differences(english, chinese) == []
     assert invariant_differences(english, chinese.replace("--device cuda", "--device mps")) == [
