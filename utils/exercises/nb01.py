@@ -131,19 +131,30 @@ EXACT_HINTS = {
 }
 
 
+#: how many tables Exercise 1.3's checker tries: the notebook's ``W`` and this many minus one drawn the same way
+#: (its success line says 200)
+EXACT_TABLES = 200
+
+
 def check_exact_expressions(exact: object, x: torch.Tensor, weight: torch.Tensor) -> None:
-    """Exercise 1.3: the set of letters of :data:`EXPRESSIONS` that return ``weight[ids]`` exactly (``torch.equal``),
-    where ``x`` holds the one-hot rows of ``ids``; computed here on the CPU. Judges nothing while a guess is None."""
+    """Exercise 1.3: the set of letters of :data:`EXPRESSIONS` *sure to* return ``weight[ids]`` exactly
+    (``torch.equal``), where ``x`` holds the one-hot rows of ``ids``: exact on ``weight`` and on every one of
+    :data:`EXACT_TABLES` - 1 more tables drawn like it (``torch.randn``, from seed 0); computed here on the CPU.
+    Judges nothing while a guess is None."""
     if not answered(exact=exact):
         return
     exact = letters_prediction("exact", exact, EXPRESSIONS)
     x, weight = require_tensor("x", x), require_tensor("W", weight)  # on the CPU
-    rows = weight[x.argmax(dim=1)]
-    measured = {letter for letter, expression in EXPRESSIONS.items() if torch.equal(expression(x, weight), rows)}
+    ids = x.argmax(dim=1)
+    draws = torch.Generator().manual_seed(0)  # the same extra tables in every run
+    tables = [weight] + [torch.randn(weight.shape, generator=draws) for _draw in range(EXACT_TABLES - 1)]
+    exact_on = {letter: sum(torch.equal(expression(x, table), table[ids]) for table in tables)
+                for letter, expression in EXPRESSIONS.items()}  # how many of the tables each letter got exactly
+    measured = {letter for letter, count in exact_on.items() if count == len(tables)}
     wrong = sorted(set(exact) ^ measured)
-    require(not wrong, _("exact is not right about {count} of the four expressions. Hint for {wrong}: "
-                          "{hint}").format(
-                           count=len(wrong), wrong=wrong[0], hint=_(EXACT_HINTS[wrong[0]])) if wrong else "")
-    return correct(
-        _("your set names exactly the expressions that return W[ids] exactly (torch.equal), computed on the CPU")
-    )
+    require(not wrong, _("exact is not right about {count} of the four expressions. Hint for {wrong} (exact on "
+                          "{hits} of the {tables} tables tried): {hint}").format(
+                           count=len(wrong), wrong=wrong[0], hits=exact_on[wrong[0]],
+                           tables=len(tables), hint=_(EXACT_HINTS[wrong[0]])) if wrong else "")
+    return correct(_("your set names exactly the expressions that returned W[ids] exactly (torch.equal) on all "
+                      "200 tables tried, this W and 199 more drawn like it, on the CPU"))

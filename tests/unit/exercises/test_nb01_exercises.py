@@ -74,7 +74,7 @@ EXACT = {"c"}
     (EXACT, "pass"),
     (frozenset(EXACT), "pass"),
     (set(), r"not right about 1 of the four.*power of two"),
-    ({"a", "c"}, r"not right about 1 of the four.*by 3"),
+    ({"a", "c"}, r"not right about 1 of the four.*Hint for a \(exact on [1-9]\d? of the 200 tables tried\).*by 3"),
     ({"b", "c"}, r"not right about 1 of the four.*1/10"),
     ({"c", "d"}, r"not right about 1 of the four.*float16"),
     ({"a"}, "not right about 2 of the four"),
@@ -84,6 +84,23 @@ EXACT = {"c"}
 ])
 def test_exact_expressions(judge, exact, expected):
     judge(exercises.check_exact_expressions, (exact, ONE_HOT, WEIGHT), expected, never=("{'c'}",))
+
+
+def test_sure_to_means_every_table_tried(judge, monkeypatch):
+    """The checker judges "sure to" on 200 tables (its success line says so), not on the notebook's W alone: with
+    only W tried, a guess that names a (exact on this W) would pass; with 200, its hint counts the tables a got."""
+    lucky = next(weight for seed in range(1000)
+                 if torch.equal(exercises.EXPRESSIONS["a"](ONE_HOT, weight := torch.randn(WEIGHT.shape,
+                                generator=torch.Generator().manual_seed(seed))), weight[ONE_HOT.argmax(dim=1)]))
+    judge(exercises.check_exact_expressions, ({"a", "c"}, ONE_HOT, lucky),
+          r"Hint for a \(exact on [1-9]\d? of the 200 tables tried\)")
+    monkeypatch.setattr(exercises, "EXACT_TABLES", 1)
+    judge(exercises.check_exact_expressions, ({"a", "c"}, ONE_HOT, lucky), "pass")
+
+
+def test_the_success_line_names_the_number_of_tables(capsys):
+    exercises.check_exact_expressions(EXACT, ONE_HOT, WEIGHT)
+    assert f"on all {exercises.EXACT_TABLES} tables tried" in capsys.readouterr().out
 
 
 def test_the_worked_answer_holds_for_other_tables():
