@@ -83,8 +83,10 @@ def check_bag_mean_ids(ids: torch.Tensor, offsets: torch.Tensor, rows: torch.Ten
 TYING_EXERCISE_VOCAB = 1_000
 TYING_EXERCISE_DIMS = (16, 64, 256)
 TYING_EXERCISE_SEED = 0
-#: Exercise 7.2: how far (relative) the predicted tied loss at the largest d may lie from the measured one
-TYING_ESTIMATE_WITHIN = 0.15
+#: Exercise 7.2: how far (relative) the predicted tied loss at the largest d may lie from the measured one. On the
+#: notebook's ids the worked answer (notebook 5's constant for V = 1,000, 3.27 stds) is 5.8% under the loss; Going
+#: deeper's constant for V = 10,000 (3.87 stds), or its tied loss scaled by the std, lies 10% or more over it
+TYING_ESTIMATE_WITHIN = 0.08
 
 
 def _initial_lm_loss(model_class: Callable[..., torch.nn.Module], dim: int, tie: bool, ids: torch.Tensor,
@@ -171,4 +173,4 @@ def check_tying_initial_loss(initial_loss: dict[tuple[int, bool], float], model_
                "tied model's loss at d = {largest}. Hint: {why}").format(
                 predicted=predicted, within=TYING_ESTIMATE_WITHIN, largest=largest, why=why))
     return correct(_("all six losses match the checker's own models, built from the same seed, and the "
-                      "prediction is within 15% of the tied loss at d = 256"))
+                      "prediction is within 8% of the tied loss at d = 256"))
