@@ -72,22 +72,34 @@ def _predicted_variance_hint(predicted: float, fan_in: int, other_fan_in: int) -
 
 
 def check_llama_predictions(predicted_up: float, predicted_down: float, unit_in_features: float) -> None:
-    """Exercise 5.1's predictions, judged at once: the output variances of Llama 2 7B's up-projection
-    ``nn.Linear(4096, 11008)`` and down-projection ``nn.Linear(11008, 4096)`` drawn from N(0, 0.02²), for inputs of
-    variance 1, and the ``in_features`` at which that draw keeps the variance at 1.
+    """Exercise 5.1's predictions, judged at once, for Llama 2 7B's feed-forward block drawn from N(0, 0.02²) and
+    inputs of variance 1: the output variance of the up-projection ``nn.Linear(4096, 11008)``, the variance after
+    the down-projection ``nn.Linear(11008, 4096)`` fed those outputs (gate and activation left out), and the
+    ``in_features`` at which that draw keeps the variance at 1.
 
-    Each variance must be ``in_features * 0.02²`` within 2%, and ``unit_in_features`` ``1 / 0.02²`` within 2%.
-    While a guess is still ``None`` it judges nothing (one line says so). ``TypeError``/``ValueError`` for
-    arguments of the wrong kind.
+    The first must be ``4096 * 0.02²``, the second that times ``11008 * 0.02²`` (each layer multiplies the variance
+    by its fan_in · std²), the third ``1 / 0.02²``, each within 2%. While a guess is still ``None`` it judges
+    nothing (one line says so). ``TypeError``/``ValueError`` for arguments of the wrong kind.
     """
     if not answered(predicted_up=predicted_up, predicted_down=predicted_down, unit_in_features=unit_in_features):
         return
-    for name, value, fan_in, other in (("predicted_up", predicted_up, LLAMA_UP_IN, LLAMA_DOWN_IN),
-                                       ("predicted_down", predicted_down, LLAMA_DOWN_IN, LLAMA_UP_IN)):
-        predicted = _positive(name, value, _(PREDICTED))
-        require(within(predicted, fan_in * LLAMA_STD**2, 0.02),
-                _("your {name}, {predicted:.4g}, is not the variance of that layer's outputs. {hint}").format(
-                    name=name, predicted=predicted, hint=_predicted_variance_hint(predicted, fan_in, other)))
+    up_gain, down_gain = LLAMA_UP_IN * LLAMA_STD**2, LLAMA_DOWN_IN * LLAMA_STD**2  # what each layer multiplies by
+    predicted = _positive("predicted_up", predicted_up, _(PREDICTED))
+    require(within(predicted, up_gain, 0.02),
+            _("your {name}, {predicted:.4g}, is not the variance of that layer's outputs. {hint}").format(
+                name="predicted_up", predicted=predicted,
+                hint=_predicted_variance_hint(predicted, LLAMA_UP_IN, LLAMA_DOWN_IN)))
+    predicted = _positive("predicted_down", predicted_down, _(PREDICTED))
+    require(within(predicted, up_gain * down_gain, 0.02),
+            _("your {name}, {predicted:.4g}, is not the variance after both layers. {hint}").format(
+                name="predicted_down", predicted=predicted, hint=hint([
+                    (within(predicted, down_gain, 0.02),
+                     _("Hint: that is the down-projection fed inputs of variance 1; here it is fed the "
+                       "up-projection's outputs")),
+                    (within(predicted, up_gain + down_gain, 0.02),
+                     _("Hint: a layer multiplies its input's variance by fan_in · 0.02²; it does not add to it")),
+                ], _("Hint: the down-projection multiplies the variance of what it is fed by fan_in · 0.02², "
+                     "with fan_in = {fan_in}").format(fan_in=LLAMA_DOWN_IN))))
     unit = _positive("unit_in_features", unit_in_features, _("a number of input features"))
     require(within(unit, UNIT_IN_FEATURES, 0.02), _("your unit_in_features, {unit:.4g}, does not keep the "
                                                      "variance at 1. ").format(unit=unit) + hint([
@@ -96,7 +108,8 @@ def check_llama_predictions(predicted_up: float, predicted_down: float, unit_in_
                 (within(unit, 1 / LLAMA_STD**2 / 3, 0.02) or within(unit, 3 / LLAMA_STD**2, 0.02),
                  _("Hint: Llama's draw is N(0, 0.02²), not the uniform default; no factor 3")),
             ], _("Hint: the output variance is in_features · 0.02² times the input's; set it to 1")))
-    return correct(_("your two output variances and your in_features for variance 1 are right within 2%"))
+    return correct(_("your output variances, after the up-projection and after both layers, and your in_features "
+                     "for variance 1 are right within 2%"))
 
 
 @writes("output_variance")
