@@ -70,6 +70,6 @@ def test_the_generated_cells_and_the_practice_note_take_their_chinese_from_the_c
     chinese = {message.id: message.string for message in stored if message.id}
     assert generated.words("en") == generated.WORDS
     assert generated.words("zh") == {key: chinese[english] for key, english in generated.WORDS.items()}
-    assert generated.words("zh")["setup title"] == "环境设置：请先运行（让课程的辅助代码能够导入）"
+    assert generated.words("zh")["setup title"] == "环境设置：请先运行这个单元格，之后才能导入课程的辅助代码"
     assert catalogs.interface_text(practice.TEXT, "zh") == chinese[practice.TEXT]
     assert chinese[practice.TEXT].startswith("**练习版。**")
