@@ -101,65 +101,72 @@ def check_zebra_learned(zebra_category: str, zebra_model: torch.nn.Module, initi
                       "kept their categories"))
 
 
-def check_narrow_prediction(d1_possible_cosines: set[float] | None) -> None:
-    """Exercise 9.2's prediction, read before any training: every value the cosine similarity of two (non-zero)
-    rows of a ``d = 1`` table can take.
+#: Exercise 9.2: where the ``d = 1`` loss can end, against the uniform guess ``ln V`` and the ``d = 8`` loss
+NARROW_LOSS_CHOICES = ("near ln V", "between", "near d = 8")
+#: ... "near ln V": within this of ``ln V``; "near d = 8": within this of the ``d = 8`` loss; else "between"
+#: (section 4's settings: 0.4 to 0.6 of the way from the d = 8 loss up to ln V at 100 steps, 0.1 to 0.3 at 400, for
+#: seeds 0 to 5 and both corpus sizes: at least 0.3 above the d = 8 loss and 1.4 below ln V)
+NARROW_NEAR_UNIFORM, NARROW_NEAR_WIDE = 0.5, 0.2
 
-    ``None`` (no guess yet) judges nothing. Otherwise only its kind is checked now:
-    :func:`check_narrow_table`, after the experiment, compares it with its measurement.
-    ``TypeError`` for a value of the wrong kind.
+
+def check_narrow_prediction(d1_groups: int | None, d1_loss: str | None) -> None:
+    """Exercise 9.2's predictions, read before any training: into how many groups at most cosine similarity sorts
+    the rows of a ``d = 1`` table, and where its loss ends (one of :data:`NARROW_LOSS_CHOICES`).
+
+    ``None`` (no guess yet) judges nothing. Otherwise only their kind is checked now:
+    :func:`check_narrow_table`, after the experiment, compares them with its measurements.
+    ``TypeError`` or ``ValueError`` for a value of the wrong kind.
     """
-    if not answered(d1_possible_cosines=d1_possible_cosines):
+    if not answered(d1_groups=d1_groups, d1_loss=d1_loss):
         return
-    _check_narrow_prediction_kind(d1_possible_cosines)
-    return recorded(_("your prediction; the experiment below will test it"))
+    _check_narrow_prediction_kind(d1_groups, d1_loss)
+    return recorded(_("your predictions; the experiment below will test them"))
 
 
-def _check_narrow_prediction_kind(d1_possible_cosines: set[float]) -> None:
-    if not isinstance(d1_possible_cosines, (set, list, tuple)) or not all(
-            isinstance(c, (int, float)) and not isinstance(c, bool) for c in d1_possible_cosines):
-        raise AnswerTypeError(_("d1_possible_cosines must be a set of numbers, got {d1_possible_cosines!r}").format(
-                                  d1_possible_cosines=d1_possible_cosines))
+def _check_narrow_prediction_kind(d1_groups: int, d1_loss: str) -> None:
+    if not isinstance(d1_groups, int) or isinstance(d1_groups, bool):
+        raise AnswerTypeError(_("d1_groups must be a whole number, got {d1_groups!r}").format(d1_groups=d1_groups))
+    one_of("d1_loss", d1_loss, NARROW_LOSS_CHOICES)
 
 
-def check_narrow_table(narrow: torch.nn.Module, contexts: torch.Tensor, targets: torch.Tensor,
-                       d1_possible_cosines: set[float]) -> None:
-    """Exercise 9.2: the trained model ``narrow``, whose table has width ``d = 1``, and the prediction that
-    :func:`check_narrow_prediction` recorded before the training.
+def _loss(model: torch.nn.Module, contexts: torch.Tensor, targets: torch.Tensor) -> float:
+    with torch.no_grad():
+        return torch.nn.functional.cross_entropy(model(contexts), targets).item()
 
-    The checker measures the model's loss on ``contexts`` ``(N, 2w)`` -> ``targets`` ``(N,)`` itself:
-    it must stay below the uniform guess's ``ln V``. Then it compares the prediction with the cosine
-    similarities between the rows of the table, printing neither the loss nor the cosines (a stored output of
-    the checker must not show the answer).
+
+def check_narrow_table(narrow: torch.nn.Module, wide: torch.nn.Module, contexts: torch.Tensor, targets: torch.Tensor,
+                       d1_groups: int, d1_loss: str) -> None:
+    """Exercise 9.2: the trained model ``narrow``, whose table has width ``d = 1``, section 4's trained model
+    ``wide``, and the predictions that :func:`check_narrow_prediction` recorded before the training.
+
+    The checker measures both models' losses on ``contexts`` ``(N, 2w)`` -> ``targets`` ``(N,)`` itself:
+    ``narrow``'s must stay below the uniform guess's ``ln V`` by a margin (a trained model). It then compares
+    ``d1_groups`` with the most groups the signs of one number allow (2), and ``d1_loss`` with where the measured
+    loss lies, printing neither loss (a stored output of the checker must not show the answer).
     """
-    if not answered(d1_possible_cosines=d1_possible_cosines):
+    if not answered(d1_groups=d1_groups, d1_loss=d1_loss):
         return
-    prediction("d1_possible_cosines", d1_possible_cosines, (set, frozenset, list, tuple), "{0.5}")
-    _check_narrow_prediction_kind(d1_possible_cosines)
-    tables = _tables(narrow)
+    _check_narrow_prediction_kind(d1_groups, d1_loss)
+    tables, wide_tables = _tables(narrow), _tables(wide)
     require(len(tables) == 1, _("narrow must be a model with one nn.Embedding (the CBOW of the notebook), got "
                                 "{type}").format(type=type(narrow).__name__))
     require(tables[0].embedding_dim == 1, _("narrow has a table of width {embedding_dim}, not 1: build it as "
                                             "CBOW(V, 1)").format(embedding_dim=tables[0].embedding_dim))
-    with torch.no_grad():
-        loss = torch.nn.functional.cross_entropy(narrow(contexts), targets).item()
+    require(len(wide_tables) == 1 and wide_tables[0].embedding_dim > 1,
+            _("wide must be section 4's trained model, of width d = 8: pass model"))
     uniform = math.log(tables[0].num_embeddings)
+    loss, wide_loss = _loss(narrow, contexts, targets), _loss(wide, contexts, targets)
     require(loss < 0.75 * uniform, _("narrow has a loss of {loss:.3f}, close to the uniform guess ln V = "
                                      "{uniform:.3f}, so it is not trained: pass the model that the "
                                      "experiment cell above trains").format(loss=loss, uniform=uniform))
-    rows = tables[0].weight.detach().cpu().double()
-    rows = rows[rows[:, 0] != 0]  # the <pad> row, all zeros, aside
-    unit = rows / rows.norm(dim=1, keepdim=True)
-    pairs = ~torch.eye(len(unit), dtype=torch.bool)  # two different rows
-    measured_cosines = {float(c) for c in (unit @ unit.T)[pairs].round(decimals=6).unique().tolist()}
-    require({float(c) for c in d1_possible_cosines} == measured_cosines, _("the model is right, but your "
-                                                                            "d1_possible_cosines, "
-                                                                            "{d1_possible_cosines}, are not "
-                                                                            "the values the checker "
-                                                                            "measured between the rows of "
-                                                                            "the d = 1 table. Why: cos(a, "
-                                                                            "b) = a·b / (|a| |b|), with a "
-                                                                            "and b numbers").format(
-                                                                             d1_possible_cosines=sorted(d1_possible_cosines)))
-    return correct(_("narrow is a trained CBOW model of width 1; your prediction matches the cosines the checker "
-                      "measured between the rows of its table"))
+    require(d1_groups == 2, _("d1_groups = {d1_groups} is not the most groups cosine similarity can make of a "
+                              "d = 1 table. Why: cos(a, b) = a·b / (|a| |b|), with a and b numbers").format(
+                                  d1_groups=d1_groups))
+    measured = ("near ln V" if loss > uniform - NARROW_NEAR_UNIFORM
+                else "near d = 8" if loss < wide_loss + NARROW_NEAR_WIDE else "between")
+    require(d1_loss == measured, _("d1_groups is right, but d1_loss = {d1_loss!r} is not where the d = 1 loss "
+                                   "ended. Why: the output layer reads the number's size, not only its sign; "
+                                   "yet one number must hold what section 4's 8 numbers hold").format(
+                                       d1_loss=d1_loss))
+    return correct(_("narrow is a trained CBOW model of width 1; both predictions match: at most two groups by "
+                      "cosine, and the loss where the checker measured it against ln V and section 4's"))

@@ -1,5 +1,8 @@
 """Notebook 9's checkers: the worked answer passes, and each listed wrong answer fails with its hint."""
 
+import math
+import re
+
 import pytest
 import torch
 import torch.nn as nn
@@ -49,7 +52,7 @@ def _with(word, replaced="cat", n=None):
     return list(ZEBRA_CORPUS.sentences) + copies
 
 
-NARROW_RIGHT = ({-1, 1},)  # Exercise 9.2's prediction: the cosines of a d = 1 table are +-1
+NARROW_RIGHT = (2, "between")  # Exercise 9.2's predictions: two groups by cosine; the loss between ln V and d = 8's
 RIGHT = "food"  # Exercise 9.1's prediction: zebra in bread's place ends nearest a food, whatever the grammar says
 
 
@@ -104,46 +107,60 @@ def cbow_data():
 
 @pytest.fixture(scope="module")
 def narrow(cbow_data):
-    """Exercise 9.2's model, trained, and wrong ones by name."""
+    """Exercise 9.2's model, trained, and wrong ones by name; "wide" is section 4's, of width 8."""
     return {"trained": _trained_on(cbow_data, 300, 1), "untrained": _trained_on(cbow_data, 0, 1),
-            "width 2": _trained_on(cbow_data, 300, 2), "a linear layer": nn.Linear(1, 1), "typed in": "model"}
+            "width 2": _trained_on(cbow_data, 300, 2), "a linear layer": nn.Linear(1, 1), "typed in": "model",
+            "wide": _trained_on(cbow_data, 300, 8)}
 
 
-@pytest.mark.parametrize(("model", "predictions", "expected"), [
-    ("trained", NARROW_RIGHT, "pass"),
-    ("untrained", NARROW_RIGHT, r"narrow has a loss of .* not trained: pass the model"),
-    ("width 2", NARROW_RIGHT, r"narrow has a table of width 2, not 1"),
-    ("a linear layer", NARROW_RIGHT, "must be a model with one nn.Embedding"),
-    ("typed in", NARROW_RIGHT, "must be a model with one nn.Embedding"),
-    ("trained", ({-1, 0, 1},), r"d1_possible_cosines, \[-1, 0, 1\], are not the values"),
-    ("trained", (["1"],), (TypeError, "must be a set of numbers")),
-    ("trained", ("-1, 1",), "d1_possible_cosines must look like"),
+@pytest.mark.parametrize(("model", "wide", "predictions", "expected"), [
+    ("trained", "wide", NARROW_RIGHT, "pass"),
+    ("untrained", "wide", NARROW_RIGHT, r"narrow has a loss of .* not trained: pass the model"),
+    ("width 2", "wide", NARROW_RIGHT, r"narrow has a table of width 2, not 1"),
+    ("a linear layer", "wide", NARROW_RIGHT, "must be a model with one nn.Embedding"),
+    ("typed in", "wide", NARROW_RIGHT, "must be a model with one nn.Embedding"),
+    ("trained", "trained", NARROW_RIGHT, "wide must be section 4's trained model"),
+    ("trained", "wide", (6, "between"), r"d1_groups = 6 is not the most groups"),
+    ("trained", "wide", (1, "between"), r"d1_groups = 1 is not the most groups"),
+    ("trained", "wide", (2, "near ln V"), r"d1_loss = 'near ln V' is not where"),
+    ("trained", "wide", (2, "near d = 8"), r"d1_loss = 'near d = 8' is not where"),
+    ("trained", "wide", (2.0, "between"), (TypeError, "d1_groups must be a whole number")),
+    ("trained", "wide", (2, "lower"), (ValueError, "d1_loss must be one of")),
 ])
-def test_narrow_table(judge, narrow, cbow_data, model, predictions, expected):
-    judge(exercises.check_narrow_table, (narrow[model], *cbow_data, *predictions), expected)
+def test_narrow_table(judge, narrow, cbow_data, model, wide, predictions, expected):
+    judge(exercises.check_narrow_table, (narrow[model], narrow[wide], *cbow_data, *predictions), expected)
+
+
+def test_narrow_losses_lie_between(narrow, cbow_data):
+    """The fixture's d = 1 loss is "between": far from both edges, so the pass above is no accident."""
+    loss, wide_loss = (exercises._loss(narrow[k], *cbow_data) for k in ("trained", "wide"))
+    uniform = math.log(len(CORPUS_VOCAB))
+    assert wide_loss + 2 * exercises.NARROW_NEAR_WIDE < loss < uniform - 2 * exercises.NARROW_NEAR_UNIFORM
 
 
 def test_narrow_table_prints_what_it_checked_never_what_it_measured(narrow, cbow_data, capsys):
-    exercises.check_narrow_table(narrow["trained"], *cbow_data, *NARROW_RIGHT)
+    exercises.check_narrow_table(narrow["trained"], narrow["wide"], *cbow_data, *NARROW_RIGHT)
     out = capsys.readouterr().out  # one line: correct, and what was checked
     assert out.startswith("correct: ") and out.count("\n") == 1
-    assert "+1.0" not in out and "1.0" not in out  # neither the cosines nor the loss
+    assert not re.search(r"\d\.\d", out)  # neither loss
 
 
-@pytest.mark.parametrize(("cosines", "expected"), [
-    ({-1, 1}, "pass"),
-    ([1.0, -1.0, 0.0], "pass"),  # wrong, but recorded: the training judges
-    ("1", (TypeError, "must be a set of numbers")),
+@pytest.mark.parametrize(("groups", "loss", "expected"), [
+    (2, "between", "pass"),
+    (6, "near d = 8", "pass"),  # wrong, but recorded: the training judges
+    ("2", "between", (TypeError, "d1_groups must be a whole number")),
+    (2, "close", (ValueError, "d1_loss must be one of")),
 ])
-def test_narrow_prediction(judge, cosines, expected):
-    judge(exercises.check_narrow_prediction, (cosines,), expected)
+def test_narrow_prediction(judge, groups, loss, expected):
+    judge(exercises.check_narrow_prediction, (groups, loss), expected)
 
 
 @pytest.mark.parametrize(("checker", "guesses", "named"), [
     (exercises.check_zebra_prediction, (None,), "zebra_category"),
-    (exercises.check_narrow_prediction, (None,), "d1_possible_cosines"),
+    (exercises.check_narrow_prediction, (None, None), "d1_groups and d1_loss"),
+    (exercises.check_narrow_prediction, (2, None), "d1_loss"),
     (exercises.check_zebra_learned, (None, "a model", "a table", "a vocabulary"), "zebra_category"),
-    (exercises.check_narrow_table, ("a model", "contexts", "targets", None), "d1_possible_cosines"),
+    (exercises.check_narrow_table, ("a model", "a model", "contexts", "targets", None, None), "d1_groups and d1_loss"),
 ])
 def test_no_guess_yet_judges_nothing(capsys, checker, guesses, named):
     """Run top to bottom before the learner guesses: one line asking for the guess, no verdict, no failure."""
