@@ -389,5 +389,5 @@ def test_notebook_6s_summary_describes_its_stored_run():
                for name in ("vocab-again", "vocab-step")}
     summary = cells["summary"].source
     assert "the dense time grew" in printed["vocab-again"]  # the growth the summary sends the reader to
-    assert "not answered yet" in printed["vocab-step"]  # how its lead changed with the backward waits for a guess
-    assert "section 4 prints by how much in your run, once you have guessed" in summary
+    assert "not answered yet" in printed["vocab-step"]  # both leads wait for a guess
+    assert "Section 4 prints the lead at two batch sizes once you have guessed" in summary

@@ -109,6 +109,13 @@ NARROW_LOSS_CHOICES = ("near ln V", "between", "near d = 8")
 NARROW_NEAR_UNIFORM, NARROW_NEAR_WIDE = 0.5, 0.2
 
 
+def narrow_loss_place(loss: float, uniform: float, wide_loss: float) -> str:
+    """Where a ``d = 1`` loss ends, as one of :data:`NARROW_LOSS_CHOICES`: against the uniform guess's ``uniform``
+    (``ln V``) and section 4's ``d = 8`` loss ``wide_loss``."""
+    return ("near ln V" if loss > uniform - NARROW_NEAR_UNIFORM
+            else "near d = 8" if loss < wide_loss + NARROW_NEAR_WIDE else "between")
+
+
 def check_narrow_prediction(d1_groups: int | None, d1_loss: str | None) -> None:
     """Exercise 9.2's predictions, read before any training: into how many groups at most cosine similarity sorts
     the rows of a ``d = 1`` table, and where its loss ends (one of :data:`NARROW_LOSS_CHOICES`).
@@ -162,11 +169,11 @@ def check_narrow_table(narrow: torch.nn.Module, wide: torch.nn.Module, contexts:
     require(d1_groups == 2, _("d1_groups = {d1_groups} is not the most groups cosine similarity can make of a "
                               "d = 1 table. Why: cos(a, b) = a·b / (|a| |b|), with a and b numbers").format(
                                   d1_groups=d1_groups))
-    measured = ("near ln V" if loss > uniform - NARROW_NEAR_UNIFORM
-                else "near d = 8" if loss < wide_loss + NARROW_NEAR_WIDE else "between")
+    measured = narrow_loss_place(loss, uniform, wide_loss)
     require(d1_loss == measured, _("d1_groups is right, but d1_loss = {d1_loss!r} is not where the d = 1 loss "
                                    "ended. Why: the output layer reads the number's size, not only its sign; "
                                    "yet one number must hold what section 4's 8 numbers hold").format(
                                        d1_loss=d1_loss))
-    return correct(_("narrow is a trained CBOW model of width 1; both predictions match: at most two groups by "
-                      "cosine, and the loss where the checker measured it against ln V and section 4's"))
+    return correct(_("narrow is a trained CBOW model of width 1, and both predictions match: cosine sorts its rows "
+                      "into two groups at most, and its loss ended where you said, measured against ln V and "
+                      "section 4's d = 8 loss"))

@@ -57,7 +57,7 @@ def embedding_pca_figure(panels: dict[str, torch.Tensor], words: list[str], cate
     """
     order = _check_labelled_points(panels, words, categories)
     colour = dict(zip(order, GROUP_COLOURS, strict=False))
-    fig = Figure(figsize=(5.4 * len(panels), 5.0))  # no layout engine: Jupyter crops with bbox_inches="tight"
+    fig = Figure(figsize=(6.2 * len(panels), 5.6))  # no layout engine: Jupyter crops with bbox_inches="tight"
     axes = fig.subplots(1, len(panels), squeeze=False, gridspec_kw={"wspace": 0.25, "top": 0.88})[0]
     for ax, (title, points) in zip(axes, panels.items(), strict=True):
         coords, explained = pca_2d(points)
@@ -85,26 +85,38 @@ _LABEL_SIZE = 7  # points: the font size of a word's label
 
 
 def _label_points(ax, coords: torch.Tensor, words: list[str], bold: tuple[str, ...]) -> None:
-    """Each word's label beside its point. Where it would cover a label already placed (the words taken in
-    order), it moves up or down by a line, the nearest free place first, with a thin line back to its point:
-    a tight cluster's words stay readable."""
+    """Each word's label beside its point: above right if that place is free, else the nearest free place around
+    the point (right or left, then a line further up or down each time), free meaning clear of the labels already
+    placed (the words taken in order) and of every other point. A label moved off its first place gets a thin line
+    back to its point: a tight cluster's words stay readable."""
     ax.get_xlim(), ax.get_ylim()  # the scatter's limits, settled before positions are measured
     to_points = 72 / ax.figure.dpi  # display pixels -> points
     line = _LABEL_SIZE + 1.5  # the height of a label, in points
+    dots = [tuple(float(v) * to_points for v in ax.transData.transform((float(c[0]), float(c[1])))) for c in coords]
+    marker = 4.0  # points: half the width of a marker, as a box
+    dot_boxes = [(x - marker, y - marker, x + marker, y + marker) for x, y in dots]
     placed = []  # the labels' boxes so far: (left, bottom, right, top), in points
+
+    def overlaps(a, b):
+        return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
     for i, word in enumerate(words):
-        x, y = (float(v) * to_points for v in ax.transData.transform((float(coords[i, 0]), float(coords[i, 1]))))
+        x, y = dots[i]
         width = 0.6 * _LABEL_SIZE * len(word)
-        boxes = {step: (x + 3, y + 3 + step * line, x + 3 + width, y + 3 + (step + 1) * line)
-                 for step in (0, 1, -1, 2, -2, 3, -3, 4, -4)}  # nearest first
-        free = [step for step, a in boxes.items()
-                if not any(a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3] for b in placed)]
-        step = free[0] if free else 0
-        placed.append(boxes[step])
-        ax.annotate(word, (float(coords[i, 0]), float(coords[i, 1])), xytext=(3, 3 + step * line),
+        offsets = [(3, 3), (3, -3 - line), (-3 - width, 3), (-3 - width, -3 - line)]  # the four corners
+        for step in range(1, 6):  # then further up or down, right then left
+            offsets += [(3, 3 + step * line), (3, -3 - (step + 1) * line),
+                        (-3 - width, 3 + step * line), (-3 - width, -3 - (step + 1) * line)]
+        others = dot_boxes[:i] + dot_boxes[i + 1:]
+        free = [(dx, dy) for dx, dy in offsets
+                if not any(overlaps((x + dx, y + dy, x + dx + width, y + dy + line), b) for b in placed + others)]
+        dx, dy = free[0] if free else offsets[0]
+        placed.append((x + dx, y + dy, x + dx + width, y + dy + line))
+        moved = (dx, dy) != offsets[0]  # off its first place: a line back to the point
+        ax.annotate(word, (float(coords[i, 0]), float(coords[i, 1])), xytext=(dx, dy),
                     textcoords="offset points", fontsize=_LABEL_SIZE, color="#333333",
                     fontweight="bold" if word in bold else "normal",
-                    arrowprops={"arrowstyle": "-", "lw": 0.4, "color": "#999999"} if step else None)
+                    arrowprops={"arrowstyle": "-", "lw": 0.4, "color": "#999999"} if moved else None)
 
 
 def similarity_matrix_figure(panels: dict[str, torch.Tensor], words: list[str], categories: list[str],

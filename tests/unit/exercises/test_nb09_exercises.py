@@ -175,3 +175,8 @@ def test_checkers_leave_the_global_rng_alone(zebra_models):
     torch.manual_seed(123)
     exercises.check_zebra_learned(RIGHT, model, model.embed.weight.detach() + 1, CORPUS_VOCAB)
     assert torch.equal(torch.rand(3), expected)
+
+
+@pytest.mark.parametrize(("loss", "place"), [(3.5, "near ln V"), (2.06, "between"), (1.0, "near d = 8")])
+def test_narrow_loss_place_names_the_checkers_choice(loss, place):
+    assert exercises.narrow_loss_place(loss, uniform=3.74, wide_loss=0.92) == place
