@@ -186,16 +186,6 @@ def _moved_in_step_3(optimizer_class: type[torch.optim.Optimizer]) -> set[int]:
     return set((table.weight.detach() != before).any(dim=1).nonzero().flatten().tolist())
 
 
-def optimizer_answer(now: list[int], earlier: list[int], rows: int) -> dict[str, set[int]]:
-    """Section 6's answer as sets, for the cell that checks it against the notebook's run: the rows step 3 changes
-    with each optimizer, given the rows looked up in step 3 (``now``) and in step 1 only (``earlier``) of a table of
-    ``rows`` rows. SGD moves the rows with a gradient; momentum and Adam also the earlier ones; weight decay every
-    non-zero row. It lives here so that the cell's code, which GitHub's viewer shows, does not answer the
-    prediction above the learner's guess."""
-    return {"SGD": set(now), "SGD, momentum 0.9": {*now, *earlier}, "SGD, weight_decay 0.01": set(range(rows)),
-            "Adam": {*now, *earlier}}
-
-
 def check_optimizer_guess(guess: object) -> None:
     """Section 6's prediction: ``{"SGD": {...}, "Adam": {...}}``, the rows step 3 changes with each. Judged on the
     checker's own table; nothing while it is None."""
