@@ -390,4 +390,4 @@ def test_notebook_6s_summary_describes_its_stored_run():
     summary = cells["summary"].source
     assert "the dense time grew" in printed["vocab-again"]  # the growth the summary sends the reader to
     assert "not answered yet" in printed["vocab-step"]  # both leads wait for a guess
-    assert "Section 4 prints the lead at two batch sizes once you have guessed" in summary
+    assert "Section 4 prints each verdict once you guess" in summary
