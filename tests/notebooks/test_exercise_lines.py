@@ -15,7 +15,7 @@ from tools.manifest import NOTEBOOKS, ROOT
 from utils.exercises import checking, nb01, nb02, nb05
 
 NOT_ANSWERED = {"en": "not answered yet: ", "zh": "还没有作答。"}
-INCORRECT = {"en": "incorrect: ", "zh": "答案不对。"}
+INCORRECT = {"en": "incorrect: ", "zh": "回答有误。"}
 
 
 def choose(edition: str) -> str:
@@ -103,7 +103,7 @@ WRONG = {  # exercise -> (edition, set-up, the learner's wrong answer and the ch
     "5.3, of the wrong kind, in Chinese": (
         "zh", "from utils.exercises import nb05 as exercises",
         'predicted_max = "about 2"\n\nexercises.check_max_prediction(predicted_max)',
-        "predicted_max 应当是一个数（你的预测，一个数），这里是 str"),
+        "predicted_max 应当是一个数（你的预测，一个数），收到的是 str"),
 }
 
 

@@ -44,7 +44,7 @@ def test_an_untranslated_a_fuzzy_and_a_field_losing_message_each_fail_the_check(
 
 def test_the_runtime_reads_the_compiled_catalog_with_the_standard_library():
     chinese, english = language.translations("zh"), language.translations("en")
-    assert chinese.gettext("incorrect: {hint}") == "答案不对。{hint}"
+    assert chinese.gettext("incorrect: {hint}") == "回答有误。{hint}"
     assert english.gettext("incorrect: {hint}") == "incorrect: {hint}"
     with pytest.raises(ValueError, match="no language 'fr'"):
         language.translations("fr")
