@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import torch
-import torch.nn.functional as F
 from torch.utils.flop_counter import FlopCounterMode
 
 from ..language import _
@@ -83,48 +82,54 @@ def check_largest_batch(largest_n: int) -> None:
 
 
 def _count(sizes: tuple[int, int, int]) -> dict[str, int]:
-    """FlopCounterMode's count of the dense product, its one-hot requiring a gradient too, and of the lookup,
-    forward and backward, at ``(n, V, d)``, on the meta device: shapes only, so any sizes cost no memory and no
-    time."""
+    """FlopCounterMode's count of ``(X @ W).backward(grad)``, forward and backward, at ``(n, V, d)``, with ``W``
+    requiring a gradient and ``X`` (n, V) either constant, as a one-hot is, or requiring a gradient too, on the meta
+    device: shapes only, so any sizes cost no memory and no time."""
     n, V, d = sizes
-    weight = torch.zeros(V, d, device="meta", requires_grad=True)
-    forwards = {"dense": lambda: torch.zeros(n, V, device="meta", requires_grad=True) @ weight,
-                "lookup": lambda: F.embedding(torch.zeros(n, dtype=torch.long, device="meta"), weight)}
     counts = {}
-    for name, forward in forwards.items():
+    for name, requires_grad in (("constant", False), ("requires_grad", True)):
+        weight = torch.zeros(V, d, device="meta", requires_grad=True)
+        X = torch.zeros(n, V, device="meta", requires_grad=requires_grad)
         with FlopCounterMode(display=False) as counter:
-            forward().backward(torch.zeros(n, d, device="meta"))
+            (X @ weight).backward(torch.zeros(n, d, device="meta"))
         counts[name] = counter.get_total_flops()
     return counts
 
 
 def check_predicted_flops(predicted_flops: dict[str, int] | None) -> None:
-    """Exercise 6.3, a prediction: ``{"dense": flops, "lookup": flops}``, what FlopCounterMode counts for each,
-    forward and backward, at ``FLOP_SIZES``, with the one-hot requiring a gradient as well as ``W``; the checker
-    runs the counter (on the meta device) and compares. Judges nothing while a guess is None."""
+    """Exercise 6.3, a prediction: ``{"constant": flops, "requires_grad": flops}``, what FlopCounterMode counts for
+    ``(X @ W).backward(grad)`` at ``FLOP_SIZES``, ``W`` requiring a gradient, with ``X`` a constant one-hot (the
+    forward and ``W``'s gradient: 2 products) and with the same ``X`` requiring a gradient (``X``'s gradient
+    ``grad @ W.T`` too: 3 products of ``2·n·V·d`` each, though that one's inner size is ``d``). The checker runs the
+    counter (on the meta device) and compares. Judges nothing while a guess is None."""
     if not answered(predicted_flops=predicted_flops):
         return
     guesses = {key: as_number(f"predicted_flops[{key!r}]", value, _("a count of FLOPs"))
-               for key, value in require_keys("predicted_flops", predicted_flops, ["dense", "lookup"],
-                                              _("'dense' and 'lookup' to a count")).items()}
+               for key, value in require_keys("predicted_flops", predicted_flops, ["constant", "requires_grad"],
+                                              _("'constant' and 'requires_grad' to a count")).items()}
     counted = _count(FLOP_SIZES)
-    forward = counted["dense"] // 3
-    dense_hints = {
-        forward: _("that is one matrix product's count. The backward computes two gradients, W's and the one-hot's, "
-                    "each one more product of the same size (and a multiply-add counts as 2 FLOPs)"),
-        forward // 2: _("a multiply-add counts as 2 FLOPs, and the backward computes two gradients, each a product"),
-        2 * forward: _("that counts W's gradient; the one-hot requires a gradient here too: grad @ W.T, one more "
-                        "product of the same size"),
-    }
-    why = dense_hints.get(int(guesses["dense"]), "count each matrix product as 2·rows·inner·columns FLOPs")
-    require(guesses["dense"] == counted["dense"], _("predicted_flops['dense'] is not the counter's count. "
-                                                     "Hint: {why}").format(why=why))
-    n, _vocab, d = FLOP_SIZES
-    lookup_why = hint([(guesses["lookup"] in (n * d, 2 * n * d), _("the lookup's backward does add n·d numbers, but "
-                                                                    "the counter counts matrix products only"))],
-                      _("the counter counts the FLOPs of matrix products; which does the lookup run, forward or "
-                        "backward?"))
-    require(guesses["lookup"] == counted["lookup"], _("predicted_flops['lookup'] is not the counter's count. Hint: "
-                                                       "{why}").format(why=lookup_why))
-    return correct(_("your predicted FLOPs of the dense product and of the lookup, forward and backward, against "
-                      "FlopCounterMode's count"))
+    product = counted["requires_grad"] - counted["constant"]  # one product's count, 2·n·V·d: X's gradient
+    constant, learned = guesses["constant"], guesses["requires_grad"]
+    require(constant == counted["constant"], _("predicted_flops['constant'] is not the counter's count. Hint: "
+                                               "{why}").format(why=hint([
+        (constant == product, _("that is one product's count (a multiply-add is 2 FLOPs): the backward computes "
+                                "W's gradient, X.T @ grad, one more product (section 1)")),
+        (constant == product // 2, _("a multiply-add counts as 2 FLOPs, and the backward computes W's gradient, "
+                                     "one more product")),
+        (constant == counted["requires_grad"], _("this X requires no gradient: the backward computes a gradient "
+                                                 "only for the inputs that require one, here W alone"))],
+        _("count each matrix product as 2·rows·inner·columns FLOPs, and each gradient the backward computes as "
+          "one product"))))
+    require(learned == counted["requires_grad"], _("predicted_flops['requires_grad'] is not the counter's count. "
+                                                   "Hint: {why}").format(why=hint([
+        (learned == constant, _("X requires a gradient now, so the backward computes one more: which product "
+                                "gives X's gradient?")),
+        (constant < learned < counted["requires_grad"], _("X's gradient, grad @ W.T, is (n, d) @ (d, V): its "
+                                                          "inner size is d, but count its FLOPs as any product's, "
+                                                          "2·rows·inner·columns")),
+        (learned > counted["requires_grad"], _("the backward runs one product per gradient it computes, W's and "
+                                               "X's, and the forward one more"))],
+        _("to the constant's count, add X's gradient, grad @ W.T: one more product, counted as "
+          "2·rows·inner·columns FLOPs"))))
+    return correct(_("your predicted FLOPs of the dense product, forward and backward, with a constant one-hot "
+                     "and with one that requires a gradient, against FlopCounterMode's count"))

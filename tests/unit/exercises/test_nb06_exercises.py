@@ -7,6 +7,7 @@ import torch
 from utils.exercises import nb06 as exercises
 
 FORWARD = 2 * 32 * 2_000 * 8  # one (32, 2000) @ (2000, 8) product, in FLOPs
+CONSTANT, LEARNED = 2 * FORWARD, 3 * FORWARD  # the one-hot constant; the one-hot requiring a gradient too
 ENTRY = 8 + 4 * 768  # one entry of the sparse gradient at GPT-2's width: an int64 id, 768 float32 values
 LARGEST = 50_257 * ENTRY  # at most V distinct ids, one entry each after .coalesce()
 FEWEST = 50_127  # the fewest distinct ids whose entries take more bytes than the dense 50,257 x 768 x 4
@@ -31,19 +32,32 @@ largest_batch, predicted_flops = exercises.check_largest_batch, exercises.check_
     (largest_batch, (152,), "one short"),
     (largest_batch, (50_257,), "Hint: write both sizes in bytes"),
     (largest_batch, (153.0,), (TypeError, "a whole number of tokens, got float")),
-    (predicted_flops, ({"dense": 3 * FORWARD, "lookup": 0},), "pass"),
-    (predicted_flops, ({"dense": FORWARD, "lookup": 0},), "one matrix product's count. The backward computes two"),
-    (predicted_flops, ({"dense": FORWARD // 2, "lookup": 0},), "a multiply-add counts as 2 FLOPs"),
-    (predicted_flops, ({"dense": 2 * FORWARD, "lookup": 0},), "that counts W's gradient; the one-hot requires a"),
-    (predicted_flops, ({"dense": 12345, "lookup": 0},), "count each matrix product as 2·rows·inner·columns"),
-    (predicted_flops, ({"dense": 3 * FORWARD, "lookup": 1},),
-     r"predicted_flops\['lookup'\] is not the counter's count. Hint: the counter counts the FLOPs of matrix"),
-    (predicted_flops, ({"dense": 3 * FORWARD, "lookup": 32 * 8},), "the lookup's backward does add n·d numbers, but "
-     "the counter counts matrix products only"),
-    (predicted_flops, ([3 * FORWARD, 0],), "predicted_flops must be a dict from 'dense' and 'lookup'"),
+    (predicted_flops, ({"constant": CONSTANT, "requires_grad": LEARNED},), "pass"),
+    (predicted_flops, ({"constant": FORWARD, "requires_grad": LEARNED},),
+     r"predicted_flops\['constant'\] is not the counter's count. Hint: that is one product's count"),
+    (predicted_flops, ({"constant": FORWARD // 2, "requires_grad": LEARNED},), "a multiply-add counts as 2 FLOPs, "
+     "and the backward computes W's gradient"),
+    (predicted_flops, ({"constant": LEARNED, "requires_grad": LEARNED},), "this X requires no gradient: the "
+     "backward computes a gradient only for the inputs that require one"),
+    (predicted_flops, ({"constant": 12345, "requires_grad": LEARNED},), "count each matrix product as "
+     "2·rows·inner·columns FLOPs, and each gradient"),
+    (predicted_flops, ({"constant": CONSTANT, "requires_grad": CONSTANT},),
+     r"predicted_flops\['requires_grad'\] is not the counter's count. Hint: X requires a gradient now"),
+    (predicted_flops, ({"constant": CONSTANT, "requires_grad": CONSTANT + 2 * 32 * 8 * 8},),
+     "X's gradient, grad @ W.T, is \\(n, d\\) @ \\(d, V\\): its inner size is d"),  # (n, d) @ (d, d), a guess
+    (predicted_flops, ({"constant": CONSTANT, "requires_grad": CONSTANT + 32 * 2_000},),
+     "its inner size is d, but count its FLOPs"),  # one FLOP per value of X's gradient
+    (predicted_flops, ({"constant": CONSTANT, "requires_grad": 4 * FORWARD},), "one product per gradient it "
+     "computes, W's and X's, and the forward one more"),
+    (predicted_flops, ({"constant": CONSTANT, "requires_grad": 1},), "to the constant's count, add X's gradient"),
+    (predicted_flops, ({"constant": CONSTANT, "requires_grad": "3"},),
+     (TypeError, r"predicted_flops\['requires_grad'\] must be a number \(a count of FLOPs\), got str")),
+    (predicted_flops, ([CONSTANT, LEARNED],), "predicted_flops must be a dict from 'constant' and 'requires_grad'"),
+    (predicted_flops, ({"dense": LEARNED, "lookup": 0},), "must have the keys"),
 ])
 def test_checker(judge, checker, answer, expected):
-    judge(checker, answer, expected, never=(f"{LARGEST:,}", str(LARGEST), "153", f"{3 * FORWARD:,}", str(3 * FORWARD)))
+    judge(checker, answer, expected, never=(f"{LARGEST:,}", str(LARGEST), "153", f"{CONSTANT:,}", str(CONSTANT),
+                                            f"{LEARNED:,}", str(LEARNED)))
 
 
 def test_no_guess_yet_judges_nothing(capsys):
@@ -53,16 +67,19 @@ def test_no_guess_yet_judges_nothing(capsys):
 
 
 def test_the_flop_checker_counts_with_the_counter_at_its_sizes():
-    """The checker's count is FlopCounterMode's on the meta device, the same as on real tensors (the one-hot
-    requiring a gradient, as exercise 6.3 sets it)."""
+    """The checker's counts are FlopCounterMode's on the meta device, the same as on real tensors: a constant
+    one-hot, then one requiring a gradient; and they are the worked answer's 2 and 3 products of 2·n·V·d."""
     from torch.utils.flop_counter import FlopCounterMode
 
     n, V, d = exercises.FLOP_SIZES
-    weight = torch.randn(V, d, requires_grad=True)
-    with FlopCounterMode(display=False) as counter:
-        one_hot = torch.nn.functional.one_hot(torch.randint(0, V, (n,)), V).float().requires_grad_()
-        (one_hot @ weight).backward(torch.ones(n, d))
-    assert exercises._count(exercises.FLOP_SIZES) == {"dense": counter.get_total_flops(), "lookup": 0}
+    counts = {}
+    for name, requires_grad in (("constant", False), ("requires_grad", True)):
+        weight = torch.randn(V, d, requires_grad=True)
+        one_hot = torch.nn.functional.one_hot(torch.randint(0, V, (n,)), V).float().requires_grad_(requires_grad)
+        with FlopCounterMode(display=False) as counter:
+            (one_hot @ weight).backward(torch.ones(n, d))
+        counts[name] = counter.get_total_flops()
+    assert exercises._count(exercises.FLOP_SIZES) == counts == {"constant": CONSTANT, "requires_grad": LEARNED}
 
 
 def test_the_largest_coalesced_gradient_is_what_a_real_backward_gives_when_every_id_appears():
