@@ -90,6 +90,7 @@ WORDS = {
     "other edition": N_("[中文版 (Chinese)](zh/{filename})"),  # the link to the other edition
     "middle": N_("[Course home](../README.md) · notebook {number} of {count}"),
     "middle 0": N_("[Course home](../README.md) · the answer"),
+    "middle last": N_("[Course home](../README.md) · notebook {number}, the last"),
     "online": N_("Each title opens the notebook on [the course's web site]({site}), which folds the worked "
                  "answers too."),
     "start": N_("**Start** with notebook 0:\n- [in Colab]({colab}): nothing to install;\n- on your machine: "
@@ -151,7 +152,8 @@ def navigation(nb: Notebook) -> str:
     """``← previous · notebook n of N · next →`` in the notebook's edition, linking its neighbours in the manifest
     by file name (within the edition's folder); N counts notebook 0 (the answer) too."""
     at, notebooks = manifest.NOTEBOOKS.index(nb.en), [entry.in_edition(nb.edition) for entry in manifest.NOTEBOOKS]
-    middle = words(nb.edition)["middle" if nb.number else "middle 0"].format(number=nb.number, count=len(notebooks))
+    key = "middle 0" if not nb.number else "middle last" if at == len(notebooks) - 1 else "middle"
+    middle = words(nb.edition)[key].format(number=nb.number, count=len(notebooks))
     before, after = notebooks[max(at - 1, 0):at], notebooks[at + 1:at + 2]
     return " · ".join([*(f"[← {p.number}. {p.display_title}]({p.filename})" for p in before), middle,
                        *(f"[{n.number}. {n.display_title} →]({n.filename})" for n in after)])
