@@ -73,8 +73,9 @@ def test_every_header_has_title_badge_and_neighbour_links():
             assert (manifest.NOTEBOOK_DIR / link).is_file()
         assert navigation_line(footer.source) == navigation_line(header.source)
         assert f"](zh/{entry.filename})" in header.source  # the Chinese twin
-        middle = "the answer" if entry.number == 0 else f"notebook {entry.number} of {len(NOTEBOOKS)}"
-        assert f"](../README.md) · {middle}" in header.source  # notebook 0 is the answer
+        middle = ("the answer" if entry.number == 0 else f"notebook {entry.number}, the last" if entry is NOTEBOOKS[-1]
+                  else f"notebook {entry.number} of {len(NOTEBOOKS)}")
+        assert f"](../README.md) · {middle}" in header.source  # notebook 0 is the answer; the last says so
 
 
 def test_every_chinese_header_has_title_badge_and_links_within_the_chinese_edition():
@@ -91,7 +92,9 @@ def test_every_chinese_header_has_title_badge_and_links_within_the_chinese_editi
         siblings = re.findall(r"\]\(([\w.-]+\.ipynb)\)", header.source)  # within notebooks/zh/
         assert siblings == [nb.filename for nb in NOTEBOOKS[max(index - 1, 0):index + 2] if nb != entry]
         assert navigation_line(footer.source) == navigation_line(header.source)
-        middle = "第 0 课，先看答案" if entry.number == 0 else f"第 {entry.number} 课，共 {len(NOTEBOOKS)} 课"
+        middle = ("第 0 课，先看答案" if entry.number == 0
+                  else f"第 {entry.number} 课（最后一课）" if entry is NOTEBOOKS[-1]
+                  else f"第 {entry.number} 课，共 {len(NOTEBOOKS)} 课")
         assert f"](../../README.zh.md) · {middle}" in header.source
 
 
