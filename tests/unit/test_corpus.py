@@ -1,10 +1,15 @@
+import json
+import math
 import random
+from pathlib import Path
 
 import pytest
 import torch
 
 from utils import corpus
 from utils.vocab import SPECIAL_TOKENS, build_vocab, tokenize
+
+NOTEBOOK_9 = Path(__file__).resolve().parents[2] / "notebooks" / "09_what_the_table_learns.ipynb"
 
 
 def test_the_same_seed_gives_the_same_sentences_and_another_seed_others():
@@ -71,6 +76,23 @@ def test_context_windows_are_padded_at_the_ends_of_each_sentence():
     assert vocab.decode(contexts[6]) == ["<pad>", "<pad>", "cat", "<pad>"]  # sentences do not see each other
     wide, _ = corpus.context_windows(["the red cat"], vocab, window=3)
     assert wide.shape == (3, 6)
+
+
+def test_both_rules_cost_notebook_9s_floor_per_sentence():
+    per_sentence = 3 * math.log(6) + math.log(5)  # notebook 9, section 4: three slots of 6 words, one of 5
+    for rule in corpus.RULES:
+        assert math.isclose(sum(math.log(len(corpus.CATEGORIES.get(slot, "x"))) for slot in rule), per_sentence)
+
+
+def test_context_windows_is_the_loop_of_notebook_9s_windows_cell():
+    # the notebook writes the loop out (cell `windows`), then uses this copy for other sentences: they must agree
+    nb = json.loads(NOTEBOOK_9.read_text(encoding="utf-8"))
+    source = "".join(next(c["source"] for c in nb["cells"] if c.get("id") == "windows"))
+    data = corpus.build_corpus(200, 0)
+    namespace = {"data": data, "vocab": data.vocab, "torch": torch, "DEVICE": "cpu", "print": lambda *a, **k: None}
+    exec(source, namespace)  # noqa: S102 (the course's own notebook)
+    expected = corpus.context_windows(data.sentences, data.vocab, window=2)
+    assert torch.equal(namespace["contexts"], expected[0]) and torch.equal(namespace["targets"], expected[1])
 
 
 @pytest.mark.parametrize(

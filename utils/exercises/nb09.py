@@ -149,7 +149,7 @@ def check_narrow_table(narrow: torch.nn.Module, wide: torch.nn.Module, contexts:
     The checker measures both models' losses on ``contexts`` ``(N, 2w)`` -> ``targets`` ``(N,)`` itself:
     ``narrow``'s must stay below the uniform guess's ``ln V`` by a margin (a trained model). It then compares
     ``d1_groups`` with the most groups the signs of one number allow (2), and ``d1_loss`` with where the measured
-    loss lies, printing neither loss (a stored output of the checker must not show the answer).
+    loss lies, printing neither the loss nor the number of groups (a stored output must not show an answer).
     """
     if not answered(d1_groups=d1_groups, d1_loss=d1_loss):
         return
@@ -174,6 +174,6 @@ def check_narrow_table(narrow: torch.nn.Module, wide: torch.nn.Module, contexts:
                                    "ended. Why: the output layer reads the number's size, not only its sign; "
                                    "yet one number must hold what section 4's 8 numbers hold").format(
                                        d1_loss=d1_loss))
-    return correct(_("narrow is a trained CBOW model of width 1, and both predictions match: cosine sorts its rows "
-                      "into two groups at most, and its loss ended where you said, measured against ln V and "
-                      "section 4's d = 8 loss"))
+    return correct(_("narrow is a trained CBOW model of width 1, and both predictions match what it measured: the "
+                      "most groups cosine similarity can make of its rows, and where its loss ended against ln V "
+                      "and section 4's d = 8 loss"))

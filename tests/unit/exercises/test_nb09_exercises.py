@@ -143,6 +143,7 @@ def test_narrow_table_prints_what_it_checked_never_what_it_measured(narrow, cbow
     out = capsys.readouterr().out  # one line: correct, and what was checked
     assert out.startswith("correct: ") and out.count("\n") == 1
     assert not re.search(r"\d\.\d", out)  # neither loss
+    assert not re.search(r"\btwo\b|\b2\b|between", out)  # nor the answers: the stored page shows this line
 
 
 @pytest.mark.parametrize(("groups", "loss", "expected"), [
