@@ -171,8 +171,8 @@ def check_narrow_table(narrow: torch.nn.Module, wide: torch.nn.Module, contexts:
                                   d1_groups=d1_groups))
     measured = narrow_loss_place(loss, uniform, wide_loss)
     require(d1_loss == measured, _("d1_groups is right, but d1_loss = {d1_loss!r} is not where the d = 1 loss "
-                                   "ended. Why: the output layer reads the number's size, not only its sign; "
-                                   "yet one number must hold what section 4's 8 numbers hold").format(
+                                   "ended. Why: the output layer reads the number's size, not only its sign; compare "
+                                   "it with section 4's d = 8 loss after the same number of steps").format(
                                        d1_loss=d1_loss))
     return correct(_("narrow is a trained CBOW model of width 1, and both predictions match what it measured: the "
                       "most groups cosine similarity can make of its rows, and where its loss ended against ln V "
