@@ -150,7 +150,8 @@ def collapse_generated(nb_node: nbformat.NotebookNode, edition: str) -> nbformat
 
 def navigation(nb: Notebook) -> str:
     """``← previous · notebook n of N · next →`` in the notebook's edition, linking its neighbours in the manifest
-    by file name (within the edition's folder); N counts notebook 0 (the answer) too."""
+    by file name (within the edition's folder); N counts notebook 0 (the answer) too. Notebook 0 says "the answer"
+    and the last says it is the last (numbering from 0, "9 of 10" read as if a tenth followed)."""
     at, notebooks = manifest.NOTEBOOKS.index(nb.en), [entry.in_edition(nb.edition) for entry in manifest.NOTEBOOKS]
     key = "middle 0" if not nb.number else "middle last" if at == len(notebooks) - 1 else "middle"
     middle = words(nb.edition)[key].format(number=nb.number, count=len(notebooks))
