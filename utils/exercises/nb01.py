@@ -156,5 +156,5 @@ def check_exact_expressions(exact: object, x: torch.Tensor, weight: torch.Tensor
                           "{hits} of the {tables} tables tried): {hint}").format(
                            count=len(wrong), wrong=wrong[0], hits=exact_on[wrong[0]],
                            tables=len(tables), hint=_(EXACT_HINTS[wrong[0]])) if wrong else "")
-    return correct(_("your set names exactly the expressions that returned W[ids] exactly (torch.equal) on all "
-                      "200 tables tried, this W and 199 more drawn like it, on the CPU"))
+    return correct(_("your set matches what the checker measured (torch.equal) on 200 tables, this W and 199 more "
+                      "drawn like it, on the CPU"))
