@@ -101,6 +101,10 @@ WORDS = {
     "minutes, no deeper": N_("{lesson} min"),
     "practice": N_("[in Colab]({url})"),
     "setup title": N_("Set-up: run this first (it makes the course's helpers importable)"),
+    # the set-up cell's one-line error when it cannot fetch the course ({repo} and {why} are filled in as it runs)
+    "setup error": N_("the set-up could not fetch the course from {repo} ({why}). Open this notebook from a clone of "
+                      "the course, or, without a network, set {env} to a copy of it before starting Jupyter, e.g. "
+                      "{env}=file:///path/to/{folder}"),
     "solution title": N_("Worked answer: try the exercise yourself first, then show the code"),
     "answer title": N_("The answer's checks: make your guess first, then show the code"),
     "answer page": N_("notebook 0"),  # an in-page link of notebook 0 ("below"), as the README words it
@@ -137,11 +141,12 @@ FINISH_CALL = "finish(roots[0] if roots else None, fetched)"
 
 def collapse_generated(nb_node: nbformat.NotebookNode, edition: str) -> nbformat.NotebookNode:
     """Fold the set-up cell, every worked answer and every cell tagged :data:`ANSWER_TAG` under a title in
-    ``edition``'s words; the set-up cell of another edition than English names its language."""
+    ``edition``'s words; another edition's set-up cell names its language and words its error in it."""
     said = words(edition)
     for cell in nb_node.cells:
         if cell.get("id") == SETUP_ID and edition != ENGLISH.code:
-            cell.source = cell.source.replace(FINISH_CALL, f'{FINISH_CALL[:-1]}, "{edition}")')
+            cell.source = cell.source.replace(FINISH_CALL, f'{FINISH_CALL[:-1]}, "{edition}")').replace(
+                setup_error(ENGLISH.code), setup_error(edition))
         if kind := ("setup" if cell.get("id") == SETUP_ID else "solution" if is_worked_answer(cell)
                     else "answer" if ANSWER_TAG in cell.metadata.get("tags", []) else None):
             collapse(cell, said[f"{kind} title"])
@@ -176,7 +181,14 @@ def setup_source() -> str:
     :func:`utils.setup_cell.finish` says where the course came from, and on Colab pip-installs what is missing."""
     return TEMPLATE_FILES.get_template("setup_cell.py.j2").render(
         folder=manifest.REPO_NAME, repo_override_env=REPO_OVERRIDE_ENV, course_marker=COURSE_MARKER,
-        repo_url=manifest.repo_url(), repo_ref=manifest.REPO_REF, finish_call=FINISH_CALL).removesuffix("\n")
+        repo_url=manifest.repo_url(), repo_ref=manifest.REPO_REF, finish_call=FINISH_CALL,
+        setup_error=setup_error(ENGLISH.code)).removesuffix("\n")
+
+
+def setup_error(edition: str) -> str:
+    """The set-up cell's error in ``edition``'s words, as the text of an f-string (``{repo}``, ``{why}`` left in)."""
+    return words(edition)["setup error"].format(repo="{repo}", why="{why}", env=REPO_OVERRIDE_ENV,
+                                                folder=manifest.REPO_NAME)
 
 
 def setup_position(cells: list) -> int:

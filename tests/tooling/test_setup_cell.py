@@ -18,8 +18,9 @@ from tools.manifest import ROOT
 FOLDER = manifest.REPO_NAME
 
 
-def _run_setup_cell(monkeypatch, cwd, *, colab, missing=(), git=None):
-    """Execute the set-up cell's source here, with subprocess.run recorded instead of run.
+def _run_setup_cell(monkeypatch, cwd, *, colab, missing=(), git=None, source=None):
+    """Execute the set-up cell's source (``source``, else the English one) here, with subprocess.run recorded
+    instead of run.
 
     ``git``: what a `git` command does instead (a function of its arguments); by default it succeeds."""
     calls = []
@@ -45,7 +46,7 @@ def _run_setup_cell(monkeypatch, cwd, *, colab, missing=(), git=None):
     find_spec = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name in missing else find_spec(name, *a))
     namespace = {}
-    exec(compile(generated.setup_source(), "<set-up cell>", "exec"), namespace)
+    exec(compile(source or generated.setup_source(), "<set-up cell>", "exec"), namespace)
     return namespace, calls
 
 
@@ -96,6 +97,14 @@ def test_offline_the_setup_cell_says_what_to_do_in_one_line(monkeypatch, tmp_pat
     assert f"set COURSE_REPO to a copy of it before starting Jupyter, e.g. COURSE_REPO=file:///path/to/{FOLDER}" \
         in message and "\n" not in message
     assert error.value._render_traceback_() == [f"SetupError: {message}"]  # what Jupyter shows: this line alone
+
+    # the Chinese edition's set-up cell says the same in Chinese, git's words and the commands kept
+    zh_notebook = generated.read_notebook(manifest.NOTEBOOK_DIR / "zh" / "00_the_answer.ipynb")
+    zh_setup = next(cell.source for cell in zh_notebook.cells if cell.get("id") == generated.SETUP_ID)
+    with pytest.raises(RuntimeError) as error:
+        _run_setup_cell(monkeypatch, tmp_path, colab=False, missing={"utils"}, git=offline, source=zh_setup)
+    assert str(error.value).startswith(f"环境设置单元格无法从 {manifest.repo_url()} 获取课程（fatal: unable to access")
+    assert f"COURSE_REPO=file:///path/to/{FOLDER}" in str(error.value) and "could not" not in str(error.value)
 
     missing = "fatal: '/x' does not appear to be a git repository\nfatal: Could not read\n\nthe repository exists.\n"
     with pytest.raises(RuntimeError, match=r"\(fatal: '/x' does not appear to be a git repository\)"):  # its first
