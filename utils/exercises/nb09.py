@@ -101,39 +101,23 @@ def check_zebra_learned(zebra_category: str, zebra_model: torch.nn.Module, initi
                       "kept their categories"))
 
 
-#: Exercise 9.2: where the ``d = 1`` loss can end, against the uniform guess ``ln V`` and the ``d = 8`` loss
-NARROW_LOSS_CHOICES = ("near ln V", "between", "near d = 8")
-#: ... "near ln V": within this of ``ln V``; "near d = 8": within this of the ``d = 8`` loss; else "between"
-#: (section 4's settings: 0.4 to 0.6 of the way from the d = 8 loss up to ln V at 100 steps, 0.1 to 0.3 at 400, for
-#: seeds 0 to 5 and both corpus sizes: at least 0.3 above the d = 8 loss and 1.4 below ln V)
-NARROW_NEAR_UNIFORM, NARROW_NEAR_WIDE = 0.5, 0.2
+def check_narrow_prediction(d1_groups: int | None) -> None:
+    """Exercise 9.2's prediction, read before any training: into how many groups at most cosine similarity sorts
+    the rows of a ``d = 1`` table.
 
-
-def narrow_loss_place(loss: float, uniform: float, wide_loss: float) -> str:
-    """Where a ``d = 1`` loss ends, as one of :data:`NARROW_LOSS_CHOICES`: against the uniform guess's ``uniform``
-    (``ln V``) and section 4's ``d = 8`` loss ``wide_loss``."""
-    return ("near ln V" if loss > uniform - NARROW_NEAR_UNIFORM
-            else "near d = 8" if loss < wide_loss + NARROW_NEAR_WIDE else "between")
-
-
-def check_narrow_prediction(d1_groups: int | None, d1_loss: str | None) -> None:
-    """Exercise 9.2's predictions, read before any training: into how many groups at most cosine similarity sorts
-    the rows of a ``d = 1`` table, and where its loss ends (one of :data:`NARROW_LOSS_CHOICES`).
-
-    ``None`` (no guess yet) judges nothing. Otherwise only their kind is checked now:
-    :func:`check_narrow_table`, after the experiment, compares them with its measurements.
-    ``TypeError`` or ``ValueError`` for a value of the wrong kind.
+    ``None`` (no guess yet) judges nothing. Otherwise only its kind is checked now:
+    :func:`check_narrow_table`, after the experiment, compares it with the answer.
+    ``TypeError`` for a value that is not a whole number.
     """
-    if not answered(d1_groups=d1_groups, d1_loss=d1_loss):
+    if not answered(d1_groups=d1_groups):
         return
-    _check_narrow_prediction_kind(d1_groups, d1_loss)
-    return recorded(_("your predictions; the experiment below will test them"))
+    _check_narrow_prediction_kind(d1_groups)
+    return recorded(_("your prediction; the experiment below will test it"))
 
 
-def _check_narrow_prediction_kind(d1_groups: int, d1_loss: str) -> None:
+def _check_narrow_prediction_kind(d1_groups: int) -> None:
     if not isinstance(d1_groups, int) or isinstance(d1_groups, bool):
         raise AnswerTypeError(_("d1_groups must be a whole number, got {d1_groups!r}").format(d1_groups=d1_groups))
-    one_of("d1_loss", d1_loss, NARROW_LOSS_CHOICES)
 
 
 def _loss(model: torch.nn.Module, contexts: torch.Tensor, targets: torch.Tensor) -> float:
@@ -141,39 +125,31 @@ def _loss(model: torch.nn.Module, contexts: torch.Tensor, targets: torch.Tensor)
         return torch.nn.functional.cross_entropy(model(contexts), targets).item()
 
 
-def check_narrow_table(narrow: torch.nn.Module, wide: torch.nn.Module, contexts: torch.Tensor, targets: torch.Tensor,
-                       d1_groups: int, d1_loss: str) -> None:
-    """Exercise 9.2: the trained model ``narrow``, whose table has width ``d = 1``, section 4's trained model
-    ``wide``, and the predictions that :func:`check_narrow_prediction` recorded before the training.
+def check_narrow_table(narrow: torch.nn.Module, contexts: torch.Tensor, targets: torch.Tensor,
+                       d1_groups: int) -> None:
+    """Exercise 9.2: the trained model ``narrow``, whose table has width ``d = 1``, and the prediction that
+    :func:`check_narrow_prediction` recorded before the training.
 
-    The checker measures both models' losses on ``contexts`` ``(N, 2w)`` -> ``targets`` ``(N,)`` itself:
-    ``narrow``'s must stay below the uniform guess's ``ln V`` by a margin (a trained model). It then compares
-    ``d1_groups`` with the most groups the signs of one number allow (2), and ``d1_loss`` with where the measured
-    loss lies, printing neither the loss nor the number of groups (a stored output must not show an answer).
+    The checker measures ``narrow``'s loss on ``contexts`` ``(N, 2w)`` -> ``targets`` ``(N,)`` itself: it must stay
+    below the uniform guess's ``ln V`` by a margin (a trained model). It then compares ``d1_groups`` with the most
+    groups the signs of one number allow (2), without printing that number (a stored output must not show an
+    answer).
     """
-    if not answered(d1_groups=d1_groups, d1_loss=d1_loss):
+    if not answered(d1_groups=d1_groups):
         return
-    _check_narrow_prediction_kind(d1_groups, d1_loss)
-    tables, wide_tables = _tables(narrow), _tables(wide)
+    _check_narrow_prediction_kind(d1_groups)
+    tables = _tables(narrow)
     require(len(tables) == 1, _("narrow must be a model with one nn.Embedding (the CBOW of the notebook), got "
                                 "{type}").format(type=type(narrow).__name__))
     require(tables[0].embedding_dim == 1, _("narrow has a table of width {embedding_dim}, not 1: build it as "
                                             "CBOW(V, 1)").format(embedding_dim=tables[0].embedding_dim))
-    require(len(wide_tables) == 1 and wide_tables[0].embedding_dim > 1,
-            _("wide must be section 4's trained model, of width d = 8: pass model"))
     uniform = math.log(tables[0].num_embeddings)
-    loss, wide_loss = _loss(narrow, contexts, targets), _loss(wide, contexts, targets)
+    loss = _loss(narrow, contexts, targets)
     require(loss < 0.75 * uniform, _("narrow has a loss of {loss:.3f}, close to the uniform guess ln V = "
                                      "{uniform:.3f}, so it is not trained: pass the model that the "
                                      "experiment cell above trains").format(loss=loss, uniform=uniform))
     require(d1_groups == 2, _("d1_groups = {d1_groups} is not the most groups cosine similarity can make of a "
                               "d = 1 table. Why: cos(a, b) = a·b / (|a| |b|), with a and b numbers").format(
                                   d1_groups=d1_groups))
-    measured = narrow_loss_place(loss, uniform, wide_loss)
-    require(d1_loss == measured, _("d1_groups is right, but d1_loss = {d1_loss!r} is not where the d = 1 loss "
-                                   "ended. Why: the output layer reads the number's size, not only its sign; compare "
-                                   "it with section 4's d = 8 loss after the same number of steps").format(
-                                       d1_loss=d1_loss))
-    return correct(_("narrow is a trained CBOW model of width 1, and both predictions match what it measured: the "
-                      "most groups cosine similarity can make of its rows, and where its loss ended against ln V "
-                      "and section 4's d = 8 loss"))
+    return correct(_("narrow is a trained CBOW model of width 1, and your prediction matches the most groups "
+                      "cosine similarity can make of its rows"))

@@ -1,6 +1,5 @@
 """Notebook 9's checkers: the worked answer passes, and each listed wrong answer fails with its hint."""
 
-import math
 import re
 
 import pytest
@@ -52,7 +51,7 @@ def _with(word, replaced="cat", n=None):
     return list(ZEBRA_CORPUS.sentences) + copies
 
 
-NARROW_RIGHT = (2, "between")  # Exercise 9.2's predictions: two groups by cosine; the loss between ln V and d = 8's
+NARROW_RIGHT = 2  # Exercise 9.2's prediction: two groups at most by cosine, the signs of one number
 RIGHT = "food"  # Exercise 9.1's prediction: zebra in bread's place ends nearest a food, whatever the grammar says
 
 
@@ -107,61 +106,47 @@ def cbow_data():
 
 @pytest.fixture(scope="module")
 def narrow(cbow_data):
-    """Exercise 9.2's model, trained, and wrong ones by name; "wide" is section 4's, of width 8."""
+    """Exercise 9.2's model, trained, and wrong ones by name."""
     return {"trained": _trained_on(cbow_data, 300, 1), "untrained": _trained_on(cbow_data, 0, 1),
-            "width 2": _trained_on(cbow_data, 300, 2), "a linear layer": nn.Linear(1, 1), "typed in": "model",
-            "wide": _trained_on(cbow_data, 300, 8)}
+            "width 2": _trained_on(cbow_data, 300, 2), "a linear layer": nn.Linear(1, 1), "typed in": "model"}
 
 
-@pytest.mark.parametrize(("model", "wide", "predictions", "expected"), [
-    ("trained", "wide", NARROW_RIGHT, "pass"),
-    ("untrained", "wide", NARROW_RIGHT, r"narrow has a loss of .* not trained: pass the model"),
-    ("width 2", "wide", NARROW_RIGHT, r"narrow has a table of width 2, not 1"),
-    ("a linear layer", "wide", NARROW_RIGHT, "must be a model with one nn.Embedding"),
-    ("typed in", "wide", NARROW_RIGHT, "must be a model with one nn.Embedding"),
-    ("trained", "trained", NARROW_RIGHT, "wide must be section 4's trained model"),
-    ("trained", "wide", (6, "between"), r"d1_groups = 6 is not the most groups"),
-    ("trained", "wide", (1, "between"), r"d1_groups = 1 is not the most groups"),
-    ("trained", "wide", (2, "near ln V"), r"d1_loss = 'near ln V' is not where"),
-    ("trained", "wide", (2, "near d = 8"), r"d1_loss = 'near d = 8' is not where"),
-    ("trained", "wide", (2.0, "between"), (TypeError, "d1_groups must be a whole number")),
-    ("trained", "wide", (2, "lower"), (ValueError, "d1_loss must be one of")),
+@pytest.mark.parametrize(("model", "groups", "expected"), [
+    ("trained", NARROW_RIGHT, "pass"),
+    ("untrained", NARROW_RIGHT, r"narrow has a loss of .* not trained: pass the model"),
+    ("width 2", NARROW_RIGHT, r"narrow has a table of width 2, not 1"),
+    ("a linear layer", NARROW_RIGHT, "must be a model with one nn.Embedding"),
+    ("typed in", NARROW_RIGHT, "must be a model with one nn.Embedding"),
+    ("trained", 6, r"d1_groups = 6 is not the most groups"),
+    ("trained", 1, r"d1_groups = 1 is not the most groups"),
+    ("trained", 2.0, (TypeError, "d1_groups must be a whole number")),
 ])
-def test_narrow_table(judge, narrow, cbow_data, model, wide, predictions, expected):
-    judge(exercises.check_narrow_table, (narrow[model], narrow[wide], *cbow_data, *predictions), expected)
-
-
-def test_narrow_losses_lie_between(narrow, cbow_data):
-    """The fixture's d = 1 loss is "between": far from both edges, so the pass above is no accident."""
-    loss, wide_loss = (exercises._loss(narrow[k], *cbow_data) for k in ("trained", "wide"))
-    uniform = math.log(len(CORPUS_VOCAB))
-    assert wide_loss + 2 * exercises.NARROW_NEAR_WIDE < loss < uniform - 2 * exercises.NARROW_NEAR_UNIFORM
+def test_narrow_table(judge, narrow, cbow_data, model, groups, expected):
+    judge(exercises.check_narrow_table, (narrow[model], *cbow_data, groups), expected)
 
 
 def test_narrow_table_prints_what_it_checked_never_what_it_measured(narrow, cbow_data, capsys):
-    exercises.check_narrow_table(narrow["trained"], narrow["wide"], *cbow_data, *NARROW_RIGHT)
+    exercises.check_narrow_table(narrow["trained"], *cbow_data, NARROW_RIGHT)
     out = capsys.readouterr().out  # one line: correct, and what was checked
     assert out.startswith("correct: ") and out.count("\n") == 1
-    assert not re.search(r"\d\.\d", out)  # neither loss
-    assert not re.search(r"\btwo\b|\b2\b|between", out)  # nor the answers: the stored page shows this line
+    assert not re.search(r"\d\.\d", out)  # no loss
+    assert not re.search(r"\btwo\b|\b2\b", out)  # nor the answer: the stored page shows this line
 
 
-@pytest.mark.parametrize(("groups", "loss", "expected"), [
-    (2, "between", "pass"),
-    (6, "near d = 8", "pass"),  # wrong, but recorded: the training judges
-    ("2", "between", (TypeError, "d1_groups must be a whole number")),
-    (2, "close", (ValueError, "d1_loss must be one of")),
+@pytest.mark.parametrize(("groups", "expected"), [
+    (2, "pass"),
+    (6, "pass"),  # wrong, but recorded: the training judges
+    ("2", (TypeError, "d1_groups must be a whole number")),
 ])
-def test_narrow_prediction(judge, groups, loss, expected):
-    judge(exercises.check_narrow_prediction, (groups, loss), expected)
+def test_narrow_prediction(judge, groups, expected):
+    judge(exercises.check_narrow_prediction, (groups,), expected)
 
 
 @pytest.mark.parametrize(("checker", "guesses", "named"), [
     (exercises.check_zebra_prediction, (None,), "zebra_category"),
-    (exercises.check_narrow_prediction, (None, None), "d1_groups and d1_loss"),
-    (exercises.check_narrow_prediction, (2, None), "d1_loss"),
+    (exercises.check_narrow_prediction, (None,), "d1_groups"),
     (exercises.check_zebra_learned, (None, "a model", "a table", "a vocabulary"), "zebra_category"),
-    (exercises.check_narrow_table, ("a model", "a model", "contexts", "targets", None, None), "d1_groups and d1_loss"),
+    (exercises.check_narrow_table, ("a model", "contexts", "targets", None), "d1_groups"),
 ])
 def test_no_guess_yet_judges_nothing(capsys, checker, guesses, named):
     """Run top to bottom before the learner guesses: one line asking for the guess, no verdict, no failure."""
@@ -176,8 +161,3 @@ def test_checkers_leave_the_global_rng_alone(zebra_models):
     torch.manual_seed(123)
     exercises.check_zebra_learned(RIGHT, model, model.embed.weight.detach() + 1, CORPUS_VOCAB)
     assert torch.equal(torch.rand(3), expected)
-
-
-@pytest.mark.parametrize(("loss", "place"), [(3.5, "near ln V"), (2.06, "between"), (1.0, "near d = 8")])
-def test_narrow_loss_place_names_the_checkers_choice(loss, place):
-    assert exercises.narrow_loss_place(loss, uniform=3.74, wide_loss=0.92) == place
