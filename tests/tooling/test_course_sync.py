@@ -92,7 +92,7 @@ def test_every_chinese_header_has_title_badge_and_links_within_the_chinese_editi
         siblings = re.findall(r"\]\(([\w.-]+\.ipynb)\)", header.source)  # within notebooks/zh/
         assert siblings == [nb.filename for nb in NOTEBOOKS[max(index - 1, 0):index + 2] if nb != entry]
         assert navigation_line(footer.source) == navigation_line(header.source)
-        middle = ("第 0 课，先看答案" if entry.number == 0
+        middle = ("第 0 课（先看答案）" if entry.number == 0
                   else f"第 {entry.number} 课（最后一课）" if entry is NOTEBOOKS[-1]
                   else f"第 {entry.number} 课，共 {len(NOTEBOOKS)} 课")
         assert f"](../../README.zh.md) · {middle}" in header.source

@@ -256,7 +256,7 @@ def test_the_chinese_is_read_from_the_catalog_in_notebook_order():
     ids = [cell.id for cell in _english().cells]
     assert [ids.index(cell) for cell, *_ in texts] == sorted(ids.index(cell) for cell, *_ in texts)
     [parameters] = [text for cell, markdown, text in texts if cell == "parameters" and not markdown]
-    assert parameters.startswith("# 可以修改的设置\n# ")  # a code cell's comments, one a line
+    assert parameters.startswith("# 参数单元格（可以修改的设置）\n# ")  # a code cell's comments, one a line
     assert next(text for cell, markdown, text in texts if cell == "learn" and markdown).startswith("## 你将学到什么")
 
 
