@@ -82,6 +82,13 @@ def _flops_per_copied(B: int, k: int, V: int, d: int) -> float:  # the exercise'
     return counter.get_total_flops() / copied
 
 
+def flops_ratios() -> tuple[float, dict[str, float]]:
+    """Exercise 1.2, measured: :func:`_flops_per_copied` at :data:`FLOP_SIZES`, and with each size doubled in turn
+    (by name)."""
+    return _flops_per_copied(**FLOP_SIZES), {name: _flops_per_copied(**{**FLOP_SIZES, name: 2 * size})
+                                             for name, size in FLOP_SIZES.items()}
+
+
 def check_flops_prediction(flops_per_copied: object, grows_with: object) -> None:
     """Exercise 1.2: the predicted ratio of FlopCounterMode's count for the multi-hot product of ``B`` bags to the
     numbers the lookup of their ids copies, at :data:`FLOP_SIZES`, and the set of sizes that make it larger when they
@@ -94,7 +101,7 @@ def check_flops_prediction(flops_per_copied: object, grows_with: object) -> None
     unknown = sorted(str(name) for name in grows_with if name not in FLOP_SIZES)
     require(not unknown, _("grows_with holds {unknown}: use the names {sizes}, as strings").format(
                              unknown=unknown, sizes=list(FLOP_SIZES)))
-    measured = _flops_per_copied(**FLOP_SIZES)
+    measured, doubled = flops_ratios()
     one_hot_ratio = 2 * FLOP_SIZES["V"]  # what one id per row would give: section 5's count
     why = hint([(ratio == measured / 2, _("FlopCounterMode counts two FLOPs for each multiply-add (section 5)")),
                 (ratio in (one_hot_ratio, one_hot_ratio / 2),
@@ -106,8 +113,7 @@ def check_flops_prediction(flops_per_copied: object, grows_with: object) -> None
                   "lookup copy?"))
     require(ratio == measured, _("flops_per_copied = {ratio:g} is not the ratio of the two counts. Hint: {why}").format(
                                    ratio=ratio, why=why))
-    larger = {name for name, size in FLOP_SIZES.items()
-              if _flops_per_copied(**{**FLOP_SIZES, name: 2 * size}) > measured}  # measured, one size doubled at a time
+    larger = {name for name, ratio in doubled.items() if ratio > measured}  # measured, one size doubled at a time
     wrong = [name for name in FLOP_SIZES if (name in grows_with) != (name in larger)]
     require(not wrong, _("grows_with is not right about {name}. Hint: write the ratio in B, k, V and d, and cancel "
                           "what is both above and below").format(name=wrong[0]) if wrong else "")
@@ -136,6 +142,18 @@ EXACT_HINTS = {
 EXACT_TABLES = 200
 
 
+def exact_counts(x: torch.Tensor, weight: torch.Tensor) -> dict[str, tuple[int, int]]:
+    """Exercise 1.3, measured on the CPU, by letter of :data:`EXPRESSIONS`: how many entries differ from
+    ``weight[ids]`` for ``weight`` itself, and on how many of :data:`EXACT_TABLES` tables (``weight`` and more drawn
+    like it, ``torch.randn`` from seed 0) the expression returns the rows exactly (``torch.equal``)."""
+    ids = x.argmax(dim=1)
+    draws = torch.Generator().manual_seed(0)  # the same extra tables in every run
+    tables = [weight] + [torch.randn(weight.shape, generator=draws) for _draw in range(EXACT_TABLES - 1)]
+    return {letter: (int((expression(x, weight) != weight[ids]).sum()),
+                     sum(torch.equal(expression(x, table), table[ids]) for table in tables))
+            for letter, expression in EXPRESSIONS.items()}
+
+
 def check_exact_expressions(exact: object, x: torch.Tensor, weight: torch.Tensor) -> None:
     """Exercise 1.3: the set of letters of :data:`EXPRESSIONS` *sure to* return ``weight[ids]`` exactly
     (``torch.equal``), where ``x`` holds the one-hot rows of ``ids``: exact on ``weight`` and on every one of
@@ -145,16 +163,13 @@ def check_exact_expressions(exact: object, x: torch.Tensor, weight: torch.Tensor
         return
     exact = letters_prediction("exact", exact, EXPRESSIONS)
     x, weight = require_tensor("x", x), require_tensor("W", weight)  # on the CPU
-    ids = x.argmax(dim=1)
-    draws = torch.Generator().manual_seed(0)  # the same extra tables in every run
-    tables = [weight] + [torch.randn(weight.shape, generator=draws) for _draw in range(EXACT_TABLES - 1)]
-    exact_on = {letter: sum(torch.equal(expression(x, table), table[ids]) for table in tables)
-                for letter, expression in EXPRESSIONS.items()}  # how many of the tables each letter got exactly
-    measured = {letter for letter, count in exact_on.items() if count == len(tables)}
+    exact_on = {letter: hits for letter, (_unequal, hits) in exact_counts(x, weight).items()}  # tables exact, by letter
+    tables = EXACT_TABLES
+    measured = {letter for letter, count in exact_on.items() if count == tables}
     wrong = sorted(set(exact) ^ measured)
     require(not wrong, _("exact is not right about {count} of the four expressions. Hint for {wrong} (exact on "
                           "{hits} of the {tables} tables tried): {hint}").format(
                            count=len(wrong), wrong=wrong[0], hits=exact_on[wrong[0]],
-                           tables=len(tables), hint=_(EXACT_HINTS[wrong[0]])) if wrong else "")
+                           tables=tables, hint=_(EXACT_HINTS[wrong[0]])) if wrong else "")
     return correct(_("your set matches what the checker measured (torch.equal) on 200 tables, this W and 199 more "
                       "drawn like it, on the CPU"))
