@@ -1,6 +1,9 @@
-"""Notebook 6's sweep over the vocabulary size: its table and its figure."""
+"""Notebook 6's sweep over the vocabulary size: its table and its figure, and the one-line verdict of a ratio
+timed in interleaved rounds."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from matplotlib.figure import Figure
 
@@ -27,3 +30,16 @@ def sweep_figure(seconds: dict[int, dict[str, float]], n: int, d: int) -> Figure
     ax.set(xlabel="vocabulary size V", ylabel="seconds per call (median)", title=f"forward, n = {n}, d = {d}")
     ax.legend()
     return fig
+
+
+def per_round(what: str, ratios: Sequence[float], mark: float | None = None, mark_name: str = "") -> str:
+    """One line for a ratio timed once a round: ``what``, its lowest and highest round and its median (the upper
+    one for an even count). Given a ``mark``, it adds whether the ratio was above the mark in every round, below
+    it in every round, or neither, in which case this run cannot tell the ratio from the mark."""
+    r = sorted(ratios)
+    line = f"{what}: {r[0]:,.2f}x to {r[-1]:,.2f}x, median {r[len(r) // 2]:,.2f}x"
+    if mark is None:
+        return line
+    name = mark_name or f"{mark:,.3g}"
+    side = "above" if r[0] > mark else "below" if r[-1] < mark else None
+    return line + (f"; {side} {name} in every round" if side else f"; not on one side of {name} in every round")
