@@ -388,6 +388,7 @@ def test_notebook_6s_summary_describes_its_stored_run():
     printed = {name: "".join(output.get("text", "") for output in cells[name].outputs)
                for name in ("vocab-again", "vocab-step")}
     summary = cells["summary"].source
-    assert "the dense time grew" in printed["vocab-again"]  # the growth the summary sends the reader to
+    grew = printed["vocab-again"]  # the growth the summary sends the reader to
+    assert "how much each time grew" in grew and "\n  dense" in grew
     assert "not answered yet" in printed["vocab-step"]  # both leads wait for a guess
     assert "Section 4 prints each verdict once you guess" in summary
