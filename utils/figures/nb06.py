@@ -42,4 +42,4 @@ def per_round(what: str, ratios: Sequence[float], mark: float | None = None, mar
         return line
     name = mark_name or f"{mark:,.3g}"
     side = "above" if r[0] > mark else "below" if r[-1] < mark else None
-    return line + (f"; {side} {name} in every round" if side else f"; not on one side of {name} in every round")
+    return line + (f"; {side} {name} in every round" if side else f"; above {name} in some rounds, below in others")
