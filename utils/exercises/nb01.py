@@ -164,12 +164,11 @@ def check_exact_expressions(exact: object, x: torch.Tensor, weight: torch.Tensor
     exact = letters_prediction("exact", exact, EXPRESSIONS)
     x, weight = require_tensor("x", x), require_tensor("W", weight)  # on the CPU
     exact_on = {letter: hits for letter, (_unequal, hits) in exact_counts(x, weight).items()}  # tables exact, by letter
-    tables = EXACT_TABLES
-    measured = {letter for letter, count in exact_on.items() if count == tables}
+    measured = {letter for letter, count in exact_on.items() if count == EXACT_TABLES}
     wrong = sorted(set(exact) ^ measured)
     require(not wrong, _("exact is not right about {count} of the four expressions. Hint for {wrong} (exact on "
                           "{hits} of the {tables} tables tried): {hint}").format(
                            count=len(wrong), wrong=wrong[0], hits=exact_on[wrong[0]],
-                           tables=tables, hint=_(EXACT_HINTS[wrong[0]])) if wrong else "")
+                           tables=EXACT_TABLES, hint=_(EXACT_HINTS[wrong[0]])) if wrong else "")
     return correct(_("your set matches what the checker measured (torch.equal) on 200 tables, this W and 199 more "
                       "drawn like it, on the CPU"))

@@ -3,6 +3,7 @@ timed in interleaved rounds."""
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Sequence
 
 from matplotlib.figure import Figure
@@ -33,11 +34,11 @@ def sweep_figure(seconds: dict[int, dict[str, float]], n: int, d: int) -> Figure
 
 
 def per_round(what: str, ratios: Sequence[float], mark: float | None = None, mark_name: str = "") -> str:
-    """One line for a ratio timed once a round: ``what``, its lowest and highest round and its median (the upper
-    one for an even count). Given a ``mark``, it adds whether the ratio was above the mark in every round, below
-    it in every round, or neither, in which case this run cannot tell the ratio from the mark."""
+    """One line for a ratio timed once a round: ``what``, its lowest and highest round and its median. Given a
+    ``mark``, it adds whether the ratio was above the mark in every round, below it in every round, or neither, in
+    which case this run cannot tell the ratio from the mark."""
     r = sorted(ratios)
-    line = f"{what}: {r[0]:,.2f}x to {r[-1]:,.2f}x, median {r[len(r) // 2]:,.2f}x"
+    line = f"{what}: {r[0]:,.2f}x to {r[-1]:,.2f}x, median {statistics.median(r):,.2f}x"
     if mark is None:
         return line
     name = mark_name or f"{mark:,.3g}"
