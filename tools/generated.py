@@ -105,10 +105,18 @@ WORDS = {
     "setup error": N_("the set-up could not fetch the course from {repo} ({why}). Open this notebook from a clone of "
                       "the course, or, without a network, set {env} to a copy of it before starting Jupyter, e.g. "
                       "{env}=file:///path/to/{folder}"),
+    # its {why} where git has no `fatal:` line to give (git's own line stays as git words it): the set-up cell's
+    # template has each as a "double-quoted" literal, which another edition's cell swaps for its words
+    "git failed": N_("git failed"),
+    "no git": N_("git is not installed"),
     "solution title": N_("Worked answer: try the exercise yourself first, then show the code"),
     "answer title": N_("The answer's checks: make your guess first, then show the code"),
     "answer page": N_("notebook 0"),  # an in-page link of notebook 0 ("below"), as the README words it
 }
+
+
+#: The :data:`WORDS` that the set-up cell's template holds as literals (its {why} when git says nothing of its own)
+SETUP_REASONS = ("git failed", "no git")
 
 
 def words(edition: str) -> dict[str, str]:
@@ -147,6 +155,8 @@ def collapse_generated(nb_node: nbformat.NotebookNode, edition: str) -> nbformat
         if cell.get("id") == SETUP_ID and edition != ENGLISH.code:
             cell.source = cell.source.replace(FINISH_CALL, f'{FINISH_CALL[:-1]}, "{edition}")').replace(
                 setup_error(ENGLISH.code), setup_error(edition))
+            for key in SETUP_REASONS:  # the reasons it puts in {why}: string literals of the template
+                cell.source = cell.source.replace(f'"{WORDS[key]}"', f'"{said[key]}"')
         if kind := ("setup" if cell.get("id") == SETUP_ID else "solution" if is_worked_answer(cell)
                     else "answer" if ANSWER_TAG in cell.metadata.get("tags", []) else None):
             collapse(cell, said[f"{kind} title"])

@@ -117,6 +117,17 @@ def test_offline_the_setup_cell_says_what_to_do_in_one_line(monkeypatch, tmp_pat
     with pytest.raises(RuntimeError, match=r"\(git is not installed\)\. Open this notebook from a clone"):
         _run_setup_cell(monkeypatch, tmp_path, colab=False, missing={"utils"}, git=no_git)
 
+    # the reasons the cell words itself (no git, or git failing without a fatal: line) are Chinese there too
+    for key in generated.SETUP_REASONS:  # each a literal of the template, which the Chinese cell swaps
+        assert f'"{generated.WORDS[key]}"' in generated.setup_source()
+    with pytest.raises(RuntimeError) as error:
+        _run_setup_cell(monkeypatch, tmp_path, colab=False, missing={"utils"}, git=no_git, source=zh_setup)
+    assert f"获取课程（{generated.words('zh')['no git']}）。" in str(error.value) and "git is" not in str(error.value)
+    silent = lambda args: subprocess.CompletedProcess(args, 1, "", "")  # noqa: E731
+    with pytest.raises(RuntimeError) as error:
+        _run_setup_cell(monkeypatch, tmp_path, colab=False, missing={"utils"}, git=silent, source=zh_setup)
+    assert f"获取课程（{generated.words('zh')['git failed']}）。" in str(error.value)
+
 
 def test_the_package_needs_what_requirements_txt_lists_for_the_course():
     """pyproject.toml's dependencies (what `pip install -e .` and Colab's set-up install) are requirements.txt's
