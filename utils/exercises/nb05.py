@@ -37,7 +37,7 @@ PREDICTED = N_("your prediction, a number")
 #: Section 7's prediction: the loss of an untrained tied layer of std 1, at GPT-2's sizes, as a multiple of ln V,
 #: chosen among these. Reasoned from the largest logit, about 4.25 * sqrt(768) ≈ 118 nats, it is 10.9 (the cruder
 #: sqrt(768) * sqrt(2 ln V) gives 11.9). The notebook's run gives 10.5; seeds 0 to 199 of its draws give 9.7 to 12.6.
-LOSS_OVER_LN_V_CHOICES = (1, 2, 10)
+LOSS_OVER_LN_V_CHOICES = (1, 2, 5, 10, 20)
 LOSS_OVER_LN_V = 10
 
 

@@ -219,12 +219,13 @@ def test_checkers_leave_the_global_rng_alone():
 
 
 def test_loss_over_ln_v_prediction(capsys):
-    """Section 7's prediction: None judges nothing, 10 passes, 1 and 2 hint without the loss, others are refused."""
+    """Section 7's prediction: None judges nothing, 10 passes, the other choices hint without the loss, others are
+    refused."""
     exercises.check_loss_over_ln_v(None)
     assert capsys.readouterr().out.startswith("not answered yet")
     exercises.check_loss_over_ln_v(10)
     assert capsys.readouterr().out.startswith("correct:")
-    for wrong in (1, 2):  # near ln V; twice it
+    for wrong in (1, 2, 5, 20):  # near ln V; twice it; half and twice the answer
         with pytest.raises(AssertionError, match="Hint") as failed:
             exercises.check_loss_over_ln_v(wrong)
         assert "113" not in str(failed.value) and "10.5" not in str(failed.value)
