@@ -1,4 +1,4 @@
-"""Expected statistics of initialised weights, and the tolerances to check them with.
+"""The distributions that initialised weights are drawn from, and the tied logits' std at initialisation.
 
 What PyTorch draws (defaults of the layers, ``torch.nn.init``):
 
@@ -6,7 +6,6 @@ What PyTorch draws (defaults of the layers, ``torch.nn.init``):
 - ``nn.Linear(in_features, out_features)``: Kaiming-uniform with ``a = sqrt(5)``, which
   is U(-b, b) with ``b = 1/sqrt(fan_in)`` and ``fan_in = in_features``; its std is
   ``b/sqrt(3) = 1/sqrt(3*fan_in)``.
-- Xavier (Glorot) normal: N(0, 2/(fan_in + fan_out)).
 
 The figures that draw these distributions over real draws (``utils.figures.nb05``, ``tools/images.py``) take
 them from here; notebook 5 writes the same formulas out and checks them against PyTorch.
