@@ -83,23 +83,24 @@ def check_bag_mean_ids(ids: torch.Tensor, offsets: torch.Tensor, rows: torch.Ten
 TYING_EXERCISE_VOCAB = 1_000
 TYING_EXERCISE_DIMS = (16, 64, 256)
 TYING_EXERCISE_SEED = 0
-#: Exercise 7.2: how far (relative) the predicted tied loss at the largest d may lie from the measured one. On the
-#: notebook's ids the worked answer (notebook 5's constant for V = 1,000, 3.27 stds) is 5.8% under the loss; Going
-#: deeper's constant for V = 10,000 (3.87 stds), or its tied loss scaled by the std, lies 10% or more over it
-TYING_ESTIMATE_WITHIN = 0.08
+#: Exercise 7.2: how far (relative) the predicted largest tied logit at the largest d (averaged over the positions)
+#: may lie from the measured one. On the notebook's ids (largest logit 29.94, std 9.12) the mean, median and most
+#: likely value of the largest of 1,000 normal draws (3.27, 3.20, 3.12 stds) give 0.3%, 2.4% and 5.1% under it;
+#: sqrt(2 ln V) alone (3.72 stds) gives 13% over it, Going deeper's constant for V = 10,000 (3.87 stds) 18% over
+TYING_ESTIMATE_WITHIN = 0.06
 
 
 def _initial_lm_loss(model_class: Callable[..., torch.nn.Module], dim: int, tie: bool, ids: torch.Tensor,
-                     context_length: int) -> tuple[float, float]:
+                     context_length: int) -> tuple[float, float, float]:
     """The next-token cross-entropy of ``model_class(V, dim, context_length, tie=tie)`` as built after the seed,
-    and the std of its logits."""
+    the std of its logits, and its largest logit at each position, averaged over the positions."""
     with torch.random.fork_rng(devices=[]):  # the learner's global generator is left as it was
         torch.manual_seed(TYING_EXERCISE_SEED)
         model = model_class(TYING_EXERCISE_VOCAB, dim, context_length, tie=tie)
     with torch.no_grad():
         logits = model(ids[:, :-1])  # (B, T - 1, V)
         loss = torch.nn.functional.cross_entropy(logits.flatten(0, 1), ids[:, 1:].flatten()).item()
-        return loss, logits.std().item()
+        return loss, logits.std().item(), logits.max(dim=-1).values.mean().item()
 
 
 def _largest_draw_factor(count: int) -> float:
@@ -109,16 +110,17 @@ def _largest_draw_factor(count: int) -> float:
 
 
 def check_tying_initial_loss(initial_loss: dict[tuple[int, bool], float], model_class: Callable[..., torch.nn.Module],
-                             ids: torch.Tensor, context_length: int, predicted_tied_loss: float | None) -> None:
+                             ids: torch.Tensor, context_length: int, predicted_largest_logit: float | None) -> None:
     """Exercise 7.2: the loss at initialisation of a tied and an untied ``model_class``, for each width, and the
-    learner's prediction of the tied loss at the largest width.
+    learner's prediction of the tied model's largest logit at the largest width.
 
     ``initial_loss[(d, tie)]``: the next-token cross-entropy of
     ``model_class(TYING_EXERCISE_VOCAB, d, context_length, tie=tie)``, built right after
     ``torch.manual_seed(TYING_EXERCISE_SEED)``, on ``ids`` ``(B, T + 1)`` (inputs
     ``ids[:, :-1]``, targets ``ids[:, 1:]``), for every ``d`` in :data:`TYING_EXERCISE_DIMS`.
     The checker builds the same models on the CPU and measures the losses itself; then it compares
-    ``predicted_tied_loss`` with the tied loss at the largest ``d``, within :data:`TYING_ESTIMATE_WITHIN`.
+    ``predicted_largest_logit`` with the tied model's largest logit at the largest ``d`` (at each position, averaged
+    over the positions), within :data:`TYING_ESTIMATE_WITHIN`.
     """
     if not answered(initial_loss=None if isinstance(initial_loss, dict) and None in initial_loss.values()
                     else initial_loss):  # the notebook's cell holds None for each loss until it is measured
@@ -134,7 +136,7 @@ def check_tying_initial_loss(initial_loss: dict[tuple[int, bool], float], model_
         raise AnswerValueError(_("ids must be a 2-D tensor of token ids (B, T + 1), got {shape}").format(shape=shape))
     ids = ids.detach().cpu().long()
     measured = {(dim, tie): _initial_lm_loss(model_class, dim, tie, ids, context_length) for dim, tie in keys}
-    expected = {key: loss for key, (loss, _std) in measured.items()}
+    expected = {key: loss for key, (loss, _std, _top) in measured.items()}
     uniform = math.log(TYING_EXERCISE_VOCAB)
     for dim, tie in sorted(keys):
         value, right = got[(dim, tie)], expected[(dim, tie)]
@@ -155,22 +157,24 @@ def check_tying_initial_loss(initial_loss: dict[tuple[int, bool], float], model_
             and all(a + 1 < b for a, b in zip(tied, tied[1:], strict=False)) and tied[0] > untied[0] + 1,
             _("these losses do not show what the exercise is about (untied near ln V, tied far above and growing "
                "with d): pass the notebook's TinyLM, unchanged"))
-    if not answered(predicted_tied_loss=predicted_tied_loss):
+    if not answered(predicted_largest_logit=predicted_largest_logit):
         return  # the losses are right; the prediction they judge is not made yet
-    predicted = as_number("predicted_tied_loss", predicted_tied_loss, _("a loss in nats"))
+    predicted = as_number("predicted_largest_logit", predicted_largest_logit, _("a logit"))
     largest = TYING_EXERCISE_DIMS[-1]
-    spread = measured[(largest, True)][1]  # the tied logits' std at the largest d
+    _loss, spread, top = measured[(largest, True)]  # the tied logits' std and largest logit at the largest d
     why = hint([(math.isclose(predicted, uniform, rel_tol=0.05),
                  _("that is ln V, a uniform guess; the tied logits are far wider than that")),
                 (within(predicted, _largest_draw_factor(50_257) * spread, TYING_ESTIMATE_WITHIN),
                  _("notebook 5's factor 4.25 is for 50,257 logits; the largest of 1,000 draws lies fewer stds "
-                    "above 0"))],
-               _("one logit dominates the softmax: the loss is about the largest of the V = 1,000 logits minus "
-                  "the target's, about 0; evaluate notebook 5's formula for the largest of V draws at V = 1,000 to "
-                  "find how many stds it lies above 0"))
-    require(within(predicted, tied[-1], TYING_ESTIMATE_WITHIN),
-            _("your losses are right, but your predicted_tied_loss, {predicted:.1f}, is not within {within:.0%} of the "
-               "tied model's loss at d = {largest}. Hint: {why}").format(
+                    "above 0")),
+                (within(predicted, math.sqrt(2 * math.log(TYING_EXERCISE_VOCAB)) * spread, 0.03),
+                 _("sqrt(2 ln V) is only the first term of notebook 5's formula; at V = 1,000 the second still "
+                    "counts"))],
+               _("the largest of V = 1,000 draws lies a few stds above 0: evaluate notebook 5's formula for the "
+                  "largest of V draws at V = 1,000, or simulate it"))
+    require(within(predicted, top, TYING_ESTIMATE_WITHIN),
+            _("your losses are right, but your predicted_largest_logit, {predicted:.1f}, is not within {within:.0%} "
+               "of the tied model's largest logit at d = {largest}. Hint: {why}").format(
                 predicted=predicted, within=TYING_ESTIMATE_WITHIN, largest=largest, why=why))
     return correct(_("all six losses match the checker's own models, built from the same seed, and the "
-                      "prediction is within 8% of the tied loss at d = 256"))
+                      "prediction is within 6% of the tied model's largest logit at d = 256"))
