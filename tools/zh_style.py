@@ -65,6 +65,8 @@ ONE_WORD = {
     "内核": ("kernel", None),  # a GPU kernel; Jupyter's is "Jupyter 内核"
     #: an id the table does not have (too large or negative): 错误的 id reads as a valid id that is the wrong one
     "非法的 id": ("bad id", r"错误的? ?id|非法\s*id"),
+    "这次运行": ("this run", "本次运行"),  # the run that printed the numbers on screen
+    "展开": ("show (a folded cell)", "再打开"),  # a fold is shown (展开); a notebook is opened (打开)
 }
 #: What the checks skip: code blocks, formulas, link targets and HTML comments; a code span becomes ``§``.
 _SKIP = re.compile(r"```.*?```|\$\$.*?\$\$|\$[^$\n]+\$|\]\([^)]*\)|<!--.*?-->", re.S)

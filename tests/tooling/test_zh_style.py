@@ -85,6 +85,8 @@ def test_ascii_quotes_around_chinese_are_a_slip_but_not_around_code():
     ("两次运行逐位相等", "两次运行逐位相同"),
     ("各轮计时的分散程度", "各轮计时的离散程度"),
     ("Adam 保存梯度的滑动平均", "Adam 保存梯度的移动平均"),
+    ("本次运行的计时", "这次运行的计时"),
+    ("做完题再打开", "做完题再展开"),
 ])
 def test_another_word_for_a_term_is_a_slip(bad, good):
     slips = zh_style.phrase_slips("nb", bad)
