@@ -147,16 +147,26 @@ def collapse(cell: nbformat.NotebookNode, title: str) -> nbformat.NotebookNode:
 FINISH_CALL = "finish(roots[0] if roots else None, fetched)"
 
 
+def setup_in_edition(source: str, edition: str) -> str:
+    """The English set-up cell's ``source`` as ``edition``'s: its last call names the edition's language (for the
+    checkers' lines), and its error and the reasons it gives (string literals of the template) are in its words."""
+    if edition == ENGLISH.code:
+        return source
+    source = source.replace(FINISH_CALL, f'{FINISH_CALL[:-1]}, "{edition}")')
+    source = source.replace(setup_error(ENGLISH.code), setup_error(edition))
+    said = words(edition)
+    for key in SETUP_REASONS:
+        source = source.replace(f'"{WORDS[key]}"', f'"{said[key]}"')
+    return source
+
+
 def collapse_generated(nb_node: nbformat.NotebookNode, edition: str) -> nbformat.NotebookNode:
     """Fold the set-up cell, every worked answer and every cell tagged :data:`ANSWER_TAG` under a title in
-    ``edition``'s words; another edition's set-up cell names its language and words its error in it."""
+    ``edition``'s words; another edition's set-up cell speaks its language (:func:`setup_in_edition`)."""
     said = words(edition)
     for cell in nb_node.cells:
-        if cell.get("id") == SETUP_ID and edition != ENGLISH.code:
-            cell.source = cell.source.replace(FINISH_CALL, f'{FINISH_CALL[:-1]}, "{edition}")').replace(
-                setup_error(ENGLISH.code), setup_error(edition))
-            for key in SETUP_REASONS:  # the reasons it puts in {why}: string literals of the template
-                cell.source = cell.source.replace(f'"{WORDS[key]}"', f'"{said[key]}"')
+        if cell.get("id") == SETUP_ID:
+            cell.source = setup_in_edition(cell.source, edition)
         if kind := ("setup" if cell.get("id") == SETUP_ID else "solution" if is_worked_answer(cell)
                     else "answer" if ANSWER_TAG in cell.metadata.get("tags", []) else None):
             collapse(cell, said[f"{kind} title"])

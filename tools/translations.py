@@ -410,6 +410,10 @@ def check_readme(english: Edition | None = None) -> list[Problem]:
     where, catalog = repo_path(manifest.CHINESE.readme_path), load(README_KEY)
     problems = [Problem(where, p.cell, p.kind, p.message)
                 for p in catalog_problems(README_KEY, catalog, readme_template(), {})]
+    # a section's Chinese keeps its `## ` heading: without it, sync would join the section to the one before
+    problems += [Problem(where, m.context, "invalid", f"the translation of {m.context!r} must start with its own "
+                         "`## ` heading, in Chinese") for m in (catalog or [])
+                 if m.id and m.string and m.id.startswith("## ") and not m.string.startswith("## ")]
     return problems + _style_problems(where, zh_style.readme_slips(planned_readme_zh(english)))
 
 

@@ -70,13 +70,12 @@ def test_the_chinese_practice_copy_is_the_english_code_and_finds_the_helpers_a_f
     """The Chinese copy, in `zh/`: its code cells are the English copy's but for the comments, so the English run
     above stands for all of them; what differs is the folder, so its set-up cell runs there (with the probe) and
     finds `utils/` a folder above. (Running every cell again would execute the same code a second time.) Its set-up
-    cell differs in two things more: it asks for the checkers' lines in Chinese, and words its own error in Chinese."""
+    cell asks for the checkers' lines in Chinese and words its own error, and the reasons it gives, in Chinese."""
     english, chinese = _code_cells(unzipped, EN), _code_cells(unzipped, ZH)
     setup = next(i for i, cell in enumerate(english) if cell.get("id") == generated.SETUP_ID)
     english_setup = _without_comments(english.pop(setup).source)
     chinese_setup = chinese.pop(setup)
     assert english_setup.endswith("fetched)")
-    assert _without_comments(chinese_setup.source) == (english_setup[:-1] + ', "zh")').replace(
-        generated.setup_error("en"), generated.setup_error("zh"))
+    assert _without_comments(chinese_setup.source) == generated.setup_in_edition(english_setup, "zh")
     assert [_without_comments(cell.source) for cell in chinese] == [_without_comments(cell.source) for cell in english]
     _run(unzipped, ZH, [chinese_setup])

@@ -22,16 +22,16 @@ def _section(text, heading):
 
 
 def test_the_first_screen_says_what_this_is_and_how_to_start():
-    """The verdict first, right under the title and the other edition's link; then the Start block (generated),
-    in both editions: one line and a list of the three ways in; then the answer's example in one picture, with a
-    sentence, before the first `##` section."""
+    """The verdict first, right under the title and the other edition's link; then the answer's example in one
+    picture, with a sentence; then the Start block (generated), in both editions: one line and a list of the three
+    ways in, before the first `##` section."""
     for text in (README, README_ZH):
         above = text[:text.index(generated.ANSWER.start)].strip().split("\n\n")
         assert len(above) == 2 and above[0].startswith("# "), above  # the title, the other edition's link
         after = text[text.index(generated.ANSWER.end) + len(generated.ANSWER.end):]
         first_screen = after[:after.index("\n## ")].strip().split("\n\n")
-        assert len(first_screen) == 3, first_screen  # the Start paragraph, the picture's sentence, the picture
-        start, sentence, picture = first_screen
+        assert len(first_screen) == 3, first_screen  # the picture's sentence, the picture, the Start paragraph
+        sentence, picture, start = first_screen
         assert "id 2" in sentence and len(sentence.splitlines()) <= 3, sentence
         assert picture.startswith("![") and picture.endswith("(images/one_hot_product.png)"), picture
         assert start.startswith(generated.START.start) and start.endswith(generated.START.end), start

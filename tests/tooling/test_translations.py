@@ -451,6 +451,15 @@ def _edit_readme_section(root, old, new):
     readme.write_text(text.replace(old, new), encoding="utf-8")
 
 
+def test_a_readme_section_translated_without_its_heading_is_reported(course_copy):
+    """Without its `## ` heading, a section's Chinese would run on from the section before it in README.zh.md."""
+    assert translations.check_readme() == []
+    _edit_catalog("_readme", "## Run it on your machine", lambda zh: zh.split("\n", 2)[2])
+    [problem] = translations.check_readme()
+    assert (problem.cell, problem.kind) == ("## Run it on your machine", "invalid")
+    assert "must start with its own `## ` heading" in problem.message
+
+
 def test_an_edit_to_a_readme_section_fails_until_the_chinese_section_is_updated(course_copy, capsys):
     assert translations.check_readme() == []
     _edit_readme_section(course_copy, "3.10 or newer and git", "3.11 or newer and git")
