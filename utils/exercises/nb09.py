@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-
 import torch
 
 from ..corpus import CATEGORIES, category_of, labelled_words
@@ -101,55 +99,40 @@ def check_zebra_learned(zebra_category: str, zebra_model: torch.nn.Module, initi
                       "kept their categories"))
 
 
-def check_narrow_prediction(d1_groups: int | None) -> None:
-    """Exercise 9.2's prediction, read before any training: into how many groups at most cosine similarity sorts
-    the rows of a ``d = 1`` table.
+def _hits_by_distance(table: torch.Tensor, vocab: Vocab) -> int:
+    """How many words with a category (zebra left out) have their nearest other word, by distance between rows,
+    in their own category."""
+    words = [w for w in labelled_words() if w != ZEBRA_EXERCISE_WORD]
+    rows = table.detach().cpu().double()[[vocab.stoi[w] for w in words]]
+    distances = torch.cdist(rows, rows).fill_diagonal_(torch.inf)
+    return sum(category_of(words[k]) == category_of(w) for w, k in zip(words, distances.argmin(dim=1).tolist(),
+                                                                          strict=True))
 
-    ``None`` (no guess yet) judges nothing. Otherwise only its kind is checked now:
-    :func:`check_narrow_table`, after the experiment, compares it with the answer.
-    ``TypeError`` for a value that is not a whole number.
+
+def check_narrow_hits(d1_hits: int | None, narrow: torch.nn.Module, vocab: Vocab) -> None:
+    """Exercise 9.2: the learner's measurement on the trained model ``narrow``, whose table has width ``d = 1``:
+    ``d1_hits``, how many words with a category (zebra left out) have their nearest other word by distance
+    ``|a - b|`` in their own category.
+
+    The checker measures the same count on ``narrow``'s table itself and compares; it does not print the count
+    (the notebook's last part does).
     """
-    if not answered(d1_groups=d1_groups):
+    if not answered(d1_hits=d1_hits):
         return
-    _check_narrow_prediction_kind(d1_groups)
-    return recorded(_("your prediction; the experiment below will test it"))
-
-
-def _check_narrow_prediction_kind(d1_groups: int) -> None:
-    if not isinstance(d1_groups, int) or isinstance(d1_groups, bool):
-        raise AnswerTypeError(_("d1_groups must be a whole number, got {d1_groups!r}").format(d1_groups=d1_groups))
-
-
-def _loss(model: torch.nn.Module, contexts: torch.Tensor, targets: torch.Tensor) -> float:
-    with torch.no_grad():
-        return torch.nn.functional.cross_entropy(model(contexts), targets).item()
-
-
-def check_narrow_table(narrow: torch.nn.Module, contexts: torch.Tensor, targets: torch.Tensor,
-                       d1_groups: int) -> None:
-    """Exercise 9.2: the trained model ``narrow``, whose table has width ``d = 1``, and the prediction that
-    :func:`check_narrow_prediction` recorded before the training.
-
-    The checker measures ``narrow``'s loss on ``contexts`` ``(N, 2w)`` -> ``targets`` ``(N,)`` itself: it must stay
-    below the uniform guess's ``ln V`` by a margin (a trained model). It then compares ``d1_groups`` with the most
-    groups the signs of one number allow (2), without printing that number (a stored output must not show an
-    answer).
-    """
-    if not answered(d1_groups=d1_groups):
-        return
-    _check_narrow_prediction_kind(d1_groups)
+    if not isinstance(d1_hits, int) or isinstance(d1_hits, bool):
+        raise AnswerTypeError(_("d1_hits must be a whole number (a count of words), got {d1_hits!r}").format(
+            d1_hits=d1_hits))
     tables = _tables(narrow)
     require(len(tables) == 1, _("narrow must be a model with one nn.Embedding (the CBOW of the notebook), got "
                                 "{type}").format(type=type(narrow).__name__))
     require(tables[0].embedding_dim == 1, _("narrow has a table of width {embedding_dim}, not 1: build it as "
                                             "CBOW(V, 1)").format(embedding_dim=tables[0].embedding_dim))
-    uniform = math.log(tables[0].num_embeddings)
-    loss = _loss(narrow, contexts, targets)
-    require(loss < 0.75 * uniform, _("narrow has a loss of {loss:.3f}, close to the uniform guess ln V = "
-                                     "{uniform:.3f}, so it is not trained: pass the model that the "
-                                     "experiment cell above trains").format(loss=loss, uniform=uniform))
-    require(d1_groups == 2, _("d1_groups = {d1_groups} is not the most groups cosine similarity can make of a "
-                              "d = 1 table. Why: cos(a, b) = a·b / (|a| |b|), with a and b numbers").format(
-                                  d1_groups=d1_groups))
-    return correct(_("narrow is a trained CBOW model of width 1, and your prediction matches the most groups "
-                      "cosine similarity can make of its rows"))
+    n_words = len(labelled_words()) - 1
+    require(0 <= d1_hits <= n_words, _("d1_hits = {d1_hits} is not a count of the {n_words} words").format(
+        d1_hits=d1_hits, n_words=n_words))
+    require(d1_hits == _hits_by_distance(tables[0].weight, vocab),
+            _("d1_hits = {d1_hits} is not what narrow's table gives. Hint: each row is one number, so the distance "
+              "of two rows is |a - b|. For each word of WORDS, find the other word whose number is closest, and "
+              "count the words for which that word shares their category").format(d1_hits=d1_hits))
+    return correct(_("d1_hits counts the words whose nearest word by distance in narrow's table shares their "
+                      "category"))

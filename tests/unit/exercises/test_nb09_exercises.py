@@ -51,7 +51,6 @@ def _with(word, replaced="cat", n=None):
     return list(ZEBRA_CORPUS.sentences) + copies
 
 
-NARROW_RIGHT = 2  # Exercise 9.2's prediction: two groups at most by cosine, the signs of one number
 RIGHT = "food"  # Exercise 9.1's prediction: zebra in bread's place ends nearest a food, whatever the grammar says
 
 
@@ -111,42 +110,59 @@ def narrow(cbow_data):
             "width 2": _trained_on(cbow_data, 300, 2), "a linear layer": nn.Linear(1, 1), "typed in": "model"}
 
 
-@pytest.mark.parametrize(("model", "groups", "expected"), [
-    ("trained", NARROW_RIGHT, "pass"),
-    ("untrained", NARROW_RIGHT, r"narrow has a loss of .* not trained: pass the model"),
-    ("width 2", NARROW_RIGHT, r"narrow has a table of width 2, not 1"),
-    ("a linear layer", NARROW_RIGHT, "must be a model with one nn.Embedding"),
-    ("typed in", NARROW_RIGHT, "must be a model with one nn.Embedding"),
-    ("trained", 6, r"d1_groups = 6 is not the most groups"),
-    ("trained", 1, r"d1_groups = 1 is not the most groups"),
-    ("trained", 2.0, (TypeError, "d1_groups must be a whole number")),
+def _worked_hits(model):
+    """Exercise 9.2's worked answer, as the notebook writes it: WORDS' numbers, nearest by |a - b|."""
+    words = [w for w in corpus.labelled_words() if w != "zebra"]
+    rows = model.embed.weight.detach()[[CORPUS_VOCAB.stoi[w] for w in words], 0]
+    nearest_k = (rows[:, None] - rows[None, :]).abs().fill_diagonal_(torch.inf).argmin(dim=1).tolist()
+    return sum(corpus.category_of(words[k]) == corpus.category_of(w) for w, k in zip(words, nearest_k, strict=True))
+
+
+def _cosine_hits(model):
+    """A wrong measurement: nearest by cosine, which at d = 1 ties every word of one sign."""
+    words = [w for w in corpus.labelled_words() if w != "zebra"]
+    rows = model.embed.weight.detach()[[CORPUS_VOCAB.stoi[w] for w in words], 0]
+    cosines = (rows[:, None].sign() * rows[None, :].sign()).fill_diagonal_(-2)
+    nearest_k = cosines.argmax(dim=1).tolist()
+    return sum(corpus.category_of(words[k]) == corpus.category_of(w) for w, k in zip(words, nearest_k, strict=True))
+
+
+def test_the_wrong_measurements_differ_from_the_worked_one(narrow):
+    """The hint cases below are wrong answers on this model, not the right one by chance."""
+    right = _worked_hits(narrow["trained"])
+    assert right > 20 and _cosine_hits(narrow["trained"]) != right and _worked_hits(narrow["untrained"]) != right
+
+
+@pytest.mark.parametrize(("model", "answer", "expected"), [
+    ("trained", "worked", "pass"),
+    ("untrained", "untrained's", "pass"),  # the count on whatever width-1 table it is given
+    ("trained", "by cosine", r"d1_hits = \d+ is not what narrow's table gives. Hint: each row is one number"),
+    ("trained", "untrained's", r"d1_hits = \d+ is not what narrow's table gives"),
+    ("trained", 35, r"d1_hits = 35 is not a count of the 34 words"),
+    ("trained", -1, r"d1_hits = -1 is not a count of the 34 words"),
+    ("width 2", "worked", r"narrow has a table of width 2, not 1"),
+    ("a linear layer", "worked", "must be a model with one nn.Embedding"),
+    ("typed in", "worked", "must be a model with one nn.Embedding"),
+    ("trained", 30.0, (TypeError, "d1_hits must be a whole number")),
+    ("trained", True, (TypeError, "d1_hits must be a whole number")),
 ])
-def test_narrow_table(judge, narrow, cbow_data, model, groups, expected):
-    judge(exercises.check_narrow_table, (narrow[model], *cbow_data, groups), expected)
+def test_narrow_hits(judge, narrow, model, answer, expected):
+    answers = {"worked": _worked_hits(narrow["trained"]), "untrained's": _worked_hits(narrow["untrained"]),
+               "by cosine": _cosine_hits(narrow["trained"])}
+    judge(exercises.check_narrow_hits, (answers.get(answer, answer), narrow[model], CORPUS_VOCAB), expected)
 
 
-def test_narrow_table_prints_what_it_checked_never_what_it_measured(narrow, cbow_data, capsys):
-    exercises.check_narrow_table(narrow["trained"], *cbow_data, NARROW_RIGHT)
+def test_narrow_hits_prints_what_it_checked_never_what_it_measured(narrow, capsys):
+    exercises.check_narrow_hits(_worked_hits(narrow["trained"]), narrow["trained"], CORPUS_VOCAB)
     out = capsys.readouterr().out  # one line: correct, and what was checked
     assert out.startswith("correct: ") and out.count("\n") == 1
-    assert not re.search(r"\d\.\d", out)  # no loss
-    assert not re.search(r"\btwo\b|\b2\b", out)  # nor the answer: the stored page shows this line
-
-
-@pytest.mark.parametrize(("groups", "expected"), [
-    (2, "pass"),
-    (6, "pass"),  # wrong, but recorded: the training judges
-    ("2", (TypeError, "d1_groups must be a whole number")),
-])
-def test_narrow_prediction(judge, groups, expected):
-    judge(exercises.check_narrow_prediction, (groups,), expected)
+    assert not re.search(r"\b\d+\b", out)  # not the count: the stored page shows this line
 
 
 @pytest.mark.parametrize(("checker", "guesses", "named"), [
     (exercises.check_zebra_prediction, (None,), "zebra_category"),
-    (exercises.check_narrow_prediction, (None,), "d1_groups"),
     (exercises.check_zebra_learned, (None, "a model", "a table", "a vocabulary"), "zebra_category"),
-    (exercises.check_narrow_table, ("a model", "contexts", "targets", None), "d1_groups"),
+    (exercises.check_narrow_hits, (None, "a model", "a vocabulary"), "d1_hits"),
 ])
 def test_no_guess_yet_judges_nothing(capsys, checker, guesses, named):
     """Run top to bottom before the learner guesses: one line asking for the guess, no verdict, no failure."""
