@@ -27,7 +27,8 @@ def sweep_figure(seconds: dict[int, dict[str, float]], n: int, d: int) -> Figure
     for name, marker, color in [("lookup", "o", "C0"), ("dense", "s", "C3")]:  # Going deeper's colours
         ax.loglog(sizes, [seconds[V][name] for V in sizes], marker=marker, color=color, label=name)
     first = seconds[sizes[0]]["dense"]
-    ax.loglog([sizes[0], sizes[-1]], [first, first * sizes[-1] / sizes[0]], ":", color="0.5", label="∝ V")
+    ax.loglog([sizes[0], sizes[-1]], [first, first * sizes[-1] / sizes[0]], ":", color="0.5",
+              label="∝ V, from the first dense point")
     ax.set(xlabel="vocabulary size V", ylabel="seconds per call (median)", title=f"forward, n = {n}, d = {d}")
     ax.legend()
     return fig
