@@ -109,16 +109,33 @@ def _hits_by_distance(table: torch.Tensor, vocab: Vocab) -> int:
                                                                           strict=True))
 
 
-def check_narrow_hits(d1_hits: int | None, narrow: torch.nn.Module, vocab: Vocab) -> None:
-    """Exercise 9.2: the learner's measurement on the trained model ``narrow``, whose table has width ``d = 1``:
-    ``d1_hits``, how many words with a category (zebra left out) have their nearest other word by distance
-    ``|a - b|`` in their own category.
+def check_narrow_prediction(d1_keeps_categories: bool | None) -> None:
+    """Exercise 9.2's prediction, read before any training: does the table of width ``d = 1`` keep the six
+    categories (``True``: more than half of the words with a category, zebra left out, have their nearest other
+    word in their own category)?
 
-    The checker measures the same count on ``narrow``'s table itself and compares; it does not print the count
-    (the notebook's last part does).
+    ``None`` (no guess yet) judges nothing. Otherwise only its kind is checked now: :func:`check_narrow_hits`
+    compares it with the measured count.
     """
-    if not answered(d1_hits=d1_hits):
+    if not answered(d1_keeps_categories=d1_keeps_categories):
         return
+    prediction("d1_keeps_categories", d1_keeps_categories, bool, "True")
+    return recorded(_("your prediction; the count below will test it"))
+
+
+def check_narrow_hits(d1_keeps_categories: bool | None, d1_hits: int | None, narrow: torch.nn.Module,
+                      vocab: Vocab) -> None:
+    """Exercise 9.2: the prediction recorded before the training, ``d1_keeps_categories``, and the learner's
+    measurement on the trained model ``narrow``, whose table has width ``d = 1``: ``d1_hits``, how many words with
+    a category (zebra left out) have their nearest other word by distance ``|a - b|`` in their own category.
+
+    The checker measures the same count on ``narrow``'s table itself and compares; then it compares the
+    prediction with that count (kept: more than half of the words). It does not print the count (the notebook's
+    last part does).
+    """
+    if not answered(d1_keeps_categories=d1_keeps_categories, d1_hits=d1_hits):
+        return
+    prediction("d1_keeps_categories", d1_keeps_categories, bool, "True")
     if not isinstance(d1_hits, int) or isinstance(d1_hits, bool):
         raise AnswerTypeError(_("d1_hits must be a whole number (a count of words), got {d1_hits!r}").format(
             d1_hits=d1_hits))
@@ -134,5 +151,9 @@ def check_narrow_hits(d1_hits: int | None, narrow: torch.nn.Module, vocab: Vocab
             _("d1_hits = {d1_hits} is not what narrow's table gives. Hint: each row is one number, so the distance "
               "of two rows is |a - b|. For each word of WORDS, find the other word whose number is closest, and "
               "count the words for which that word shares their category").format(d1_hits=d1_hits))
+    require(d1_keeps_categories == (d1_hits > n_words / 2),
+            _("d1_hits is right, but your prediction, d1_keeps_categories = {d1_keeps_categories}, is not what it "
+              "shows: True means that more than half of the {n_words} words have their nearest word in their own "
+              "category").format(d1_keeps_categories=d1_keeps_categories, n_words=n_words))
     return correct(_("d1_hits counts the words whose nearest word by distance in narrow's table shares their "
-                      "category"))
+                      "category, and your prediction agrees with it"))

@@ -149,11 +149,42 @@ def test_the_wrong_measurements_differ_from_the_worked_one(narrow):
 def test_narrow_hits(judge, narrow, model, answer, expected):
     answers = {"worked": _worked_hits(narrow["trained"]), "untrained's": _worked_hits(narrow["untrained"]),
                "by cosine": _cosine_hits(narrow["trained"])}
-    judge(exercises.check_narrow_hits, (answers.get(answer, answer), narrow[model], CORPUS_VOCAB), expected)
+    count = answers.get(answer, answer)
+    kept = isinstance(count, int) and count > 17  # the prediction that agrees with the count: over half of 34 words
+    judge(exercises.check_narrow_hits, (kept, count, narrow[model], CORPUS_VOCAB), expected)
+
+
+def test_the_untrained_table_loses_the_categories(narrow):
+    """So that the cases below judge a prediction of each kind against a count."""
+    assert _worked_hits(narrow["untrained"]) <= 17 < _worked_hits(narrow["trained"])
+
+
+@pytest.mark.parametrize(("model", "predicted", "expected"), [
+    ("trained", True, "pass"),
+    ("trained", False, r"d1_hits is right, but your prediction, d1_keeps_categories = False, is not what it shows"),
+    ("untrained", False, "pass"),
+    ("untrained", True, r"d1_hits is right, but your prediction, d1_keeps_categories = True, is not what it shows"),
+    ("trained", "yes", "d1_keeps_categories must look like True"),
+    ("trained", 1, "d1_keeps_categories must look like True"),
+])
+def test_narrow_hits_judges_the_prediction(judge, narrow, model, predicted, expected):
+    judge(exercises.check_narrow_hits, (predicted, _worked_hits(narrow[model]), narrow[model], CORPUS_VOCAB),
+          expected, never=(str(_worked_hits(narrow[model])),))  # the count is the learner's; never printed back
+
+
+@pytest.mark.parametrize(("predicted", "expected"), [
+    (True, "pass"),
+    (False, "pass"),
+    ("no", "d1_keeps_categories must look like True"),
+    (0, "d1_keeps_categories must look like True"),
+])
+def test_narrow_prediction(judge, predicted, expected):
+    """Recorded before the training, judged after it (test_narrow_hits_judges_the_prediction)."""
+    judge(exercises.check_narrow_prediction, (predicted,), expected)
 
 
 def test_narrow_hits_prints_what_it_checked_never_what_it_measured(narrow, capsys):
-    exercises.check_narrow_hits(_worked_hits(narrow["trained"]), narrow["trained"], CORPUS_VOCAB)
+    exercises.check_narrow_hits(True, _worked_hits(narrow["trained"]), narrow["trained"], CORPUS_VOCAB)
     out = capsys.readouterr().out  # one line: correct, and what was checked
     assert out.startswith("correct: ") and out.count("\n") == 1
     assert not re.search(r"\b\d+\b", out)  # not the count: the stored page shows this line
@@ -162,7 +193,9 @@ def test_narrow_hits_prints_what_it_checked_never_what_it_measured(narrow, capsy
 @pytest.mark.parametrize(("checker", "guesses", "named"), [
     (exercises.check_zebra_prediction, (None,), "zebra_category"),
     (exercises.check_zebra_learned, (None, "a model", "a table", "a vocabulary"), "zebra_category"),
-    (exercises.check_narrow_hits, (None, "a model", "a vocabulary"), "d1_hits"),
+    (exercises.check_narrow_prediction, (None,), "d1_keeps_categories"),
+    (exercises.check_narrow_hits, (None, None, "a model", "a vocabulary"), "d1_keeps_categories and d1_hits"),
+    (exercises.check_narrow_hits, (True, None, "a model", "a vocabulary"), "d1_hits"),
 ])
 def test_no_guess_yet_judges_nothing(capsys, checker, guesses, named):
     """Run top to bottom before the learner guesses: one line asking for the guess, no verdict, no failure."""
