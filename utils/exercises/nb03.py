@@ -39,11 +39,18 @@ def _square_without_transpose() -> tuple[int, int]:
 
 
 def check_square_guess(square_guess: object) -> None:
-    """Section 1's prediction: which entry ``(row, column)`` of the embedding's table ``L_square(one_hot(ids))[0, 1]``
-    is, once a square ``nn.Linear``'s weight is copied from it without the transpose. Judged on the checker's own
-    layers; nothing while it is None."""
+    """Section 1's prediction: what ``L_square(one_hot(ids))[0, 1]`` is, once a square ``nn.Linear``'s weight is
+    copied from the embedding's table without the transpose: ``"error"``, ``"other"`` (a number not in the table) or
+    the entry ``(row, column)`` of the table it equals. Judged on the checker's own layers; nothing while it is None."""
     if not answered(square_guess=square_guess):
         return
+    if isinstance(square_guess, str):  # the two answers that are no entry: an error, or numbers not in the table
+        require(square_guess in ("error", "other"), _(
+            'square_guess must be "error", "other" or (row, column), got {guess!r}').format(guess=square_guess))
+        require(False, _("nothing raises: with V = d the copy and the product both find the shapes they need") if
+                square_guess == "error" else _(
+                "a one-hot row times a matrix picks one of its rows exactly (notebook 1), so each output is a number "
+                "of the weight, and the weight now holds the table: which entry?"))
     guess = tuple(prediction("square_guess", square_guess, (tuple, list), "(0, 0)"))
     require(len(guess) == 2 and all(isinstance(i, int) and 0 <= i < 4 for i in guess),
             _("square_guess must be (row, column), two ids from 0 to 3, got {guess}").format(guess=guess))

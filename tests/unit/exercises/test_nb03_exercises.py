@@ -245,7 +245,10 @@ def test_parameter_embedding_without_a_prediction_judges_nothing(capsys):
     ((0, 0), "output 1 is which entry"),
     ((1, 4), "two ids from 0 to 3"),
     ((1,), "two ids from 0 to 3"),
-    ("columns", "must look like"),
+    ("columns", 'must be "error", "other" or'),
+    ("error", "nothing raises"),
+    ("other", "picks one of its rows exactly"),
+    ({1, 2}, "must look like"),
 ])
 def test_square_guess(judge, guess, expected):
     judge(exercises.check_square_guess, (guess,), expected, never=("(1, 2)", "column i"))
