@@ -381,13 +381,13 @@ def test_an_exercise_that_never_names_its_answer_is_caught():
 
 
 def test_notebook_6s_summary_describes_its_stored_run():
-    """Notebook 6's summary sends the reader to what section 4 printed and quotes no stored time (timings are never
+    """Notebook 6's summary sends the reader to what section 5 prints and quotes no stored time (timings are never
     asserted, so a run on a busy machine can print otherwise)."""
     nb = nbformat.read(NOTEBOOKS[6].path, as_version=4)
     cells = {cell.get("id"): cell for cell in nb.cells}
     printed = {name: "".join(output.get("text", "") for output in cells[name].outputs) for name in ("vocab-step",)}
     summary = cells["summary"].source
     grew = cells["vocab-again"].source  # the cell that prints the growth the summary sends the reader to
-    assert "median growth over" in grew and "the dense grew more" in grew
+    assert "the dense time's growth over V's" in grew and "per_round" in grew  # growth against V's, round by round
     assert "not answered yet" in printed["vocab-step"]  # both leads wait for a guess
-    assert "Section 4 prints each verdict once you guess" in summary and "thousand" not in summary
+    assert "Section 5 prints each verdict once you guess" in summary and "thousand" not in summary

@@ -474,7 +474,7 @@ def test_sweep_observations_follow_the_numbers(rows):
     base = {(r.method, r.pass_, r.vocab_size): r for r in rows}
     fast = [timed(r, 1e-3, (1e-3, 1e-3)) for r in rows]
     lines = tables.sweep_observations(fast)
-    assert lines[0] == "spreads over 10%, PyTorch's fluctuation mark: 0 of 12"
+    assert lines[0] == "spreads over 10%, PyTorch's fluctuation mark, as the table rounds them (11% and up): 0 of 12"
     assert "dense forward: the time grew 1.0x while V grew 3.3x" in lines
     assert not any(line.startswith("warning") for line in lines)
     assert lines[-1] == ("lookup vs sparse one-hot, fwd+bwd at V = 1,000, round by round: neither method faster in "
@@ -483,7 +483,7 @@ def test_sweep_observations_follow_the_numbers(rows):
              ("sparse", "backward", 1_000): timed(base["sparse", "backward", 1_000], 3e-3, (2e-3, 4e-3), spread=0.5),
              ("lookup", "backward", 300): timed(base["lookup", "backward", 300], 5e-4, (5e-4, 5e-4))}
     lines = tables.sweep_observations(list(split.values()))
-    assert lines[0] == "spreads over 10%, PyTorch's fluctuation mark: 1 of 12"
+    assert lines[0] == "spreads over 10%, PyTorch's fluctuation mark, as the table rounds them (11% and up): 1 of 12"
     assert "warning: fwd+bwd below its forward median (lookup at V = 300)" in lines[1]
     assert lines[-1] == ("lookup vs sparse one-hot, fwd+bwd at V = 1,000, round by round: the lookup faster in every "
                          "round, by 2.00x to 4.00x (median 3.00x)")

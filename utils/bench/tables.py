@@ -121,7 +121,8 @@ def sweep_observations(rows: Sequence[Timing]) -> list[str]:
     one-hot product's in every case; and, at the largest ``V``, whether one ``fwd+bwd`` was faster in every round."""
     ok_rows = [r for r in rows if r.status == "ok"]
     spreads = [round(r.spread * 100) for r in ok_rows]  # in percent, as the table prints them
-    lines = [f"spreads over 10%, PyTorch's fluctuation mark: {sum(s > 10 for s in spreads)} of {len(spreads)}"]
+    lines = [f"spreads over 10%, PyTorch's fluctuation mark, as the table rounds them (11% and up): "
+             f"{sum(s > 10 for s in spreads)} of {len(spreads)}"]
     ok = {(r.method, r.pass_, r.vocab_size): r.seconds for r in ok_rows}
     below = [f"{m} at V = {V:,}" for (m, p, V), s in ok.items() if p == "backward" and s < ok.get((m, "forward", V), 0)]
     if below:

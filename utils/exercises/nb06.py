@@ -69,9 +69,9 @@ def check_largest_batch(largest_n: int) -> None:
         (largest_n == FLOAT_BYTES * WIDTH // (ID_BYTES + FLOAT_BYTES), _("that is the answer for float32: here the "
          "table and the copy are bfloat16, 2 bytes a number, while F.one_hot still returns int64")),
         (largest_n == WIDTH, _("largest_n counts the bfloat16 one-hot alone: while .to() copies it, the int64 "
-                                "one-hot F.one_hot returned exists too (section 5)")),
+                                "one-hot F.one_hot returned exists too (section 6)")),
         (largest_n == HALF_BYTES * WIDTH // ID_BYTES, _("largest_n counts the int64 one-hot alone: while .to() "
-                                                         "copies it, its bfloat16 copy exists too (section 5)")),
+                                                         "copies it, its bfloat16 copy exists too (section 6)")),
         (largest_n == answer - 1, _("largest_n is one short: a one-hot exactly as large as the table takes no more "
                                      "memory"))],
         _("largest_n = {largest_n:,} is not the largest batch whose one-hot, at its peak, is no larger than the "
