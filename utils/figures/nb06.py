@@ -1,4 +1,4 @@
-"""Notebook 6's sweep over the vocabulary size: its table and its figure, and the one-line verdict of a ratio
+"""Notebook 6's sweep over the vocabulary size: its table and its figure, and the one-line range of a ratio
 timed in interleaved rounds."""
 
 from __future__ import annotations
@@ -33,14 +33,8 @@ def sweep_figure(seconds: dict[int, dict[str, float]], n: int, d: int) -> Figure
     return fig
 
 
-def per_round(what: str, ratios: Sequence[float], mark: float | None = None, mark_name: str = "") -> str:
-    """One line for a ratio timed once a round: ``what``, its lowest and highest round and its median. Given a
-    ``mark``, it adds whether the ratio was above the mark in every round, below it in every round, or neither, in
-    which case this run cannot tell the ratio from the mark."""
+def per_round(what: str, ratios: Sequence[float]) -> str:
+    """One line for a ratio timed once a round: ``what``, its lowest and highest round and its median. Formatting
+    only: the notebook says on the page which side of a mark every round fell on."""
     r = sorted(ratios)
-    line = f"{what}: {r[0]:,.2f}x to {r[-1]:,.2f}x, median {statistics.median(r):,.2f}x"
-    if mark is None:
-        return line
-    name = mark_name or f"{mark:,.3g}"
-    side = "above" if r[0] > mark else "below" if r[-1] < mark else None
-    return line + (f"; {side} {name} in every round" if side else f"; above {name} in some rounds, below in others")
+    return f"{what}: {r[0]:,.2f}x to {r[-1]:,.2f}x, median {statistics.median(r):,.2f}x"
