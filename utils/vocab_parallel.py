@@ -188,3 +188,19 @@ def holds_the_code_of(*functions: Callable) -> bool:
 
     module = sys.modules[__name__]
     return all(code(f) == code(operator.attrgetter(f.__qualname__)(module)) for f in functions)
+
+
+def check_the_copy(*definitions: Callable | type) -> None:
+    """Print whether this module holds the code of notebook 8's ``definitions`` (functions, or classes: each
+    method they define), and raise if it does not: the processes would run other code than the cells show.
+
+    Used by notebook 8, section 5, before it starts the processes.
+    """
+    functions = [getattr(item, name) for item in definitions if isinstance(item, type)
+                 for name, value in vars(item).items() if isinstance(value, (staticmethod, classmethod))
+                 or inspect.isfunction(value)]
+    functions += [item for item in definitions if not isinstance(item, type)]
+    same = holds_the_code_of(*functions)
+    print("the processes' copy, utils/vocab_parallel.py, holds the code of sections 2-3's cells:", same)
+    if not same:
+        raise AssertionError("the processes run utils/vocab_parallel.py, not the cells: make the same edit there")

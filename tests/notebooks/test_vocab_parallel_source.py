@@ -130,3 +130,22 @@ def test_the_notebooks_one_line_check_tells_a_copy_from_a_changed_one(tmp_path):
         spec.loader.exec_module(copy)
         found[name] = vocab_parallel.holds_the_code_of(copy.local_lookup)
     assert found == {"same": True, "changed": False}
+
+
+
+def test_the_notebooks_copy_check_prints_one_line_and_raises_on_a_changed_copy(tmp_path, capsys):
+    """``check_the_copy``, section 5's one line: the module's own definitions (a class counts by its methods) hold,
+    and a function whose statements differ from the module's raises."""
+    import importlib.util
+
+    vocab_parallel.check_the_copy(vocab_parallel.local_lookup, vocab_parallel.AllReduceSum,
+                                  vocab_parallel.all_reduce_sum, vocab_parallel.VocabParallelEmbedding)
+    assert capsys.readouterr().out.endswith("holds the code of sections 2-3's cells: True\n")
+    path = tmp_path / "changed.py"
+    path.write_text("def all_reduce_sum(partial, group=None):\n    return partial\n", encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("changed", path)
+    changed = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(changed)
+    with pytest.raises(AssertionError, match="make the same edit there"):
+        vocab_parallel.check_the_copy(changed.all_reduce_sum)
+    assert capsys.readouterr().out.endswith("cells: False\n")

@@ -125,7 +125,7 @@ def similarity_matrix_figure(panels: dict[str, torch.Tensor], words: list[str], 
 
     ``categories[i]`` is the category of ``words[i]``; each category's words must be next
     to each other. Thin lines frame the category blocks, whose names label the axes; words
-    in ``held_out`` (rows no training example looked up) get a tick of their own.
+    in ``held_out`` (rows no training example looked up) get a tick of their own, named in full on the y axis.
     """
     order = _check_labelled_points(panels, words, categories)
     runs = [c for k, c in enumerate(categories) if k == 0 or categories[k - 1] != c]
@@ -135,16 +135,18 @@ def similarity_matrix_figure(panels: dict[str, torch.Tensor], words: list[str], 
     ends = [*starts[1:], len(categories)]
     ticks = [(start + end - 1) / 2 for start, end in zip(starts, ends, strict=True)]
     labels = list(order)
+    short = list(order)  # the x axis's: a held-out word's name alone, which does not run into its category's
     for k, word in enumerate(words):
         if word in held_out:
             ticks.append(k)
             labels.append(f"{word} (never in a sentence)")
+            short.append(word)
     fig = Figure(figsize=(5.2 * len(panels) + 1.0, 5.4), layout="constrained")
     axes = fig.subplots(1, len(panels), squeeze=False)[0]
     for ax, (title, points) in zip(axes, panels.items(), strict=True):
         unit = torch.nn.functional.normalize(points.detach().cpu().float(), dim=1)
         image = ax.imshow((unit @ unit.T).numpy(), cmap="RdBu_r", vmin=-1, vmax=1, interpolation="nearest")
-        ax.set_xticks(ticks, labels, rotation=90, fontsize=8)
+        ax.set_xticks(ticks, short, rotation=90, fontsize=8)
         ax.set_yticks(ticks, labels, fontsize=8)
         for edge in starts[1:]:
             ax.axhline(edge - 0.5, color="black", lw=0.8)

@@ -49,6 +49,7 @@ def test_similarity_matrix_figure_shows_the_cosines():
     assert torch.allclose(image, unit @ unit.T, atol=1e-6)
     assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["animal", "colour", "place",
                                                                      "zebra (never in a sentence)"]
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["animal", "colour", "place", "zebra"]
     with pytest.raises(ValueError, match="next to each other"):
         figures.similarity_matrix_figure({"x": points}, _WORDS, ["animal", "colour"] * 3)
     with pytest.raises(ValueError, match="at least one"):
