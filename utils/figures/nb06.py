@@ -7,6 +7,7 @@ import statistics
 from collections.abc import Sequence
 
 from matplotlib.figure import Figure
+from torch.utils.benchmark import Timer
 
 
 def sweep_table(seconds: dict[int, dict[str, float]], d: int) -> str:
@@ -57,7 +58,5 @@ def time_rounds(statements: dict, repeats: int, min_run_time: float) -> list[dic
     """Interleaved rounds: each round times every statement once, in order, with section 3's ``Timer`` on one
     thread. ``statements``: ``{key: (statement, the names it uses)}``. Returns one dict a round,
     ``{key: Timer's median, seconds per call}``."""
-    from torch.utils.benchmark import Timer
-
     return [{key: Timer(stmt, globals=names, num_threads=1).blocked_autorange(min_run_time=min_run_time).median
              for key, (stmt, names) in statements.items()} for _ in range(repeats)]
