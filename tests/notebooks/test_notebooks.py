@@ -388,6 +388,6 @@ def test_notebook_6s_summary_describes_its_stored_run():
     printed = {name: "".join(output.get("text", "") for output in cells[name].outputs) for name in ("vocab-step",)}
     summary = cells["summary"].source
     grew = cells["vocab-again"].source  # the cell that prints the growth the summary sends the reader to
-    assert "the dense time's growth over V's" in grew and "per_round" in grew  # growth against V's, round by round
+    assert "the dense time's growth from V" in grew and "verdict" in grew  # growth against V's, round by round
     assert "not answered yet" in printed["vocab-step"]  # both leads wait for a guess
     assert "Section 5 prints each verdict once you guess" in summary and "thousand" not in summary
