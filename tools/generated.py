@@ -56,9 +56,10 @@ BIBTEX = Block("bibtex", CITATION, "BibTeX")
 REPO_OVERRIDE_ENV = "COURSE_REPO"
 #: how the set-up cell recognises a copy of the course: a helper the notebooks import (a learner's copy has it)
 COURSE_MARKER = "utils/lookup.py"
-#: The tags of an exercise's worked answer (the practice copies leave it out) and of a lesson cell whose code checks
-#: a prediction's answer (folded, as the answer above it is).
-SOLUTION_TAG, ANSWER_TAG = "solution", "answer"
+#: The tags of an exercise's worked answer (the practice copies leave it out), of a lesson cell whose code checks
+#: a prediction's answer (folded, as the answer above it is), and of a cell at the end of *Going deeper* that prints
+#: what the predictions or exercises measured (its output folded too: the stored answers, one click away).
+SOLUTION_TAG, ANSWER_TAG, MEASURED_TAG = "solution", "answer", "measured"
 #: The headings that open a lesson's exercises and the part after them that the lesson never needs (English).
 EXERCISES, GOING_DEEPER = "## Exercises", "## Going deeper"
 #: nbgrader's markers, each alone on its line, around the part of an answer cell a learner writes: the practice
@@ -111,6 +112,8 @@ WORDS = {
     "no git": N_("git is not installed"),
     "solution title": N_("Worked answer: try the exercise yourself first, then show the code"),
     "answer title": N_("The answer's checks: make your guess first, then show the code"),
+    "measured title": N_("The measured answers: make your guesses first, then show the code and its output"),
+    "output summary": N_("Its output: the measured answers"),
     "answer page": N_("notebook 0"),  # an in-page link of notebook 0 ("below"), as the README words it
 }
 
@@ -161,15 +164,20 @@ def setup_in_edition(source: str, edition: str) -> str:
 
 
 def collapse_generated(nb_node: nbformat.NotebookNode, edition: str) -> nbformat.NotebookNode:
-    """Fold the set-up cell, every worked answer and every cell tagged :data:`ANSWER_TAG` under a title in
-    ``edition``'s words; another edition's set-up cell speaks its language (:func:`setup_in_edition`)."""
+    """Fold the set-up cell, every worked answer and every cell tagged :data:`ANSWER_TAG` or :data:`MEASURED_TAG`
+    under a title in ``edition``'s words, and hide the measured cells' outputs too (JupyterLab's
+    ``jupyter.outputs_hidden``; the site puts them in a closed <details>); another edition's set-up cell speaks
+    its language (:func:`setup_in_edition`)."""
     said = words(edition)
     for cell in nb_node.cells:
+        tags = cell.metadata.get("tags", [])
         if cell.get("id") == SETUP_ID:
             cell.source = setup_in_edition(cell.source, edition)
         if kind := ("setup" if cell.get("id") == SETUP_ID else "solution" if is_worked_answer(cell)
-                    else "answer" if ANSWER_TAG in cell.metadata.get("tags", []) else None):
+                    else "answer" if ANSWER_TAG in tags else "measured" if MEASURED_TAG in tags else None):
             collapse(cell, said[f"{kind} title"])
+        if MEASURED_TAG in tags:
+            cell.metadata["jupyter"]["outputs_hidden"] = True
     return nb_node
 
 

@@ -26,7 +26,7 @@ from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
 
 from . import manifest
-from .generated import ANSWER, FINE_PRINT_CELL, INSTRUCTORS, START, TEMPLATE_FILES, read_notebook
+from .generated import ANSWER, FINE_PRINT_CELL, INSTRUCTORS, START, TEMPLATE_FILES, read_notebook, words
 from .links import is_relative, rebase_link
 from .manifest import EDITIONS, available
 
@@ -180,6 +180,7 @@ def build(out_dir: Path = SITE_DIR) -> list[Path]:
             "metadata": {"name": f"{entry.number}. {entry.in_edition(edition.code).display_title}",
                          "path": str(edition.folder)},
             "home": posixpath.relpath(INDEX, here),
+            "output_summary": words(edition.code)["output summary"],
             "position": f"notebook {entry.number} of {len(manifest.NOTEBOOKS)}" if entry.number else "the answer",
             "editions": [(e.name, e.code, None if e == edition else posixpath.relpath(site_paths[e.repo_path(entry)],
                                                                                       here)) for e in available(entry)],

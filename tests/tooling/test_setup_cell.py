@@ -148,7 +148,7 @@ def test_the_setup_cell_is_short():
 def test_the_setup_cell_and_every_worked_answer_are_folded_under_a_title(edition):
     """The first screen shows no set-up code, and no answer sits open under its exercise:
     Colab shows a ``cellView: form`` cell as its ``#@title`` line, JupyterLab folds ``source_hidden``."""
-    folded = {"setup title": 0, "solution title": 0, "answer title": 0}
+    folded = {"setup title": 0, "solution title": 0, "answer title": 0, "measured title": 0}
     for entry in manifest.NOTEBOOKS:
         nb = generated.read_notebook(entry.in_edition(edition).path)
         body = [cell for cell in nb.cells if cell.get("id") not in generated.GENERATED_IDS]
@@ -163,6 +163,9 @@ def test_the_setup_cell_and_every_worked_answer_are_folded_under_a_title(edition
                 kind = "solution title"
             elif generated.ANSWER_TAG in cell.metadata.get("tags", []):  # a lesson prediction's checks
                 kind = "answer title"
+            elif generated.MEASURED_TAG in cell.metadata.get("tags", []):  # the measured answers, at the end
+                kind = "measured title"
+                assert cell.metadata["jupyter"]["outputs_hidden"] is True, f"{entry.stem}/{cell.id}: output shows"
             else:
                 assert "cellView" not in cell.metadata, f"{entry.stem}/{cell.get('id')}: only set-up and answers fold"
                 continue
@@ -173,6 +176,23 @@ def test_the_setup_cell_and_every_worked_answer_are_folded_under_a_title(edition
                     "zh": "环境设置：课程就在上层文件夹中，没有下载任何内容\n"}[edition]
         assert [o.text for o in setup.outputs] == [expected]
     assert folded["setup title"] == len(manifest.NOTEBOOKS) and folded["solution title"] >= len(manifest.NOTEBOOKS)
+    assert folded["measured title"] >= len(manifest.NOTEBOOKS) - 1  # every end part but notebook 8's (it has none)
+
+
+def test_the_measured_answers_at_the_end_are_tagged_and_nothing_else_is():
+    """Every code cell under a "What the ... measured" heading (the answers, stored) is tagged to fold with its
+    output, and no other cell is: a learner scrolling past a question meets no printed answer."""
+    for entry in manifest.NOTEBOOKS:
+        inside, expected, tagged = False, [], []
+        for cell in generated.read_notebook(entry.path).cells:
+            if cell.cell_type == "markdown" and cell.source.startswith("#"):
+                first = cell.source.split("\n")[0]
+                inside = first.startswith("### What the") and "measured" in first
+            elif inside and cell.cell_type == "code":
+                expected.append(cell.id)
+            if generated.MEASURED_TAG in cell.metadata.get("tags", []):
+                tagged.append(cell.id)
+        assert tagged == expected, entry.stem
 
 
 def test_collapse_replaces_an_old_title_and_keeps_the_code():

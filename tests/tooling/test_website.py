@@ -121,8 +121,14 @@ def test_the_set_up_cell_and_the_worked_answers_are_folded_on_the_page(site):
         folded = [cell for cell in nb.cells if cell.metadata.get("jupyter", {}).get("source_hidden")]
         text = (site / "notebooks" / f"{entry.stem}.html").read_text(encoding="utf-8")
         summaries = re.findall(r'<details class="course-folded"><summary>(.*?)</summary>', text)
-        titles = [generated.WORDS["answer title" if generated.ANSWER_TAG in cell.metadata.get("tags", [])
-                                  else "solution title"] for cell in folded[1:]]
+        titles = []
+        for cell in folded[1:]:
+            tags = cell.metadata.get("tags", [])
+            kind = ("answer" if generated.ANSWER_TAG in tags else
+                    "measured" if generated.MEASURED_TAG in tags else "solution")
+            titles.append(generated.WORDS[f"{kind} title"])
+            if kind == "measured":  # its output too, in a second closed <details>
+                titles.append(generated.WORDS["output summary"])
         assert [html.unescape(s) for s in summaries] == [generated.WORDS["setup title"], *titles], entry.stem
         assert "<details open" not in text
 
