@@ -1,5 +1,5 @@
 """Notebook 6's sweep over the vocabulary size: its table and its figure; the one-line range of a ratio
-timed in interleaved rounds, its verdict, and the rounds' timing."""
+timed in interleaved rounds, and the rounds' timing. The verdict on the rounds is the notebook's own (section 4)."""
 
 from __future__ import annotations
 
@@ -36,22 +36,9 @@ def sweep_figure(seconds: dict[int, dict[str, float]], n: int, d: int) -> Figure
 
 def per_round(what: str, ratios: Sequence[float]) -> str:
     """One line for a ratio timed once a round: ``what``, its lowest and highest round and its median. Formatting
-    only: ``verdict`` adds which side of a mark every round fell on."""
+    only: the notebook's ``verdict`` adds which side of a mark every round fell on."""
     r = sorted(ratios)
     return f"{what}: {r[0]:,.2f}x to {r[-1]:,.2f}x, median {statistics.median(r):,.2f}x"
-
-
-def verdict(what: str, ratios: Sequence[float], mark: float, mark_name: str = "1", above: str = "",
-            below: str = "") -> str:
-    """``per_round``'s line, then which side of ``mark`` (named ``mark_name``) the rounds fell on: a side only if
-    every round agrees, followed by its meaning in words (``above`` or ``below``) when given."""
-    if all(r > mark for r in ratios):
-        said = f"above {mark_name} in every round" + (f": {above}" if above else "")
-    elif all(r < mark for r in ratios):
-        said = f"below {mark_name} in every round" + (f": {below}" if below else "")
-    else:
-        said = f"above {mark_name} in some rounds, below in others: this run cannot tell"
-    return f"{per_round(what, ratios)}; {said}"
 
 
 def time_rounds(statements: dict, repeats: int, min_run_time: float) -> list[dict]:

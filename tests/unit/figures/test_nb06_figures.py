@@ -14,18 +14,9 @@ def test_the_figure_draws_both_methods_and_the_guide():
     assert len(nb06.sweep_figure(SECONDS, 64, 768).axes[0].lines) == 3
 
 
-
 def test_a_ratio_per_round_gives_its_range_and_median_and_no_verdict():
     assert nb06.per_round("r", [3.0, 1.0, 2.0]) == "r: 1.00x to 3.00x, median 2.00x"
     assert nb06.per_round("r", [1_234.5, 2_000.0]) == "r: 1,234.50x to 2,000.00x, median 1,617.25x"
-
-
-def test_a_verdict_names_a_side_only_when_every_round_agrees_and_says_its_meaning():
-    faster = nb06.verdict("r", [2.0, 3.0], 1, above="faster")
-    assert faster == "r: 2.00x to 3.00x, median 2.50x; above 1 in every round: faster"
-    assert nb06.verdict("r", [0.2, 0.4], 0.5, "half") == "r: 0.20x to 0.40x, median 0.30x; below half in every round"
-    mixed = nb06.verdict("r", [0.5, 2.0], 1, above="a", below="b")
-    assert mixed.endswith("above 1 in some rounds, below in others: this run cannot tell")
 
 
 def test_rounds_time_every_statement_once_a_round_in_order():
