@@ -85,8 +85,8 @@ TYING_EXERCISE_DIMS = (16, 64, 256)
 TYING_EXERCISE_SEED = 0
 #: Exercise 7.2: how far (relative) the predicted largest tied logit at the largest d (averaged over the positions)
 #: may lie from the measured one. Wide enough for every sound estimate of the largest of 1,000 normal draws: on the
-#: notebook's ids (largest logit 29.94, std 9.12) the simulated mean (3.26 stds), notebook 5's formula (3.27), the
-#: median (3.20), the 1-in-1,000 tail (3.09) and sqrt(2 ln V) alone (3.72) land 0.7%, 0.3%, 2.4% and 5.8% under it
+#: notebook's ids (largest logit 29.94, std 9.12) the simulated mean (3.25 stds), notebook 5's formula (3.27), the
+#: median (3.20), the 1-in-1,000 tail (3.09) and sqrt(2 ln V) alone (3.72) land 1.1%, 0.3%, 2.4% and 5.8% under it
 #: and 13% over; notebook 5's factor for 50,257 draws (4.25 stds) lands 30% over, Going deeper's constant for
 #: V = 10,000 (3.87 stds) 18% over, and a uniform guess (ln V) far under
 TYING_ESTIMATE_WITHIN = 0.15

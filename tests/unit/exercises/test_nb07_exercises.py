@@ -102,12 +102,12 @@ LOSSES = initial_losses()
     (LOSSES, TinyLM, TYING_IDS, math.log(exercises.TYING_EXERCISE_VOCAB),
      "your predicted_largest_logit, 6.9, is not within 15%.*that is ln V"),
     # every sound estimate of the largest of 1,000 draws passes: its median (3.20 stds), its most likely value
-    # (3.12), the 1-in-1,000 tail (3.09), sqrt(2 ln V) alone (3.72, 13% over), a simulation of it (3.26)
+    # (3.12), the 1-in-1,000 tail (3.09), sqrt(2 ln V) alone (3.72, 13% over), a simulation of it (3.25)
     (LOSSES, TinyLM, TYING_IDS, 3.205 * STD, "pass"),
     (LOSSES, TinyLM, TYING_IDS, 3.117 * STD, "pass"),
     (LOSSES, TinyLM, TYING_IDS, 3.090 * STD, "pass"),
     (LOSSES, TinyLM, TYING_IDS, math.sqrt(2 * math.log(1_000)) * STD, "pass"),
-    (LOSSES, TinyLM, TYING_IDS, torch.randn(1_000, 1_000, generator=torch.Generator().manual_seed(0)).max(dim=1)
+    (LOSSES, TinyLM, TYING_IDS, torch.randn(10_000, 1_000, generator=torch.Generator().manual_seed(0)).max(dim=1)
      .values.mean().item() * STD, "pass"),
     # Going deeper's V = 10,000 shortcuts: its constant, 3.87 stds, and its tied loss 34.41 scaled by the stds
     (LOSSES, TinyLM, TYING_IDS, largest_of(10_000) * STD, "your predicted_largest_logit, 35.3, is not within 15%"),
