@@ -183,7 +183,8 @@ def going_deeper(nb):
 @pytest.mark.parametrize("entry", ENGLISH, ids=english_ids)
 def test_going_deeper_comes_last(entry):
     """Depth after the path: one `## Going deeper` part, after the last exercise's checker and before the
-    footer, its first cell the one with id `going-deeper`; and the summary's last bullet names it."""
+    footer, its first cell the one with id `going-deeper`; and the summary's last bullet names it. A checker inside
+    it checks a prediction of its own part (notebook 1's scaled rows), its guess cell just before it."""
     nb = _read(entry)
     found = [i for i, cell in enumerate(nb.cells) if headed(cell, GOING_DEEPER)]
     if not found:
@@ -192,7 +193,12 @@ def test_going_deeper_comes_last(entry):
     start = found[0]
     exercises = next(i for i, cell in enumerate(nb.cells) if headed(cell, EXERCISES))
     checks = [i for i, cell in enumerate(nb.cells) if is_checker(cell)]
-    assert exercises < start and max(checks) < start, "Going deeper comes after the exercises and their checkers"
+    assert exercises < start and max(i for i in checks if i < start) > exercises, "Going deeper after the exercises"
+    # a checker inside Going deeper is a prediction of its own part: the code cell just before it holds the guess
+    code = [i for i, cell in enumerate(nb.cells) if cell.cell_type == "code"]
+    for i in (i for i in checks if i > start):
+        guess = max(j for j in code if j < i)
+        assert guess > start and "= None  # your guess" in nb.cells[guess].source, "a checker in Going deeper: no guess"
     assert nb.cells[start].id == "going-deeper" and nb.cells[start].source.startswith(GOING_DEEPER)
     assert nb.cells[-1].id == "course-footer" and start < len(nb.cells) - 1
     assert not any(cell.cell_type == "markdown" and re.match(r"## (?!#)", cell.source)

@@ -22,9 +22,9 @@ from .checking import (
 
 
 def check_changed_guess(changed_guess: object, one_hot: torch.Tensor, table: torch.Tensor) -> None:
-    """Section 4's prediction: the positions of the tokens whose output from ``((2 * one_hot) @ table) / 2`` differs
-    from the lookup, where ``table`` holds a huge finite number in the row one token picks. Judges nothing while the
-    guess is None."""
+    """The scaled rows' prediction (*Going deeper*): the positions of the tokens whose output from
+    ``((2 * one_hot) @ table) / 2`` differs from the lookup, where ``table`` holds a huge finite number in the row one
+    token picks. Judges nothing while the guess is None."""
     if not answered(changed_guess=changed_guess):
         return
     guess = prediction("changed_guess", changed_guess, list, "[1, 3]")
@@ -102,14 +102,14 @@ def check_flops_prediction(flops_per_copied: object, grows_with: object) -> None
     require(not unknown, _("grows_with holds {unknown}: use the names {sizes}, as strings").format(
                              unknown=unknown, sizes=list(FLOP_SIZES)))
     measured, doubled = flops_ratios()
-    one_hot_ratio = 2 * FLOP_SIZES["V"]  # what one id per row would give: section 5's count
-    why = hint([(ratio == measured / 2, _("FlopCounterMode counts two FLOPs for each multiply-add (section 5)")),
+    one_hot_ratio = 2 * FLOP_SIZES["V"]  # what one id per row would give: section 4's count
+    why = hint([(ratio == measured / 2, _("FlopCounterMode counts two FLOPs for each multiply-add (section 4)")),
                 (ratio in (one_hot_ratio, one_hot_ratio / 2),
                  _("that holds for one-hot rows, one id per row. Here, how many rows does the product multiply per "
                     "bag, and how many rows does the lookup copy?")),
                 (ratio in (1 / measured, 2 / measured),
                  _("that is the other way up: the product's FLOPs over the numbers copied"))],
-               _("per bag, how many FLOPs does the product count (section 5), and how many numbers does the "
+               _("per bag, how many FLOPs does the product count (section 4), and how many numbers does the "
                   "lookup copy?"))
     require(ratio == measured, _("flops_per_copied = {ratio:g} is not the ratio of the two counts. Hint: {why}").format(
                                    ratio=ratio, why=why))
@@ -132,7 +132,8 @@ EXPRESSIONS = {
 EXACT_HINTS = {
     "a": N_("multiplying by 2 changes only a float's exponent: what can multiplying by 3, then dividing by 3, change?"),
     "b": N_("can float32 hold 1/10 exactly? Follow a single entry through each multiplication"),
-    "c": N_("2.0**100 is a power of two: when does multiplying by one change more than the exponent (section 4)?"),
+    "c": N_("2.0**100 is a power of two: when does multiplying by one change more than the exponent (Going deeper's "
+            "scaled rows)?"),
     "d": N_("casting W to float16 happens before any product: can 11 significant bits hold every float32 entry?"),
 }
 

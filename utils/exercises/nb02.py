@@ -75,7 +75,7 @@ def check_mean_of_real_tokens(mean_of_real_tokens: Callable) -> None:
                  _("that is the sum over the real tokens: divide it by their number")),
                 (bool(got.isnan().any()) and not expected.isnan().any(),
                  _("NaN where the real tokens are finite: 0 · inf and 0 · NaN are both NaN, so a pad row that "
-                    "holds one still counts when multiplied by 0 (notebook 1, section 4). Leave the pad positions "
+                    "holds one still counts when multiplied by 0 (notebook 0). Leave the pad positions "
                     "out without multiplying")),
             ], _("mask the pad positions (padded != pad_id), sum the rest, and divide by how many there are"))
             require(torch.allclose(got, expected),

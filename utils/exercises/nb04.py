@@ -136,7 +136,7 @@ def check_padding_gradient(cls: object) -> None:
     out.backward(torch.ones_like(out).masked_fill((ids == _PADDING)[..., None], float("inf")))
     require(not padded.weight.grad[_PADDING].any(), _("with inf in grad_out at the padding positions, the "
                                                          "padding row's gradient is {row}, not 0: 0 · inf is NaN "
-                                                         "(notebook 1, section 4). Hint: let those positions "
+                                                         "(notebook 0). Hint: let those positions "
                                                          "send back nothing, not their gradient times 0").format(
                                                              row=padded.weight.grad[_PADDING].tolist()))
     require(torch.equal(padded.weight.grad, expected), _("with inf in grad_out at the padding positions, the "
