@@ -194,7 +194,7 @@ def check_the_copy(*definitions: Callable | type) -> None:
     """Print whether this module holds the code of notebook 8's ``definitions`` (functions, or classes: each
     method they define), and raise if it does not: the processes would run other code than the cells show.
 
-    Used by notebook 8, section 5, before it starts the processes.
+    Used by notebook 8's last cell (Going deeper), above the code the processes run.
     """
     functions = [getattr(item, name) for item in definitions if isinstance(item, type)
                  for name, value in vars(item).items() if isinstance(value, (staticmethod, classmethod))

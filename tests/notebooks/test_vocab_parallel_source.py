@@ -134,7 +134,7 @@ def test_the_notebooks_one_line_check_tells_a_copy_from_a_changed_one(tmp_path):
 
 
 def test_the_notebooks_copy_check_prints_one_line_and_raises_on_a_changed_copy(tmp_path, capsys):
-    """``check_the_copy``, section 5's one line: the module's own definitions (a class counts by its methods) hold,
+    """``check_the_copy``, notebook 8's last cell: the module's own definitions (a class counts by its methods) hold,
     and a function whose statements differ from the module's raises."""
     import importlib.util
 
