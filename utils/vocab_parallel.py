@@ -203,4 +203,5 @@ def check_the_copy(*definitions: Callable | type) -> None:
     same = holds_the_code_of(*functions)
     print("the processes' copy, utils/vocab_parallel.py, holds the code of sections 2-3's cells:", same)
     if not same:
-        raise AssertionError("the processes run utils/vocab_parallel.py, not the cells: make the same edit there")
+        raise AssertionError("sections 2-3's cells differ from utils/vocab_parallel.py, which section 5's processes "
+                             "run: make the same edit in utils/vocab_parallel.py, then restart the kernel")

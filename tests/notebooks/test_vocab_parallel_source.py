@@ -146,6 +146,6 @@ def test_the_notebooks_copy_check_prints_one_line_and_raises_on_a_changed_copy(t
     spec = importlib.util.spec_from_file_location("changed", path)
     changed = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(changed)
-    with pytest.raises(AssertionError, match="make the same edit there"):
+    with pytest.raises(AssertionError, match="make the same edit in utils/vocab_parallel.py, then restart the kernel"):
         vocab_parallel.check_the_copy(changed.all_reduce_sum)
     assert capsys.readouterr().out.endswith("cells: False\n")
