@@ -396,4 +396,6 @@ def test_notebook_6s_summary_describes_its_stored_run():
     grew = cells["vocab-again"].source  # the cell that prints the growth the summary sends the reader to
     assert "the dense time's growth from V" in grew and "verdict" in grew  # growth against V's, round by round
     assert "not answered yet" in printed["vocab-step"]  # both leads wait for a guess
-    assert "Section 5 prints each verdict once you guess" in summary and "thousand" not in summary
+    assert "section 5 asks what becomes of the lookup's lead" in summary
+    assert "prints its verdicts once you guess" in summary
+    assert "thousand" not in summary and "writes `V·d` numbers" not in summary  # no hint at the prediction's answer
