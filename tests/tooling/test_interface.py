@@ -57,7 +57,7 @@ def test_a_stored_english_line_becomes_the_line_a_chinese_run_prints(stored):
         "还没有作答。请先在上面填写 predicted_up、predicted_down 和 unit_in_features，然后重新运行这个单元格。")
     assert lines.render("correct: the bag (0, 1, 2, 7)") == "回答正确。the bag (0, 1, 2, 7)。"  # other fields keep ", "
     assert lines.render("correct: your largest |w| is right within 5%") == (
-        "回答正确。你给出的最大 |w| 与实测值相差不到 5%。")
+        "回答正确。你给出的最大 |w| 是对的（误差在 5% 以内）。")
     assert lines.render("a line no checker prints") == "a line no checker prints"
     pytorch_error = "RuntimeError: mat1 and mat2 shapes cannot be multiplied (3x4 and 5x4)"
     assert lines.render(pytorch_error) == pytorch_error  # "{names} and {last}" is part of a line, never a whole one
