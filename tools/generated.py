@@ -114,6 +114,10 @@ WORDS = {
     "answer title": N_("The answer's checks: make your guess first, then show the code"),
     "measured title": N_("The measured answers: make your guesses first, then show the code and its output"),
     "output summary": N_("Its output: the measured answers"),
+    # the site's course bar (tools/templates/page.html.j2), in the page's language
+    "site home": N_("Course home"),
+    "site position": N_("notebook {number} of {count}"),
+    "site answer": N_("the answer"),
     "answer page": N_("notebook 0"),  # an in-page link of notebook 0 ("below"), as the README words it
 }
 

@@ -176,12 +176,15 @@ def build(out_dir: Path = SITE_DIR) -> list[Path]:
     for entry, edition in pages:
         exporter.page, exporter.language_code = edition.repo_path(entry), edition.code
         here, target = posixpath.dirname(exporter.page), out_dir / site_paths[exporter.page]
+        said = words(edition.code)
         resources = {
             "metadata": {"name": f"{entry.number}. {entry.in_edition(edition.code).display_title}",
                          "path": str(edition.folder)},
             "home": posixpath.relpath(INDEX, here),
-            "output_summary": words(edition.code)["output summary"],
-            "position": f"notebook {entry.number} of {len(manifest.NOTEBOOKS)}" if entry.number else "the answer",
+            "output_summary": said["output summary"],
+            "course_home": said["site home"],
+            "position": said["site position"].format(number=entry.number, count=len(manifest.NOTEBOOKS))
+            if entry.number else said["site answer"],
             "editions": [(e.name, e.code, None if e == edition else posixpath.relpath(site_paths[e.repo_path(entry)],
                                                                                       here)) for e in available(entry)],
         }

@@ -133,6 +133,18 @@ def test_the_set_up_cell_and_the_worked_answers_are_folded_on_the_page(site):
         assert "<details open" not in text
 
 
+def test_each_page_names_its_place_in_its_own_language(site):
+    """The course bar above a page speaks the page's language: a Chinese page's reader meets no English there."""
+    for code in ("en", "zh"):
+        said = generated.words(code)
+        for entry in NOTEBOOKS:
+            page = site / website.site_path(entry.in_edition(code).repo_path)
+            bar = re.search(r'<nav class="course-bar".*?</nav>', page.read_text(encoding="utf-8"), re.S).group(0)
+            place = (said["site position"].format(number=entry.number, count=len(NOTEBOOKS)) if entry.number
+                     else said["site answer"])
+            assert said["site home"] in bar and f"<span>{place}</span>" in bar, page.name
+
+
 def test_pages_load_nothing_from_the_network_and_run_no_script(site):
     for path in site.rglob("*.html"):
         text = path.read_text(encoding="utf-8")
