@@ -331,12 +331,17 @@ def heading_anchor(heading: str) -> str:
 def answer_block(cell_source: str, edition: Edition = ENGLISH, fine_print: str | None = None) -> str:
     """Notebook 0's ``answer`` cell as the README of ``edition`` shows it: without its heading; a link to the fine print
     sent to ``fine_print`` (the README's section); its other links to a cell sent to that cell on the site (which,
-    unlike GitHub's view, opens at the cell), an in-page one (``[below](#cell-id=x)``) named as a link to notebook 0."""
+    unlike GitHub's view, opens at the cell), an in-page one that only says where (``[below](#cell-id=x)``) named as a
+    link to notebook 0."""
     body = re.sub(r"\A#[^\n]*\n?", "", cell_source).strip("\n")
     if fine_print:
         body = body.replace(f"](#cell-id={FINE_PRINT_CELL})", f"]({fine_print})")
     page, said = manifest.notebook(0).in_edition(edition.code).site_page_url, words(edition.code)["answer page"]
-    body = re.sub(r"\[[^\]]*\]\(#(cell-id=[^)\s]+)\)", lambda m: f"[{said}]({page}#{m.group(1)})", body)
+    # a link that only says where ("below") is named notebook 0; one with words of its own ("the `inf` prediction")
+    # keeps them, so that two links in one sentence do not both read "notebook 0"
+    places = {"below", "above", "下文", "上文"}
+    body = re.sub(r"\[([^\]]*)\]\(#(cell-id=[^)\s]+)\)",
+                  lambda m: f"[{said if m.group(1) in places else m.group(1)}]({page}#{m.group(2)})", body)
     return re.sub(r"(\]\(\s*<?)(notebooks/[^)\s>#]+)\.ipynb(?=[#)\s>])", rf"\g<1>{manifest.site_url()}\g<2>.html",
                   rebase_links(body, edition.folder, manifest.ROOT, siblings_stay=False))
 
