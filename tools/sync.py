@@ -68,7 +68,7 @@ def sync(check: bool = False) -> int:
             print(f"removed images/{stray.name}")
     write_course_images(manifest.IMAGE_DIR)
     # translations that a person must write or update (sync never clears a fuzzy flag)
-    if problems := translations.check(None, english):
+    if problems := translations.check(None, english, chinese):
         kinds = ", ".join(sorted({problem.kind for problem in problems}))
         print(f"Chinese edition: {len(problems)} translation problem(s) ({kinds}); `python -m tools.translations "
               "check` lists them, and the tests fail until a person fixes them")

@@ -323,9 +323,10 @@ def english_notebooks() -> Edition:
     return {entry: generated.sync_notebook(generated.read_notebook(entry.path), entry) for entry in manifest.NOTEBOOKS}
 
 
-def check(stems: list[str] | None = None, english: Edition | None = None) -> list[Problem]:
+def check(stems: list[str] | None = None, english: Edition | None = None, chinese: Edition | None = None
+          ) -> list[Problem]:
     """Everything a person must fix in the catalogs (every one, or ``stems``') and Chinese notebooks the manifest does
-    not list; ``english``: as :func:`english_notebooks`. Whether sync's files are current is ``sync --check``'s."""
+    not list; ``english``, ``chinese``: as sync built them. Whether sync's files are current is ``sync --check``'s."""
     english, problems = english or english_notebooks(), []
     for entry, nb in english.items():
         if not stems or entry.stem in stems:  # (a lambda: loading the catalog is what may fail)
@@ -339,7 +340,7 @@ def check(stems: list[str] | None = None, english: Edition | None = None) -> lis
                              "delete it (and its catalog)")
                      for path in sorted((manifest.NOTEBOOK_DIR / "zh").glob("*.ipynb")) if path.name not in listed]
     if not stems or README_KEY in stems:
-        problems += _unless_invalid(repo_path(manifest.CHINESE.readme_path), check_readme, english)
+        problems += _unless_invalid(repo_path(manifest.CHINESE.readme_path), check_readme, english, chinese)
     if not stems or INTERFACE in stems:
         problems += _unless_invalid(INTERFACE, interface_problems)
     return problems
@@ -389,7 +390,7 @@ def readme_sections(text: str) -> list[tuple[str, str]]:
     return [(heading, "\n".join(lines).rstrip()) for heading, lines in sections]
 
 
-def check_readme(english: Edition | None = None) -> list[Problem]:
+def check_readme(english: Edition | None = None, chinese: Edition | None = None) -> list[Problem]:
     """README.zh.md's catalog against README.md's sections, and the style of the README that sync writes."""
     english = english_notebooks() if english is None else english
     where, catalog = repo_path(manifest.CHINESE.readme_path), load(README_KEY)
@@ -399,7 +400,7 @@ def check_readme(english: Edition | None = None) -> list[Problem]:
     problems += [Problem(where, m.context, "invalid", f"the translation of {m.context!r} must start with its own "
                          "`## ` heading, in Chinese") for m in (catalog or [])
                  if m.id and m.string and m.id.startswith("## ") and not m.string.startswith("## ")]
-    return problems + _style_problems(where, zh_style.readme_slips(planned_readme_zh(english)))
+    return problems + _style_problems(where, zh_style.readme_slips(planned_readme_zh(english, chinese)))
 
 
 # --- generating the Chinese notebooks and README ------------------------------------------------------
