@@ -308,11 +308,6 @@ def bibtex(citation_text: str) -> str:
     return "```bibtex\n" + "\n".join(lines) + "\n```"
 
 
-def sync_bibtex(text: str, citation_text: str) -> str:
-    """INSTRUCTORS.md with the block between its BibTeX markers written from CITATION.cff."""
-    return BIBTEX.fill(text, bibtex(citation_text), INSTRUCTORS)
-
-
 def answer_cell_source(nb_node: nbformat.NotebookNode, entry: Notebook, cell_id: str = ANSWER_CELL) -> str:
     """The source of notebook 0's (``entry``'s) markdown cell ``cell_id`` (or :data:`FINE_PRINT_CELL`)."""
     if found := [cell.source for cell in nb_node.cells if cell.get("id") == cell_id and cell.cell_type == "markdown"]:

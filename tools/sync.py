@@ -8,7 +8,7 @@ from pathlib import Path
 import nbformat
 
 from . import interface, manifest, translations
-from .generated import CITATION, INSTRUCTORS, dumps_notebook, sync_bibtex, sync_citation, sync_readme
+from .generated import BIBTEX, CITATION, INSTRUCTORS, bibtex, dumps_notebook, sync_citation, sync_readme
 from .images import COURSE_IMAGES, write_course_images
 from .manifest import Notebook
 
@@ -26,7 +26,8 @@ def planned_text_files(english: dict[Notebook, nbformat.NotebookNode] | None = N
     if citation.is_file():  # (a scratch copy of the course in the tests may have none)
         planned[citation] = sync_citation(citation.read_text(encoding="utf-8"))
         if instructors.is_file():
-            planned[instructors] = sync_bibtex(instructors.read_text(encoding="utf-8"), planned[citation])
+            planned[instructors] = BIBTEX.fill(instructors.read_text(encoding="utf-8"), bibtex(planned[citation]),
+                                               INSTRUCTORS)
     planned.update(translations.planned_chinese_files(english, chinese))
     return planned
 
