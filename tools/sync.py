@@ -5,16 +5,13 @@ README.md's blocks, CITATION.cff and INSTRUCTORS.md (:mod:`tools.generated`), th
 
 from pathlib import Path
 
-import nbformat
-
 from . import interface, manifest, translations
 from .generated import BIBTEX, CITATION, INSTRUCTORS, bibtex, dumps_notebook, sync_citation, sync_readme
 from .images import COURSE_IMAGES, write_course_images
-from .manifest import Notebook
 
 
-def planned_text_files(english: dict[Notebook, nbformat.NotebookNode] | None = None,
-                       chinese: dict[Notebook, nbformat.NotebookNode] | None = None) -> dict[Path, str]:
+def planned_text_files(english: translations.Edition | None = None,
+                       chinese: translations.Edition | None = None) -> dict[Path, str]:
     """Every generated text file, as ``sync`` would write it (from ``english`` and ``chinese``, the notebooks
     as sync writes them, where the caller has built them already)."""
     english = english or translations.english_notebooks()

@@ -1,10 +1,11 @@
 """The Chinese edition, ``notebooks/zh/``: its text in gettext catalogs, its notebooks and README generated from them.
 
 ``notebooks/zh/translations/`` holds a catalog (``.po``, read and written with Babel) per notebook, ``_readme.po``
-(a message per ``##`` section of README.md) and ``_shared.po`` (the set-up cell, the titles): ``msgctxt`` the cell
-id (the section's heading, the notebook's stem), ``msgid`` the English, ``msgstr`` the Chinese. ``sync`` updates
-each catalog from the English and writes ``notebooks/zh/`` and README.zh.md from them; a translator updates a fuzzy
-message in a PO editor and clears the flag. :func:`check` fails until every message is translated and none is fuzzy.
+(a message per ``##`` section of README.md) and ``_shared.po`` (the set-up cell, the titles). A message is a markdown
+cell, a code cell's comment, a README section or a title: ``msgctxt`` the cell id (the section's heading, the
+notebook's stem), ``msgid`` the English, ``msgstr`` the Chinese. ``sync`` updates each catalog from the English and
+writes ``notebooks/zh/`` and README.zh.md from them; a translator updates a fuzzy message in a PO editor and clears
+the flag. :func:`check` fails until every message is translated and none is fuzzy.
 
     python -m tools.translations check [<stem> ...]   # what is untranslated, fuzzy (stale) or unused
 """
@@ -212,7 +213,8 @@ def readme_template() -> Catalog:
 
 def update(catalog: Catalog | None, english: Catalog) -> Catalog:
     """A copy of ``catalog`` (None: a new one) brought up to ``english``: a changed English (found by its context, the
-    cell id: Babel's fuzzy matching looks across contexts) keeps its Chinese, fuzzy, with its previous msgid."""
+    cell id: Babel's fuzzy matching looks across contexts) keeps its Chinese, fuzzy, with its previous msgid; a gone
+    one stays obsolete (``#~``) until a person deletes it."""
     catalog = copy.deepcopy(english if catalog is None else catalog)
     previous = {(m.id, m.context): m.previous_id for m in catalog if m.id and m.fuzzy}
     obsolete = dict(catalog.obsolete)
