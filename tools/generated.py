@@ -169,9 +169,8 @@ def setup_in_edition(source: str, edition: str) -> str:
 
 def collapse_generated(nb_node: nbformat.NotebookNode, edition: str) -> nbformat.NotebookNode:
     """Fold the set-up cell, every worked answer and every cell tagged :data:`ANSWER_TAG` or :data:`MEASURED_TAG`
-    under a title in ``edition``'s words, and hide the measured cells' outputs too (JupyterLab's
-    ``jupyter.outputs_hidden``; the site puts them in a closed <details>); another edition's set-up cell speaks
-    its language (:func:`setup_in_edition`)."""
+    under a title in ``edition``'s words, the measured cells' outputs too (JupyterLab's ``outputs_hidden``; the site
+    puts them in a closed <details>); the set-up cell in ``edition``'s words (:func:`setup_in_edition`)."""
     said = words(edition)
     for cell in nb_node.cells:
         tags = cell.metadata.get("tags", [])
@@ -186,9 +185,8 @@ def collapse_generated(nb_node: nbformat.NotebookNode, edition: str) -> nbformat
 
 
 def navigation(nb: Notebook) -> str:
-    """``← previous · notebook n of N · next →`` in the notebook's edition, linking its neighbours in the manifest
-    by file name (within the edition's folder); N counts notebook 0 (the answer) too. Notebook 0 says "the answer"
-    and the last says it is the last (numbering from 0, "9 of 10" read as if a tenth followed)."""
+    """``← previous · notebook n of N · next →`` in the notebook's edition (N counts notebook 0); notebook 0 says
+    "the answer", the last says it is the last (numbering from 0, "9 of 10" read as if a tenth followed)."""
     at, notebooks = manifest.NOTEBOOKS.index(nb.en), [entry.in_edition(nb.edition) for entry in manifest.NOTEBOOKS]
     key = "middle 0" if not nb.number else "middle last" if at == len(notebooks) - 1 else "middle"
     middle = words(nb.edition)[key].format(number=nb.number, count=len(notebooks))
@@ -310,16 +308,10 @@ def bibtex(citation_text: str) -> str:
     return "```bibtex\n" + "\n".join(lines) + "\n```"
 
 
-def sync_bibtex(text: str, citation_text: str) -> str:
-    """INSTRUCTORS.md with the block between its BibTeX markers written from CITATION.cff."""
-    return BIBTEX.fill(text, bibtex(citation_text), INSTRUCTORS)
-
-
 def answer_cell_source(nb_node: nbformat.NotebookNode, entry: Notebook, cell_id: str = ANSWER_CELL) -> str:
     """The source of notebook 0's (``entry``'s) markdown cell ``cell_id`` (or :data:`FINE_PRINT_CELL`)."""
-    for cell in nb_node.cells:
-        if cell.get("id") == cell_id and cell.cell_type == "markdown":
-            return cell.source
+    if found := [cell.source for cell in nb_node.cells if cell.get("id") == cell_id and cell.cell_type == "markdown"]:
+        return found[0]
     raise ValueError(f"{entry.repo_path} has no markdown cell with id {cell_id!r}: the READMEs show it")
 
 

@@ -5,16 +5,13 @@ README.md's blocks, CITATION.cff and INSTRUCTORS.md (:mod:`tools.generated`), th
 
 from pathlib import Path
 
-import nbformat
-
 from . import interface, manifest, translations
-from .generated import CITATION, INSTRUCTORS, dumps_notebook, sync_bibtex, sync_citation, sync_readme
+from .generated import BIBTEX, CITATION, INSTRUCTORS, bibtex, dumps_notebook, sync_citation, sync_readme
 from .images import COURSE_IMAGES, write_course_images
-from .manifest import Notebook
 
 
-def planned_text_files(english: dict[Notebook, nbformat.NotebookNode] | None = None,
-                       chinese: dict[Notebook, nbformat.NotebookNode] | None = None) -> dict[Path, str]:
+def planned_text_files(english: translations.Edition | None = None,
+                       chinese: translations.Edition | None = None) -> dict[Path, str]:
     """Every generated text file, as ``sync`` would write it (from ``english`` and ``chinese``, the notebooks
     as sync writes them, where the caller has built them already)."""
     english = english or translations.english_notebooks()
@@ -26,7 +23,8 @@ def planned_text_files(english: dict[Notebook, nbformat.NotebookNode] | None = N
     if citation.is_file():  # (a scratch copy of the course in the tests may have none)
         planned[citation] = sync_citation(citation.read_text(encoding="utf-8"))
         if instructors.is_file():
-            planned[instructors] = sync_bibtex(instructors.read_text(encoding="utf-8"), planned[citation])
+            planned[instructors] = BIBTEX.fill(instructors.read_text(encoding="utf-8"), bibtex(planned[citation]),
+                                               INSTRUCTORS)
     planned.update(translations.planned_chinese_files(english, chinese))
     return planned
 
@@ -68,7 +66,7 @@ def sync(check: bool = False) -> int:
             print(f"removed images/{stray.name}")
     write_course_images(manifest.IMAGE_DIR)
     # translations that a person must write or update (sync never clears a fuzzy flag)
-    if problems := translations.check(None, english):
+    if problems := translations.check(None, english, chinese):
         kinds = ", ".join(sorted({problem.kind for problem in problems}))
         print(f"Chinese edition: {len(problems)} translation problem(s) ({kinds}); `python -m tools.translations "
               "check` lists them, and the tests fail until a person fixes them")

@@ -1,14 +1,11 @@
 """The Chinese edition, ``notebooks/zh/``: its text in gettext catalogs, its notebooks and README generated from them.
 
 ``notebooks/zh/translations/`` holds a catalog (``.po``, read and written with Babel) per notebook, ``_readme.po``
-(one message per ``##`` section of README.md) and ``_shared.po`` (the set-up cell and the notebooks' titles). A
-message is a markdown cell, a code cell's comment (the code stays the English code), a README section or a title:
-``msgctxt`` the cell id (the section's heading, the notebook's stem), ``msgid`` the English, ``msgstr`` the
-Chinese. ``sync`` (:func:`planned_chinese_files`) updates each catalog from the English (a new message comes in
-untranslated, a changed one keeps its Chinese, marked *fuzzy*, its previous English kept), then writes
-``notebooks/zh/`` (:func:`chinese_notebooks`: the English cells with the Chinese swapped in) and README.zh.md. A
-translator updates a fuzzy message in a PO editor and clears the flag; :func:`check` fails until every message
-is translated and none is fuzzy.
+(a message per ``##`` section of README.md) and ``_shared.po`` (the set-up cell, the titles). A message is a markdown
+cell, a code cell's comment, a README section or a title: ``msgctxt`` the cell id (the section's heading, the
+notebook's stem), ``msgid`` the English, ``msgstr`` the Chinese. ``sync`` updates each catalog from the English and
+writes ``notebooks/zh/`` and README.zh.md from them; a translator updates a fuzzy message in a PO editor and clears
+the flag. :func:`check` fails until every message is translated and none is fuzzy.
 
     python -m tools.translations check [<stem> ...]   # what is untranslated, fuzzy (stale) or unused
 """
@@ -192,15 +189,11 @@ def rebase_for_zh(text: str) -> str:
 
 # --- catalogs, from the current English ------------------------------------------------------------
 
-def is_translatable(cell: nbformat.NotebookNode) -> bool:
-    """Markdown with text, or code with comments; not the generated header and footer."""
-    return cell.get("id") not in (generated.HEADER_ID, generated.FOOTER_ID) and bool(
-        cell.source.strip() if cell.cell_type == "markdown" else translatable_comments(cell.source))
-
-
 def cell_messages(cells: Iterable[nbformat.NotebookNode]) -> list[tuple[str, str]]:
-    return [(cell.id, text) for cell in cells if is_translatable(cell)
-            for text in ([cell.source] if cell.cell_type == "markdown" else translatable_comments(cell.source))]
+    """``(cell id, English)``: a markdown cell with text, or each comment of a code cell; not the header and footer."""
+    return [(cell.id, text) for cell in cells if cell.get("id") not in (generated.HEADER_ID, generated.FOOTER_ID)
+            for text in (translatable_comments(cell.source) if cell.cell_type != "markdown"
+                         else [cell.source] if cell.source.strip() else [])]
 
 
 def notebook_template(stem: str, english: nbformat.NotebookNode) -> Catalog:
@@ -219,10 +212,9 @@ def readme_template() -> Catalog:
 
 
 def update(catalog: Catalog | None, english: Catalog) -> Catalog:
-    """A copy of ``catalog`` (None: a new one) brought up to ``english`` with Babel's ``Catalog.update``: a new
-    English comes in untranslated; a changed one (found by its context, the cell id: Babel's fuzzy matching looks
-    across contexts) keeps its Chinese, marked fuzzy, its previous msgid the English it was made from; a gone one
-    stays, obsolete (``#~``), until a person deletes it."""
+    """A copy of ``catalog`` (None: a new one) brought up to ``english``: a changed English (found by its context, the
+    cell id: Babel's fuzzy matching looks across contexts) keeps its Chinese, fuzzy, with its previous msgid; a gone
+    one stays obsolete (``#~``) until a person deletes it."""
     catalog = copy.deepcopy(english if catalog is None else catalog)
     previous = {(m.id, m.context): m.previous_id for m in catalog if m.id and m.fuzzy}
     obsolete = dict(catalog.obsolete)
@@ -333,24 +325,24 @@ def english_notebooks() -> Edition:
     return {entry: generated.sync_notebook(generated.read_notebook(entry.path), entry) for entry in manifest.NOTEBOOKS}
 
 
-def check(stems: list[str] | None = None, english: Edition | None = None) -> list[Problem]:
-    """Everything a person must fix in the catalogs (each notebook's or only ``stems``', the shared one, README.zh.md's,
-    the interface's) and Chinese notebooks the manifest does not list; ``english``: as :func:`english_notebooks`.
-    Whether the files that sync writes from the catalogs are current is ``sync --check``'s."""
+def check(stems: list[str] | None = None, english: Edition | None = None, chinese: Edition | None = None
+          ) -> list[Problem]:
+    """Everything a person must fix in the catalogs (every one, or ``stems``') and Chinese notebooks the manifest does
+    not list; ``english``, ``chinese``: as sync built them. Whether sync's files are current is ``sync --check``'s."""
     english, problems = english or english_notebooks(), []
     for entry, nb in english.items():
-        if not stems or entry.stem in stems:
-            problems += _unless_invalid(entry.stem, _check_notebook, entry.stem, nb)
+        if not stems or entry.stem in stems:  # (a lambda: loading the catalog is what may fail)
+            problems += _unless_invalid(entry.stem, lambda s, nb: check_translation(s, nb, load(s)), entry.stem, nb)
     if not stems or SHARED in stems:
         setup = {cell.get("id"): cell for nb in english.values() for cell in nb.cells if cell.get("id") in SHARED_IDS}
         problems += _unless_invalid(SHARED, lambda: catalog_problems(SHARED, load(SHARED), shared_template(
-            english.values()), setup))  # (a lambda: loading the catalog is what may fail)
+            english.values()), setup))
         listed = {entry.filename for entry in manifest.NOTEBOOKS}
         problems += [Problem(path.stem, None, "unused", f"{repo_path(path)} has no English notebook in the manifest: "
                              "delete it (and its catalog)")
                      for path in sorted((manifest.NOTEBOOK_DIR / "zh").glob("*.ipynb")) if path.name not in listed]
     if not stems or README_KEY in stems:
-        problems += _unless_invalid(repo_path(manifest.CHINESE.readme_path), check_readme, english)
+        problems += _unless_invalid(repo_path(manifest.CHINESE.readme_path), check_readme, english, chinese)
     if not stems or INTERFACE in stems:
         problems += _unless_invalid(INTERFACE, interface_problems)
     return problems
@@ -364,10 +356,6 @@ def interface_problems(catalog: Catalog | None = None) -> list[Problem]:
         Problem(INTERFACE, message.id[:60], "invalid", f"the translation must keep the fields "
                 f"{sorted(fields(message.id))}, has {sorted(fields(message.string))}") for message in catalog or ()
         if message.id and message.string and fields(message.id) != fields(message.string)]
-
-
-def _check_notebook(stem: str, english: nbformat.NotebookNode) -> list[Problem]:
-    return check_translation(stem, english, load(stem))
 
 
 def _unless_invalid(where: str, check_part, *args) -> list[Problem]:
@@ -404,7 +392,7 @@ def readme_sections(text: str) -> list[tuple[str, str]]:
     return [(heading, "\n".join(lines).rstrip()) for heading, lines in sections]
 
 
-def check_readme(english: Edition | None = None) -> list[Problem]:
+def check_readme(english: Edition | None = None, chinese: Edition | None = None) -> list[Problem]:
     """README.zh.md's catalog against README.md's sections, and the style of the README that sync writes."""
     english = english_notebooks() if english is None else english
     where, catalog = repo_path(manifest.CHINESE.readme_path), load(README_KEY)
@@ -414,20 +402,19 @@ def check_readme(english: Edition | None = None) -> list[Problem]:
     problems += [Problem(where, m.context, "invalid", f"the translation of {m.context!r} must start with its own "
                          "`## ` heading, in Chinese") for m in (catalog or [])
                  if m.id and m.string and m.id.startswith("## ") and not m.string.startswith("## ")]
-    return problems + _style_problems(where, zh_style.readme_slips(planned_readme_zh(english)))
+    return problems + _style_problems(where, zh_style.readme_slips(planned_readme_zh(english, chinese)))
 
 
 # --- generating the Chinese notebooks and README ------------------------------------------------------
 
 def zh_cell(cell: nbformat.NotebookNode, translated: dict[str, str] | None) -> nbformat.NotebookNode:
-    """The Chinese twin of an English body cell, given its messages' Chinese (``{English: Chinese}``, fuzzy ones as
-    they are): code with the usable comments swapped in; markdown's translation, its links rebased to
-    ``notebooks/zh/``, or the English under :data:`UNTRANSLATED`."""
+    """The Chinese twin of an English body cell, given its messages' Chinese (``{English: Chinese}``): code with the
+    usable comments swapped in; markdown's translation, its links rebased, or the English under :data:`UNTRANSLATED`."""
     new, translated = copy.deepcopy(cell), translated or {}
     if cell.cell_type == "code":
         new.source = translate_comments(cell.source, {en: zh for en, zh in translated.items()
                                                       if _comment_translation_error(zh, en) is None})
-    elif is_translatable(cell):
+    elif cell.cell_type == "markdown" and cell.source.strip():
         text = translated.get(cell.source, "")
         new.source = rebase_for_zh(text) if text.strip() else f"{UNTRANSLATED}\n{rebase_for_zh(cell.source)}"
     return new
@@ -447,9 +434,8 @@ def chinese_notebooks(english: Edition) -> Edition:
 
 
 def planned_readme_zh(english: Edition, chinese: Edition | None = None) -> str:
-    """README.zh.md as sync writes it: each section of README.md in its Chinese (the English under
-    :data:`UNTRANSLATED` where there is none), the generated blocks filled in (the answer and the fine print from
-    the Chinese notebook 0)."""
+    """README.zh.md as sync writes it: each section of README.md in its Chinese (else the English under
+    :data:`UNTRANSLATED`), the generated blocks filled in (the answer and fine print from the Chinese notebook 0)."""
     entry = manifest.notebook(0)
     chinese = chinese or (chinese_notebooks({entry: english[entry]}) if entry in english else {})
     messages = update(load(README_KEY), readme_template())

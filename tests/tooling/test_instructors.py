@@ -135,4 +135,5 @@ def test_the_bibtex_entry_is_written_from_the_citation_file():
     entry = generated.bibtex(f"title: T\nversion: 1.0.0\ndate-released: 2026-01-02\nrepository-code: u\n{people}")
     assert "  author  = {Lovelace, Ada and {A Lab}}," in entry.splitlines()
     with pytest.raises(ValueError, match="INSTRUCTORS.md has no BibTeX markers"):
-        generated.sync_bibtex("# For instructors\n", (ROOT / generated.CITATION).read_text(encoding="utf-8"))
+        generated.BIBTEX.fill("# For instructors\n", generated.bibtex((ROOT / generated.CITATION).read_text(
+            encoding="utf-8")), generated.INSTRUCTORS)
