@@ -391,11 +391,13 @@ def test_notebook_6s_summary_describes_its_stored_run():
     asserted, so a run on a busy machine can print otherwise)."""
     nb = nbformat.read(NOTEBOOKS[6].path, as_version=4)
     cells = {cell.get("id"): cell for cell in nb.cells}
-    printed = {name: "".join(output.get("text", "") for output in cells[name].outputs) for name in ("vocab-step",)}
+    printed = {name: "".join(output.get("text", "") for output in cells[name].outputs)
+               for name in ("vocab-step", "step-answer")}
     summary = cells["summary"].source
     grew = cells["vocab-again"].source  # the cell that prints the growth the summary sends the reader to
     assert "the dense time's growth from V" in grew and "verdict" in grew  # growth against V's, round by round
     assert "not answered yet" in printed["vocab-step"]  # both leads wait for a guess
+    assert "not answered yet" in printed["step-answer"]  # the end part too: no answer before the guess
     assert "section 5 asks what becomes of the lookup's lead" in summary
     assert "prints its verdicts once you guess" in summary
     assert "thousand" not in summary and "writes `V·d` numbers" not in summary  # no hint at the prediction's answer
