@@ -194,7 +194,7 @@ def check_the_copy(*definitions: Callable | type) -> None:
     """Print whether this module holds the code of notebook 8's ``definitions`` (functions, or classes: each
     method they define), and raise if it does not: the processes would run other code than the cells show.
 
-    Used by notebook 8's last cell (Going deeper), above the code the processes run.
+    Used by notebook 8, section 5, above the code the processes run.
     """
     functions = [getattr(item, name) for item in definitions if isinstance(item, type)
                  for name, value in vars(item).items() if isinstance(value, (staticmethod, classmethod))
@@ -204,4 +204,4 @@ def check_the_copy(*definitions: Callable | type) -> None:
     print("the processes' copy, utils/vocab_parallel.py, holds the code of sections 2-3's cells:", same)
     if not same:
         raise AssertionError("sections 2-3's cells differ from utils/vocab_parallel.py, which section 5's processes "
-                             "run: make the same edit in utils/vocab_parallel.py, then restart the kernel")
+                             "run: make the same edit in utils/vocab_parallel.py, then restart the Jupyter kernel")

@@ -134,7 +134,7 @@ def test_the_notebooks_one_line_check_tells_a_copy_from_a_changed_one(tmp_path):
 
 
 def test_the_notebooks_copy_check_prints_one_line_and_raises_on_a_changed_copy(tmp_path, capsys):
-    """``check_the_copy``, notebook 8's last cell: the module's own definitions (a class counts by its methods) hold,
+    """``check_the_copy``, in notebook 8's section 5: the module's own definitions (a class counts by its methods) hold,
     and a function whose statements differ from the module's raises."""
     import importlib.util
 
@@ -146,6 +146,6 @@ def test_the_notebooks_copy_check_prints_one_line_and_raises_on_a_changed_copy(t
     spec = importlib.util.spec_from_file_location("changed", path)
     changed = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(changed)
-    with pytest.raises(AssertionError, match="make the same edit in utils/vocab_parallel.py, then restart the kernel"):
+    with pytest.raises(AssertionError, match="same edit in utils/vocab_parallel.py, then restart the Jupyter kernel"):
         vocab_parallel.check_the_copy(changed.all_reduce_sum)
     assert capsys.readouterr().out.endswith("cells: False\n")

@@ -155,5 +155,5 @@ def check_narrow_hits(d1_keeps_categories: bool | None, d1_hits: int | None, nar
             _("d1_hits is right, but your prediction, d1_keeps_categories = {d1_keeps_categories}, is not what it "
               "shows: True means that more than half of the {n_words} words have their nearest word in their own "
               "category").format(d1_keeps_categories=d1_keeps_categories, n_words=n_words))
-    return correct(_("d1_hits counts the words whose nearest word by distance in narrow's table shares their "
-                      "category, and your prediction agrees with it"))
+    return correct(_("you counted the words whose nearest other word, by the distance between their one-number "
+                      "rows, is of their own category, and your prediction agrees with that count"))
