@@ -1,8 +1,6 @@
-"""The course's commands (``python3 course.py COMMAND``): one table of functions, one parser.
-
-course.py parses with the system's Python (a mistyped command costs no install), installs what :data:`COMMANDS`
-says the command needs into .venv, then runs ``python -m tools COMMAND`` there. So this module imports only the
-standard library at the top; each command imports what it needs when it runs."""
+"""The course's commands (``python3 course.py COMMAND``): one table of functions, one parser. course.py parses
+with the system's Python (a mistyped command costs no install), so only the standard library is imported at the
+top; each command imports what it needs when it runs, inside .venv."""
 
 import argparse
 import difflib

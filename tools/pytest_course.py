@@ -19,6 +19,7 @@ from utils.cli import COURSE
 if "jsonschema" not in sys.modules:
     sys.modules.setdefault("rfc3987_syntax", None)
 
+#: what a test that executes a notebook records (``record_property(EXECUTIONS, "how: which")``), counted at the end
 EXECUTIONS = "notebook executions"
 UNIT_TIER = Path(__file__).resolve().parent.parent / "tests" / "unit"
 
@@ -71,11 +72,6 @@ LONGEST_FIRST = ("tests/clients/", "notebooks/", "tests/processes/", "tests/tool
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Longest files first; a stable sort, so a file's tests, and everything else, keep their order."""
     items.sort(key=lambda item: [not item.nodeid.startswith(start) for start in LONGEST_FIRST])  # False sorts first
-
-
-def count_execution(record_property, label: str) -> None:
-    """Record that this test executed a notebook (``label`` says which and how); counted at the end."""
-    record_property(EXECUTIONS, label)
 
 
 def pytest_terminal_summary(terminalreporter) -> None:

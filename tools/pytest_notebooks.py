@@ -1,15 +1,10 @@
-"""nbval's run of each course notebook (tools/pytest_course.py puts :class:`ClientNotebook` in the place of
-nbval's collector), set up so that one kernel run checks four things:
-
-- **nbval, strict**: every code cell's output is compared with the stored one;
-- **alone and offline**: in an empty folder inside ``build/`` (its set-up cell finds the course in a folder above,
-  as in a clone), with no network and no ``pip`` (Colab itself: once, in tests/notebooks/test_colab.py);
-- **papermill**: its ``device`` parameter injected by papermill's own steps;
-- **the practice copy**: each checker, run on the answer cell as given, says in one line that the exercise is not
-  answered yet and raises nothing.
-
-The last item of each notebook, ``clients``, checks the last two, and (under ``--nbval-lax``, as in the GPU job
-with ``COURSE_DEVICE=cuda``) that no cell wrote a warning.
+"""nbval's run of each course notebook (tools/pytest_course.py puts :class:`ClientNotebook` in the place of nbval's
+collector): every output compared with the stored one, in an empty folder inside ``build/`` (its set-up cell finds
+the course in a folder above, as in a clone) with no network and no ``pip`` (Colab itself: once, in
+tests/notebooks/test_colab.py), with its ``device`` parameter injected by papermill's own steps. Its last item,
+``clients``, checks papermill's cell, that no cell wrote a warning (which ``--nbval-lax``, as in the GPU job, would
+not compare), and the practice copy: each checker, run on the answer cell as given, says in one line that the
+exercise is not answered yet and raises nothing.
 """
 
 import atexit
@@ -125,8 +120,7 @@ def check_practice_section(nb: nbformat.NotebookNode) -> None:
 
 
 class ClientNotebook(IPyNbFile):
-    """One course notebook: nbval's items for the cells of :func:`client_notebook`, run in an
-    empty folder, offline, then :class:`ClientChecks`."""
+    """nbval's items for the cells of :func:`client_notebook`, run in an empty folder, offline; then the checks."""
 
     entry: manifest.Notebook
 

@@ -46,7 +46,7 @@ from tools.generated import COLAB_BADGE, dumps_notebook, read_notebook
 from tools.links import HTML_TARGET, MD_TARGET, is_relative
 from tools.manifest import NOTEBOOK_DIR, NOTEBOOKS, ROOT, available
 from tools.practice import PRACTICE_DIR, practice_notebook
-from tools.pytest_course import count_execution
+from tools.pytest_course import EXECUTIONS
 
 #: The notebook run in the browser: the cheapest one (about 3 s of compute) that still shows
 #: what only JupyterLab can, a figure drawn by this run beside text outputs, folded cells and
@@ -358,7 +358,7 @@ def lab_run(lab_page, screenshots):
 
 
 def test_the_representative_notebook_runs_in_jupyterlab(lab_run, lab_page, record_property):
-    count_execution(record_property, f"jupyterlab: {RUN_IN_LAB.stem}")
+    record_property(EXECUTIONS, f"jupyterlab: {RUN_IN_LAB.stem}")
     code_cells, state, _ = lab_run
     _, blocked = lab_page
     name = RUN_IN_LAB.filename

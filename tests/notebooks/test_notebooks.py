@@ -20,7 +20,7 @@ from IPython.core.inputtransformer2 import TransformerManager
 from tools.generated import EXERCISES, GENERATED_IDS, GOING_DEEPER, headed, is_checker, is_worked_answer
 from tools.kernels import AsyncIPCKernelManager
 from tools.manifest import NOTEBOOK_DIR, NOTEBOOKS
-from tools.pytest_course import count_execution
+from tools.pytest_course import EXECUTIONS
 from tools.run import check_all_cells_executed
 from tools.translations import comment_tokens
 from utils.language import translations
@@ -123,7 +123,7 @@ def test_notebook_has_the_course_structure(entry):
 @pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has CUDA; the test is for machines without it")
 def test_asking_for_cuda_without_a_gpu_stops_at_once(tmp_path, record_property):
     entry = NOTEBOOKS[0]
-    count_execution(record_property, f"refusal: {entry.stem}")
+    record_property(EXECUTIONS, f"refusal: {entry.stem}")
     output = tmp_path / entry.filename
     with pytest.raises(papermill.PapermillExecutionError) as info:
         papermill.execute_notebook(

@@ -10,7 +10,7 @@ from nbclient import NotebookClient
 
 from tools import generated, manifest, website
 from tools.kernels import AsyncIPCKernelManager
-from tools.pytest_course import count_execution
+from tools.pytest_course import EXECUTIONS
 from tools.translations import comment_tokens
 
 ENTRY = manifest.notebook(1)
@@ -52,7 +52,7 @@ def _run(unzipped, edition, cells) -> list[str]:
 def test_a_practice_copy_runs_through_from_the_unzipped_download(unzipped, record_property):
     """Every cell of the English copy, as the learner gets it: the set-up cell finds `utils/` in the unzipped
     folder and fetches nothing, and each exercise's checker says, without an error, that it is not answered yet."""
-    count_execution(record_property, f"practice zip: {EN.code}/{ENTRY.stem}")
+    record_property(EXECUTIONS, f"practice zip: {EN.code}/{ENTRY.stem}")
     code = _code_cells(unzipped, EN)
     texts = _run(unzipped, EN, code)
     checkers = [text for cell, text in zip(code, texts, strict=True) if "exercises.check_" in cell.source]
