@@ -398,6 +398,6 @@ def test_notebook_6s_summary_describes_its_stored_run():
     assert "the dense time's growth from V" in grew and "verdict" in grew  # growth against V's, round by round
     assert "not answered yet" in printed["vocab-step"]  # both leads wait for a guess
     assert "not answered yet" in printed["step-answer"]  # the end part too: no answer before the guess
-    assert "section 5 asks what becomes of the lookup's lead" in summary
-    assert "prints its verdicts once you guess" in summary
+    assert "the stored page shows no lead" in summary  # says plainly that the stored run has no lead
+    assert "section 5 prints it once you guess and run it" in summary
     assert "thousand" not in summary and "writes `V·d` numbers" not in summary  # no hint at the prediction's answer

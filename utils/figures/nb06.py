@@ -1,5 +1,5 @@
 """Notebook 6's sweep over the vocabulary size: its table and its figure; the one-line range of a ratio
-timed in interleaved rounds, and the rounds' timing. The verdict on the rounds is the notebook's own (section 4)."""
+timed in interleaved rounds. The rounds' timing and their verdict are the notebook's own (section 4)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ import statistics
 from collections.abc import Sequence
 
 from matplotlib.figure import Figure
-from torch.utils.benchmark import Timer
 
 
 def sweep_table(seconds: dict[int, dict[str, float]], d: int) -> str:
@@ -39,11 +38,3 @@ def per_round(what: str, ratios: Sequence[float]) -> str:
     only: the notebook's ``verdict`` adds which side of a mark every round fell on."""
     r = sorted(ratios)
     return f"{what}: {r[0]:,.2f}x to {r[-1]:,.2f}x, median {statistics.median(r):,.2f}x"
-
-
-def time_rounds(statements: dict, repeats: int, min_run_time: float) -> list[dict]:
-    """Interleaved rounds: each round times every statement once, in order, with section 3's ``Timer`` on one
-    thread. ``statements``: ``{key: (statement, the names it uses)}``. Returns one dict a round,
-    ``{key: Timer's median, seconds per call}``."""
-    return [{key: Timer(stmt, globals=names, num_threads=1).blocked_autorange(min_run_time=min_run_time).median
-             for key, (stmt, names) in statements.items()} for _ in range(repeats)]

@@ -17,8 +17,3 @@ def test_the_figure_draws_both_methods_and_the_guide():
 def test_a_ratio_per_round_gives_its_range_and_median_and_no_verdict():
     assert nb06.per_round("r", [3.0, 1.0, 2.0]) == "r: 1.00x to 3.00x, median 2.00x"
     assert nb06.per_round("r", [1_234.5, 2_000.0]) == "r: 1,234.50x to 2,000.00x, median 1,617.25x"
-
-
-def test_rounds_time_every_statement_once_a_round_in_order():
-    timed = nb06.time_rounds({"a": ("x + 1", {"x": 1}), ("b", 2): ("x * 2", {"x": 3})}, repeats=2, min_run_time=0.001)
-    assert len(timed) == 2 and all(list(t) == ["a", ("b", 2)] and min(t.values()) > 0 for t in timed)
