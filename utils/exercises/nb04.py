@@ -26,16 +26,27 @@ from .checking import (
     writes,
 )
 
-#: Exercise 4.1's ids: id 2 three times, id 0 once, id 5 once, in a vocabulary of 7
+#: Exercise 4.1's ids, in a vocabulary of 7: id 2 three times, id 0 once, id 5 once. They go through the layer as
+#: two batches, the first GRAD_EXERCISE_SPLIT ids then the rest: two backward() calls, no zero_grad() between
 GRAD_EXERCISE_IDS = (2, 0, 2, 2, 5)
+GRAD_EXERCISE_SPLIT = 3
 GRAD_EXERCISE_VOCAB = 7
 
 
-def check_embedding_grad(grad: torch.Tensor, grad_out: torch.Tensor) -> None:
-    """Exercise 4.1: the weight's gradient of an embedding with ``scale_grad_by_freq=True`` for
-    ``GRAD_EXERCISE_IDS``, computed without autograd.
+def _scaled_grad(ids: torch.Tensor, grad_out: torch.Tensor) -> torch.Tensor:
+    """The weight's gradient of one backward() call of a ``scale_grad_by_freq=True`` embedding, from autograd."""
+    table = torch.nn.Embedding.from_pretrained(grad_out.new_zeros(GRAD_EXERCISE_VOCAB, grad_out.shape[1]),
+                                               freeze=False, scale_grad_by_freq=True)
+    table(ids).backward(grad_out)
+    return table.weight.grad
 
-    ``grad_out``: ``(5, d)``, the gradient of the lookup's output; ``grad``: ``(7, d)``.
+
+def check_embedding_grad(grad: torch.Tensor, grad_out: torch.Tensor) -> None:
+    """Exercise 4.1: the weight's gradient of an embedding with ``scale_grad_by_freq=True`` after two backward()
+    calls without zero_grad() between, for ``GRAD_EXERCISE_IDS`` split at ``GRAD_EXERCISE_SPLIT``, computed
+    without autograd. Each call counts the ids of its own batch: row 2 is ``(g0 + g2) / 2 + g3``.
+
+    ``grad_out``: ``(5, d)``, the gradient of the lookups' outputs, the two calls' rows in order; ``grad``: ``(7, d)``.
     """
     if not answered(my_grad=grad):
         return
@@ -44,26 +55,36 @@ def check_embedding_grad(grad: torch.Tensor, grad_out: torch.Tensor) -> None:
     shape = (GRAD_EXERCISE_VOCAB, grad_out.shape[1])
     grad = require_tensor("grad", grad, shape, _(": the gradient of the weight has the weight's shape [V, d], one "
                                                   "row per token id (not one per position)")).to(grad_out.dtype)
-    table = torch.nn.Embedding.from_pretrained(grad_out.new_zeros(shape), freeze=False, scale_grad_by_freq=True)
-    table(ids).backward(grad_out)
-    if torch.allclose(grad, table.weight.grad, rtol=1e-6, atol=1e-6):  # the gradient autograd computes
-        return correct(_("your gradient equals the one autograd computes with scale_grad_by_freq=True for these ids "
-                          "and grad_out, within float32 rounding"))
+    split = GRAD_EXERCISE_SPLIT
+    calls = [_scaled_grad(ids[:split], grad_out[:split]), _scaled_grad(ids[split:], grad_out[split:])]
+    if torch.allclose(grad, calls[0] + calls[1], rtol=1e-6, atol=1e-6):  # what autograd accumulates
+        return correct(_("your gradient equals the one autograd accumulates over the two calls with "
+                          "scale_grad_by_freq=True, for these ids and grad_out, within float32 rounding"))
     unscaled = grad_out.new_zeros(shape).index_add_(0, ids, grad_out)
     assigned = grad_out.new_zeros(shape).index_put_((ids,), grad_out)  # the last of the repeated rows wins
     untouched = [v for v in range(GRAD_EXERCISE_VOCAB) if v not in GRAD_EXERCISE_IDS]
+
+    def close(other: torch.Tensor) -> bool:
+        return torch.allclose(grad, other, rtol=1e-6, atol=1e-6)
+
     raise ExerciseError(hint([
-        (torch.allclose(grad, unscaled, rtol=1e-6, atol=1e-6),
-         _("that is the gradient without scale_grad_by_freq. Hint: 'the inverse of frequency' is counted in this "
-            "batch of ids: a row looked up 3 times is divided by 3")),
+        (close(_scaled_grad(ids, grad_out)),
+         _("that is the gradient of one call on all five ids. Hint: each backward() counts the ids of its own "
+            "batch, and .grad adds the two calls' gradients")),
+        (close(unscaled),
+         _("that is the gradient without scale_grad_by_freq. Hint: in each call, a row looked up k times in that "
+            "call's batch is divided by k")),
+        (close(calls[0]) or close(calls[1]),
+         _("that is one call's gradient alone. Hint: without zero_grad() between them, the second backward() adds "
+            "its gradient to the first's")),
         (torch.equal(grad, assigned) or any(torch.allclose(grad[2], row) for row in (grad_out[3], grad_out[3] / 3)),
          _("row 2 holds only one of the three gradient rows of the positions that looked it up. Hint: `grad[ids] = "
             "grad_out` keeps one of the repeated rows; add them up with `grad.index_add_(0, ids, grad_out)` or "
             "`one_hot(ids, V).T @ grad_out`, then divide by the counts")),
         (bool(grad[untouched].ne(0).any()),
          _("rows {untouched} are never looked up, so their gradient must be exactly 0").format(untouched=untouched)),
-    ], _("the gradient differs from autograd's. Hint: row v is the sum of the rows of grad_out at the positions t "
-          "where ids[t] == v, divided by how many such positions there are")))
+    ], _("the gradient differs from autograd's. Hint: in each call, row v is the sum of the rows of grad_out at the "
+          "positions where that call's ids hold v, divided by how many there are; then add the two calls")))
 
 
 #: Exercise 4.2: the layers the checker builds from the learner's class, ``(V, d)``, and their padding id
@@ -350,9 +371,9 @@ def check_ratio_prediction(predicted_ratio: float) -> None:
     ], _("compare the distances row 0 moves in a step: about lr for each of its 4 entries with Adam, "
           "lr * weight_decay * |row 0| with AdamW"))
     require(within(predicted, reasoned, DECAY_PREDICTION_TOLERANCE),
-            _("your prediction, {predicted:.4g}, is not the ratio the three points give. Hint: {why}").format(
-                predicted=predicted, why=why))
-    return correct(_("your ratio is the one the three points and the size of row 0 give, within 10%"))
+            _("your prediction, {predicted:.4g}, is not the ratio that Adam's step and AdamW's decay give. Hint: "
+              "{why}").format(predicted=predicted, why=why))
+    return correct(_("your ratio is the one that Adam's step, AdamW's decay and the size of row 0 give, within 10%"))
 
 
 def _distance(call: str, value: object) -> float:

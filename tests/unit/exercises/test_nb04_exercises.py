@@ -11,24 +11,40 @@ from utils.exercises import nb04 as exercises
 
 IDS = torch.tensor(exercises.GRAD_EXERCISE_IDS)
 GRAD_OUT = torch.randn(len(IDS), 3, generator=torch.Generator().manual_seed(0))
+SPLIT = exercises.GRAD_EXERCISE_SPLIT
 UNSCALED = torch.zeros(exercises.GRAD_EXERCISE_VOCAB, 3).index_add_(0, IDS, GRAD_OUT)
 COUNTS = torch.bincount(IDS, minlength=exercises.GRAD_EXERCISE_VOCAB).clamp(min=1)[:, None]
 
 
-def _autograd():
+def _by_hand(ids, grad_out):  # one call's gradient: section 1's rule, each row divided by its count in the call
+    summed = torch.zeros(exercises.GRAD_EXERCISE_VOCAB, 3).index_add_(0, ids, grad_out)
+    return summed / torch.bincount(ids, minlength=exercises.GRAD_EXERCISE_VOCAB).clamp(min=1)[:, None]
+
+
+FIRST, SECOND = _by_hand(IDS[:SPLIT], GRAD_OUT[:SPLIT]), _by_hand(IDS[SPLIT:], GRAD_OUT[SPLIT:])
+
+
+def _autograd():  # two calls, no zero_grad() between
     embedding = torch.nn.Embedding(exercises.GRAD_EXERCISE_VOCAB, 3, scale_grad_by_freq=True)
-    embedding(IDS).backward(GRAD_OUT)
+    embedding(IDS[:SPLIT]).backward(GRAD_OUT[:SPLIT])
+    embedding(IDS[SPLIT:]).backward(GRAD_OUT[SPLIT:])
     return embedding.weight.grad
 
 
+def test_embedding_grad_counts_per_call():  # row 2: (g0 + g2) / 2 + g3, not (g0 + g2 + g3) / 3
+    assert torch.allclose(_autograd()[2], (GRAD_OUT[0] + GRAD_OUT[2]) / 2 + GRAD_OUT[3])
+
+
 @pytest.mark.parametrize(("grad", "expected"), [
-    (UNSCALED / COUNTS, "pass"),
+    (FIRST + SECOND, "pass"),
     (_autograd(), "pass"),
+    (UNSCALED / COUNTS, "one call on all five ids"),  # the counts of the whole batch
     (torch.zeros(exercises.GRAD_EXERCISE_VOCAB, 3).index_put_((IDS,), GRAD_OUT), "index_add_"),  # rows overwritten
     (GRAD_OUT, r"shape \(5, 3\), expected \(7, 3\)"),
-    (UNSCALED, "without scale_grad_by_freq.*divided by 3"),  # section 1's rule: the counts are left out
-    (UNSCALED.index_fill(0, torch.tensor([6]), 1.0), r"rows \[1, 3, 4, 6\] are never looked up"),
-    (UNSCALED.tolist(), "must be a torch.Tensor"),
+    (UNSCALED, "without scale_grad_by_freq.*divided by k"),  # section 1's rule: the counts are left out
+    (SECOND, "one call's gradient alone"),  # zero_grad() between the calls
+    ((FIRST + SECOND).index_fill(0, torch.tensor([6]), 1.0), r"rows \[1, 3, 4, 6\] are never looked up"),
+    ((FIRST + SECOND).tolist(), "must be a torch.Tensor"),
     (2 * UNSCALED, "differs from autograd's"),
 ])
 def test_embedding_grad(judge, grad, expected):
@@ -319,7 +335,7 @@ def test_checkers_leave_the_global_rng_alone():
     torch.manual_seed(123)
     expected = torch.rand(3)
     torch.manual_seed(123)
-    exercises.check_embedding_grad(UNSCALED / COUNTS, GRAD_OUT)
+    exercises.check_embedding_grad(FIRST + SECOND, GRAD_OUT)
     exercises.check_padding_gradient(Selected)
     exercises.check_moved_rows(MOVED_RIGHT)
     exercises.check_break_even_tokens(break_even_tokens)
