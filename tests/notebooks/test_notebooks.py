@@ -387,8 +387,8 @@ def test_an_exercise_that_never_names_its_answer_is_caught():
 
 
 def test_notebook_6s_summary_describes_its_stored_run():
-    """Notebook 6's summary sends the reader to what section 5 prints and quotes no stored time (timings are never
-    asserted, so a run on a busy machine can print otherwise)."""
+    """Notebook 6's summary states section 5's finding in words, backed by an unconditional assert, and quotes no
+    stored time (a run on a busy machine can print other times)."""
     nb = nbformat.read(NOTEBOOKS[6].path, as_version=4)
     cells = {cell.get("id"): cell for cell in nb.cells}
     printed = {name: "".join(output.get("text", "") for output in cells[name].outputs)
@@ -398,6 +398,6 @@ def test_notebook_6s_summary_describes_its_stored_run():
     assert "the dense time's growth from V" in grew and "verdict" in grew  # growth against V's, round by round
     assert "not answered yet" in printed["vocab-step"]  # both leads wait for a guess
     assert "not answered yet" in printed["step-answer"]  # the end part too: no answer before the guess
-    assert "the stored page shows no lead" in summary  # says plainly that the stored run has no lead
-    assert "section 5 prints it once you guess and run it" in summary
+    assert "The lookup's lead is then below its forward's: section 5 asserts it" in summary  # the finding, in words
+    assert "assert max(leads[n]) < forward" in cells["vocab-step"].source  # unconditional: holds on the stored run
     assert "thousand" not in summary and "writes `V·d` numbers" not in summary  # no hint at the prediction's answer
