@@ -396,8 +396,8 @@ def test_notebook_6s_summary_describes_its_stored_run():
     summary = cells["summary"].source
     grew = cells["vocab-again"].source  # the cell that prints the dense time's growth against V's
     assert "the dense time's growth from V" in grew and "verdict" in grew  # growth against V's, round by round
-    assert "not answered yet" in printed["vocab-step"]  # both leads wait for a guess
-    assert "not answered yet" in printed["step-answer"]  # the end part too: no answer before the guess
+    assert printed["vocab-step"] == ""  # both leads wait for a guess: the cells print nothing before it
+    assert printed["step-answer"] == ""  # the end part too: no answer before the guess
     assert "the lookup's lead falls below its forward's in every round (section 5 asserts it)" in summary  # in words
     assert "assert max(leads[n]) < forward" in cells["vocab-step"].source  # unconditional: holds on the stored run
     assert "thousand" not in summary and "writes `V·d` numbers" not in summary  # no hint at the prediction's answer
