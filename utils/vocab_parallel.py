@@ -201,7 +201,8 @@ def check_the_copy(*definitions: Callable | type) -> None:
                  or inspect.isfunction(value)]
     functions += [item for item in definitions if not isinstance(item, type)]
     same = holds_the_code_of(*functions)
-    print("the processes' copy, utils/vocab_parallel.py, holds the code of sections 2-3's cells:", same)
+    names = ", ".join(item.__name__ for item in definitions)
+    print(f"the processes import utils/vocab_parallel.py; its {names} = the cells' code: {same}")
     if not same:
         raise AssertionError("sections 2-3's cells differ from utils/vocab_parallel.py, which section 5's processes "
                              "run: make the same edit in utils/vocab_parallel.py, then restart the Jupyter kernel")

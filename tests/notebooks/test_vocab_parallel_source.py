@@ -140,7 +140,7 @@ def test_the_notebooks_copy_check_prints_one_line_and_raises_on_a_changed_copy(t
 
     vocab_parallel.check_the_copy(vocab_parallel.local_lookup, vocab_parallel.AllReduceSum,
                                   vocab_parallel.all_reduce_sum, vocab_parallel.VocabParallelEmbedding)
-    assert capsys.readouterr().out.endswith("holds the code of sections 2-3's cells: True\n")
+    assert capsys.readouterr().out.endswith("= the cells' code: True\n")
     path = tmp_path / "changed.py"
     path.write_text("def all_reduce_sum(partial, group=None):\n    return partial\n", encoding="utf-8")
     spec = importlib.util.spec_from_file_location("changed", path)
@@ -148,4 +148,4 @@ def test_the_notebooks_copy_check_prints_one_line_and_raises_on_a_changed_copy(t
     spec.loader.exec_module(changed)
     with pytest.raises(AssertionError, match="same edit in utils/vocab_parallel.py, then restart the Jupyter kernel"):
         vocab_parallel.check_the_copy(changed.all_reduce_sum)
-    assert capsys.readouterr().out.endswith("cells: False\n")
+    assert capsys.readouterr().out.endswith("= the cells' code: False\n")
