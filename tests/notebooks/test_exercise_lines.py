@@ -123,7 +123,7 @@ def test_a_wrong_answer_is_one_line_with_no_checker_code(kernel, edition, setup,
 STUBS = {  # edition, notebook, its answer cell and its checker cell, as the notebook gives them -> the line
     "2.1, a function": ("en", 2, "ex1-yours", "ex1-check", "write mean_of_real_tokens in the cell above"),
     "2.1, in Chinese": ("zh", 2, "ex1-yours", "ex1-check", "请先在上面的单元格里写好 mean_of_real_tokens"),
-    "1.1, in Chinese": ("zh", 1, "ex1-guess", "ex1-check", "请先在上面填写 multipliable"),
+    "1.1, in Chinese": ("zh", 1, "ex1-guess", "ex1-check", "请先在上面给 multipliable 赋值"),
     "0.3, two functions": ("en", 0, "ex3-yours", "ex3-check",
                            "write grad_by_hand and bias_grad_by_hand in the cell above"),  # both stubs
     "1.1, a prediction": ("en", 1, "ex1-guess", "ex1-check", "fill in multipliable above"),

@@ -54,7 +54,7 @@ def test_a_stored_english_line_becomes_the_line_a_chinese_run_prints(stored):
     lines = interface._Lines(stored)
     names = "predicted_up, predicted_down and unit_in_features"  # a field ("{names} and {last}") translated too,
     assert lines.render(f"not answered yet: fill in {names} above, then run this cell again") == (  # with 、
-        "还没有作答。请先在上面填写 predicted_up、predicted_down 和 unit_in_features，然后重新运行这个单元格。")
+        "还没有作答。请先在上面给 predicted_up、predicted_down 和 unit_in_features 赋值，然后重新运行这个单元格。")
     assert lines.render("correct: the bag (0, 1, 2, 7)") == "回答正确。the bag (0, 1, 2, 7)。"  # other fields keep ", "
     assert lines.render("correct: your largest |w| is right within 5%") == (
         "回答正确。你给出的最大 |w| 是对的（误差在 5% 以内）。")
