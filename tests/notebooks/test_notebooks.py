@@ -387,8 +387,9 @@ def test_an_exercise_that_never_names_its_answer_is_caught():
 
 
 def test_notebook_6s_summary_describes_its_stored_run():
-    """Notebook 6's summary states section 5's finding in words, backed by an unconditional assert, and quotes no
-    stored time (a run on a busy machine can print other times)."""
+    """Notebook 6's summary states section 5's finding in words, backed by an unconditional assert in a folded checks
+    cell after the written answer (not under the guess, where it would rule out a choice), and quotes no stored time
+    (a run on a busy machine can print other times)."""
     nb = nbformat.read(NOTEBOOKS[6].path, as_version=4)
     cells = {cell.get("id"): cell for cell in nb.cells}
     printed = {name: "".join(output.get("text", "") for output in cells[name].outputs)
@@ -399,7 +400,11 @@ def test_notebook_6s_summary_describes_its_stored_run():
     assert printed["vocab-step"] == ""  # both leads wait for a guess: the cells print nothing before it
     assert printed["step-answer"] == ""  # the end part too: no answer before the guess
     assert "the lookup's lead falls below its forward's in every round (section 5 asserts it)" in summary  # in words
-    assert "assert max(leads[n]) < forward" in cells["vocab-step"].source  # unconditional: holds on the stored run
+    checks = cells["step-checks"]  # unconditional, so it holds on the stored run; folded, after the written answer
+    assert "assert max(leads[n]) < forward" in checks.source and "assert" not in cells["vocab-step"].source
+    assert checks.source.startswith("#@title The answer's checks") and checks.metadata.jupyter.source_hidden
+    ids = [cell.get("id") for cell in nb.cells]
+    assert ids.index("step-guess") < ids.index("step-why") < ids.index("step-checks") < ids.index("summary")
     assert "thousand" not in summary and "writes `V·d` numbers" not in summary  # no hint at the prediction's answer
 
 
