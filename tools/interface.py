@@ -69,7 +69,7 @@ def fields(text: str) -> set[str]:
 
 #: the fewest characters outside its fields a message needs to stand for a whole output line
 _WHOLE_LINE_LITERAL = 6
-#: a cell that calls the exercises' module (a checker, ``exercises.answered``), whose lines the catalog holds
+#: a cell that calls the exercises' module (a checker), whose lines the catalog holds
 _CALLS_EXERCISES = re.compile(r"\bexercises\.\w+")
 
 

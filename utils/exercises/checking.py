@@ -72,8 +72,9 @@ def _names(names: list[str]) -> str:
 
 def answered(**values: object) -> bool:
     """True once no value is ``None``; else False, after one line (:data:`GUESS_MISSING`) naming those still
-    ``None``. A checker then judges nothing, and a cell that reveals a measurement shows nothing yet: a notebook
-    run top to bottom, before the learner has answered, prints no verdict and no answer."""
+    ``None``. A checker then judges nothing: a notebook run top to bottom, before the learner has answered, prints
+    this one line per check cell and no verdict (the cells that reveal a measurement test the guess themselves, in
+    plain Python, and print nothing yet)."""
     missing = [name for name, value in values.items() if value is None]
     if missing:
         not_answered(_(GUESS_MISSING).format(names=_names(missing)))
