@@ -375,7 +375,7 @@ def test_the_representative_notebook_runs_in_jupyterlab(lab_run, lab_page, recor
         if options.get("check") is False or options.get("skip"):  # nbval-ignore-output, nbval-skip: as nbval
             continue
         assert shown == _shown(cell.outputs), f"{name}, cell {cell.id}: JupyterLab shows other outputs than stored"
-    setup = next(i for i, cell in enumerate(stored) if cell.get("id") == "course-setup")  # after the first lesson cells
+    setup = next(i for i, cell in enumerate(stored) if cell.get("id") == "course-setup")  # after "What you will learn"
     assert state["folded"][setup] and sum(state["folded"]) > 1, "the set-up cell and the answers are folded"
     assert set(blocked) <= EXPECTED_EXTERNAL, f"requests that would have left the machine: {set(blocked)}"
 
