@@ -9,6 +9,21 @@ What PyTorch draws (defaults of the layers, ``torch.nn.init``):
 
 The figures that draw these distributions over real draws (``utils.figures.nb05``, ``tools/images.py``) take
 them from here; notebook 5 writes the same formulas out and checks them against PyTorch.
+
+How notebook 5's tolerances are sized (maintainers' note; tests/unit/test_init_stats.py checks the formula):
+
+- An observed std scatters by its standard error ``sigma*sqrt((kurtosis - 1)/(4n))``: ``sigma/sqrt(2n)`` for a
+  normal (kurtosis 3), ``sigma*sqrt(0.2/n)`` for a uniform (9/5). A variance's relative SE is twice that.
+- Each tolerance is 4.4 or more SEs (two-sided normal tail: about 1 in 90,000 or rarer). Section 2: 1% on n =
+  350,000 (8.4 and 13 SEs). Section 4: 10% on 16*V draws (5.6 or more). Section 3: 5% on the lookup's output std
+  (n = 4,340: 62 distinct ids of 64, 70 outputs each; 4.7), 10% on the variance factors (7.4 one-hot, 4.7 dense,
+  n = 4,480). Xavier: 5% on the forward factor (n = 17,920; 4.7); the backward factor's spread over fresh draws
+  is measured in the tests (about 0.27%), so 5% is over 15 of them.
+- Section 7: the logit std's relative SE is about sqrt(2/768)/2/sqrt(32) = 0.45% from |h| alone; 2% is 4.4 of
+  them (the table's 32 x 50,257 logits add little; not measured separately). At std 0.02 the mean target logit over
+  32 rows scatters by about 0.1 nats, 0.9% of ln V: 7% is over 6 of them. At std 1 one row's largest-minus-target
+  scatters by about 1.03*s, the mean of 32 by 0.18*s, 4.3% of 4.25*s: 22% is about 5 of them. The largest logit's
+  mean over 32 rows scatters by about 0.046*s (1.1% of 4.25): 6% is 5 or more.
 """
 
 from __future__ import annotations

@@ -79,3 +79,31 @@ def test_bad_arguments_say_what_was_expected():
     with pytest.raises(ValueError, match="a uniform distribution needs its bound"):
         init_stats.Expected("x", "uniform", 1.0)
 
+
+
+@pytest.mark.parametrize("kind", ["normal", "uniform"])
+def test_standard_error_of_a_std_follows_the_kurtosis_formula(kind):
+    generator = torch.Generator().manual_seed(8)
+    n, samples = 1_000, 400
+    if kind == "normal":
+        x, sigma, kurtosis = torch.randn(samples, n, generator=generator, dtype=torch.float64), 1.0, 3.0
+    else:
+        x, sigma, kurtosis = torch.rand(samples, n, generator=generator, dtype=torch.float64) * 2 - 1, 3**-0.5, 9 / 5
+    predicted = sigma * math.sqrt((kurtosis - 1) / (4 * n))
+    observed = x.std(dim=1).std().item()
+    assert abs(observed / predicted - 1) < 5 / math.sqrt(2 * (samples - 1))  # within 5 SEs of the 400-sample spread
+    if kind == "uniform":
+        assert observed < 0.7 * sigma / math.sqrt(2 * n)  # the normal's rule would overstate it
+
+
+def test_xavier_backward_factor_spread_leaves_the_5_percent_tolerance_wide():
+    V, d, generator = 5000, 70, torch.Generator().manual_seed(3)
+    layer, ratios = nn.Linear(V, d, bias=False), []
+    for _ in range(100):
+        with torch.no_grad():
+            nn.init.xavier_normal_(layer.weight, generator=generator)
+        x = torch.randn(256, V, generator=generator).requires_grad_()
+        grad_out = torch.randn(256, d, generator=generator)
+        layer(x).backward(grad_out)
+        ratios.append((x.grad.var() / grad_out.var()).item() / (2 * d / (V + d)))
+    assert 0.05 / torch.tensor(ratios).std().item() > 15
