@@ -401,7 +401,7 @@ def test_notebook_6s_summary_describes_its_stored_run():
     assert printed["step-answer"] == ""  # the end part too: no answer before the guess
     assert "the lookup's lead falls below its forward's in every round (section 5 asserts it)" in summary  # in words
     checks = cells["step-checks"]  # unconditional, so it holds on the stored run; folded, after the written answer
-    assert "assert max(leads[n]) < forward" in checks.source and "assert" not in cells["vocab-step"].source
+    assert "assert max(leads) < forward" in checks.source and "assert" not in cells["vocab-step"].source
     assert checks.source.startswith("#@title The answer's checks") and checks.metadata.jupyter.source_hidden
     ids = [cell.get("id") for cell in nb.cells]
     assert ids.index("step-guess") < ids.index("step-why") < ids.index("step-checks") < ids.index("summary")
