@@ -187,11 +187,3 @@ def test_moved(judge, moved_linear, moved_embedding, expected):
 def test_moved_judges_nothing_before_both_guesses(capsys):
     assert exercises.check_moved({0, 2}, None) is None
     assert capsys.readouterr().out.startswith("not answered yet")
-
-
-def test_moved_shows_the_step_once_answered(capsys):
-    """Exercise 0.2's lesson, printed with the verdict: the shared bias moves every id's output."""
-    exercises.check_moved({0, 1, 2, 3, 4, 5}, {0, 2})
-    line = capsys.readouterr().out.splitlines()[-1]
-    assert "the linear layer [5.0, 3.0, 4.0, 3.0, 3.0, 3.0]" in line
-    assert "the embedding [2.0, 0.0, 1.0, 0.0, 0.0, 0.0]" in line
