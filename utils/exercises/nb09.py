@@ -95,8 +95,8 @@ def check_zebra_learned(zebra_category: str, zebra_model: torch.nn.Module, initi
                                                        "{word}'s row towards the rows of the words that "
                                                        "fill the same slots in the same contexts").format(
                                                         zebra_category=zebra_category, word=word))
-    return correct(_("zebra's row moved, its nearest word is of the category you predicted, and the other words "
-                      "kept their categories"))
+    return correct(_("zebra's row moved, its nearest word is of the category you predicted, and most other words' "
+                      "nearest words are still of their own category"))
 
 
 def _hits_by_distance(table: torch.Tensor, vocab: Vocab) -> int:
