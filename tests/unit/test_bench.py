@@ -479,6 +479,8 @@ def test_sweep_observations_follow_the_numbers(rows):
     assert not any(line.startswith("warning") for line in lines)
     assert lines[-1] == ("lookup vs sparse one-hot, fwd+bwd at V = 1,000, round by round: neither method faster in "
                          "every round: too close to call")
+    without_growth = tables.sweep_observations(fast, growth=False)  # notebook 6 prints no growth lines
+    assert [line for line in lines if "the time grew" not in line] == without_growth != lines
     split = {**{k: timed(r, 1e-3, (1e-3, 1e-3)) for k, r in base.items()},
              ("sparse", "backward", 1_000): timed(base["sparse", "backward", 1_000], 3e-3, (2e-3, 4e-3), spread=0.5),
              ("lookup", "backward", 300): timed(base["lookup", "backward", 300], 5e-4, (5e-4, 5e-4))}
