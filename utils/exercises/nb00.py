@@ -253,6 +253,25 @@ def check_grads_by_hand(grad_by_hand: Callable, bias_grad_by_hand: Callable) -> 
 _EX_VOCAB = 6
 
 
+def one_step_moves(weight: torch.Tensor, bias: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Exercise 0.2's measurement, on copies: one SGD step (learning rate 1, a ``grad_out`` of ones) on the ids
+    ``[0, 0, 2]``, for the linear layer ``weight`` [d, V], ``bias`` [d] and for exercise 0.1's embedding of it (row
+    ``v`` = ``weight.T[v] + bias``). Returns, for each layer, every id's largest output change: two tensors [V]."""
+    weight, bias = (t.detach().clone().requires_grad_() for t in (weight, bias))
+    table = (weight.T + bias).detach().clone().requires_grad_()  # exercise 0.1's embedding of this linear layer
+    dim, vocab = weight.shape
+    every_one_hot = F.one_hot(torch.arange(vocab, device=weight.device), vocab).to(weight.dtype)
+    before = F.linear(every_one_hot, weight, bias).detach()
+    ids = torch.tensor([0, 0, 2], device=weight.device)
+    grad_out = torch.ones(len(ids), dim, device=weight.device)
+    F.linear(F.one_hot(ids, vocab).to(weight.dtype), weight, bias).backward(grad_out)
+    F.embedding(ids, table).backward(grad_out)
+    with torch.no_grad():
+        for parameter in (weight, bias, table):
+            parameter -= parameter.grad
+        return tuple((after - before).abs().amax(dim=1) for after in (F.linear(every_one_hot, weight, bias), table))
+
+
 def check_moved(moved_linear: object, moved_embedding: object) -> None:
     """Exercise 0.2: does an embedding built as in exercise 0.1 (the bias in each row) train like its linear
     layer? The guess: the set of ids whose output one SGD step (learning rate 1) on the ids ``[0, 0, 2]`` moves, for
@@ -263,18 +282,8 @@ def check_moved(moved_linear: object, moved_embedding: object) -> None:
     guesses = [prediction(name, value, (set, frozenset), "{1, 4}")
                for name, value in (("moved_linear", moved_linear), ("moved_embedding", moved_embedding))]
     generator = torch.Generator().manual_seed(3)
-    weight, bias = (torch.randn(shape, generator=generator).requires_grad_() for shape in ((_DIM, _EX_VOCAB), _DIM))
-    table = (weight.T + bias).detach().clone().requires_grad_()  # exercise 0.1's embedding of this linear layer
-    every_one_hot = F.one_hot(torch.arange(_EX_VOCAB), _EX_VOCAB).float()
-    before = F.linear(every_one_hot, weight, bias).detach()
-    ids = torch.tensor([0, 0, 2])
-    F.linear(F.one_hot(ids, _EX_VOCAB).float(), weight, bias).backward(torch.ones(3, _DIM))
-    F.embedding(ids, table).backward(torch.ones(3, _DIM))
-    with torch.no_grad():
-        for parameter in (weight, bias, table):
-            parameter -= parameter.grad
-    measured = [set((rows != before).any(dim=1).nonzero().flatten().tolist())  # the ids whose output moved
-                for rows in (F.linear(every_one_hot, weight, bias).detach(), table.detach())]
+    moves = one_step_moves(torch.randn(_DIM, _EX_VOCAB, generator=generator), torch.randn(_DIM, generator=generator))
+    measured = [set(moved.nonzero().flatten().tolist()) for moved in moves]  # the ids whose output moved
     assert measured == [set(range(_EX_VOCAB)), {0, 2}]
     require(guesses == measured, _(
         "not what one SGD step shows. Hint: which rows of grad_out reach linear_ex's one bias, and which reach "

@@ -184,6 +184,15 @@ def test_moved(judge, moved_linear, moved_embedding, expected):
     judge(exercises.check_moved, (moved_linear, moved_embedding), expected, never=("{0, 2}", "range"))
 
 
+def test_one_step_moves_works_on_copies_and_moves_the_looked_up_rows_alone():
+    layer = nn.Linear(6, 3)
+    weight, bias = layer.weight.detach().clone(), layer.bias.detach().clone()
+    linear, embedding = exercises.one_step_moves(layer.weight, layer.bias)
+    assert torch.equal(layer.weight, weight) and torch.equal(layer.bias, bias)  # the learner's layer is untouched
+    assert linear.shape == embedding.shape == (6,) and bool((linear > 0).all())  # the shared bias moves every id
+    assert embedding.nonzero().flatten().tolist() == [0, 2]  # ids 0 and 2, the ones looked up
+
+
 def test_moved_judges_nothing_before_both_guesses(capsys):
     assert exercises.check_moved({0, 2}, None) is None
     assert capsys.readouterr().out.startswith("not answered yet")
