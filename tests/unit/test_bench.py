@@ -475,12 +475,10 @@ def test_sweep_observations_follow_the_numbers(rows):
     fast = [timed(r, 1e-3, (1e-3, 1e-3)) for r in rows]
     lines = tables.sweep_observations(fast)
     assert lines[0] == "spreads over 10%, PyTorch's fluctuation mark, as the table rounds them (11% and up): 0 of 12"
-    assert "dense forward: the time grew 1.0x while V grew 3.3x" in lines
+    assert not any("the time grew" in line for line in lines)  # two medians a pass say nothing of why growth differs
     assert not any(line.startswith("warning") for line in lines)
     assert lines[-1] == ("lookup vs sparse one-hot, fwd+bwd at V = 1,000, round by round: neither method faster in "
                          "every round: too close to call")
-    without_growth = tables.sweep_observations(fast, growth=False)  # notebook 6 prints no growth lines
-    assert [line for line in lines if "the time grew" not in line] == without_growth != lines
     split = {**{k: timed(r, 1e-3, (1e-3, 1e-3)) for k, r in base.items()},
              ("sparse", "backward", 1_000): timed(base["sparse", "backward", 1_000], 3e-3, (2e-3, 4e-3), spread=0.5),
              ("lookup", "backward", 300): timed(base["lookup", "backward", 300], 5e-4, (5e-4, 5e-4))}

@@ -114,12 +114,12 @@ def verdict(rows: Sequence[Timing | BandwidthRow]) -> str:
             "again at a quiet moment or with more repeats")
 
 
-def sweep_observations(rows: Sequence[Timing], growth: bool = True) -> list[str]:
+def sweep_observations(rows: Sequence[Timing]) -> list[str]:
     """What notebook 6's sweep printed under its verdict, one sentence a line: how many spreads pass PyTorch's 10%
     fluctuation mark; a warning if a ``fwd+bwd`` median is below its forward one (it does all of the forward's work
-    and more); the dense product's growth against ``V``'s, each pass; whether the lookup's median was lower than each
-    one-hot product's in every case; and, at the largest ``V``, whether one ``fwd+bwd`` was faster in every round.
-    ``growth=False`` leaves out the growth lines (notebook 6: two medians a pass cannot say why the passes differ)."""
+    and more); whether the lookup's median was lower than each one-hot product's in every case; and, at the largest
+    ``V``, whether one ``fwd+bwd`` was faster in every round. (No growth line: two medians a pass cannot say why the
+    forward's and the fwd+bwd's growth differ; notebook 6's figure shows the growth against a ``∝ V`` guide.)"""
     ok_rows = [r for r in rows if r.status == "ok"]
     spreads = [round(r.spread * 100) for r in ok_rows]  # in percent, as the table prints them
     lines = [f"spreads over 10%, PyTorch's fluctuation mark, as the table rounds them (11% and up): "
@@ -129,11 +129,6 @@ def sweep_observations(rows: Sequence[Timing], growth: bool = True) -> list[str]
     if below:
         lines.append(f"warning: fwd+bwd below its forward median ({', '.join(below)}): the run disagrees with "
                      "itself; run again")
-    for pass_, label in (("forward", "forward"), ("backward", "fwd+bwd")):  # the figure's ∝ V guide, in numbers
-        dense = {V: s for (m, p, V), s in ok.items() if (m, p) == ("dense", pass_)}
-        if growth and len(dense) > 1:
-            lines.append(f"dense {label}: the time grew {dense[max(dense)] / dense[min(dense)]:,.1f}x while V grew "
-                         f"{max(dense) / min(dense):,.1f}x")
     for method in ("dense", "sparse"):
         ratios = [s for pass_ in PASSES for s in speedups(rows, method, pass_).values()]
         if ratios:
