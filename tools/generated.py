@@ -246,12 +246,15 @@ def sync_notebook(nb_node: nbformat.NotebookNode, entry: Notebook) -> nbformat.N
 
 #: Reading speeds behind the README's reading times: prose in words a minute, code in lines a minute.
 WORDS_A_MINUTE, LINES_A_MINUTE = 200, 10
+#: Code lines a reader does not read: Colab's form titles and the worked answers' BEGIN/END SOLUTION marks.
+MARKER_LINES = ("#@", "### ")
 
 
 def reading_minutes(path: Path) -> tuple[int, int]:
     """How long the English notebook at ``path`` takes to read, in minutes rounded to 5: (the lesson with its
-    exercises, its *Going deeper*, 0 where none); the generated cells, comments and blank lines left out, a word
-    a run of letters or digits (a code span or a URL counts as one)."""
+    exercises, its *Going deeper*, 0 where none). The generated cells, blank lines and marker lines are left out;
+    code comments count as lines (a reader reads them); a word is a run of letters or digits (a code span or a
+    URL counts as one)."""
     words, lines, part = [0, 0], [0, 0], 0
     for cell in read_notebook(path).cells:
         part = 1 if headed(cell, GOING_DEEPER) else part
@@ -260,7 +263,8 @@ def reading_minutes(path: Path) -> tuple[int, int]:
         if cell.cell_type == "markdown":
             words[part] += len(re.findall(r"\w+", re.sub(r"\(http[^)]*\)|`[^`]*`|\$[^$]*\$", " x ", cell.source)))
         elif cell.cell_type == "code":
-            lines[part] += len([line for line in map(str.strip, cell.source.splitlines()) if line[:1] not in ("", "#")])
+            lines[part] += len([line for line in map(str.strip, cell.source.splitlines())
+                                if line and not line.startswith(MARKER_LINES)])
     minutes = [words[i] / WORDS_A_MINUTE + lines[i] / LINES_A_MINUTE for i in (0, 1)]
     return tuple(5 * max(1, round(m / 5)) if m else 0 for m in minutes)
 

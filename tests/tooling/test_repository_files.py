@@ -54,7 +54,7 @@ def test_the_start_paragraph_links_notebook_0_from_the_manifest():
 
 def _reading_minutes(entry):
     """(the lesson and its exercises, Going deeper), in minutes: prose at 200 words a minute, code at 10
-    lines a minute (comments and blank lines left out), the cells that sync writes left out."""
+    lines a minute (blank lines left out, comments counted), the cells that sync writes left out."""
     cells = json.loads(entry.path.read_text(encoding="utf-8"))["cells"]
     words, lines, part = [0, 0], [0, 0], 0
     for cell in cells:
@@ -67,7 +67,7 @@ def _reading_minutes(entry):
             words[part] += len(re.findall(r"\w+", re.sub(r"\(http[^)]*\)|`[^`]*`|\$[^$]*\$", " x ", source)))
         else:
             code = [line.strip() for line in source.splitlines()]
-            lines[part] += len([line for line in code if line and not line.startswith("#")])
+            lines[part] += len([line for line in code if line and not line.startswith(("#@", "### "))])
     return [words[i] / 200 + lines[i] / 10 for i in (0, 1)]
 
 
