@@ -67,25 +67,26 @@ EX_VECTORS = torch.randn(5, 4, generator=torch.Generator().manual_seed(11))  # t
 
 
 @pytest.mark.parametrize(("changed_rows", "row_2_change", "expected"), [
-    ({2}, -2.0, "pass"),
-    (frozenset({2}), -2, "pass"),
-    (set(), -2.0, "does from_pretrained copy it"),
-    ({0, 2}, -2.0, "row 0 is b's padding row"),
-    ({2, 3}, -2.0, "which rows did b look up"),
-    ({2}, -1.0, "looked up twice"),
-    ({2}, 2.0, "SGD subtracts"),
-    ({2}, -0.5, "the gradient of a sum is 1"),
-    (..., -2.0, "record your prediction in changed_rows first"),
-    ([2], -2.0, "changed_rows must look like"),
-    ({2}, ..., "record your prediction in row_2_change first"),
-    ({2}, True, "row_2_change must look like"),
+    ({0, 2}, -4.0, "pass"),
+    (frozenset({0, 2}), -4, "pass"),
+    ({2}, -4.0, "padding_idx=0 is b's option"),
+    (set(), -4.0, "padding_idx=0 is b's option"),
+    ({0, 2, 3}, -4.0, "which rows did a and b look up"),
+    ({0, 2}, -2.0, "does from_pretrained copy it"),
+    ({0, 2}, -1.0, "looked up twice"),
+    ({0, 2}, 4.0, "SGD subtracts"),
+    ({0, 2}, -0.5, "the gradient of a sum is 1"),
+    (..., -4.0, "record your prediction in changed_rows first"),
+    ([0, 2], -4.0, "changed_rows must look like"),
+    ({0, 2}, ..., "record your prediction in row_2_change first"),
+    ({0, 2}, True, "row_2_change must look like"),
 ])
 def test_shared_step_prediction(judge, changed_rows, row_2_change, expected):
-    judge(exercises.check_shared_step_prediction, (changed_rows, row_2_change, EX_VECTORS), expected, never=("-2.0",))
+    judge(exercises.check_shared_step_prediction, (changed_rows, row_2_change, EX_VECTORS), expected, never=("-4.0",))
 
 
 @pytest.mark.parametrize(("changed_rows", "row_2_change", "named"), [
-    (None, -2.0, "changed_rows"), ({2}, None, "row_2_change"), (None, None, "changed_rows and row_2_change")])
+    (None, -4.0, "changed_rows"), ({0, 2}, None, "row_2_change"), (None, None, "changed_rows and row_2_change")])
 def test_no_guess_yet_judges_nothing(capsys, changed_rows, row_2_change, named):
     """Run top to bottom before the learner guesses: one line asking for the guess, no verdict, no failure."""
     assert exercises.check_shared_step_prediction(changed_rows, row_2_change, EX_VECTORS) is None
