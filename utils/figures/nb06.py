@@ -33,8 +33,13 @@ def sweep_figure(seconds: dict[int, dict[str, float]], n: int, d: int) -> Figure
     return fig
 
 
+def ratio(value: float) -> str:
+    """A timing ratio at three significant figures, whole numbers from 100 up: 1,832x, 77.5x, 0.93x."""
+    return f"{value:,.0f}x" if value >= 100 else f"{value:.3g}x"
+
+
 def per_round(what: str, ratios: Sequence[float]) -> str:
     """One line for a ratio timed once a round: ``what``, its lowest and highest round and its median. Formatting
     only: the notebook's ``verdict`` adds which side of a mark every round fell on."""
     r = sorted(ratios)
-    return f"{what}: {r[0]:,.2f}x to {r[-1]:,.2f}x, median {statistics.median(r):,.2f}x"
+    return f"{what}: {ratio(r[0])} to {ratio(r[-1])}, median {ratio(statistics.median(r))}"

@@ -15,5 +15,9 @@ def test_the_figure_draws_both_methods_and_the_guide():
 
 
 def test_a_ratio_per_round_gives_its_range_and_median_and_no_verdict():
-    assert nb06.per_round("r", [3.0, 1.0, 2.0]) == "r: 1.00x to 3.00x, median 2.00x"
-    assert nb06.per_round("r", [1_234.5, 2_000.0]) == "r: 1,234.50x to 2,000.00x, median 1,617.25x"
+    assert nb06.per_round("r", [0.934, 0.881, 0.9]) == "r: 0.881x to 0.934x, median 0.9x"
+    assert nb06.per_round("r", [1_234.6, 2_000.0]) == "r: 1,235x to 2,000x, median 1,617x"
+
+
+def test_a_ratio_prints_at_three_significant_figures_and_whole_from_100():
+    assert [nb06.ratio(r) for r in (0.9312, 77.48, 1_831.7, 99.96)] == ["0.931x", "77.5x", "1,832x", "100x"]
