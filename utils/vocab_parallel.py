@@ -191,8 +191,8 @@ def holds_the_code_of(*functions: Callable) -> bool:
 
 
 def check_the_copy(*definitions: Callable | type) -> None:
-    """Print whether this module holds the code of notebook 8's ``definitions`` (functions, or classes: each
-    method they define), and raise if it does not: the processes would run other code than the cells show.
+    """Raise if this module does not hold the code of notebook 8's ``definitions`` (functions, or classes: each
+    method they define): the processes would run other code than the cells show. Silent when it does.
 
     Used by notebook 8, section 5, above the code the processes run.
     """
@@ -201,8 +201,8 @@ def check_the_copy(*definitions: Callable | type) -> None:
                  or inspect.isfunction(value)]
     functions += [item for item in definitions if not isinstance(item, type)]
     same = holds_the_code_of(*functions)
-    names = ", ".join(item.__name__ for item in definitions)
-    print(f"the processes import utils/vocab_parallel.py; its {names} = the cells' code: {same}")
     if not same:
-        raise AssertionError("sections 2-3's cells differ from utils/vocab_parallel.py, which section 5's processes "
-                             "run: make the same edit in utils/vocab_parallel.py, then restart the Jupyter kernel")
+        names = ", ".join(item.__name__ for item in definitions)
+        raise AssertionError(f"sections 2-3's cells ({names}) differ from utils/vocab_parallel.py, which section "
+                             "5's processes run: make the same edit in utils/vocab_parallel.py, then restart the "
+                             "Jupyter kernel")

@@ -79,8 +79,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"V={spec.vocab_size}, d={spec.dim}, ids {spec.batch}x{spec.seq_len}, "
           f"{args.nproc} processes ({results[0].backend})")
     for r in results:
-        print(f"  rank {r.rank}: rows [{r.start}, {r.end}), looked up {int(r.owned.sum())} ids, "
-              f"{r.shard_bytes:,} bytes")
+        rows, size = r.end - r.start, r.shard_bytes // ((r.end - r.start) * spec.dim)  # size: bytes per number
+        print(f"  rank {r.rank}: rows [{r.start}, {r.end}), looked up {int(r.owned.sum())} ids; its weight: "
+              f"{rows} rows x {spec.dim} numbers x {size} bytes = {r.shard_bytes:,} bytes")
     print(f"forward equal on every rank: {checks['forward']}; "
           f"gradients equal the single-device slices: {checks['backward']}")
     return 0 if all(checks.values()) else 1

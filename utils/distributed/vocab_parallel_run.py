@@ -108,26 +108,28 @@ class RankResult:
     shard_bytes: int  # bytes of its weight
     backend: str
 
+    @classmethod
+    def of(cls, rank: int, layer: VocabParallelEmbedding, ids: torch.Tensor, output: torch.Tensor,
+           backend: str) -> RankResult:
+        """Process ``rank``'s result: ``layer``'s forward (``output``, for ``ids``) and backward, copied to the CPU."""
+        partial = local_lookup(ids, layer.weight.detach(), layer.start)  # its share of the output, from its rows alone
+        owned = (ids >= layer.start) & (ids < layer.end)
+        return cls(rank, layer.world_size, layer.start, layer.end, owned.cpu(), partial.cpu(),
+                   output.detach().cpu(), layer.weight.grad.cpu(), layer.weight.numel() * layer.weight.element_size(),
+                   backend)
+
 
 def vocab_parallel_step(rank: int, world_size: int, weight: torch.Tensor, ids: torch.Tensor,
                         grad_out: torch.Tensor) -> RankResult:
-    """What each process runs, inside the process group the launcher started (notebook 8, section 5).
-
-    The forward and backward of the layer that holds its rows of ``weight`` ``[V, d]``, for ``ids`` ``(B, T)``
-    and the output's gradient ``grad_out`` ``(B, T, d)``: the loss is ``(output * grad_out).sum()``. Every
-    process receives the whole table; its layer keeps a copy of its rows and uses nothing else (a real system
-    would initialise or load just those rows).
-    """
+    """What each process runs (notebook 8, section 5): its layer's forward and backward, for the loss
+    ``(output * grad_out).sum()``. Its layer keeps a copy of its rows of ``weight`` and uses nothing else."""
     backend = dist.get_backend()
     device = torch.device("cuda", torch.cuda.current_device()) if backend == "nccl" else torch.device("cpu")
     layer = VocabParallelEmbedding(weight, rank, world_size).to(device)  # a copy of its rows
     ids, grad_out = ids.to(device), grad_out.to(device)
     output = layer(ids)  # the forward: local lookup + all_reduce(SUM)
     (output * grad_out).sum().backward()
-    partial = local_lookup(ids, layer.weight.detach(), layer.start)  # its share of the output, from its rows alone
-    owned = (ids >= layer.start) & (ids < layer.end)
-    return RankResult(rank, world_size, layer.start, layer.end, owned.cpu(), partial.cpu(), output.detach().cpu(),
-                      layer.weight.grad.cpu(), layer.weight.numel() * layer.weight.element_size(), backend)
+    return RankResult.of(rank, layer, ids, output, backend)  # its rows, output and weight gradient, on the CPU
 
 
 def vocab_parallel_worker(rank: int, world_size: int, spec: ProblemSpec) -> RankResult:
