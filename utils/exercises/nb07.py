@@ -180,10 +180,3 @@ def check_tying_initial_loss(initial_loss: dict[tuple[int, bool], float], model_
                 predicted=predicted, within=TYING_ESTIMATE_WITHIN, largest=largest, why=why))
     return correct(_("the prediction is within 10% of the tied model's largest logit at d = 256, averaged over the "
                       "positions"))
-
-
-def order_counts_hold(one_layer: torch.Tensor, with_positions: torch.Tensor, rounding: float = 1e-12) -> bool:
-    """Section 2's prediction, checked on every run without stating its answer in the notebook's visible code: each
-    tensor holds position 4's largest move over 100 inputs. The written answer says one causal layer moves it by no
-    more than float64 rounding in any input, and that adding a vector per position moves it in every input."""
-    return bool(one_layer.max() <= rounding < with_positions.min())
