@@ -218,9 +218,9 @@ _LR = 0.5
 def check_parameter_embedding(cls: object, pad_row_after_step: object = None) -> None:
     """Exercise 3.3: a class ``MyEmbedding(num_embeddings, embedding_dim, padding_idx=None)``, without
     ``nn.Embedding``, ``nn.Linear`` or ``F.embedding``: a registered ``weight`` ``[V, d]`` drawn from N(0, 1), its
-    padding row (if any) zero; ``forward(ids)`` returns ``weight[ids]`` (the exercise asks for ``index_select`` on the
-    flattened ids, reshaped), so the gradient reaches the rows looked up,
-    the padding row included (no gradient masking).
+    padding row (if any) zero; ``forward(ids)`` returns ``weight[ids]`` (any lookup of rows: indexing, or
+    ``index_select`` on the flattened ids, reshaped), so the gradient reaches the rows looked up, the padding row
+    included (no gradient masking).
     ``pad_row_after_step``: the learner's prediction, a number: each entry of the padding row after the backward of
     the sum of the vectors of :data:`_IDS` (row 2 looked up three times) and one SGD step with lr :data:`_LR`, 0.5;
     judged against that step through their own class, once it has passed the gradient check: with plain indexing
