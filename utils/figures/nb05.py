@@ -1,4 +1,4 @@
-"""Notebook 5's diagrams: weight histograms with their densities, and softmax distributions."""
+"""Notebook 5's diagrams: weight histograms with their densities."""
 
 from __future__ import annotations
 
@@ -97,41 +97,3 @@ def weight_histograms_figure(panels: dict[str, list[tuple[str, torch.Tensor, obj
         fig.suptitle(title, fontsize=11)
     return fig
 
-
-def sorted_probabilities_figure(logits: dict[str, torch.Tensor], title: str | None = None) -> Figure:
-    """``softmax`` of each named row of logits ``(V,)``, sorted from the most likely token down, on log-log axes.
-
-    The curve is drawn through about 600 ranks spaced evenly on the log axis (always
-    including rank 1 and rank V). A dotted line marks the uniform distribution ``1/V``; each legend entry gives the
-    top probability and the entropy in nats (``ln V`` for the uniform).
-    """
-
-    if not logits:
-        raise ValueError("logits must hold at least one row")
-    sizes = {row.numel() for row in logits.values()}
-    if any(row.dim() != 1 for row in logits.values()) or len(sizes) != 1:
-        raise ValueError(f"every row of logits must have shape (V,) with the same V; got "
-                         f"{[tuple(row.shape) for row in logits.values()]}")
-    vocab_size = sizes.pop()
-    fig = Figure(figsize=(7, 3.8), layout="constrained")
-    ax = fig.subplots()
-    # about 600 ranks spaced evenly on the log axis: the same curve as all V points, drawn much faster
-    ranks = torch.unique(torch.logspace(0, math.log10(vocab_size), 600).round().long().clamp(1, vocab_size))
-    for k, (label, row) in enumerate(logits.items()):
-        log_p = torch.log_softmax(row.detach().cpu().double(), dim=-1)
-        p = log_p.exp()
-        entropy = float(torch.distributions.Categorical(logits=log_p).entropy())
-        sorted_p = p.sort(descending=True).values
-        ax.plot(ranks.numpy(), sorted_p[ranks - 1].numpy(), color=SEQUENCE_COLOURS[k % 5], lw=1.8,
-                label=f"{label}: top p = {float(p.max()):.2g}, entropy {entropy:.2f} nats")
-    ax.axhline(1 / vocab_size, color="black", ls=":", lw=1.2,
-               label=f"uniform: p = 1/V, entropy ln V = {math.log(vocab_size):.2f} nats")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_ylim(bottom=1e-12, top=2)
-    ax.set_xlabel("rank of the token (most likely first)")
-    ax.set_ylabel("softmax probability")
-    ax.set_title(title or f"Next-token distribution over V = {vocab_size:,} tokens", fontsize=11)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8, loc="lower left")
-    return fig

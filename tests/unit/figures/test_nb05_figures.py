@@ -27,16 +27,3 @@ def test_weight_histograms_figure_overlays_the_density():
     assert fig.axes[1].get_legend().get_texts()[0].get_text().endswith("(expected 1.0000)")
     with pytest.raises(ValueError, match="has no histograms"):
         figures.weight_histograms_figure({"x": []})
-
-def test_sorted_probabilities_figure():
-    logits = {"flat": torch.zeros(50), "peaked": torch.arange(50.0)}
-    fig = figures.sorted_probabilities_figure(logits)
-    flat, peaked = fig.axes[0].get_lines()[:2]
-    assert list(flat.get_xdata()) == list(range(1, 51))  # every rank when V is small
-    assert abs(flat.get_ydata() - 1 / 50).max() < 1e-12
-    assert list(peaked.get_ydata()) == sorted(peaked.get_ydata(), reverse=True)
-    assert "entropy 3.91 nats" in fig.axes[0].get_legend().get_texts()[0].get_text()  # ln 50
-    with pytest.raises(ValueError, match="same V"):
-        figures.sorted_probabilities_figure({"a": torch.zeros(3), "b": torch.zeros(4)})
-    with pytest.raises(ValueError, match="at least one row"):
-        figures.sorted_probabilities_figure({})
