@@ -95,7 +95,7 @@ _PADDED_SIZE, _PADDING = (7, 3), 2
 def check_padding_gradient(cls: object) -> None:
     """Exercise 4.2: notebook 3's ``MyEmbedding(num_embeddings, embedding_dim, padding_idx=None)`` (a registered
     ``weight`` ``[V, d]``, its padding row zero), whose ``forward(ids)`` returns ``weight[ids]`` without
-    ``F.embedding`` and sends **no gradient** to the padding row, however often it is looked up; every other row
+    ``F.embedding`` and sends a **zero gradient** to the padding row, however often it is looked up; every other row
     looked up gets its gradient, as with ``nn.Embedding(..., padding_idx=...)``.
 
     The checker builds layers of its own from the class, and leaves the random state as it found it. After the
