@@ -387,9 +387,9 @@ def test_an_exercise_that_never_names_its_answer_is_caught():
 
 
 def test_notebook_6s_summary_describes_its_stored_run():
-    """Notebook 6's summary states section 5's finding in words, backed by an unconditional assert in the folded end
-    part (not under the guess, where it would rule out a choice), and quotes no stored time (a run on a busy machine
-    can print other times)."""
+    """Notebook 6's summary states section 5's finding in words, backed by an unconditional assert on the main path,
+    in the reveal cell below the guess (round 89: a learner who stops after the exercises has run it), and quotes no
+    stored time (a run on a busy machine can print other times)."""
     nb = nbformat.read(NOTEBOOKS[6].path, as_version=4)
     cells = {cell.get("id"): cell for cell in nb.cells}
     printed = {name: "".join(output.get("text", "") for output in cells[name].outputs)
@@ -399,13 +399,15 @@ def test_notebook_6s_summary_describes_its_stored_run():
     assert "the dense time's growth from V" in grew and "verdict" in grew  # growth against V's, round by round
     assert printed["vocab-step"] == ""  # both leads wait for a guess: the cells print nothing before it
     assert printed["step-answer"] == ""  # the end part too: no answer before the guess
-    assert "the lookup's lead falls below its forward's in every round (asserted in the last part)" in summary
-    checks = cells["step-answer"]  # unconditional, so it holds on the stored run; folded, at the end of Going deeper
-    assert "assert max(leads) < forward" in checks.source and "assert" not in cells["vocab-step"].source
-    assert checks.source.startswith("#@title The measured answers") and checks.metadata.jupyter.source_hidden
+    assert "the lookup's lead falls below its forward's in every round (asserted in section 5)" in summary
+    checks = cells["vocab-step"]  # unconditional, so it holds on the stored run: before the `if`, not under it
+    assert "\nassert max(leads) < forward" in checks.source and "assert" not in cells["step-answer"].source
+    assert checks.source.index("assert max(leads)") < checks.source.index("if predicted_lead is not None")
+    ends = cells["step-answer"]
+    assert ends.source.startswith("#@title The measured answers") and ends.metadata.jupyter.source_hidden
     ids = [cell.get("id") for cell in nb.cells]
-    assert "step-checks" not in ids  # no assert between the guess and the summary
-    assert ids.index("step-guess") < ids.index("step-why") < ids.index("summary") < ids.index("step-answer")
+    assert "step-checks" not in ids
+    assert ids.index("step-guess") < ids.index("vocab-step") < ids.index("step-why") < ids.index("summary")
     assert "thousand" not in summary and "writes `V·d` numbers" not in summary  # no hint at the prediction's answer
 
 

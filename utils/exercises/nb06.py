@@ -6,7 +6,7 @@ import torch
 from torch.utils.flop_counter import FlopCounterMode
 
 from ..language import _
-from .checking import AnswerTypeError, answered, as_number, correct, hint, require, require_keys
+from .checking import AnswerTypeError, answered, as_number, correct, hint, require
 
 #: Exercise 6.1: GPT-2's vocabulary and width.
 GPT2_TABLE = (50_257, 768)
@@ -96,40 +96,27 @@ def _count(sizes: tuple[int, int, int]) -> dict[str, int]:
     return counts
 
 
-def check_predicted_flops(predicted_flops: dict[str, int] | None) -> None:
-    """Exercise 6.3, a prediction: ``{"constant": flops, "requires_grad": flops}``, what FlopCounterMode counts for
-    ``(X @ W).backward(grad)`` at ``FLOP_SIZES``, ``W`` requiring a gradient, with ``X`` a constant one-hot (the
-    forward and ``W``'s gradient: 2 products) and with the same ``X`` requiring a gradient (``X``'s gradient
-    ``grad @ W.T`` too: 3 products of ``2·n·V·d`` each, though that one's inner size is ``d``). The checker runs the
-    counter (on the meta device) and compares. Judges nothing while a guess is None."""
+def check_predicted_flops(predicted_flops: int | None) -> None:
+    """Exercise 6.3, a prediction: what FlopCounterMode counts for ``(X @ W).backward(grad)`` at ``FLOP_SIZES``,
+    ``W`` and the one-hot ``X`` both requiring a gradient: the forward, ``W``'s gradient and ``X``'s gradient
+    ``grad @ W.T``, 3 products of ``2·n·V·d`` each, though the last one's inner size is ``d``. Section 1 gives the
+    count with a constant ``X`` (2 products), so the exercise asks only for this one. The checker runs the counter
+    (on the meta device) and compares. Judges nothing while the guess is None."""
     if not answered(predicted_flops=predicted_flops):
         return
-    guesses = {key: as_number(f"predicted_flops[{key!r}]", value, _("a count of FLOPs"))
-               for key, value in require_keys("predicted_flops", predicted_flops, ["constant", "requires_grad"],
-                                              _("'constant' and 'requires_grad' to a count")).items()}
+    learned = as_number("predicted_flops", predicted_flops, _("a count of FLOPs"))
     counted = _count(FLOP_SIZES)
-    product = counted["requires_grad"] - counted["constant"]  # one product's count, 2·n·V·d: X's gradient
-    constant, learned = guesses["constant"], guesses["requires_grad"]
-    require(constant == counted["constant"], _("predicted_flops['constant'] is not the counter's count. Hint: "
-                                               "{why}").format(why=hint([
-        (constant == product, _("that is one product's count (a multiply-add is 2 FLOPs): the backward computes "
-                                "W's gradient, X.T @ grad, one more product (section 1)")),
-        (constant == product // 2, _("a multiply-add counts as 2 FLOPs, and the backward computes W's gradient, "
-                                     "one more product")),
-        (constant == counted["requires_grad"], _("this X requires no gradient: the backward computes a gradient "
-                                                 "only for the inputs that require one, here W alone"))],
-        _("count each matrix product as 2·rows·inner·columns FLOPs, and each gradient the backward computes as "
-          "one product"))))
-    require(learned == counted["requires_grad"], _("predicted_flops['requires_grad'] is not the counter's count. "
-                                                   "Hint: {why}").format(why=hint([
-        (learned == constant, _("X requires a gradient now, so the backward computes one more: which product "
-                                "gives X's gradient?")),
-        (constant < learned < counted["requires_grad"], _("X's gradient, grad @ W.T, is (n, d) @ (d, V): its "
-                                                          "inner size is d, but count its FLOPs as any product's, "
-                                                          "2·rows·inner·columns")),
-        (learned > counted["requires_grad"], _("the backward runs one product per gradient it computes, W's and "
-                                               "X's, and the forward one more"))],
-        _("to the constant's count, add X's gradient, grad @ W.T: one more product, counted as "
-          "2·rows·inner·columns FLOPs"))))
-    return correct(_("your predicted FLOPs of the dense product, forward and backward, with a constant one-hot "
-                     "and with one that requires a gradient, against FlopCounterMode's count"))
+    require(learned == counted["requires_grad"], _("predicted_flops is not the counter's count. Hint: {why}").format(
+        why=hint([
+            (learned == counted["constant"], _("X requires a gradient now, so the backward computes one more: "
+                                               "which product gives X's gradient?")),
+            (learned == counted["requires_grad"] // 2, _("a multiply-add counts as 2 FLOPs, as in section 1")),
+            (counted["constant"] < learned < counted["requires_grad"], _(
+                "X's gradient, grad @ W.T, is (n, d) @ (d, V): its inner size is d, but count its FLOPs as any "
+                "product's, 2·rows·inner·columns")),
+            (learned > counted["requires_grad"], _("the backward runs one product per gradient it computes, W's "
+                                                   "and X's, and the forward one more"))],
+            _("to section 1's count, with a constant one-hot, add X's gradient, grad @ W.T: one more product, "
+              "counted as 2·rows·inner·columns FLOPs"))))
+    return correct(_("your predicted FLOPs of the dense product, forward and backward, with a one-hot that "
+                     "requires a gradient, against FlopCounterMode's count"))

@@ -111,10 +111,10 @@ def _largest_draw_factor(count: int) -> float:
     return draws.max(dim=1).values.mean().item()
 
 
-def check_tying_initial_loss(initial_loss: dict[tuple[int, bool], float], model_class: Callable[..., torch.nn.Module],
+def check_tied_largest_logit(initial_loss: dict[tuple[int, bool], float], model_class: Callable[..., torch.nn.Module],
                              ids: torch.Tensor, context_length: int, predicted_largest_logit: float | None) -> None:
-    """Exercise 7.2: the loss at initialisation of a tied and an untied ``model_class``, for each width, and the
-    learner's prediction of the tied model's largest logit at the largest width.
+    """Exercise 7.2: the learner's prediction of the tied model's largest logit at the largest width, after the
+    losses at initialisation the notebook measured (tied and untied, each width), which name the models it builds.
 
     ``initial_loss[(d, tie)]``: the next-token cross-entropy of
     ``model_class(TYING_EXERCISE_VOCAB, d, context_length, tie=tie)``, built right after

@@ -32,28 +32,17 @@ largest_batch, predicted_flops = exercises.check_largest_batch, exercises.check_
     (largest_batch, (152,), "one short"),
     (largest_batch, (50_257,), "Hint: write both sizes in bytes"),
     (largest_batch, (153.0,), (TypeError, "a whole number of tokens, got float")),
-    (predicted_flops, ({"constant": CONSTANT, "requires_grad": LEARNED},), "pass"),
-    (predicted_flops, ({"constant": FORWARD, "requires_grad": LEARNED},),
-     r"predicted_flops\['constant'\] is not the counter's count. Hint: that is one product's count"),
-    (predicted_flops, ({"constant": FORWARD // 2, "requires_grad": LEARNED},), "a multiply-add counts as 2 FLOPs, "
-     "and the backward computes W's gradient"),
-    (predicted_flops, ({"constant": LEARNED, "requires_grad": LEARNED},), "this X requires no gradient: the "
-     "backward computes a gradient only for the inputs that require one"),
-    (predicted_flops, ({"constant": 12345, "requires_grad": LEARNED},), "count each matrix product as "
-     "2·rows·inner·columns FLOPs, and each gradient"),
-    (predicted_flops, ({"constant": CONSTANT, "requires_grad": CONSTANT},),
-     r"predicted_flops\['requires_grad'\] is not the counter's count. Hint: X requires a gradient now"),
-    (predicted_flops, ({"constant": CONSTANT, "requires_grad": CONSTANT + 2 * 32 * 8 * 8},),
+    (predicted_flops, (LEARNED,), "pass"),
+    (predicted_flops, (CONSTANT,), r"predicted_flops is not the counter's count. Hint: X requires a gradient now"),
+    (predicted_flops, (LEARNED // 2,), "a multiply-add counts as 2 FLOPs"),
+    (predicted_flops, (CONSTANT + 2 * 32 * 8 * 8,),
      "X's gradient, grad @ W.T, is \\(n, d\\) @ \\(d, V\\): its inner size is d"),  # (n, d) @ (d, d), a guess
-    (predicted_flops, ({"constant": CONSTANT, "requires_grad": CONSTANT + 32 * 2_000},),
-     "its inner size is d, but count its FLOPs"),  # one FLOP per value of X's gradient
-    (predicted_flops, ({"constant": CONSTANT, "requires_grad": 4 * FORWARD},), "one product per gradient it "
-     "computes, W's and X's, and the forward one more"),
-    (predicted_flops, ({"constant": CONSTANT, "requires_grad": 1},), "to the constant's count, add X's gradient"),
-    (predicted_flops, ({"constant": CONSTANT, "requires_grad": "3"},),
-     (TypeError, r"predicted_flops\['requires_grad'\] must be a number \(a count of FLOPs\), got str")),
-    (predicted_flops, ([CONSTANT, LEARNED],), "predicted_flops must be a dict from 'constant' and 'requires_grad'"),
-    (predicted_flops, ({"dense": LEARNED, "lookup": 0},), "must have the keys"),
+    (predicted_flops, (CONSTANT + 32 * 2_000,), "its inner size is d, but count its FLOPs"),  # one FLOP a value
+    (predicted_flops, (4 * FORWARD,), "one product per gradient it computes, W's and X's, and the forward one more"),
+    (predicted_flops, (1,), "to section 1's count, with a constant one-hot, add X's gradient"),
+    (predicted_flops, ("3",), (TypeError, r"predicted_flops must be a number \(a count of FLOPs\), got str")),
+    (predicted_flops, ({"constant": CONSTANT, "requires_grad": LEARNED},),
+     (TypeError, "predicted_flops must be a number")),  # the old form of the exercise, a dict of two counts
 ])
 def test_checker(judge, checker, answer, expected):
     judge(checker, answer, expected, never=(f"{LARGEST:,}", str(LARGEST), "153", f"{CONSTANT:,}", str(CONSTANT),

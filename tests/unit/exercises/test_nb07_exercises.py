@@ -125,28 +125,28 @@ LOSSES = initial_losses()
     (LOSSES, "TinyLM", TYING_IDS, PREDICTED, (TypeError, "model_class must be the model's class")),
     (LOSSES, TinyLM, TYING_IDS.float(), PREDICTED, (ValueError, "ids must be a 2-D tensor of token ids")),
 ])
-def test_tying_initial_loss(judge, losses, model_class, ids, predicted, expected):
+def test_tied_largest_logit(judge, losses, model_class, ids, predicted, expected):
     wrong = sorted(key for key, loss in LOSSES.items()  # the first is the key the checker reports
                    if isinstance(losses, dict) and bool(losses.get(key, loss) != loss))[:1]
-    judge(exercises.check_tying_initial_loss, (losses, model_class, ids, 8, predicted), expected,
+    judge(exercises.check_tied_largest_logit, (losses, model_class, ids, 8, predicted), expected,
           never=[f"{LOSSES[key]:{digits}}" for key in wrong for digits in (".3f", ".2f")])  # never the right loss
 
 
-def test_tying_initial_loss_leaves_the_global_rng_alone():
+def test_tied_largest_logit_leaves_the_global_rng_alone():
     torch.manual_seed(123)
     state = torch.get_rng_state()
-    exercises.check_tying_initial_loss(LOSSES, TinyLM, TYING_IDS, 8, PREDICTED)
+    exercises.check_tied_largest_logit(LOSSES, TinyLM, TYING_IDS, 8, PREDICTED)
     assert torch.equal(torch.get_rng_state(), state)
 
 
 def test_right_losses_with_the_predictions_not_made_yet_ask_for_them(capsys):
     """A learner who measured before predicting: the losses pass, and one line asks for the prediction."""
-    assert exercises.check_tying_initial_loss(LOSSES, TinyLM, TYING_IDS, 8, None) is None
+    assert exercises.check_tied_largest_logit(LOSSES, TinyLM, TYING_IDS, 8, None) is None
     assert capsys.readouterr().out == ("not answered yet: fill in predicted_largest_logit above, then run this cell "
                                        "again\n")
 
 
 def test_the_notebook_cell_with_a_loss_still_none_is_not_answered(capsys):
     """The notebook's cell builds the six models and leaves None where each loss goes: nothing is judged yet."""
-    assert exercises.check_tying_initial_loss({**LOSSES, (64, False): None}, TinyLM, TYING_IDS, 8, PREDICTED) is None
+    assert exercises.check_tied_largest_logit({**LOSSES, (64, False): None}, TinyLM, TYING_IDS, 8, PREDICTED) is None
     assert capsys.readouterr().out.startswith("not answered yet: fill in initial_loss ")
