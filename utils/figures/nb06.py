@@ -8,20 +8,16 @@ from collections.abc import Sequence
 
 from matplotlib.figure import Figure
 
+from ..bench.tables import format_time
+
 
 def sweep_table(seconds: dict[int, dict[str, float]], d: int) -> str:
     """Section 4's table: per ``V``, the table's size, the two medians (``seconds[V][name]``, seconds per call) and
     their ratio: one sweep, so no verdict (section 4's rounds give those)."""
     rows = [f"{'V':>7}  {'W':>9}  {'lookup':>9}  {'dense':>10}  {'dense/lookup':>12}"]
-    rows += [f"{V:>7,}  {V * d * 4 / 2**20:5.1f} MiB  {_time(t['lookup']):>9}  {_time(t['dense']):>10}  "
+    rows += [f"{V:>7,}  {V * d * 4 / 2**20:5.1f} MiB  {format_time(t['lookup']):>9}  {format_time(t['dense']):>10}  "
              f"{t['dense'] / t['lookup']:11,.0f}x" for V, t in seconds.items()]
     return "\n".join(rows)
-
-
-def _time(seconds: float) -> str:
-    """A time per call in µs below 1,000 µs, in ms from there up: 7.4 µs, 586 µs, 35.2 ms."""
-    micro = seconds * 1e6
-    return f"{micro:.3g} µs" if micro < 1_000 else f"{micro / 1e3:,.1f} ms"
 
 
 def sweep_figure(seconds: dict[int, dict[str, float]], n: int, d: int) -> Figure:
