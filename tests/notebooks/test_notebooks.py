@@ -399,9 +399,9 @@ def test_notebook_6s_summary_describes_its_stored_run():
     assert "the dense time's growth from V" in grew and "verdict" in grew  # growth against V's, round by round
     assert printed["vocab-step"] == ""  # both leads wait for a guess: the cells print nothing before it
     assert printed["step-answer"] == ""  # the end part too: no answer before the guess
-    assert "the lookup's lead falls below its forward's in every round (asserted in section 5)" in summary
+    assert "the lookup's lead falls below √300 ≈ 17 in every round, nearest 3 (asserted in section 5)" in summary
     checks = cells["vocab-step"]  # unconditional, so it holds on the stored run: before the `if`, not under it
-    assert "\nassert max(leads) < forward" in checks.source and "assert" not in cells["step-answer"].source
+    assert "\nassert max(leads) < 300 ** 0.5" in checks.source and "assert" not in cells["step-answer"].source
     assert checks.source.index("assert max(leads)") < checks.source.index("if predicted_lead is not None")
     ends = cells["step-answer"]
     assert ends.source.startswith("#@title The measured answers") and ends.metadata.jupyter.source_hidden
