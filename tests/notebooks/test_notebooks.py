@@ -388,8 +388,8 @@ def test_an_exercise_that_never_names_its_answer_is_caught():
 
 def test_notebook_6s_summary_describes_its_stored_run():
     """Notebook 6's summary states section 5's finding in words, backed by an unconditional assert on the main path,
-    in the reveal cell below the guess (round 89: a learner who stops after the exercises has run it), and quotes no
-    stored time (a run on a busy machine can print other times)."""
+    in its own cell right after the folded answer (the asserts after the reveal; a learner who stops after the
+    exercises has run it), and quotes no stored time (a run on a busy machine can print other times)."""
     nb = nbformat.read(NOTEBOOKS[6].path, as_version=4)
     cells = {cell.get("id"): cell for cell in nb.cells}
     printed = {name: "".join(output.get("text", "") for output in cells[name].outputs)
@@ -400,14 +400,14 @@ def test_notebook_6s_summary_describes_its_stored_run():
     assert printed["vocab-step"] == ""  # both leads wait for a guess: the cells print nothing before it
     assert printed["step-answer"] == ""  # the end part too: no answer before the guess
     assert "the lookup's lead falls below √300 ≈ 17 in every round, nearest 3 (asserted in section 5)" in summary
-    checks = cells["vocab-step"]  # unconditional, so it holds on the stored run: before the `if`, not under it
-    assert "\nassert max(leads) < 300 ** 0.5" in checks.source and "assert" not in cells["step-answer"].source
-    assert checks.source.index("assert max(leads)") < checks.source.index("if predicted_lead is not None")
+    checks = cells["step-checked"]  # unconditional, so it holds on the stored run, and below the folded answer
+    assert checks.source.startswith("assert max(leads) < 300 ** 0.5") and "if " not in checks.source
+    assert "assert" not in cells["vocab-step"].source + cells["step-answer"].source  # no bound above the answer
     ends = cells["step-answer"]
     assert ends.source.startswith("#@title The measured answers") and ends.metadata.jupyter.source_hidden
     ids = [cell.get("id") for cell in nb.cells]
-    assert "step-checks" not in ids
-    assert ids.index("step-guess") < ids.index("vocab-step") < ids.index("step-why") < ids.index("summary")
+    order = ["step-guess", "vocab-step", "step-why", "step-checked", "summary"]
+    assert [ids.index(name) for name in order] == sorted(ids.index(name) for name in order)
     assert "thousand" not in summary and "writes `V·d` numbers" not in summary  # no hint at the prediction's answer
 
 
