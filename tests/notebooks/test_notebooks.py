@@ -400,8 +400,9 @@ def test_notebook_6s_summary_describes_its_stored_run():
     assert printed["vocab-step"] == ""  # both leads wait for a guess: the cells print nothing before it
     assert printed["step-answer"] == ""  # the end part too: no answer before the guess
     assert "the lookup's lead falls below √300 ≈ 17 in every round, nearest 3 (asserted in section 5)" in summary
-    checks = cells["step-checked"]  # unconditional, so it holds on the stored run, and below the folded answer
-    assert checks.source.startswith("assert max(leads) < 300 ** 0.5") and "if " not in checks.source
+    assert "At the preset's sizes (`V` of 50,257 or more, `d = 768`)" in summary  # the answer holds there
+    checks = cells["step-checked"]  # on every run at the preset's sizes, so on the stored run; below the folded answer
+    assert checks.source.startswith("if last >= 50_257:") and "    assert max(leads) < 300 ** 0.5" in checks.source
     assert "assert" not in cells["vocab-step"].source + cells["step-answer"].source  # no bound above the answer
     ends = cells["step-answer"]
     assert ends.source.startswith("#@title The measured answers") and ends.metadata.jupyter.source_hidden
