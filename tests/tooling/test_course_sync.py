@@ -180,7 +180,7 @@ def test_each_readme_has_the_fine_print_of_notebook_0_below_its_table(edition):
     readme = (manifest.ROOT / edition.readme).read_text(encoding="utf-8")
     assert generated.FINE_PRINT.between(readme) == generated.answer_block(source, edition)
     assert readme.index(generated.TABLE.end) < readme.index(generated.FINE_PRINT.start)
-    assert f"]({entry.site_page_url}#cell-id=repeats)" in generated.FINE_PRINT.between(readme)
+    assert f"]({entry.site_page_url}#cell-id=repeats-intro)" in generated.FINE_PRINT.between(readme)
 
 
 def test_an_edit_of_the_fine_print_reaches_the_readme_through_sync(course_copy, image_writes):
