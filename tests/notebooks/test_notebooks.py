@@ -387,9 +387,10 @@ def test_an_exercise_that_never_names_its_answer_is_caught():
 
 
 def test_notebook_6s_summary_describes_its_stored_run():
-    """Notebook 6's summary states section 5's finding in words, backed by an unconditional assert on the main path,
-    in its own cell right after the folded answer (the asserts after the reveal; a learner who stops after the
-    exercises has run it), and quotes no stored time (a run on a busy machine can print other times)."""
+    """Notebook 6's summary states section 5's finding in words, backed by an assert on the main path (at the
+    preset's sizes), in its own folded cell right after the folded answer (the asserts after the reveal; a learner
+    who stops after the exercises has run it), and quotes no stored time (a run on a busy machine can print other
+    times)."""
     nb = nbformat.read(NOTEBOOKS[6].path, as_version=4)
     cells = {cell.get("id"): cell for cell in nb.cells}
     printed = {name: "".join(output.get("text", "") for output in cells[name].outputs)
@@ -402,7 +403,8 @@ def test_notebook_6s_summary_describes_its_stored_run():
     assert "the lookup's lead falls below √300 ≈ 17 in every round, nearest 3 (asserted in section 5)" in summary
     assert "At the preset's sizes (`V` of 50,257 or more, `d = 768`)" in summary  # the answer holds there
     checks = cells["step-checked"]  # on every run at the preset's sizes, so on the stored run; below the folded answer
-    assert checks.source.startswith("if last >= 50_257:") and "    assert max(leads) < 300 ** 0.5" in checks.source
+    assert "\nif last >= 50_257:" in checks.source and "    assert max(leads) < 300 ** 0.5" in checks.source
+    assert checks.metadata.jupyter.source_hidden  # folded: its bound would answer the question above it
     assert "assert" not in cells["vocab-step"].source + cells["step-answer"].source  # no bound above the answer
     ends = cells["step-answer"]
     assert ends.source.startswith("#@title The measured answers") and ends.metadata.jupyter.source_hidden
