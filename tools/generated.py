@@ -58,8 +58,9 @@ REPO_OVERRIDE_ENV = "COURSE_REPO"
 COURSE_MARKER = "utils/lookup.py"
 #: The tags of an exercise's worked answer (the practice copies leave it out), of a lesson cell whose code checks
 #: a prediction's answer (folded, as the answer above it is), and of a cell at the end of *Going deeper* that prints
-#: what the predictions or exercises measured (its output folded too: the stored answers, one click away).
-SOLUTION_TAG, ANSWER_TAG, MEASURED_TAG = "solution", "answer", "measured"
+#: what the predictions or exercises measured (its output folded too: the stored answers, one click away), and of a
+#: check the lesson does not need to read (silent unless something is wrong, e.g. notebook 8's copy check).
+SOLUTION_TAG, ANSWER_TAG, MEASURED_TAG, CHECK_TAG = "solution", "answer", "measured", "check"
 #: The headings that open a lesson's exercises and the part after them that the lesson never needs (English).
 EXERCISES, GOING_DEEPER = "## Exercises", "## Going deeper"
 #: nbgrader's markers, each alone on its line, around the part of an answer cell a learner writes: the practice
@@ -114,6 +115,7 @@ WORDS = {
     "answer title": N_("The answer's checks: make your guess first, then show the code"),
     "measured title": N_("The measured answers: make your guesses first, then show the code and its output"),
     "output summary": N_("Its output: the measured answers"),
+    "check title": N_("A check: silent unless something is wrong (show the code if you like)"),
     # the site's course bar (tools/templates/page.html.j2), in the page's language
     "site home": N_("Course home"),
     "site position": N_("notebook {number} of {count}"),
@@ -168,16 +170,18 @@ def setup_in_edition(source: str, edition: str) -> str:
 
 
 def collapse_generated(nb_node: nbformat.NotebookNode, edition: str) -> nbformat.NotebookNode:
-    """Fold the set-up cell, every worked answer and every cell tagged :data:`ANSWER_TAG` or :data:`MEASURED_TAG`
-    under a title in ``edition``'s words, the measured cells' outputs too (JupyterLab's ``outputs_hidden``; the site
-    puts them in a closed <details>); the set-up cell in ``edition``'s words (:func:`setup_in_edition`)."""
+    """Fold the set-up cell, every worked answer and every cell tagged :data:`ANSWER_TAG`, :data:`MEASURED_TAG` or
+    :data:`CHECK_TAG` under a title in ``edition``'s words, the measured cells' outputs too (JupyterLab's
+    ``outputs_hidden``; the site puts them in a closed <details>); the set-up cell in ``edition``'s words
+    (:func:`setup_in_edition`)."""
     said = words(edition)
     for cell in nb_node.cells:
         tags = cell.metadata.get("tags", [])
         if cell.get("id") == SETUP_ID:
             cell.source = setup_in_edition(cell.source, edition)
         if kind := ("setup" if cell.get("id") == SETUP_ID else "solution" if is_worked_answer(cell)
-                    else "answer" if ANSWER_TAG in tags else "measured" if MEASURED_TAG in tags else None):
+                    else "answer" if ANSWER_TAG in tags else "measured" if MEASURED_TAG in tags
+                    else "check" if CHECK_TAG in tags else None):
             collapse(cell, said[f"{kind} title"])
         if MEASURED_TAG in tags:
             cell.metadata["jupyter"]["outputs_hidden"] = True

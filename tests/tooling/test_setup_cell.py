@@ -148,7 +148,7 @@ def test_the_setup_cell_is_short():
 def test_the_setup_cell_and_every_worked_answer_are_folded_under_a_title(edition):
     """The first screen shows no set-up code, and no answer sits open under its exercise:
     Colab shows a ``cellView: form`` cell as its ``#@title`` line, JupyterLab folds ``source_hidden``."""
-    folded = {"setup title": 0, "solution title": 0, "answer title": 0, "measured title": 0}
+    folded = {"setup title": 0, "solution title": 0, "answer title": 0, "measured title": 0, "check title": 0}
     for entry in manifest.NOTEBOOKS:
         nb = generated.read_notebook(entry.in_edition(edition).path)
         body = [cell for cell in nb.cells if cell.get("id") not in generated.GENERATED_IDS]
@@ -166,6 +166,8 @@ def test_the_setup_cell_and_every_worked_answer_are_folded_under_a_title(edition
             elif generated.MEASURED_TAG in cell.metadata.get("tags", []):  # the measured answers, at the end
                 kind = "measured title"
                 assert cell.metadata["jupyter"]["outputs_hidden"] is True, f"{entry.stem}/{cell.id}: output shows"
+            elif generated.CHECK_TAG in cell.metadata.get("tags", []):  # a check the lesson need not read
+                kind = "check title"
             else:
                 assert "cellView" not in cell.metadata, f"{entry.stem}/{cell.get('id')}: only set-up and answers fold"
                 continue
@@ -177,6 +179,7 @@ def test_the_setup_cell_and_every_worked_answer_are_folded_under_a_title(edition
         assert [o.text for o in setup.outputs] == [expected]
     assert folded["setup title"] == len(manifest.NOTEBOOKS) and folded["solution title"] >= len(manifest.NOTEBOOKS)
     assert folded["measured title"] >= len(manifest.NOTEBOOKS) - 2  # every end part: notebooks 4 and 8 have none
+    assert folded["check title"] >= 1  # notebook 8's copy check
 
 
 def test_the_measured_answers_at_the_end_are_tagged_and_nothing_else_is():

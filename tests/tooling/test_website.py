@@ -125,7 +125,8 @@ def test_the_set_up_cell_and_the_worked_answers_are_folded_on_the_page(site):
         for cell in folded[1:]:
             tags = cell.metadata.get("tags", [])
             kind = ("answer" if generated.ANSWER_TAG in tags else
-                    "measured" if generated.MEASURED_TAG in tags else "solution")
+                    "measured" if generated.MEASURED_TAG in tags else
+                    "check" if generated.CHECK_TAG in tags else "solution")
             titles.append(generated.WORDS[f"{kind} title"])
             if kind == "measured" and cell.outputs:  # its output too, in a second closed <details>
                 titles.append(generated.WORDS["output summary"])

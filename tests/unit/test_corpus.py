@@ -84,11 +84,13 @@ def test_both_rules_cost_notebook_9s_floor_per_sentence():
         assert math.isclose(sum(math.log(len(corpus.CATEGORIES.get(slot, "x"))) for slot in rule), per_sentence)
 
 
-def test_context_windows_is_the_loop_of_notebook_9s_windows_cell():
-    # the notebook writes the loop out (cell `windows`), then uses this copy for other sentences: they must agree
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_context_windows_is_the_loop_of_notebook_9s_windows_cell(seed):
+    # the notebook writes the loop out (cell `windows`), then uses this copy for fresh sentences (cell `held-out`):
+    # they must agree
     nb = json.loads(NOTEBOOK_9.read_text(encoding="utf-8"))
     source = "".join(next(c["source"] for c in nb["cells"] if c.get("id") == "windows"))
-    data = corpus.build_corpus(200, 0)
+    data = corpus.build_corpus(200, seed)
     namespace = {"data": data, "vocab": data.vocab, "torch": torch, "DEVICE": "cpu", "print": lambda *a, **k: None}
     exec(source, namespace)  # noqa: S102 (the course's own notebook)
     expected = corpus.context_windows(data.sentences, data.vocab, window=2)
